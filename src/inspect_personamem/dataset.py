@@ -1,0 +1,134 @@
+"""Question records to Inspect samples, with the history left out of the sample.
+
+`Sample.input` is only the final user message (question, instruction, options);
+the sample's metadata carries every column of the question row plus the paper
+category, the options as shown and the coarse distance bin. The solver joins the
+history from the shared context store at solve time, so no sample holds a copy.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from .contexts import ContextStore
+from .errors import PersonaMemDataError
+from .options import LETTERS, shuffled_order
+from .prompt import final_user_message
+from .records import QuestionRecord
+
+logger = logging.getLogger(__name__)
+
+NegativeEndIndexPolicy = Literal["official", "skip", "error"]
+
+DISTANCE_BIN_EDGES = (1, 2, 4, 7, 11, 21, 41)
+"""Lower edges of the coarse sessions-elapsed bins: 1, 2-3, 4-6, 7-10, 11-20, 21-40, 41+."""
+
+
+def distance_bin(sessions: int) -> str:
+    """Coarse bin label for a `distance_to_ref_in_blocks` value."""
+    if sessions < DISTANCE_BIN_EDGES[0]:
+        return f"<{DISTANCE_BIN_EDGES[0]}"
+    i = bisect.bisect_right(DISTANCE_BIN_EDGES, sessions) - 1
+    low = DISTANCE_BIN_EDGES[i]
+    if i + 1 == len(DISTANCE_BIN_EDGES):
+        return f"{low}+"
+    high = DISTANCE_BIN_EDGES[i + 1] - 1
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def check_against_contexts(
+    records: Sequence[QuestionRecord],
+    store: ContextStore,
+    questions_file: Path,
+    negative_end_index: NegativeEndIndexPolicy,
+) -> list[QuestionRecord]:
+    """Validate context ids and end indices; apply the negative-end-index policy.
+
+    `official` keeps such rows and slices as Python does (dropping messages from the
+    end, as the authors' script does); `skip` leaves them out; `error` raises. Both
+    lenient policies warn with the count and the first ids.
+    """
+    kept: list[QuestionRecord] = []
+    negative: list[str] = []
+    for record in records:
+        if record.context_id not in store:
+            raise PersonaMemDataError.at(
+                questions_file,
+                f"unknown context id {record.context_id!r} (not in {store.path})",
+                question_id=record.question_id,
+                field="shared_context_id",
+            )
+        size = len(store.messages(record.context_id))
+        if record.end_index > size:
+            raise PersonaMemDataError.at(
+                questions_file,
+                f"end index {record.end_index} is beyond the context's {size} messages",
+                question_id=record.question_id,
+                field="end_index_in_shared_context",
+            )
+        if record.end_index < 0:
+            if negative_end_index == "error":
+                raise PersonaMemDataError.at(
+                    questions_file,
+                    f"negative end index {record.end_index} (set negative_end_index="
+                    "'official' to slice as the authors do, or 'skip')",
+                    question_id=record.question_id,
+                    field="end_index_in_shared_context",
+                )
+            negative.append(record.question_id)
+            if negative_end_index == "skip":
+                continue
+        kept.append(record)
+    if negative:
+        action = "skipped" if negative_end_index == "skip" else "kept, sliced as Python does"
+        logger.warning(
+            f"{questions_file}: {len(negative)} question(s) have a negative "
+            f"end_index_in_shared_context ({action}; negative_end_index="
+            f"'{negative_end_index}'): {', '.join(negative[:5])}"
+            + (" ..." if len(negative) > 5 else "")
+        )
+    return kept
+
+
+def record_to_sample(record: QuestionRecord, shuffle: int | None) -> Sample:
+    """One sample: the final user message as input, every column in metadata."""
+    if shuffle is None:
+        # The official prompt sends the CSV cell exactly as it stands.
+        order, options = tuple(range(len(LETTERS))), record.options
+        rendered = str(record.columns["all_options"])
+    else:
+        order = shuffled_order(shuffle, record.question_id)
+        options = record.options.permuted(order)
+        rendered = options.render()
+    target = LETTERS[order.index(LETTERS.index(record.correct_letter))]
+    metadata: dict[str, Any] = {
+        **record.columns,
+        "category": record.category,
+        "distance_bin": distance_bin(int(record.columns["distance_to_ref_in_blocks"])),
+        "options": list(options.texts),
+        "option_order": list(order),
+        "shuffle_seed": shuffle,
+    }
+    return Sample(
+        id=record.question_id,
+        input=final_user_message(record.question, rendered),
+        target=f"({target})",
+        metadata=metadata,
+    )
+
+
+def build_dataset(
+    records: Sequence[QuestionRecord], name: str, shuffle: int | None
+) -> MemoryDataset:
+    """The task's dataset, in the order of `records`."""
+    return MemoryDataset(
+        [record_to_sample(record, shuffle) for record in records], name=name, shuffled=False
+    )
+
+

@@ -1,0 +1,96 @@
+"""Find a split's two files: a local folder, or the pinned Hugging Face revision.
+
+Order: the `data_dir` argument, else the PERSONAMEM_DATA_DIR environment variable,
+else `huggingface_hub.hf_hub_download` from the dataset repository at a pinned
+revision (cached by huggingface_hub; `HF_HUB_OFFLINE=1` uses the cache only and
+fails fast). A named folder is used as is, never mixed with the hub. Whatever fails
+ends in one PersonaMemDataError that says what failed and how to provide the files.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import PersonaMemDataError
+from .splits import (
+    DATA_DIR_ENV,
+    DEFAULT_REPO_ID,
+    DEFAULT_REVISION,
+    Split,
+    contexts_filename,
+    questions_filename,
+)
+
+
+@dataclass(frozen=True)
+class SplitFiles:
+    """The question CSV and context JSONL of one split, and where they came from."""
+
+    questions: Path
+    contexts: Path
+    source: str
+
+
+def locate_split_files(
+    split: Split,
+    data_dir: str | Path | None = None,
+    repo_id: str = DEFAULT_REPO_ID,
+    revision: str = DEFAULT_REVISION,
+) -> SplitFiles:
+    """Resolve the split's files to local paths, downloading them if needed."""
+    if data_dir is not None:
+        return _from_folder(split, Path(data_dir), "data_dir")
+    env_dir = os.environ.get(DATA_DIR_ENV)
+    if env_dir:
+        return _from_folder(split, Path(env_dir), DATA_DIR_ENV)
+    return _from_hub(split, repo_id, revision)
+
+
+def _from_folder(split: Split, folder: Path, given_by: str) -> SplitFiles:
+    names = (questions_filename(split), contexts_filename(split))
+    missing = [name for name in names if not (folder / name).is_file()]
+    if missing:
+        raise PersonaMemDataError(
+            f"{folder} (given by {given_by}) lacks {' and '.join(missing)} for split {split}. "
+            f"Put the files of {DEFAULT_REPO_ID} there, or point {given_by} elsewhere."
+        )
+    return SplitFiles(
+        questions=(folder / names[0]).resolve(),
+        contexts=(folder / names[1]).resolve(),
+        source=f"local folder {folder}",
+    )
+
+
+def _from_hub(split: Split, repo_id: str, revision: str) -> SplitFiles:
+    from huggingface_hub import hf_hub_download
+
+    paths: list[Path] = []
+    for name in (questions_filename(split), contexts_filename(split)):
+        try:
+            paths.append(
+                Path(hf_hub_download(repo_id, name, repo_type="dataset", revision=revision))
+            )
+        except Exception as ex:  # every hub failure gets the same advice
+            first_line = (str(ex).strip().splitlines() or [""])[0]
+            offline = " (HF_HUB_OFFLINE is set: only the local cache was tried)" if _offline() else ""
+            raise PersonaMemDataError(
+                f"Could not get {name} of dataset {repo_id} at revision {revision} from the "
+                f"Hugging Face hub{offline}: {type(ex).__name__}: {first_line}\n"
+                f"To run without the hub, download questions_{split}.csv and "
+                f"shared_contexts_{split}.jsonl from "
+                f"https://huggingface.co/datasets/{repo_id}/tree/{revision} into a folder and "
+                f"pass -T data_dir=FOLDER or set {DATA_DIR_ENV}=FOLDER."
+            ) from ex
+    return SplitFiles(
+        questions=paths[0].resolve(),
+        contexts=paths[1].resolve(),
+        source=f"hf://datasets/{repo_id}@{revision}",
+    )
+
+
+def _offline() -> bool:
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE)

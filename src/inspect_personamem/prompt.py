@@ -1,0 +1,14 @@
+"""The official final user message: question, instruction and options."""
+
+from __future__ import annotations
+
+INSTRUCTION = (
+    "Find the most appropriate model response and give your final answer "
+    "(a), (b), (c), or (d) after the special token <final_answer>."
+)
+"""The instruction of the authors' evaluation script, word for word."""
+
+
+def final_user_message(question: str, rendered_options: str) -> str:
+    """Question, blank line, instruction, blank line, options: as the official script sends."""
+    return f"{question}\n\n{INSTRUCTION}\n\n{rendered_options}"

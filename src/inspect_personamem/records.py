@@ -1,0 +1,134 @@
+"""Question rows: read the question CSV, validate every field, keep every column.
+
+A row becomes a QuestionRecord; a bad row raises PersonaMemDataError naming the
+file, the question id and the field. Nothing is dropped or altered here: the
+policies for rows that are valid CSV but odd (negative end index) live in
+`dataset.py`, where they are applied and counted.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import PersonaMemDataError
+from .options import Options, OptionsFormatError, parse_options
+from .question_types import normalise_question_type
+from .splits import Split
+
+INT_COLUMNS = (
+    "persona_id",
+    "context_length_in_tokens",
+    "context_length_in_letters",
+    "distance_to_ref_in_blocks",
+    "distance_to_ref_in_tokens",
+    "num_irrelevant_tokens",
+    "end_index_in_shared_context",
+)
+STR_COLUMNS = (
+    "question_id",
+    "question_type",
+    "topic",
+    "distance_to_ref_proportion_in_context",
+    "user_question_or_message",
+    "correct_answer",
+    "all_options",
+    "shared_context_id",
+)
+REQUIRED_COLUMNS = frozenset(INT_COLUMNS + STR_COLUMNS)
+
+_CORRECT_ANSWER = re.compile(r"\(([a-d])\)")
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
+@dataclass(frozen=True)
+class QuestionRecord:
+    """One validated question row. `columns` holds every CSV column, ints cast."""
+
+    columns: dict[str, Any]
+    category: str
+    options: Options
+    correct_letter: str
+
+    @property
+    def question_id(self) -> str:
+        return str(self.columns["question_id"])
+
+    @property
+    def context_id(self) -> str:
+        return str(self.columns["shared_context_id"])
+
+    @property
+    def end_index(self) -> int:
+        return int(self.columns["end_index_in_shared_context"])
+
+    @property
+    def question(self) -> str:
+        return str(self.columns["user_question_or_message"])
+
+
+def read_questions(path: Path, split: Split) -> list[QuestionRecord]:
+    """Read and validate every row of a question CSV; raise on the first bad field."""
+    records = list(_iter_records(path, split))
+    seen: set[str] = set()
+    for record in records:
+        if record.question_id in seen:
+            raise PersonaMemDataError.at(
+                path, "duplicate question id", question_id=record.question_id, field="question_id"
+            )
+        seen.add(record.question_id)
+    return records
+
+
+def _iter_records(path: Path, split: Split) -> Iterator[QuestionRecord]:
+    with path.open(newline="", encoding="utf-8-sig") as file:
+        reader = csv.DictReader(file)
+        missing = REQUIRED_COLUMNS - set(reader.fieldnames or ())
+        if missing:
+            raise PersonaMemDataError.at(path, f"missing columns: {', '.join(sorted(missing))}")
+        for row in reader:
+            yield _record(path, split, row, reader.line_num)
+
+
+def _record(path: Path, split: Split, row: dict[str, Any], line: int) -> QuestionRecord:
+    question_id = row.get("question_id") or None
+
+    def fail(field: str, message: str) -> PersonaMemDataError:
+        return PersonaMemDataError.at(
+            path, message, line=line, question_id=question_id, field=field
+        )
+
+    if None in row:
+        raise fail("(row)", f"row has {len(row[None])} more fields than the header")
+    for name, value in row.items():
+        if value is None:
+            raise fail(name, "value missing: the row has fewer fields than the header")
+    if not question_id:
+        raise fail("question_id", "empty question id")
+
+    columns: dict[str, Any] = dict(row)
+    for name in INT_COLUMNS:
+        if not _INTEGER.fullmatch(row[name]):
+            raise fail(name, f"expected an integer, found {row[name]!r}")
+        columns[name] = int(row[name])
+
+    answer = _CORRECT_ANSWER.fullmatch(row["correct_answer"])
+    if answer is None:
+        raise fail("correct_answer", f"expected one of (a)-(d), found {row['correct_answer']!r}")
+    try:
+        options = parse_options(row["all_options"])
+    except OptionsFormatError as ex:
+        raise fail("all_options", str(ex)) from None
+    try:
+        category = normalise_question_type(split, row["question_type"])
+    except KeyError:
+        raise fail(
+            "question_type", f"unknown question type {row['question_type']!r} for split {split}"
+        ) from None
+    return QuestionRecord(
+        columns=columns, category=category, options=options, correct_letter=answer.group(1)
+    )

@@ -1,0 +1,49 @@
+"""The PersonaMem solver: join the history at solve time, generate, drop the history.
+
+Injecting, generating and removing happen in one solver step, so Inspect's state
+diff for the step holds only the model's reply; the one logged copy of the history
+is the one inside the model call. `keep_history_in_log=True` leaves it in
+`state.messages` as well.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from .contexts import open_context_store
+from .history import SystemMessagePolicy, conversation
+
+
+@solver
+def personamem_solver(
+    contexts_file: str | None,
+    system_messages: SystemMessagePolicy = "keep",
+    keep_history_in_log: bool = False,
+) -> Solver:
+    """Answer one question after its history.
+
+    Args:
+        contexts_file: The split's shared-context JSONL; None sends the question alone
+            (the no-history baseline).
+        system_messages: What to do with system messages inside the history.
+        keep_history_in_log: Leave the history in `state.messages` after generation.
+    """
+    store = open_context_store(Path(contexts_file)) if contexts_file is not None else None
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        question = list(state.messages)
+        history = (
+            store.history(state.metadata["shared_context_id"], state.metadata["end_index_in_shared_context"])
+            if store is not None
+            else ()
+        )
+        state.messages = conversation(history, question, system_messages)
+        sent = len(state.messages)
+        state = await generate(state)
+        if not keep_history_in_log:
+            state.messages = question + state.messages[sent:]
+        return state
+
+    return solve

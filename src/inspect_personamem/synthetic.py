@@ -1,0 +1,263 @@
+"""PersonaMem-shaped files at any scale, for tests and benchmarks.
+
+Writes a question CSV and a shared-context JSONL in the formats of the released
+files: the same 15 columns in the same order, UTF-8 with CRLF line ends and no
+newline after the last row, options serialised as JSON or as a Python literal
+(alternating), a `system` persona message at the start of every session, speaker
+prefixes, user-after-user pairs, unprefixed chit-chat between sessions and text
+that is not Unicode-normalised. The text is random, so scores mean nothing; the
+shapes (counts, lengths, ids, indices) are what the files are for.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .options import LETTERS
+from .question_types import RAW_LABELS
+from .splits import Split, contexts_filename, questions_filename
+
+COLUMNS = (
+    "persona_id",
+    "question_id",
+    "question_type",
+    "topic",
+    "context_length_in_tokens",
+    "context_length_in_letters",
+    "distance_to_ref_in_blocks",
+    "distance_to_ref_in_tokens",
+    "num_irrelevant_tokens",
+    "distance_to_ref_proportion_in_context",
+    "user_question_or_message",
+    "correct_answer",
+    "all_options",
+    "shared_context_id",
+    "end_index_in_shared_context",
+)
+"""The columns of a released question file, in order."""
+
+TOPICS = (
+    "therapy", "travelPlanning", "foodRecommendation", "musicRecommendation",
+    "datingConsultation", "financialConsultation", "legalConsultation", "medicalConsultation",
+    "bookRecommendation", "movieRecommendation", "homeDecoration", "familyRelations",
+    "studyConsultation", "sportsRecommendation", "onlineShopping",
+)  # fmt: skip
+_WORDS = (
+    "coffee", "garden", "weekend", "piano", "budget", "hiking", "novel", "recipe", "café",
+    "sister", "project", "morning", "travel", "yoga", "painting", "market", "career", "jazz",
+    "museum", "podcast", "friend", "river", "school", "kitchen", "city", "habit", "dream",
+    "it's", "really", "prefer", "enjoy", "lately", "because", "always", "never", "maybe",
+)  # fmt: skip
+_DECOMPOSED = "cafe\u0301"  # an accent written as two code points, as in the real files
+
+
+@dataclass(frozen=True)
+class SplitShape:
+    """Counts and sizes of a split: what the benchmarks reproduce."""
+
+    contexts: int
+    min_messages: int
+    max_messages: int
+    questions: int
+    message_chars: int
+    sessions: int
+
+
+SHAPES: dict[Split, SplitShape] = {
+    "32k": SplitShape(37, 116, 238, 589, 800, 5),
+    "128k": SplitShape(60, 590, 846, 2727, 700, 20),
+    "1M": SplitShape(31, 3304, 3803, 2674, 1150, 60),
+}
+"""The released splits' shapes (PERSONAMEM.md): contexts, messages per context,
+questions, and a message length that makes a 1M context about 4 MB of text."""
+
+
+class _Text:
+    """Cheap random text: messages are built from a pool of pre-made sentences."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.sentences = [
+            " ".join(rng.choice(_WORDS) for _ in range(rng.randint(6, 16))).capitalize() + "."
+            for _ in range(400)
+        ] + [f"I had a {_DECOMPOSED} au lait, which I'd recommend."]
+
+    def about(self, chars: int) -> str:
+        parts: list[str] = []
+        size = 0
+        while size < chars:
+            sentence = self.rng.choice(self.sentences)
+            parts.append(sentence)
+            size += len(sentence) + 1
+        return " ".join(parts)
+
+
+def context_messages(
+    rng: random.Random, size: int, sessions: int, message_chars: int
+) -> list[dict[str, str]]:
+    """One history of `size` messages in `sessions` sessions, shaped like the real ones."""
+    text = _Text(rng)
+    persona = f"Current user persona: Name: {text.about(40)} Age: {rng.randint(18, 80)}"
+    messages: list[dict[str, str]] = []
+    session_length = max(1, size // max(1, sessions))
+    while len(messages) < size:
+        position = len(messages) % session_length
+        if position == 0:
+            messages.append({"role": "system", "content": persona})
+        elif position == 1 and messages:
+            # unprefixed general-knowledge chit-chat between sessions
+            messages.append({"role": "user", "content": text.about(message_chars // 4) + "?"})
+        elif rng.random() < 0.06 and messages[-1]["role"] == "user":
+            body = text.about(message_chars)
+            messages.append({"role": "user", "content": f"[Original_Sentence]: {body}"})
+        else:
+            role = "assistant" if messages[-1]["role"] == "user" else "user"
+            prefix = "Assistant: " if role == "assistant" else "User: "
+            messages.append({"role": role, "content": prefix + text.about(message_chars)})
+    return messages[:size]
+
+
+def write_contexts(
+    path: Path,
+    sizes: Mapping[str, int],
+    *,
+    sessions: int = 5,
+    message_chars: int = 200,
+    seed: int = 0,
+) -> None:
+    """Write a context JSONL: one `{id: [messages]}` line per entry of `sizes`."""
+    with path.open("w", encoding="utf-8", newline="\n") as file:
+        for number, (context_id, size) in enumerate(sizes.items()):
+            rng = random.Random(f"{seed}:{number}")
+            messages = context_messages(rng, size, sessions, message_chars)
+            file.write(json.dumps({context_id: messages}, ensure_ascii=False) + "\n")
+
+
+def write_questions(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Write a question CSV as the released files are: CRLF, no final newline."""
+    with path.open("w", encoding="utf-8", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=COLUMNS, lineterminator="\r\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(row)
+    with path.open("rb+") as file:
+        file.seek(-2, 2)
+        file.truncate()
+
+
+def question_rows(
+    split: Split,
+    context_sizes: Mapping[str, int],
+    questions: int,
+    *,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """`questions` rows spread over the contexts, grouped by context as the real files are."""
+    rng = random.Random(seed)
+    text = _Text(rng)
+    labels = sorted(RAW_LABELS[split])
+    context_ids = list(context_sizes)
+    rows: list[dict[str, Any]] = []
+    for number in range(questions):
+        context_id = context_ids[number * len(context_ids) // questions]
+        end_index = rng.randint(1, context_sizes[context_id])
+        bodies = [f"{text.about(60)} It's {letter}'s idea." for letter in LETTERS]
+        options = [f"({letter}) {body}" for letter, body in zip(LETTERS, bodies)]
+        serialised = json.dumps(options, ensure_ascii=False) if number % 2 else repr(options)
+        tokens = end_index * 180
+        distance = rng.randint(1, 7)
+        rows.append(
+            {
+                "persona_id": number % 20,
+                "question_id": _uuid(rng),
+                "question_type": labels[number % len(labels)],
+                "topic": TOPICS[number % len(TOPICS)],
+                "context_length_in_tokens": tokens,
+                "context_length_in_letters": tokens * 5,
+                "distance_to_ref_in_blocks": distance,
+                "distance_to_ref_in_tokens": tokens * distance // 10,
+                "num_irrelevant_tokens": rng.choice((0, 0, 1200)),
+                "distance_to_ref_proportion_in_context": f"{rng.uniform(1, 99):.2f}%",
+                "user_question_or_message": ("User: " if number % 9 == 0 else "")
+                + text.about(80),
+                "correct_answer": f"({LETTERS[rng.randrange(4)]})",
+                "all_options": serialised,
+                "shared_context_id": context_id,
+                "end_index_in_shared_context": end_index,
+            }
+        )
+    return rows
+
+
+def context_sizes(
+    contexts: int, min_messages: int, max_messages: int, *, seed: int = 0
+) -> dict[str, int]:
+    """Context id (a 64-hex digest, like the real ones) -> number of messages."""
+    rng = random.Random(seed)
+    return {
+        hashlib.sha256(f"{seed}:{i}".encode()).hexdigest(): rng.randint(min_messages, max_messages)
+        for i in range(contexts)
+    }
+
+
+def generate_split(
+    folder: Path,
+    split: Split,
+    *,
+    contexts: int,
+    min_messages: int,
+    max_messages: int,
+    questions: int,
+    message_chars: int = 200,
+    sessions: int = 5,
+    seed: int = 0,
+) -> tuple[Path, Path]:
+    """Write both files of a synthetic split into `folder`; return (questions, contexts)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    sizes = context_sizes(contexts, min_messages, max_messages, seed=seed)
+    questions_path = folder / questions_filename(split)
+    contexts_path = folder / contexts_filename(split)
+    write_contexts(contexts_path, sizes, sessions=sessions, message_chars=message_chars, seed=seed)
+    write_questions(questions_path, question_rows(split, sizes, questions, seed=seed))
+    return questions_path, contexts_path
+
+
+def generate_shape(folder: Path, split: Split, *, seed: int = 0) -> tuple[Path, Path]:
+    """Write a synthetic split with the real split's shape (see SHAPES)."""
+    shape = SHAPES[split]
+    return generate_split(
+        folder,
+        split,
+        contexts=shape.contexts,
+        min_messages=shape.min_messages,
+        max_messages=shape.max_messages,
+        questions=shape.questions,
+        message_chars=shape.message_chars,
+        sessions=shape.sessions,
+        seed=seed,
+    )
+
+
+def contexts_for_questions(
+    questions: Sequence[Mapping[str, Any]], *, extra: int = 5
+) -> dict[str, int]:
+    """Context sizes that fit real question rows: each context a little longer than
+    the largest end index any question asks of it."""
+    sizes: dict[str, int] = {}
+    for row in questions:
+        context_id = str(row["shared_context_id"])
+        end_index = int(row["end_index_in_shared_context"])
+        sizes[context_id] = max(sizes.get(context_id, 0), end_index + extra)
+    return sizes
+
+
+def _uuid(rng: random.Random) -> str:
+    digits = f"{rng.getrandbits(128):032x}"
+    return f"{digits[:8]}-{digits[8:12]}-4{digits[13:16]}-a{digits[17:20]}-{digits[20:]}"

@@ -1,0 +1,85 @@
+"""The PersonaMem tasks: `personamem` (any split) and one task per split."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+from inspect_ai import Task, task
+
+from .contexts import open_context_store
+from .dataset import NegativeEndIndexPolicy, build_dataset, check_against_contexts
+from .files import locate_split_files
+from .history import SystemMessagePolicy
+from .records import read_questions
+from .scorer import personamem_scorer
+from .solver import personamem_solver
+from .splits import DEFAULT_REPO_ID, DEFAULT_REVISION, SPLITS, Split, check_split
+
+HistoryMode = Literal["full", "none"]
+
+
+@task
+def personamem(
+    split: Split = "32k",
+    data_dir: str | None = None,
+    repo_id: str = DEFAULT_REPO_ID,
+    revision: str = DEFAULT_REVISION,
+    history: HistoryMode = "full",
+    system_messages: SystemMessagePolicy = "keep",
+    shuffle: int | None = None,
+    negative_end_index: NegativeEndIndexPolicy = "official",
+    keep_history_in_log: bool = False,
+) -> Task:
+    """PersonaMem: pick the reply that fits the user's current profile after a long history.
+
+    Args:
+        split: "32k", "128k" or "1M" (tokens of history).
+        data_dir: Local folder with questions_{split}.csv and shared_contexts_{split}.jsonl;
+            default: the PERSONAMEM_DATA_DIR variable, else the Hugging Face hub.
+        repo_id: Hugging Face dataset repository of the files.
+        revision: Revision of repo_id (pinned by default).
+        history: "full" sends the history; "none" sends the question alone (baseline).
+        system_messages: "keep", "merge" (official conversion for o-series models) or "drop".
+        shuffle: Seed for a per-question reordering of the options; None keeps the official order.
+        negative_end_index: Rows with a negative end index: "official" (slice as Python
+            does), "skip" or "error".
+        keep_history_in_log: Keep the history in the logged messages after generation.
+    """
+    split = check_split(split)
+    files = locate_split_files(split, data_dir, repo_id, revision)
+    store = open_context_store(files.contexts)
+    records = check_against_contexts(
+        read_questions(files.questions, split), store, files.questions, negative_end_index
+    )
+    return Task(
+        dataset=build_dataset(records, f"personamem_{split}", shuffle),
+        solver=personamem_solver(
+            str(files.contexts) if history == "full" else None,
+            system_messages=system_messages,
+            keep_history_in_log=keep_history_in_log,
+        ),
+        scorer=personamem_scorer(),
+        metadata={"split": split, "data_source": files.source},
+    )
+
+
+def _split_task(split: Split) -> Callable[..., Task]:
+    """`personamem` with `split` fixed: same parameters, same defaults, one definition."""
+
+    def split_task(**kwargs: object) -> Task:
+        return personamem(split=split, **kwargs)  # type: ignore[arg-type]
+
+    signature = inspect.signature(personamem)
+    split_task.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[p for name, p in signature.parameters.items() if name != "split"]
+    )
+    split_task.__doc__ = f"PersonaMem, {split} split. Parameters as for `personamem`."
+    split_task.__name__ = split_task.__qualname__ = f"personamem_{split}"
+    return task(name=f"personamem_{split}")(split_task)
+
+
+personamem_32k, personamem_128k, personamem_1M = (_split_task(split) for split in SPLITS)
