@@ -40,19 +40,18 @@ def final_answer_segment(response: str) -> str:
 
 @dataclass(frozen=True)
 class Judgement:
-    """The verdict on one response and the evidence for it."""
+    """The verdict on one response and the evidence for it.
+
+    `answer` is the letter set the verdict rests on: the final-answer segment's, or
+    the whole response's where only that one decides (correct by the fallback, or
+    a single letter only there).
+    """
 
     correct: bool
     segment: str
     segment_letters: frozenset[str]
     response_letters: frozenset[str]
-
-    @property
-    def answer(self) -> frozenset[str]:
-        """The letters the verdict rests on: the segment's, unless only the fallback had one."""
-        if len(self.segment_letters) != 1 and len(self.response_letters) == 1:
-            return self.response_letters
-        return self.segment_letters
+    answer: frozenset[str]
 
     @property
     def status(self) -> ParseStatus:
@@ -65,7 +64,7 @@ class Judgement:
         """Why the response was judged so, in words."""
         named = ", ".join(f"({x})" for x in sorted(self.answer))
         if self.correct:
-            where = "the final answer" if self.segment_letters == {correct_letter} else (
+            where = "the final answer" if self.segment_letters == self.answer else (
                 "the whole response (the official fallback)"
             )
             return f"Correct: {where} names only ({correct_letter})."
@@ -81,5 +80,12 @@ def judge(response: str, correct_letter: str) -> Judgement:
     segment = final_answer_segment(response)
     segment_letters = option_letters(segment)
     response_letters = option_letters(response)
-    correct = segment_letters == {correct_letter} or response_letters == {correct_letter}
-    return Judgement(correct, segment, segment_letters, response_letters)
+    expected = frozenset(correct_letter)
+    correct = expected in (segment_letters, response_letters)
+    if correct:
+        answer = expected
+    elif len(segment_letters) != 1 and len(response_letters) == 1:
+        answer = response_letters
+    else:
+        answer = segment_letters or response_letters
+    return Judgement(correct, segment, segment_letters, response_letters, answer)

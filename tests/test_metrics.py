@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from inspect_ai.scorer import CORRECT, INCORRECT, SampleScore, Score
+
+from inspect_personamem.metrics import personamem_metrics, unparsed
+
+
+def sample_score(
+    correct: bool, context: str, category: str, topic: str, sessions: int, status: str = "single"
+) -> SampleScore:
+    return SampleScore(
+        score=Score(value=CORRECT if correct else INCORRECT, metadata={"status": status}),
+        sample_id=f"{context}-{category}-{sessions}-{correct}",
+        sample_metadata={
+            "shared_context_id": context,
+            "category": category,
+            "topic": topic,
+            "distance_to_ref_in_blocks": sessions,
+            "distance_bin": "1" if sessions == 1 else "2-3",
+        },
+    )
+
+
+SCORES = [
+    sample_score(True, "A", "suggest_new_ideas", "therapy", 1),
+    sample_score(True, "A", "suggest_new_ideas", "therapy", 2),
+    sample_score(True, "A", "recall_user_shared_facts", "therapy", 3),
+    sample_score(False, "B", "recall_user_shared_facts", "travel", 1, status="none"),
+    sample_score(False, "B", "recall_user_shared_facts", "travel", 2, status="multiple"),
+    sample_score(False, "B", "suggest_new_ideas", "travel", 3),
+]
+
+
+def compute() -> dict[str, float]:
+    values: dict[str, float] = {}
+    for metric in personamem_metrics():
+        result: Any = metric(SCORES)
+        if isinstance(result, dict):
+            values.update(result)
+        else:
+            values[getattr(metric, "__registry_info__").name.split("/")[-1]] = result
+    return values
+
+
+def test_metric_values_on_known_scores() -> None:
+    values = compute()
+    assert values["accuracy"] == 0.5
+    assert values["unparsed"] == 2 / 6
+    assert values["category_suggest_new_ideas"] == 2 / 3
+    assert values["category_recall_user_shared_facts"] == 1 / 3
+    assert values["category_macro"] == 0.5
+    assert values["topic_therapy"] == 1.0 and values["topic_travel"] == 0.0
+    assert values["sessions_1"] == 0.5 and values["sessions_2"] == 0.5
+    assert values["sessions_bin_1"] == 0.5 and values["sessions_bin_2-3"] == 0.5
+
+
+def test_stderr_is_clustered_by_shared_context() -> None:
+    # two clusters, deviations +1.5 and -1.5 around the mean 0.5:
+    # sqrt((1.5^2 + 1.5^2) * 2 / 1) / 6 = 0.5; an unclustered stderr would be 0.224
+    assert math.isclose(compute()["stderr"], 0.5)
+
+
+def test_macro_average_weights_categories_equally() -> None:
+    lopsided = SCORES + [
+        sample_score(True, "C", "suggest_new_ideas", "food", 4) for _ in range(6)
+    ]
+    values: dict[str, float] = {}
+    for metric in personamem_metrics()[3:4]:
+        values.update(metric(lopsided))  # type: ignore[arg-type]
+    assert values["category_suggest_new_ideas"] == 8 / 9
+    assert values["category_macro"] == (8 / 9 + 1 / 3) / 2
+
+
+def test_unparsed_of_no_scores_is_nan() -> None:
+    assert math.isnan(unparsed()([]))  # type: ignore[arg-type]

@@ -1,0 +1,206 @@
+"""End-to-end `inspect eval` runs with mockllm, offline."""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ChatMessage
+
+from conftest import REAL_QUESTIONS, REFERENCE_RESPONSES, mock_model, require, run_task
+from inspect_personamem.contexts import ContextStore
+from inspect_personamem.history import conversation
+from inspect_personamem.question_types import normalise_question_type
+from inspect_personamem.records import read_questions
+from inspect_personamem.synthetic import contexts_for_questions, write_contexts
+
+
+def metrics(log: EvalLog) -> dict[str, float]:
+    assert log.status == "success", log.error
+    assert log.results is not None
+    return {name: m.value for name, m in log.results.scores[0].metrics.items()}
+
+
+class Recorder:
+    """A reply function that answers (c) and keeps what it was sent."""
+
+    def __init__(self, answer: str = "<final_answer>(c)") -> None:
+        self.answer = answer
+        self.sent: dict[str, list[ChatMessage]] = {}
+
+    def __call__(self, messages: list[ChatMessage]) -> str:
+        self.sent[messages[-1].text] = messages
+        return self.answer
+
+
+@pytest.mark.parametrize("policy", ["keep", "merge", "drop"])
+def test_history_joined_at_solve_time_under_each_policy(
+    small_split: Path, tmp_path: Path, policy: str
+) -> None:
+    recorder = Recorder()
+    log = run_task(
+        "inspect_personamem/personamem_32k",
+        mock_model(recorder),
+        tmp_path / "logs",
+        {"data_dir": str(small_split), "system_messages": policy},
+    )
+    records = {r.question_id: r for r in read_questions(small_split / "questions_32k.csv", "32k")}
+    store = ContextStore(small_split / "shared_contexts_32k.jsonl")
+    assert log.samples is not None and len(log.samples) == 24
+    for sample in log.samples:
+        record = records[str(sample.id)]
+        question = sample.messages[0]
+        expected = conversation(
+            store.history(record.context_id, record.end_index), [question], policy  # type: ignore[arg-type]
+        )
+        sent = [m for m in recorder.sent.values() if m[-1].text == expected[-1].text]
+        assert len(sent) == 1
+        assert [(m.role, m.text) for m in sent[0]] == [(m.role, m.text) for m in expected]
+        # the history is gone from the logged state: question and reply only
+        assert [m.role for m in sample.messages] == ["user", "assistant"]
+        assert sample.input == question.text
+    if policy != "keep":
+        assert all(m.role != "system" for sent in recorder.sent.values() for m in sent)
+
+
+def test_keep_history_in_log_leaves_it_in_the_messages(small_split: Path, tmp_path: Path) -> None:
+    log = run_task(
+        "inspect_personamem/personamem_32k",
+        mock_model(Recorder()),
+        tmp_path / "logs",
+        {"data_dir": str(small_split), "keep_history_in_log": True},
+        limit=3,
+    )
+    assert log.samples is not None
+    for sample in log.samples:
+        end = (sample.metadata or {})["end_index_in_shared_context"]
+        assert len(sample.messages) == end + 2
+
+
+def test_no_history_sends_the_question_alone(small_split: Path, tmp_path: Path) -> None:
+    recorder = Recorder()
+    log = run_task(
+        "inspect_personamem/personamem",
+        mock_model(recorder),
+        tmp_path / "logs",
+        {"split": "32k", "data_dir": str(small_split), "history": "none"},
+    )
+    metrics(log)
+    assert len(recorder.sent) == 24
+    assert all(len(messages) == 1 for messages in recorder.sent.values())
+
+
+def test_metric_values_match_a_recomputation(small_split: Path, tmp_path: Path) -> None:
+    records = read_questions(small_split / "questions_32k.csv", "32k")
+    log = run_task(
+        "inspect_personamem/personamem_32k",
+        mock_model(Recorder("Let me think. <final_answer>(c)</final_answer>")),
+        tmp_path / "logs",
+        {"data_dir": str(small_split)},
+    )
+    values = metrics(log)
+    correct = [r.correct_letter == "c" for r in records]
+    assert values["accuracy"] == pytest.approx(sum(correct) / len(records))
+    assert values["unparsed"] == 0
+    by_category: dict[str, list[bool]] = defaultdict(list)
+    for record, ok in zip(records, correct):
+        by_category[record.category].append(ok)
+    for category, oks in by_category.items():
+        assert values[f"category_{category}"] == pytest.approx(sum(oks) / len(oks))
+    assert values["category_macro"] == pytest.approx(
+        sum(sum(oks) / len(oks) for oks in by_category.values()) / len(by_category)
+    )
+    assert log.samples is not None
+    assert {s.scores["personamem_scorer"].answer for s in log.samples} == {"(c)"}
+
+
+def test_unanswered_and_ambiguous_replies_count_as_incorrect(
+    small_split: Path, tmp_path: Path
+) -> None:
+    replies = iter(["I cannot say.", "(a) or (b)"] * 12)
+    log = run_task(
+        "inspect_personamem/personamem_32k",
+        mock_model(lambda messages: next(replies)),
+        tmp_path / "logs",
+        {"data_dir": str(small_split)},
+        max_samples=1,
+    )
+    values = metrics(log)
+    assert values["accuracy"] == 0 and values["unparsed"] == 1
+    assert log.samples is not None
+    statuses = [s.scores["personamem_scorer"].metadata["status"] for s in log.samples]  # type: ignore[index]
+    assert sorted(statuses) == ["multiple"] * 12 + ["none"] * 12
+
+
+def test_shuffled_options_are_scored_against_the_remapped_target(
+    small_split: Path, tmp_path: Path
+) -> None:
+    records = {r.question: r for r in read_questions(small_split / "questions_32k.csv", "32k")}
+
+    def knows_the_answer(messages: list[ChatMessage]) -> str:
+        text = messages[-1].text
+        record = records[text.split("\n\n", 1)[0]]
+        body = record.options.bodies()["abcd".index(record.correct_letter)]
+        for letter in "abcd":
+            if f"({letter}) {body}" in text:
+                return f"<final_answer>({letter})"
+        raise AssertionError("correct option not shown")
+
+    log = run_task(
+        "inspect_personamem/personamem_32k",
+        mock_model(knows_the_answer),
+        tmp_path / "logs",
+        {"data_dir": str(small_split), "shuffle": 11},
+    )
+    assert metrics(log)["accuracy"] == 1.0
+    assert log.samples is not None
+    moved = [s for s in log.samples if s.target != f"({records[s.input.split(chr(10))[0]].correct_letter})"]  # type: ignore[union-attr]
+    assert moved  # the shuffle did change targets
+
+
+def test_all_real_32k_questions_score_as_the_official_run(tmp_path: Path) -> None:
+    """The 589 real questions over generated contexts, answered with a real model's
+    responses: every sample scores as the official script scored it."""
+    questions = require(REAL_QUESTIONS)
+    with require(REFERENCE_RESPONSES).open(newline="", encoding="utf-8") as file:
+        reference = {row["question_id"]: row for row in csv.DictReader(file)}
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "questions_32k.csv").write_bytes(questions.read_bytes())
+    records = read_questions(questions, "32k")
+    write_contexts(
+        folder / "shared_contexts_32k.jsonl",
+        contexts_for_questions([r.columns for r in records]),
+        message_chars=40,
+    )
+    responses: dict[str, list[str]] = defaultdict(list)
+    for record in records:
+        prompt = read_prompt(record.question, str(record.columns["all_options"]))
+        responses[prompt].append(reference[record.question_id]["model_response"])
+
+    log = run_task(
+        "inspect_personamem/personamem_32k",
+        mock_model(lambda messages: responses[messages[-1].text].pop()),
+        tmp_path / "logs",
+        {"data_dir": str(folder)},
+    )
+    values = metrics(log)
+    assert values["accuracy"] == pytest.approx(347 / 589)
+    assert log.samples is not None and len(log.samples) == 589
+    for sample in log.samples:
+        official = reference[str(sample.id)]["score"] == "True"
+        assert (sample.scores["personamem_scorer"].value == "C") == official  # type: ignore[index]
+    by_category: dict[str, list[bool]] = defaultdict(list)
+    for row in reference.values():
+        by_category[normalise_question_type("32k", row["question_type"])].append(row["score"] == "True")
+    for category, oks in by_category.items():
+        assert values[f"category_{category}"] == pytest.approx(sum(oks) / len(oks))
+
+
+def read_prompt(question: str, options: str) -> str:
+    from inspect_personamem.prompt import final_user_message
+
+    return final_user_message(question, options)
