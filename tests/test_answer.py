@@ -3,8 +3,8 @@ from __future__ import annotations
 import csv
 
 import pytest
-
 from conftest import REFERENCE_RESPONSES, require
+
 from inspect_personamem.answer import final_answer_segment, judge, option_letters
 
 
@@ -13,11 +13,13 @@ def test_reference_run_scores_exactly_as_the_official_column() -> None:
         rows = list(csv.DictReader(file))
     assert len(rows) == 589
     verdicts = [judge(row["model_response"], row["correct_answer"].strip("()")) for row in rows]
-    agree = sum(v.correct == (row["score"] == "True") for v, row in zip(verdicts, rows))
+    agree = sum(
+        v.correct == (row["score"] == "True") for v, row in zip(verdicts, rows, strict=True)
+    )
     assert agree == 589
     assert sum(v.correct for v in verdicts) == 347
     # the official `predicted_answer` column is our final-answer segment
-    assert all(v.segment == row["predicted_answer"] for v, row in zip(verdicts, rows))
+    assert all(v.segment == row["predicted_answer"] for v, row in zip(verdicts, rows, strict=True))
 
 
 @pytest.mark.parametrize(

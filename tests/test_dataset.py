@@ -4,8 +4,8 @@ import logging
 from pathlib import Path
 
 import pytest
-
 from conftest import EXCERPT
+
 from inspect_personamem.contexts import ContextStore
 from inspect_personamem.dataset import (
     build_dataset,

@@ -28,7 +28,7 @@ def roles_and_texts(messages: list[ChatMessage]) -> list[tuple[str, str]]:
 
 def test_keep_sends_everything_as_is() -> None:
     sent = conversation(HISTORY, QUESTION, "keep")
-    assert all(a is b for a, b in zip(sent, [*HISTORY, *QUESTION]))
+    assert all(a is b for a, b in zip(sent, [*HISTORY, *QUESTION], strict=True))
     assert len(sent) == 9
 
 

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 from inspect_ai.scorer import CORRECT, INCORRECT, SampleScore, Score
+from inspect_ai.util import registry_info
 
 from inspect_personamem.metrics import personamem_metrics, unparsed
 
@@ -37,11 +38,11 @@ SCORES = [
 def compute() -> dict[str, float]:
     values: dict[str, float] = {}
     for metric in personamem_metrics():
-        result: Any = metric(SCORES)
+        result: Any = cast(Any, metric)(SCORES)
         if isinstance(result, dict):
             values.update(result)
         else:
-            values[getattr(metric, "__registry_info__").name.split("/")[-1]] = result
+            values[registry_info(metric).name.split("/")[-1]] = result
     return values
 
 
@@ -64,9 +65,7 @@ def test_stderr_is_clustered_by_shared_context() -> None:
 
 
 def test_macro_average_weights_categories_equally() -> None:
-    lopsided = SCORES + [
-        sample_score(True, "C", "suggest_new_ideas", "food", 4) for _ in range(6)
-    ]
+    lopsided = SCORES + [sample_score(True, "C", "suggest_new_ideas", "food", 4) for _ in range(6)]
     values: dict[str, float] = {}
     for metric in personamem_metrics()[3:4]:
         values.update(metric(lopsided))  # type: ignore[arg-type]

@@ -4,8 +4,8 @@ import csv
 from pathlib import Path
 
 import pytest
-
 from conftest import EXCERPT, REAL_QUESTIONS, require
+
 from inspect_personamem.errors import PersonaMemDataError
 from inspect_personamem.records import read_questions
 from inspect_personamem.synthetic import write_questions
@@ -122,3 +122,10 @@ def test_negative_end_index_is_read_as_is(tmp_path: Path) -> None:
     # the policy for it is applied, and counted, when checking against the contexts
     path, _ = write_with(tmp_path, "end_index_in_shared_context", "-3")
     assert read_questions(path, "32k")[3].end_index == -3
+
+
+def test_row_with_more_fields_than_the_header(tmp_path: Path) -> None:
+    path = tmp_path / "q.csv"
+    path.write_bytes(EXCERPT.read_bytes() + b",surplus")
+    with pytest.raises(PersonaMemDataError, match="row has 1 more fields than the header"):
+        read_questions(path, "32k")

@@ -7,15 +7,21 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from inspect_ai.log import EvalLog
-from inspect_ai.model import ChatMessage
-
 from conftest import REAL_QUESTIONS, REFERENCE_RESPONSES, mock_model, require, run_task
+from inspect_ai.log import EvalLog, EvalSample
+from inspect_ai.model import ChatMessage
+from inspect_ai.scorer import Score
+
 from inspect_personamem.contexts import ContextStore
 from inspect_personamem.history import conversation
 from inspect_personamem.question_types import normalise_question_type
 from inspect_personamem.records import read_questions
 from inspect_personamem.synthetic import contexts_for_questions, write_contexts
+
+
+def score_of(sample: EvalSample) -> Score:
+    assert sample.scores is not None
+    return sample.scores["personamem_scorer"]
 
 
 def metrics(log: EvalLog) -> dict[str, float]:
@@ -54,7 +60,9 @@ def test_history_joined_at_solve_time_under_each_policy(
         record = records[str(sample.id)]
         question = sample.messages[0]
         expected = conversation(
-            store.history(record.context_id, record.end_index), [question], policy  # type: ignore[arg-type]
+            store.history(record.context_id, record.end_index),
+            [question],
+            policy,  # type: ignore[arg-type]
         )
         sent = [m for m in recorder.sent.values() if m[-1].text == expected[-1].text]
         assert len(sent) == 1
@@ -106,7 +114,7 @@ def test_metric_values_match_a_recomputation(small_split: Path, tmp_path: Path) 
     assert values["accuracy"] == pytest.approx(sum(correct) / len(records))
     assert values["unparsed"] == 0
     by_category: dict[str, list[bool]] = defaultdict(list)
-    for record, ok in zip(records, correct):
+    for record, ok in zip(records, correct, strict=True):
         by_category[record.category].append(ok)
     for category, oks in by_category.items():
         assert values[f"category_{category}"] == pytest.approx(sum(oks) / len(oks))
@@ -114,7 +122,7 @@ def test_metric_values_match_a_recomputation(small_split: Path, tmp_path: Path) 
         sum(sum(oks) / len(oks) for oks in by_category.values()) / len(by_category)
     )
     assert log.samples is not None
-    assert {s.scores["personamem_scorer"].answer for s in log.samples} == {"(c)"}
+    assert {score_of(s).answer for s in log.samples} == {"(c)"}
 
 
 def test_unanswered_and_ambiguous_replies_count_as_incorrect(
@@ -131,7 +139,7 @@ def test_unanswered_and_ambiguous_replies_count_as_incorrect(
     values = metrics(log)
     assert values["accuracy"] == 0 and values["unparsed"] == 1
     assert log.samples is not None
-    statuses = [s.scores["personamem_scorer"].metadata["status"] for s in log.samples]  # type: ignore[index]
+    statuses = [(score_of(s).metadata or {})["status"] for s in log.samples]
     assert sorted(statuses) == ["multiple"] * 12 + ["none"] * 12
 
 
@@ -157,7 +165,11 @@ def test_shuffled_options_are_scored_against_the_remapped_target(
     )
     assert metrics(log)["accuracy"] == 1.0
     assert log.samples is not None
-    moved = [s for s in log.samples if s.target != f"({records[s.input.split(chr(10))[0]].correct_letter})"]  # type: ignore[union-attr]
+    moved = [
+        s
+        for s in log.samples
+        if s.target != f"({records[str(s.input).split(chr(10))[0]].correct_letter})"
+    ]
     assert moved  # the shuffle did change targets
 
 
@@ -192,10 +204,12 @@ def test_all_real_32k_questions_score_as_the_official_run(tmp_path: Path) -> Non
     assert log.samples is not None and len(log.samples) == 589
     for sample in log.samples:
         official = reference[str(sample.id)]["score"] == "True"
-        assert (sample.scores["personamem_scorer"].value == "C") == official  # type: ignore[index]
+        assert (score_of(sample).value == "C") == official
     by_category: dict[str, list[bool]] = defaultdict(list)
     for row in reference.values():
-        by_category[normalise_question_type("32k", row["question_type"])].append(row["score"] == "True")
+        by_category[normalise_question_type("32k", row["question_type"])].append(
+            row["score"] == "True"
+        )
     for category, oks in by_category.items():
         assert values[f"category_{category}"] == pytest.approx(sum(oks) / len(oks))
 

@@ -64,8 +64,10 @@ class Judgement:
         """Why the response was judged so, in words."""
         named = ", ".join(f"({x})" for x in sorted(self.answer))
         if self.correct:
-            where = "the final answer" if self.segment_letters == self.answer else (
-                "the whole response (the official fallback)"
+            where = (
+                "the final answer"
+                if self.segment_letters == self.answer
+                else ("the whole response (the official fallback)")
             )
             return f"Correct: {where} names only ({correct_letter})."
         if self.status == "none":

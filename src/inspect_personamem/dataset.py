@@ -130,5 +130,3 @@ def build_dataset(
     return MemoryDataset(
         [record_to_sample(record, shuffle) for record in records], name=name, shuffled=False
     )
-
-

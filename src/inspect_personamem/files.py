@@ -74,7 +74,9 @@ def _from_hub(split: Split, repo_id: str, revision: str) -> SplitFiles:
             )
         except Exception as ex:  # every hub failure gets the same advice
             first_line = (str(ex).strip().splitlines() or [""])[0]
-            offline = " (HF_HUB_OFFLINE is set: only the local cache was tried)" if _offline() else ""
+            offline = (
+                " (HF_HUB_OFFLINE is set: only the local cache was tried)" if _offline() else ""
+            )
             raise PersonaMemDataError(
                 f"Could not get {name} of dataset {repo_id} at revision {revision} from the "
                 f"Hugging Face hub{offline}: {type(ex).__name__}: {first_line}\n"

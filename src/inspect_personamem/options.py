@@ -60,7 +60,7 @@ def parse_options(raw: str) -> Options:
         raise OptionsFormatError("not a list of strings")
     if len(value) != len(LETTERS):
         raise OptionsFormatError(f"expected 4 options, found {len(value)}")
-    for letter, text in zip(LETTERS, value):
+    for letter, text in zip(LETTERS, value, strict=True):
         if not text.startswith(f"({letter}) "):
             raise OptionsFormatError(f"option {letter} does not begin with '({letter}) '")
     return Options(texts=tuple(value), style="json" if style == "json" else "python")

@@ -94,7 +94,7 @@ def _iter_records(path: Path, split: Split) -> Iterator[QuestionRecord]:
             yield _record(path, split, row, reader.line_num)
 
 
-def _record(path: Path, split: Split, row: dict[str, Any], line: int) -> QuestionRecord:
+def _record(path: Path, split: Split, row: dict[Any, Any], line: int) -> QuestionRecord:
     question_id = row.get("question_id") or None
 
     def fail(field: str, message: str) -> PersonaMemDataError:

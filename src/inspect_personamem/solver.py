@@ -35,7 +35,9 @@ def personamem_solver(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         question = list(state.messages)
         history = (
-            store.history(state.metadata["shared_context_id"], state.metadata["end_index_in_shared_context"])
+            store.history(
+                state.metadata["shared_context_id"], state.metadata["end_index_in_shared_context"]
+            )
             if store is not None
             else ()
         )

@@ -168,8 +168,12 @@ def question_rows(
     for number in range(questions):
         context_id = context_ids[number * len(context_ids) // questions]
         end_index = rng.randint(1, context_sizes[context_id])
-        bodies = [f"{text.about(60)} It's {letter}'s idea." for letter in LETTERS]
-        options = [f"({letter}) {body}" for letter, body in zip(LETTERS, bodies)]
+        # apostrophes in some options only: a Python literal then mixes its quotes
+        bodies = [
+            text.about(60) + (f" It's {letter}'s idea." if letter in "ac" else f" Option {letter}.")
+            for letter in LETTERS
+        ]
+        options = [f"({letter}) {body}" for letter, body in zip(LETTERS, bodies, strict=True)]
         serialised = json.dumps(options, ensure_ascii=False) if number % 2 else repr(options)
         tokens = end_index * 180
         distance = rng.randint(1, 7)
@@ -185,8 +189,7 @@ def question_rows(
                 "distance_to_ref_in_tokens": tokens * distance // 10,
                 "num_irrelevant_tokens": rng.choice((0, 0, 1200)),
                 "distance_to_ref_proportion_in_context": f"{rng.uniform(1, 99):.2f}%",
-                "user_question_or_message": ("User: " if number % 9 == 0 else "")
-                + text.about(80),
+                "user_question_or_message": ("User: " if number % 9 == 0 else "") + text.about(80),
                 "correct_answer": f"({LETTERS[rng.randrange(4)]})",
                 "all_options": serialised,
                 "shared_context_id": context_id,

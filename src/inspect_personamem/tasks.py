@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable
-from pathlib import Path
 from typing import Literal
 
 from inspect_ai import Task, task

@@ -1,0 +1,65 @@
+"""A local stand-in for the Hugging Face hub's file-resolve endpoint, for tests.
+
+Serves `HEAD`/`GET /datasets/{repo_id}/resolve/{revision}/{filename}` from a folder
+with the headers huggingface_hub reads (X-Repo-Commit, ETag, Content-Length), so that
+the real `hf_hub_download` runs against it unchanged through `HF_ENDPOINT`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+
+@contextmanager
+def serve_hub(folder: Path, repo_id: str, revision: str) -> Iterator[tuple[str, list[str]]]:
+    """Serve `folder` as `repo_id` at `revision`; yield the endpoint URL and the request log."""
+    requests: list[str] = []
+    prefix = f"/datasets/{repo_id}/resolve/{revision}/"
+
+    class Handler(BaseHTTPRequestHandler):
+        def _file(self) -> Path | None:
+            requests.append(f"{self.command} {self.path}")
+            if not self.path.startswith(prefix):
+                return None
+            path = folder / self.path[len(prefix) :]
+            return path if path.is_file() else None
+
+        def _headers(self, path: Path | None) -> bytes:
+            if path is None:
+                self.send_response(404)
+                self.send_header("X-Error-Code", "EntryNotFound")
+                self.send_header("X-Error-Message", "Entry not found")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return b""
+            body = path.read_bytes()
+            self.send_response(200)
+            self.send_header("X-Repo-Commit", revision)
+            self.send_header("ETag", f'"{hashlib.sha256(body).hexdigest()}"')
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            return body
+
+        def do_HEAD(self) -> None:  # noqa: N802 (http.server's naming)
+            self._headers(self._file())
+
+        def do_GET(self) -> None:  # noqa: N802
+            body = self._headers(self._file())
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", requests
+    finally:
+        server.shutdown()
+        server.server_close()

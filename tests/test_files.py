@@ -1,0 +1,107 @@
+"""Finding the split files: local folder, environment variable, and the real hub client
+against a local stand-in server (no mocking of huggingface_hub)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hub_server import serve_hub
+
+from inspect_personamem.errors import PersonaMemDataError
+from inspect_personamem.files import locate_split_files
+from inspect_personamem.splits import DATA_DIR_ENV, DEFAULT_REPO_ID, DEFAULT_REVISION
+
+LOCATE = (
+    "import json, sys\n"
+    "from inspect_personamem.files import locate_split_files\n"
+    "from inspect_personamem.errors import PersonaMemDataError\n"
+    "try:\n"
+    "    f = locate_split_files('32k', **json.loads(sys.argv[1]))\n"
+    "    print(json.dumps({'questions': str(f.questions), 'contexts': str(f.contexts),"
+    " 'source': f.source}))\n"
+    "except PersonaMemDataError as ex:\n"
+    "    print(json.dumps({'error': str(ex)}))\n"
+)
+
+
+def locate_in_subprocess(env: dict[str, str], **kwargs: str) -> dict[str, str]:
+    """Run the locator in a fresh interpreter: huggingface_hub reads HF_* at import."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("HF_") and k != DATA_DIR_ENV}
+    result = subprocess.run(
+        [sys.executable, "-c", LOCATE, json.dumps(kwargs)],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return dict(json.loads(result.stdout.strip().splitlines()[-1]))
+
+
+def test_local_folder_argument(small_split: Path) -> None:
+    files = locate_split_files("32k", data_dir=small_split)
+    assert files.questions == (small_split / "questions_32k.csv").resolve()
+    assert files.contexts == (small_split / "shared_contexts_32k.jsonl").resolve()
+    assert files.source == f"local folder {small_split}"
+
+
+def test_environment_variable(small_split: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(DATA_DIR_ENV, str(small_split))
+    assert locate_split_files("32k").questions.parent == small_split.resolve()
+
+
+def test_folder_missing_a_file_names_it(small_split: Path) -> None:
+    (small_split / "shared_contexts_32k.jsonl").unlink()
+    with pytest.raises(PersonaMemDataError) as info:
+        locate_split_files("32k", data_dir=small_split)
+    assert "lacks shared_contexts_32k.jsonl" in str(info.value) and str(small_split) in str(
+        info.value
+    )
+
+
+def test_hub_download_at_the_pinned_revision_then_offline_cache(
+    small_split: Path, tmp_path: Path
+) -> None:
+    cache = str(tmp_path / "hf-cache")
+    with serve_hub(small_split, DEFAULT_REPO_ID, DEFAULT_REVISION) as (endpoint, requests):
+        found = locate_in_subprocess({"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": cache})
+    assert "error" not in found, found
+    assert Path(found["questions"]).read_bytes() == (small_split / "questions_32k.csv").read_bytes()
+    assert (
+        Path(found["contexts"]).read_bytes()
+        == (small_split / "shared_contexts_32k.jsonl").read_bytes()
+    )
+    assert found["source"] == f"hf://datasets/{DEFAULT_REPO_ID}@{DEFAULT_REVISION}"
+    assert (
+        f"GET /datasets/{DEFAULT_REPO_ID}/resolve/{DEFAULT_REVISION}/questions_32k.csv" in requests
+    )
+    # with the server gone, offline mode reads the same files from the cache
+    offline = locate_in_subprocess({"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": cache})
+    assert offline == found
+
+
+def test_unknown_revision_gives_one_clear_message(small_split: Path, tmp_path: Path) -> None:
+    with serve_hub(small_split, DEFAULT_REPO_ID, DEFAULT_REVISION) as (endpoint, _):
+        found = locate_in_subprocess(
+            {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")}, revision="0" * 40
+        )
+    message = found["error"]
+    assert (
+        f"Could not get questions_32k.csv of dataset {DEFAULT_REPO_ID} at revision {'0' * 40}"
+        in message
+    )
+    assert "-T data_dir=FOLDER" in message and DATA_DIR_ENV in message
+
+
+def test_offline_without_cache_fails_fast(tmp_path: Path) -> None:
+    start = time.monotonic()
+    found = locate_in_subprocess({"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "empty")})
+    assert time.monotonic() - start < 20
+    assert "HF_HUB_OFFLINE is set: only the local cache was tried" in found["error"]
+    assert "https://huggingface.co/datasets/bowen-upenn/PersonaMem/tree/" in found["error"]

@@ -1,0 +1,55 @@
+"""The installed package registers the tasks that tasks.yaml lists, with its parameters."""
+
+from __future__ import annotations
+
+import csv
+import inspect
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+import yaml
+from conftest import REAL_QUESTIONS, require
+from inspect_ai.util import registry_info
+
+LISTING = yaml.safe_load((Path(__file__).parents[1] / "tasks.yaml").read_text(encoding="utf-8"))
+
+
+def registered_tasks() -> dict[str, Any]:
+    (entry,) = [e for e in entry_points(group="inspect_ai") if e.name == "inspect_personamem"]
+    module = entry.load()
+    tasks = {}
+    for value in vars(module).values():
+        if callable(value) and hasattr(value, "__registry_info__"):
+            info = registry_info(value)
+            if info.type == "task":
+                tasks[info.name] = value
+    return tasks
+
+
+def test_listing_names_exactly_the_registered_tasks() -> None:
+    assert sorted(registered_tasks()) == sorted(t["name"] for t in LISTING["tasks"])
+
+
+def test_listing_parameters_and_defaults_match_the_signatures() -> None:
+    listed = {p["name"]: p["default"] for p in LISTING["parameters"]}
+    for name, function in registered_tasks().items():
+        parameters = inspect.signature(function).parameters
+        expected = dict(listed)
+        if name != "inspect_personamem/personamem":
+            expected.pop("split")
+        assert {k: p.default for k, p in parameters.items()} == expected, name
+
+
+def test_listing_sample_count_of_32k_matches_the_real_file() -> None:
+    with require(REAL_QUESTIONS).open(newline="", encoding="utf-8") as file:
+        rows = sum(1 for _ in csv.DictReader(file))
+    (entry,) = [t for t in LISTING["tasks"] if t["name"].endswith("_32k")]
+    assert entry["samples"] == rows
+
+
+def test_dataset_revision_is_the_package_default() -> None:
+    from inspect_personamem.splits import DEFAULT_REPO_ID, DEFAULT_REVISION
+
+    assert LISTING["dataset"]["revision"] == DEFAULT_REVISION
+    assert LISTING["dataset"]["repo_id"] == DEFAULT_REPO_ID

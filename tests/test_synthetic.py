@@ -1,0 +1,83 @@
+"""The generator writes files in the real files' formats, at any scale."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+from conftest import EXCERPT
+
+from inspect_personamem.contexts import ContextStore
+from inspect_personamem.dataset import check_against_contexts
+from inspect_personamem.options import parse_options
+from inspect_personamem.records import read_questions
+from inspect_personamem.synthetic import COLUMNS, SHAPES, generate_split
+
+FORMATS = {
+    "question_id": re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    "shared_context_id": re.compile(r"[0-9a-f]{64}"),
+    "distance_to_ref_proportion_in_context": re.compile(r"[0-9]+\.[0-9]{2}%"),
+    "correct_answer": re.compile(r"\([a-d]\)"),
+    "topic": re.compile(r"[a-z]+(?:[A-Z][a-z]+)*"),
+}
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as file:
+        return list(csv.DictReader(file))
+
+
+def test_columns_and_formats_match_the_real_file(tmp_path: Path) -> None:
+    questions, _ = generate_split(
+        tmp_path, "32k", contexts=4, min_messages=40, max_messages=50, questions=30
+    )
+    real, fake = rows(EXCERPT), rows(questions)
+    assert tuple(real[0]) == COLUMNS == tuple(fake[0])
+    for sample in (real, fake):
+        for row in sample:
+            for column, pattern in FORMATS.items():
+                assert pattern.fullmatch(row[column]), (column, row[column])
+    raw = questions.read_bytes()
+    for data, lines in ((raw, 31), (EXCERPT.read_bytes(), 9)):
+        # CRLF only, no newline after the last row
+        assert data.count(b"\r\n") == data.count(b"\n") == lines - 1
+        assert not data.endswith(b"\n")
+    styles = {parse_options(row["all_options"]).style for row in fake}
+    assert styles == {"json", "python"}
+
+
+def test_contexts_have_the_real_quirks(tmp_path: Path) -> None:
+    _, contexts = generate_split(
+        tmp_path, "128k", contexts=2, min_messages=300, max_messages=320, questions=10, sessions=6
+    )
+    lines = contexts.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2
+    messages = next(iter(json.loads(lines[0]).values()))
+    roles = [m["role"] for m in messages]
+    assert 300 <= len(messages) <= 320
+    assert roles.count("system") >= 6 and roles[0] == "system"
+    assert "system" in roles[len(roles) // 2 :]  # system messages mid-history
+    assert any(
+        a == b == "user" for a, b in zip(roles[:-1], roles[1:], strict=True)
+    )  # repeated roles
+    texts = [m["content"] for m in messages]
+    assert any(t.startswith("[Original_Sentence]: ") for t in texts)
+    assert any("e\u0301" in t for t in texts)  # not Unicode-normalised
+    assert any(not t.startswith(("User: ", "Assistant: ", "Current user", "[")) for t in texts)
+
+
+def test_generated_split_loads_through_the_package(tmp_path: Path) -> None:
+    questions, contexts = generate_split(
+        tmp_path, "1M", contexts=3, min_messages=20, max_messages=30, questions=12
+    )
+    records = read_questions(questions, "1M")
+    assert len(records) == 12
+    assert check_against_contexts(records, ContextStore(contexts), questions, "error") == records
+
+
+def test_shapes_are_those_of_the_released_splits() -> None:
+    assert (SHAPES["32k"].contexts, SHAPES["32k"].questions) == (37, 589)
+    assert (SHAPES["128k"].min_messages, SHAPES["128k"].max_messages) == (590, 846)
+    assert (SHAPES["1M"].contexts, SHAPES["1M"].questions) == (31, 2674)
