@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from .cache import prefix_ends
 from .contexts import ContextStore
 from .errors import PersonaMemDataError
 from .options import LETTERS, shuffled_order
@@ -96,7 +97,9 @@ def check_against_contexts(
     return kept
 
 
-def record_to_sample(record: QuestionRecord, shuffle: int | None) -> Sample:
+def record_to_sample(
+    record: QuestionRecord, shuffle: int | None, cache_prefix_ends: Sequence[int] = ()
+) -> Sample:
     """One sample: the final user message as input, every column in metadata."""
     if shuffle is None:
         # The official prompt sends the CSV cell exactly as it stands.
@@ -114,6 +117,7 @@ def record_to_sample(record: QuestionRecord, shuffle: int | None) -> Sample:
         "options": list(options.texts),
         "option_order": list(order),
         "shuffle_seed": shuffle,
+        "cache_prefix_ends": list(cache_prefix_ends),
     }
     return Sample(
         id=record.question_id,
@@ -127,6 +131,9 @@ def build_dataset(
     records: Sequence[QuestionRecord], name: str, shuffle: int | None
 ) -> MemoryDataset:
     """The task's dataset, in the order of `records`."""
+    ends = prefix_ends(records)
     return MemoryDataset(
-        [record_to_sample(record, shuffle) for record in records], name=name, shuffled=False
+        [record_to_sample(record, shuffle, ends[record.question_id]) for record in records],
+        name=name,
+        shuffled=False,
     )

@@ -39,57 +39,60 @@ def locate_split_files(
     repo_id: str = DEFAULT_REPO_ID,
     revision: str = DEFAULT_REVISION,
 ) -> SplitFiles:
-    """Resolve the split's files to local paths, downloading them if needed."""
+    """Resolve the split's two files to local paths, downloading them if needed."""
+    questions, source = locate_question_file(split, data_dir, repo_id, revision)
+    contexts, _ = _locate(contexts_filename(split), split, data_dir, repo_id, revision)
+    return SplitFiles(questions=questions, contexts=contexts, source=source)
+
+
+def locate_question_file(
+    split: Split,
+    data_dir: str | Path | None = None,
+    repo_id: str = DEFAULT_REPO_ID,
+    revision: str = DEFAULT_REVISION,
+) -> tuple[Path, str]:
+    """The split's question file alone (all that token counts need), and its source."""
+    return _locate(questions_filename(split), split, data_dir, repo_id, revision)
+
+
+def _locate(
+    name: str, split: Split, data_dir: str | Path | None, repo_id: str, revision: str
+) -> tuple[Path, str]:
     if data_dir is not None:
-        return _from_folder(split, Path(data_dir), "data_dir")
+        return _from_folder(name, split, Path(data_dir), "data_dir")
     env_dir = os.environ.get(DATA_DIR_ENV)
     if env_dir:
-        return _from_folder(split, Path(env_dir), DATA_DIR_ENV)
-    return _from_hub(split, repo_id, revision)
+        return _from_folder(name, split, Path(env_dir), DATA_DIR_ENV)
+    return _from_hub(name, split, repo_id, revision)
 
 
-def _from_folder(split: Split, folder: Path, given_by: str) -> SplitFiles:
-    names = (questions_filename(split), contexts_filename(split))
-    missing = [name for name in names if not (folder / name).is_file()]
-    if missing:
+def _from_folder(name: str, split: Split, folder: Path, given_by: str) -> tuple[Path, str]:
+    path = folder / name
+    if not path.is_file():
         raise PersonaMemDataError(
-            f"{folder} (given by {given_by}) lacks {' and '.join(missing)} for split {split}. "
+            f"{folder} (given by {given_by}) lacks {name} for split {split}. "
             f"Put the files of {DEFAULT_REPO_ID} there, or point {given_by} elsewhere."
         )
-    return SplitFiles(
-        questions=(folder / names[0]).resolve(),
-        contexts=(folder / names[1]).resolve(),
-        source=f"local folder {folder}",
-    )
+    return path.resolve(), f"local folder {folder}"
 
 
-def _from_hub(split: Split, repo_id: str, revision: str) -> SplitFiles:
+def _from_hub(name: str, split: Split, repo_id: str, revision: str) -> tuple[Path, str]:
     from huggingface_hub import hf_hub_download
 
-    paths: list[Path] = []
-    for name in (questions_filename(split), contexts_filename(split)):
-        try:
-            paths.append(
-                Path(hf_hub_download(repo_id, name, repo_type="dataset", revision=revision))
-            )
-        except Exception as ex:  # every hub failure gets the same advice
-            first_line = (str(ex).strip().splitlines() or [""])[0]
-            offline = (
-                " (HF_HUB_OFFLINE is set: only the local cache was tried)" if _offline() else ""
-            )
-            raise PersonaMemDataError(
-                f"Could not get {name} of dataset {repo_id} at revision {revision} from the "
-                f"Hugging Face hub{offline}: {type(ex).__name__}: {first_line}\n"
-                f"To run without the hub, download questions_{split}.csv and "
-                f"shared_contexts_{split}.jsonl from "
-                f"https://huggingface.co/datasets/{repo_id}/tree/{revision} into a folder and "
-                f"pass -T data_dir=FOLDER or set {DATA_DIR_ENV}=FOLDER."
-            ) from ex
-    return SplitFiles(
-        questions=paths[0].resolve(),
-        contexts=paths[1].resolve(),
-        source=f"hf://datasets/{repo_id}@{revision}",
-    )
+    try:
+        path = hf_hub_download(repo_id, name, repo_type="dataset", revision=revision)
+    except Exception as ex:  # every hub failure gets the same advice
+        first_line = (str(ex).strip().splitlines() or [""])[0]
+        offline = " (HF_HUB_OFFLINE is set: only the local cache was tried)" if _offline() else ""
+        raise PersonaMemDataError(
+            f"Could not get {name} of dataset {repo_id} at revision {revision} from the "
+            f"Hugging Face hub{offline}: {type(ex).__name__}: {first_line}\n"
+            f"To run without the hub, download {questions_filename(split)} and "
+            f"{contexts_filename(split)} from "
+            f"https://huggingface.co/datasets/{repo_id}/tree/{revision} into a folder and "
+            f"pass -T data_dir=FOLDER or set {DATA_DIR_ENV}=FOLDER."
+        ) from ex
+    return Path(path).resolve(), f"hf://datasets/{repo_id}@{revision}"
 
 
 def _offline() -> bool:

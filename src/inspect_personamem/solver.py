@@ -12,6 +12,7 @@ from pathlib import Path
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from .cache import with_cache_breakpoints
 from .contexts import open_context_store
 from .history import SystemMessagePolicy, conversation
 
@@ -21,6 +22,7 @@ def personamem_solver(
     contexts_file: str | None,
     system_messages: SystemMessagePolicy = "keep",
     keep_history_in_log: bool = False,
+    cache_breakpoints: bool = True,
 ) -> Solver:
     """Answer one question after its history.
 
@@ -29,6 +31,9 @@ def personamem_solver(
             (the no-history baseline).
         system_messages: What to do with system messages inside the history.
         keep_history_in_log: Leave the history in `state.messages` after generation.
+        cache_breakpoints: On Anthropic models, mark the sample's `cache_prefix_ends`
+            (its own history end and earlier siblings' ends) as explicit prompt-cache
+            breakpoints. Not with the `merge` policy, which rewrites the messages.
     """
     store = open_context_store(Path(contexts_file)) if contexts_file is not None else None
 
@@ -41,6 +46,8 @@ def personamem_solver(
             if store is not None
             else ()
         )
+        if cache_breakpoints and system_messages != "merge" and state.model.api == "anthropic":
+            history = with_cache_breakpoints(history, state.metadata["cache_prefix_ends"])
         state.messages = conversation(history, question, system_messages)
         sent = len(state.messages)
         state = await generate(state)

@@ -12,6 +12,7 @@ from .contexts import open_context_store
 from .dataset import NegativeEndIndexPolicy, build_dataset, check_against_contexts
 from .files import locate_split_files
 from .history import SystemMessagePolicy
+from .order import SampleOrder, order_records
 from .records import read_questions
 from .scorer import personamem_scorer
 from .solver import personamem_solver
@@ -31,6 +32,8 @@ def personamem(
     shuffle: int | None = None,
     negative_end_index: NegativeEndIndexPolicy = "official",
     keep_history_in_log: bool = False,
+    order: SampleOrder = "interleaved",
+    cache_breakpoints: bool = True,
 ) -> Task:
     """PersonaMem: pick the reply that fits the user's current profile after a long history.
 
@@ -46,6 +49,9 @@ def personamem(
         negative_end_index: Rows with a negative end index: "official" (slice as Python
             does), "skip" or "error".
         keep_history_in_log: Keep the history in the logged messages after generation.
+        order: Order of the questions: "interleaved" (round-robin across contexts, the
+            most prompt-cache hits under concurrency), "grouped", "file" or "random".
+        cache_breakpoints: On Anthropic models, mark history ends as prompt-cache breakpoints.
     """
     split = check_split(split)
     files = locate_split_files(split, data_dir, repo_id, revision)
@@ -54,11 +60,12 @@ def personamem(
         read_questions(files.questions, split), store, files.questions, negative_end_index
     )
     return Task(
-        dataset=build_dataset(records, f"personamem_{split}", shuffle),
+        dataset=build_dataset(order_records(records, order), f"personamem_{split}", shuffle),
         solver=personamem_solver(
             str(files.contexts) if history == "full" else None,
             system_messages=system_messages,
             keep_history_in_log=keep_history_in_log,
+            cache_breakpoints=cache_breakpoints,
         ),
         scorer=personamem_scorer(),
         metadata={"split": split, "data_source": files.source},

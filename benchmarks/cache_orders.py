@@ -1,0 +1,70 @@
+"""Cacheable share of input tokens for each question order, per split (simulation).
+
+For each split (the real 32k question file where ../shared/data has it, else a
+synthetic file of the 32k shape; synthetic files of the real 128k and 1M shapes),
+prints the share of input tokens a provider could serve from its prompt cache when
+Inspect sends the questions in each order, and that share as a fraction of the ideal
+(one request at a time, no expiry). Usage:
+
+    python benchmarks/cache_orders.py [--concurrency 8 32 64] [--latency 20] [--ttl 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from inspect_personamem.cache import CacheSettings, ideal_cached_tokens, requests_for, simulate
+from inspect_personamem.order import ORDERS, order_records
+from inspect_personamem.records import QuestionRecord, read_questions
+from inspect_personamem.splits import SPLITS, Split
+from inspect_personamem.synthetic import SHAPES, context_sizes, question_rows, write_questions
+
+REAL_32K = Path(__file__).resolve().parents[2] / "shared" / "data" / "questions_32k.csv"
+
+
+def split_records(split: Split, folder: Path) -> tuple[list[QuestionRecord], str]:
+    """The real 32k questions if present, else a synthetic file of the split's shape."""
+    if split == "32k" and REAL_32K.is_file():
+        return read_questions(REAL_32K, split), "real file"
+    shape = SHAPES[split]
+    sizes = context_sizes(shape.contexts, shape.min_messages, shape.max_messages)
+    path = folder / f"questions_{split}.csv"
+    write_questions(path, question_rows(split, sizes, shape.questions))
+    return read_questions(path, split), "synthetic, real shape"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[8, 32, 64])
+    parser.add_argument("--latency", type=float, default=20.0)
+    parser.add_argument("--ttl", type=float, default=300.0)
+    args = parser.parse_args()
+    print(
+        f"latency {args.latency:g} s a request, cache lifetime {args.ttl:g} s; "
+        "cells: cached share of input tokens (fraction of the ideal)\n"
+    )
+    header = "| split | questions | concurrency | ideal | " + " | ".join(ORDERS) + " |"
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
+    with tempfile.TemporaryDirectory() as tmp:
+        for split in SPLITS:
+            records, kind = split_records(split, Path(tmp))
+            base = requests_for(records)
+            ideal = ideal_cached_tokens(base) / sum(r.input_tokens for r in base)
+            for concurrency in args.concurrency:
+                settings = CacheSettings(concurrency, args.latency, args.ttl)
+                cells = []
+                for order in ORDERS:
+                    share = simulate(requests_for(order_records(records, order)), settings).share
+                    cells.append(f"{share:.1%} ({share / ideal:.2f})")
+                print(
+                    f"| {split} ({kind}) | {len(records)} | {concurrency} | {ideal:.1%} | "
+                    + " | ".join(cells)
+                    + " |"
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,164 @@
+"""Simulated prompt caching: what share of input tokens a provider could serve from cache.
+
+A request's prompt is its question's history (a prefix shared with every other
+question of the same context, up to the shorter of the two) followed by the
+question. The simulator launches requests in the given order on `concurrency`
+slots, as Inspect does; a request can reuse the prefix of any earlier request of
+its context that has finished by the time it starts and whose cache entry has not
+expired (entries are refreshed when used). Token counts come from the question
+file (`context_length_in_tokens`), so no tokenizer is needed.
+
+The ideal (unlimited time, one request at a time) is the same for every order: all
+history tokens but the longest history of each context.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from inspect_ai.model import ChatMessage, ContentText
+
+from .prompt import final_user_message
+from .records import QuestionRecord
+
+
+@dataclass(frozen=True)
+class Request:
+    """One question as the cache sees it."""
+
+    context_id: str
+    prefix_tokens: int
+    """Tokens of the shareable prefix (the history)."""
+    input_tokens: int
+    """All input tokens of the request (history and final user message)."""
+
+
+@dataclass(frozen=True)
+class CacheSettings:
+    """How requests are served: concurrency, duration of a request, cache lifetime."""
+
+    concurrency: int = 32
+    latency_s: float = 20.0
+    """Seconds from a request's start until its prefix is in the cache."""
+    ttl_s: float | None = 300.0
+    """Seconds an unused cache entry lives; None = forever."""
+
+
+@dataclass(frozen=True)
+class CacheResult:
+    cached_tokens: int
+    input_tokens: int
+    duration_s: float
+
+    @property
+    def share(self) -> float:
+        return self.cached_tokens / self.input_tokens if self.input_tokens else 0.0
+
+
+def ideal_cached_tokens(requests: Iterable[Request]) -> int:
+    """Cached tokens with one request at a time and no expiry, whatever the order."""
+    total = 0
+    longest: dict[str, int] = {}
+    for request in requests:
+        total += request.prefix_tokens
+        longest[request.context_id] = max(longest.get(request.context_id, 0), request.prefix_tokens)
+    return total - sum(longest.values())
+
+
+def simulate(requests: Sequence[Request], settings: CacheSettings) -> CacheResult:
+    """Run the requests in order on the settings' slots and count cache hits."""
+    slots = [0.0] * settings.concurrency  # times at which each slot frees up
+    finishing: list[tuple[float, int]] = []  # (finish time, request index), not yet cached
+    entries: dict[str, list[list[float]]] = {}  # context -> [[prefix tokens, last used]]
+    cached = 0
+    total = 0
+    for index, request in enumerate(requests):
+        start = heapq.heappop(slots)
+        while finishing and finishing[0][0] <= start:
+            finished_at, done = heapq.heappop(finishing)
+            entries.setdefault(requests[done].context_id, []).append(
+                [requests[done].prefix_tokens, finished_at]
+            )
+        best: list[float] | None = None
+        for entry in entries.get(request.context_id, ()):
+            if settings.ttl_s is not None and start - entry[1] > settings.ttl_s:
+                continue
+            if best is None or min(entry[0], request.prefix_tokens) > min(
+                best[0], request.prefix_tokens
+            ):
+                best = entry
+        if best is not None:
+            cached += int(min(best[0], request.prefix_tokens))
+            best[1] = start
+        total += request.input_tokens
+        end = start + settings.latency_s
+        heapq.heappush(slots, end)
+        heapq.heappush(finishing, (end, index))
+    return CacheResult(cached_tokens=cached, input_tokens=total, duration_s=max(slots))
+
+
+def requests_for(records: Iterable[QuestionRecord]) -> list[Request]:
+    """Requests for question records, in their order.
+
+    The prefix is the row's `context_length_in_tokens` (GPT-4o tokenizer). The final
+    user message is counted with that row's own letters-per-token ratio, as the file
+    gives no token count for it.
+    """
+    requests = []
+    for record in records:
+        tokens = int(record.columns["context_length_in_tokens"])
+        letters = int(record.columns["context_length_in_letters"])
+        per_token = letters / tokens if tokens > 0 and letters > 0 else 4.0
+        message = final_user_message(record.question, str(record.columns["all_options"]))
+        requests.append(
+            Request(record.context_id, tokens, tokens + round(len(message) / per_token))
+        )
+    return requests
+
+
+MAX_BREAKPOINTS = 4
+"""Anthropic accepts at most four cache breakpoints per request."""
+
+
+def prefix_ends(records: Sequence[QuestionRecord]) -> dict[str, list[int]]:
+    """Question id -> the history ends worth marking as cache breakpoints.
+
+    Its own end (so later siblings can reuse it) and the largest earlier ends of
+    other questions of its context (which earlier siblings wrote to the cache),
+    four at most, longest first.
+    """
+    ends: dict[str, set[int]] = {}
+    for record in records:
+        ends.setdefault(record.context_id, set()).add(record.end_index)
+    chosen: dict[str, list[int]] = {}
+    for record in records:
+        shorter = sorted(
+            (e for e in ends[record.context_id] if 0 < e < record.end_index), reverse=True
+        )
+        own = [record.end_index] if record.end_index > 0 else []
+        chosen[record.question_id] = (own + shorter)[:MAX_BREAKPOINTS]
+    return chosen
+
+
+def with_cache_breakpoints(
+    messages: Sequence[ChatMessage], ends: Iterable[int]
+) -> list[ChatMessage]:
+    """The messages with an explicit cache breakpoint after each prefix end.
+
+    A breakpoint goes on the last non-system message at or before the end (Anthropic
+    does not take one on a mid-conversation system message). Marked messages are
+    copies; the others are the shared originals.
+    """
+    marked = list(messages)
+    for end in ends:
+        index = min(end, len(marked)) - 1
+        while index >= 0 and marked[index].role == "system":
+            index -= 1
+        if index < 0:
+            continue
+        message = marked[index]
+        content = [ContentText(text=message.text, cache_breakpoint=True)]
+        marked[index] = message.model_copy(update={"content": content})
+    return marked

@@ -1,0 +1,123 @@
+"""Tokens and cost of a run, before running it.
+
+Reads the split's question file (located as the task locates it; the large context
+file is not needed), counts input tokens from the file's own token counts, simulates
+prompt caching for the task's default order, and prices the run with and without
+caching from a price table shipped with its date and sources (overridable).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.resources import files as package_files
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .cache import CacheResult, CacheSettings, ideal_cached_tokens, requests_for, simulate
+from .files import locate_question_file
+from .order import SampleOrder, order_records
+from .records import read_questions
+from .splits import DEFAULT_REPO_ID, DEFAULT_REVISION, Split
+
+PER_MILLION = 1_000_000
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million tokens."""
+
+    input: float
+    cached_input: float
+    output: float
+    cache_write: float | None = None
+    """Anthropic-style surcharge on tokens written to the cache; None if free."""
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    prices: dict[str, Price]
+    as_of: str
+    source: str
+
+    def price(self, model: str) -> Price:
+        """The price of `model`: an exact entry, else the longest entry it begins with
+        (so `openai/gpt-4.1-2025-04-14` takes `openai/gpt-4.1`)."""
+        if model in self.prices:
+            return self.prices[model]
+        matches = [name for name in self.prices if model.startswith(name)]
+        if not matches:
+            known = ", ".join(sorted(self.prices))
+            raise ValueError(
+                f"No price for {model!r} in {self.source}; known: {known}. Pass --prices FILE "
+                "or --price-input/--price-cached-input/--price-output."
+            )
+        return self.prices[max(matches, key=len)]
+
+
+def load_prices(path: Path | None = None) -> PriceTable:
+    """The shipped price table, or a file in the same format."""
+    source = str(path) if path else "inspect_personamem/prices.yaml"
+    text = (
+        path.read_text(encoding="utf-8")
+        if path
+        else package_files("inspect_personamem").joinpath("prices.yaml").read_text("utf-8")
+    )
+    data: dict[str, Any] = yaml.safe_load(text)
+    try:
+        prices = {name: Price(**values) for name, values in data["models"].items()}
+    except (KeyError, TypeError) as ex:
+        raise ValueError(
+            f"{source}: expected 'models: {{name: {{input, cached_input, output}}}}' ({ex})"
+        ) from None
+    return PriceTable(prices=prices, as_of=str(data.get("as_of", "unknown")), source=source)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    split: Split
+    questions: int
+    source: str
+    cache: CacheResult
+    ideal_cached_tokens: int
+    prefix_tokens: int
+    output_tokens: int
+
+    def cost(self, price: Price, caching: bool) -> float:
+        """US dollars for the run, with or without prompt caching."""
+        output = self.output_tokens * price.output
+        if not caching:
+            return (self.cache.input_tokens * price.input + output) / PER_MILLION
+        cached = self.cache.cached_tokens
+        written = self.prefix_tokens - cached if price.cache_write is not None else 0
+        uncached = self.cache.input_tokens - cached - written
+        write_cost = written * (price.cache_write or 0.0)
+        return (
+            uncached * price.input + cached * price.cached_input + write_cost + output
+        ) / PER_MILLION
+
+
+def estimate(
+    split: Split,
+    *,
+    data_dir: str | None = None,
+    repo_id: str = DEFAULT_REPO_ID,
+    revision: str = DEFAULT_REVISION,
+    order: SampleOrder = "interleaved",
+    settings: CacheSettings | None = None,
+    output_tokens_per_question: int = 300,
+) -> Estimate:
+    """Count a run's tokens and simulate its prompt caching."""
+    questions, source = locate_question_file(split, data_dir, repo_id, revision)
+    records = order_records(read_questions(questions, split), order)
+    requests = requests_for(records)
+    return Estimate(
+        split=split,
+        questions=len(records),
+        source=source,
+        cache=simulate(requests, settings or CacheSettings()),
+        ideal_cached_tokens=ideal_cached_tokens(requests),
+        prefix_tokens=sum(r.prefix_tokens for r in requests),
+        output_tokens=output_tokens_per_question * len(records),
+    )

@@ -1,0 +1,93 @@
+"""`inspect-personamem estimate`: questions, tokens, cacheable share and cost of a run."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from .cache import CacheSettings
+from .estimate import Estimate, Price, estimate, load_prices
+from .order import ORDERS
+from .splits import DEFAULT_REPO_ID, DEFAULT_REVISION, SPLITS, check_split
+from .usage import logged_usage
+
+
+def add_command(commands: Any) -> None:
+    """Register the `estimate` subcommand."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "estimate",
+        help="tokens and cost of a run, before running it",
+        description=__doc__,
+    )
+    parser.add_argument("--split", choices=SPLITS, required=True)
+    parser.add_argument("--model", required=True, help="e.g. openai/gpt-4.1")
+    parser.add_argument("--data-dir", help="folder with the split's files (as -T data_dir)")
+    parser.add_argument("--repo-id", default=DEFAULT_REPO_ID)
+    parser.add_argument("--revision", default=DEFAULT_REVISION)
+    parser.add_argument("--order", choices=ORDERS, default="interleaved")
+    parser.add_argument("--output-tokens", type=int, default=300, help="expected per question")
+    parser.add_argument("--concurrency", type=int, default=32, help="requests in flight")
+    parser.add_argument("--latency", type=float, default=20.0, help="seconds per request")
+    parser.add_argument(
+        "--cache-ttl", type=float, default=300.0, help="seconds an unused cache entry lives"
+    )
+    parser.add_argument("--prices", type=Path, help="price table (format of prices.yaml)")
+    parser.add_argument("--price-input", type=float, help="USD per 1M input tokens")
+    parser.add_argument("--price-cached-input", type=float, help="USD per 1M cached tokens")
+    parser.add_argument("--price-output", type=float, help="USD per 1M output tokens")
+    parser.add_argument(
+        "--compare", type=Path, help="an .eval log of this run: print its reported usage beside"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    result = estimate(
+        check_split(args.split),
+        data_dir=args.data_dir,
+        repo_id=args.repo_id,
+        revision=args.revision,
+        order=args.order,
+        settings=CacheSettings(args.concurrency, args.latency, args.cache_ttl),
+        output_tokens_per_question=args.output_tokens,
+    )
+    table = load_prices(args.prices)
+    overrides = (args.price_input, args.price_cached_input, args.price_output)
+    if all(value is not None for value in overrides):
+        price, price_note = Price(*overrides), "given on the command line"
+    else:
+        price = table.price(args.model)
+        price_note = f"{table.source}, as of {table.as_of}"
+    print(render(result, args, price, price_note))
+    if args.compare:
+        print(logged_usage(args.compare).render(result))
+    return 0
+
+
+def render(result: Estimate, args: argparse.Namespace, price: Price, price_note: str) -> str:
+    """The estimate as an aligned plain-text table."""
+    cache = result.cache
+    ideal = result.ideal_cached_tokens / cache.input_tokens if cache.input_tokens else 0.0
+    write = f", cache write {price.cache_write:.3f}" if price.cache_write is not None else ""
+    rows = [
+        ("split", f"{result.split} ({result.source})"),
+        ("questions", f"{result.questions:,}"),
+        ("input tokens", f"{cache.input_tokens:,} (history {result.prefix_tokens:,})"),
+        ("output tokens", f"{result.output_tokens:,} (expected: {args.output_tokens} a question)"),
+        (
+            "cacheable share",
+            f"{cache.share:.1%} of input tokens (ideal {ideal:.1%}; order={args.order}, "
+            f"{args.concurrency} concurrent, {args.latency:g} s a request, "
+            f"{args.cache_ttl:g} s cache lifetime)",
+        ),
+        (
+            "price",
+            f"{args.model}: input {price.input:.3f}, cached input {price.cached_input:.3f}"
+            f"{write}, output {price.output:.3f} USD per 1M tokens ({price_note})",
+        ),
+        ("cost without caching", f"${result.cost(price, caching=False):,.2f}"),
+        ("cost with caching", f"${result.cost(price, caching=True):,.2f}"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)

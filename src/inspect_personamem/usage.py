@@ -1,0 +1,61 @@
+"""The token usage providers reported for a run, as Inspect summed it in the log.
+
+Inspect adds up each model call's usage in `EvalLog.stats.model_usage`, with cached
+reads and cache writes apart from uncached input. This reads that sum so that an
+estimate can be checked against what the provider actually counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from inspect_ai.log import read_eval_log
+
+if TYPE_CHECKING:
+    from .estimate import Estimate
+
+
+@dataclass(frozen=True)
+class LoggedUsage:
+    samples: int
+    uncached_input: int
+    cache_read: int
+    cache_write: int
+    output: int
+
+    @property
+    def input(self) -> int:
+        return self.uncached_input + self.cache_read + self.cache_write
+
+    def render(self, estimate: Estimate) -> str:
+        """The reported usage beside the estimate scaled to the same number of questions."""
+        scale = self.samples / estimate.questions if estimate.questions else 0.0
+        cached_share = self.cache_read / self.input if self.input else 0.0
+        return "\n".join(
+            [
+                f"reported by the provider ({self.samples} samples in the log):",
+                f"  input tokens   {self.input:,} (cached {self.cache_read:,} = "
+                f"{cached_share:.1%}; cache writes {self.cache_write:,})",
+                f"  output tokens  {self.output:,}",
+                f"estimate for {self.samples} samples:",
+                f"  input tokens   {round(estimate.cache.input_tokens * scale):,} "
+                f"(cached {estimate.cache.share:.1%})",
+                f"  output tokens  {round(estimate.output_tokens * scale):,}",
+            ]
+        )
+
+
+def logged_usage(path: Path) -> LoggedUsage:
+    """Sum of the usage of every model in the log at `path` (header only is read)."""
+    log = read_eval_log(str(path), header_only=True)
+    usages = list(log.stats.model_usage.values())
+    samples = log.results.completed_samples if log.results else 0
+    return LoggedUsage(
+        samples=samples,
+        uncached_input=sum(u.input_tokens for u in usages),
+        cache_read=sum(u.input_tokens_cache_read or 0 for u in usages),
+        cache_write=sum(u.input_tokens_cache_write or 0 for u in usages),
+        output=sum(u.output_tokens for u in usages),
+    )
