@@ -98,9 +98,9 @@ def category_figure(summaries: Sequence[RunSummary], folder: Path, title: str) -
 def _legend(figure: Figure, axes: Axes) -> None:
     """One legend below the plot, where it hides no bar or line."""
     handles, labels = axes.get_legend_handles_labels()
-    figure.legend(
-        handles, labels, loc="outside lower center", ncols=min(3, len(labels)), fontsize=9
-    )
+    longest = max(len(label) for label in labels)
+    columns = 3 if longest <= 40 else 2 if longest <= 60 else 1
+    figure.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize=9)
 
 
 def _session_lines(axes: Axes, summary: RunSummary, colour: object, label: str) -> None:

@@ -194,12 +194,13 @@ def estimates_table(summaries: Sequence[RunSummary]) -> Table:
 class HistoryPair:
     full: RunSummary
     none: RunSummary
-    candidates: int
-    """Runs of this model and setting (both histories); the latest of each is paired."""
 
 
 def history_pairs(summaries: Sequence[RunSummary]) -> list[HistoryPair]:
-    """Runs that differ only in `history`: the latest full run and the latest none run."""
+    """Runs that differ only in `history`, one pair per model and setting.
+
+    Of several runs of one kind, the latest complete one is taken (else the latest).
+    """
     groups: dict[tuple[object, ...], list[RunSummary]] = defaultdict(list)
     for s in summaries:
         rest = tuple((k, v) for k, v in s.run.settings.items() if k != "history")
@@ -209,10 +210,12 @@ def history_pairs(summaries: Sequence[RunSummary]) -> list[HistoryPair]:
         full = [s for s in members if s.run.settings["history"] == "full"]
         none = [s for s in members if s.run.settings["history"] == "none"]
         if full and none:
-            latest = max(full, key=lambda s: s.run.created)
-            baseline = max(none, key=lambda s: s.run.created)
-            pairs.append(HistoryPair(latest, baseline, len(members)))
+            pairs.append(HistoryPair(_preferred(full), _preferred(none)))
     return pairs
+
+
+def _preferred(runs: Sequence[RunSummary]) -> RunSummary:
+    return max(runs, key=lambda s: (s.run.complete, s.run.created))
 
 
 def history_gain_table(pairs: Sequence[HistoryPair]) -> Table:
@@ -239,7 +242,7 @@ def history_gain_table(pairs: Sequence[HistoryPair]) -> Table:
         "Gain from the history (history=full minus history=none)",
         "Accuracy points gained by sending the conversation history, for runs that differ "
         "only in `history`. Where a model and setting were run several times, the latest "
-        "run of each kind is paired.",
+        "complete run of each kind (else the latest) is paired.",
         columns,
         rows,
     )
