@@ -423,8 +423,8 @@ def test_check_flags_stored_metrics_that_do_not_match(logs: Logs, tmp_path: Path
     log = read_eval_log(logs.locations["a_none"])
     assert log.results is not None
     log.results.scores[0].metrics["accuracy"].value += 0.1
-    write_eval_log(log, str(tmp_path / "edited.eval"))
-    report = build_report([tmp_path / "edited.eval"], tmp_path / "out")
+    write_eval_log(log, str(tmp_path / "edited.json"))
+    report = build_report([tmp_path / "edited.json"], tmp_path / "out")
     assert any("MISMATCH in 1 of" in note and "accuracy stored" in note for note in report.notes)
 
 
