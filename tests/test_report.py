@@ -36,6 +36,7 @@ from inspect_personamem.cli import main
 from inspect_personamem.question_types import CATEGORIES, CATEGORY_TITLES
 from inspect_personamem.report import ReportError, build_report
 from inspect_personamem.report.figures import DPI, SIZES
+from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import read_runs
 from inspect_personamem.synthetic import generate_split
 
@@ -426,6 +427,19 @@ def test_check_flags_stored_metrics_that_do_not_match(logs: Logs, tmp_path: Path
     write_eval_log(log, str(tmp_path / "edited.json"))
     report = build_report([tmp_path / "edited.json"], tmp_path / "out")
     assert any("MISMATCH in 1 of" in note and "accuracy stored" in note for note in report.notes)
+
+
+def test_method_is_a_setting_and_generate_by_default(logs: Logs, tmp_path: Path) -> None:
+    log = read_eval_log(logs.locations["a_full"], header_only=True)
+    log.eval.task_args["method"] = "logprob"
+    write_eval_log(log, str(tmp_path / "logprob.json"))
+    runs = read_runs([logs.locations["a_full"], tmp_path / "logprob.json"]).runs
+    assert [run.settings["method"] for run in runs] == ["generate", "logprob"]
+    assert runs[0].key != runs[1].key
+    assert run_labels(runs) == [
+        "mockllm/model-a, method=generate",
+        "mockllm/model-a, method=logprob",
+    ]
 
 
 def test_runs_of_other_splits_are_not_compared_with_128k(tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ PERSONAMEM_TASKS = frozenset({"personamem", *(f"personamem_{split}" for split in
 """Task names (without the package prefix) whose logs a report reads."""
 
 SCORER = "personamem_scorer"
+"""The task's scorer; a log naming another single scorer (a future method) uses that one."""
 
 SETTING_DEFAULTS: dict[str, str] = {
     "history": "full",
@@ -155,20 +156,23 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
     split = str(
         (spec.metadata or {}).get("split") or task_args.get("split") or _split_of(spec.task)
     )
+    scorer_names = [scorer.name for scorer in spec.scorers or []]
+    scorer = SCORER if SCORER in scorer_names or not scorer_names else scorer_names[0]
     epochs: dict[str, list[EvalSampleSummary]] = defaultdict(list)
     errors = 0
     for summary in summaries:
         if summary.error is not None:
             errors += 1
-        elif summary.scores and SCORER in summary.scores:
+        elif summary.scores and scorer in summary.scores:
             epochs[str(summary.id)].append(summary)
     stored = None
     if header.results is not None:
         stored = {
             name: float(metric.value)
             for score in header.results.scores
-            if score.name == SCORER
+            if score.name == scorer
             for name, metric in score.metrics.items()
+            if isinstance(metric.value, int | float)
         }
     planned = len(spec.dataset.sample_ids) if spec.dataset.sample_ids else spec.dataset.samples or 0
     return Run(
@@ -182,13 +186,13 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         epochs=spec.config.epochs or 1,
         reducer=", ".join(spec.config.epochs_reducer or ["mean"]),
         planned=planned,
-        samples=tuple(_sample(file, sample_epochs) for sample_epochs in epochs.values()),
+        samples=tuple(_sample(file, scorer, sample_epochs) for sample_epochs in epochs.values()),
         errors=errors,
         stored_metrics=stored,
     )
 
 
-def _sample(file: str, epochs: list[EvalSampleSummary]) -> SampleResult:
+def _sample(file: str, scorer: str, epochs: list[EvalSampleSummary]) -> SampleResult:
     epochs = sorted(epochs, key=lambda summary: summary.epoch)
     first = epochs[0]
     metadata = first.metadata
@@ -199,7 +203,7 @@ def _sample(file: str, epochs: list[EvalSampleSummary]) -> SampleResult:
     ]
     if missing:
         raise ReportError(f"{file}: sample {first.id} lacks metadata field(s) {', '.join(missing)}")
-    scores = [summary.scores[SCORER] for summary in epochs if summary.scores]
+    scores = [summary.scores[scorer] for summary in epochs if summary.scores]
     unparsed = [(score.metadata or {}).get("status", "single") != "single" for score in scores]
     return SampleResult(
         id=str(first.id),
