@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TASK = "inspect_personamem/personamem_128k"
 T_975_DF3 = 3.182446305284263  # Student's t, 97.5% quantile, 3 degrees of freedom
 CONTEXTS = 4
+QUESTIONS = 24
 
 
 def mock_model(name: str, answer: Any) -> Model:
@@ -85,7 +86,9 @@ def run(model: Model, logs: Path, data: Path, **kwargs: Any) -> str:
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Logs:
     root = tmp_path_factory.mktemp("report")
     data, folder = root / "data", root / "logs"
-    generate_split(data, "128k", contexts=CONTEXTS, min_messages=12, max_messages=24, questions=28)
+    generate_split(
+        data, "128k", contexts=CONTEXTS, min_messages=12, max_messages=24, questions=QUESTIONS
+    )
     locations: dict[str, str] = {}
 
     def model_a(messages: list[ChatMessage]) -> str:
@@ -275,7 +278,7 @@ def test_reads_every_run_and_skips_other_tasks(logs: Logs) -> None:
     by_status = sorted(run.status for run in result.runs)
     assert by_status == ["error", "success", "success", "success", "success"]
     interrupted = next(run for run in result.runs if run.status == "error")
-    assert 0 < len(interrupted.samples) < interrupted.planned == 28
+    assert 0 < len(interrupted.samples) < interrupted.planned == QUESTIONS
     assert interrupted.stored_metrics is None
     assert {run.settings["history"] for run in result.runs} == {"full", "none"}
     assert {run.settings["method"] for run in result.runs} == {"generate"}
@@ -366,6 +369,8 @@ def test_history_gain_pairs_the_latest_runs(logs: Logs, report_dir: Path) -> Non
     for key in CATEGORIES:
         gain = full_categories.get(key, math.nan) - none_categories.get(key, math.nan)
         assert close(row[CATEGORY_TITLES[key]], gain)
+    macro_gain = mean(list(full_categories.values())) - mean(list(none_categories.values()))
+    assert close(row["macro average"], macro_gain)
 
 
 def published_gpt_4o() -> dict[str, float]:
@@ -383,10 +388,20 @@ def test_published_comparison_uses_the_named_model(logs: Logs, report_dir: Path)
         assert float(row["overall"]) == 0.45
         assert float(row["Recall user-shared facts"]) == gpt_4o["Recall User Shared Facts"]
         assert float(row["Suggest new ideas"]) == gpt_4o["Suggest New Ideas"]
+    expected = expected_by_label(logs, report_dir)
     ours = {row["run"]: row for row in rows if row["source"] == "this run"}
+    for label, row in ours.items():
+        categories = grouped(expected[label], "category")
+        assert close(row["overall"], mean(list(expected[label].values.values())))
+        for key in CATEGORIES:
+            assert close(row[CATEGORY_TITLES[key]], categories.get(key, math.nan))
     for row in rows:
         if row["source"] == "difference":
             assert close(row["overall"], float(ours[row["run"]]["overall"]) - 0.45)
+            title = "Recall user-shared facts"
+            assert close(
+                row[title], float(ours[row["run"]][title]) - gpt_4o["Recall User Shared Facts"]
+            )
 
 
 def png_size(path: Path) -> tuple[int, int]:
