@@ -484,6 +484,11 @@ def test_command_rejects_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "'GPT-9' is not a published model" in capsys.readouterr().err
     with pytest.raises(ReportError, match="no Inspect logs"):
         build_report([empty], tmp_path / "o")
+    (empty / "broken.eval").write_bytes(b"not a zip file")
+    with pytest.raises(ReportError, match="no PersonaMem runs"):
+        build_report([empty], tmp_path / "o")
+    [note] = read_runs([empty]).notes
+    assert "broken.eval" in note and "not a readable Inspect log" in note
 
 
 def test_package_and_report_import_without_matplotlib() -> None:

@@ -98,7 +98,8 @@ def build_report(
     figures = _figures_module()
     read = read_runs(paths)
     if not read.runs:
-        raise ReportError(f"no PersonaMem runs in {', '.join(map(str, paths))}")
+        skipped = "".join(f"\n  {note}" for note in read.notes)
+        raise ReportError(f"no PersonaMem runs in {', '.join(map(str, paths))}{skipped}")
     notes = list(read.notes)
     summaries = [
         summarise(run, label) for run, label in zip(read.runs, run_labels(read.runs), strict=True)

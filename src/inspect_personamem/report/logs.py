@@ -93,9 +93,13 @@ class Run:
     """The metrics Inspect stored for the scorer; None for an unfinished run."""
 
     @property
-    def key(self) -> tuple[str, str, str, tuple[tuple[str, str], ...]]:
-        """Model x task x setting: runs with equal keys differ only in time."""
-        return (self.model, self.task, self.split, tuple(sorted(self.settings.items())))
+    def key(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+        """Model x split x setting: runs with equal keys differ only in time.
+
+        The split, not the task name: `personamem_128k` and `personamem -T split=128k`
+        are the same task.
+        """
+        return (self.model, self.split, tuple(sorted(self.settings.items())))
 
     @property
     def complete(self) -> bool:
