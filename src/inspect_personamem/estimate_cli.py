@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from .cache import CacheSettings
-from .estimate import Estimate, Price, estimate, load_prices
 from .order import ORDERS
 from .splits import DEFAULT_REPO_ID, DEFAULT_REVISION, SPLITS, check_split
-from .usage import logged_usage
+
+if TYPE_CHECKING:
+    from .estimate import Estimate, Price
 
 
-def add_command(commands: Any) -> None:
+def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the `estimate` subcommand."""
     parser: argparse.ArgumentParser = commands.add_parser(
         "estimate",
@@ -39,10 +39,15 @@ def add_command(commands: Any) -> None:
     parser.add_argument(
         "--compare", type=Path, help="an .eval log of this run: print its reported usage beside"
     )
-    parser.set_defaults(run=run)
+    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    # imported here so that `inspect-personamem --help` needs no Inspect import
+    from .cache import CacheSettings
+    from .estimate import Price, estimate, load_prices
+    from .usage import logged_usage
+
     result = estimate(
         check_split(args.split),
         data_dir=args.data_dir,

@@ -1,0 +1,127 @@
+"""Accuracy and its 95% interval, recomputed from a run's per-question scores.
+
+The estimators are Inspect's own metrics, called on the scores read from the log:
+`accuracy()`, `stderr(cluster="shared_context_id")` (questions that share a history
+are not independent) and `ci(0.95, cluster=...)`, whose interval is the mean plus or
+minus Student's t with (contexts - 1) degrees of freedom times that clustered
+standard error (clipped to [0, 1]). So a number in the report is the number
+`inspect view` shows, and the same estimator gives the intervals of groups Inspect
+does not store.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar, cast
+
+from inspect_ai.scorer import Metric, SampleScore, Score, Value, accuracy, ci, stderr
+
+from ..metrics import CLUSTER_KEY
+from ..question_types import CATEGORIES
+from .logs import Run, SampleResult
+
+LEVEL = 0.95
+K = TypeVar("K", str, int)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Accuracy over some questions, with its clustered standard error and interval.
+
+    The interval is Inspect's `ci`, clipped to [0, 1] (with few contexts the t factor
+    is large). With fewer than two contexts the clustered error cannot be estimated:
+    Inspect gives 0, and the interval here is NaN (shown blank), not a false zero width.
+    """
+
+    n: int
+    contexts: int
+    accuracy: float
+    stderr: float
+    low: float
+    high: float
+
+
+def _apply(metric: Metric, scores: list[SampleScore]) -> Value:
+    """Call an Inspect metric on scores (its type also allows a deprecated signature)."""
+    return cast(Callable[[list[SampleScore]], Value], metric)(scores)
+
+
+NO_ESTIMATE = Estimate(0, 0, math.nan, math.nan, math.nan, math.nan)
+"""What a group without questions gets (drawn as a gap, shown as a dash)."""
+
+
+def estimate(samples: Sequence[SampleResult]) -> Estimate:
+    """Accuracy, clustered standard error and 95% interval of `samples`."""
+    if not samples:
+        return NO_ESTIMATE
+    scores = [
+        SampleScore(
+            score=Score(value=sample.value),
+            sample_id=sample.id,
+            sample_metadata={CLUSTER_KEY: sample.context_id},
+        )
+        for sample in samples
+    ]
+    contexts = len({sample.context_id for sample in samples})
+    interval = cast(dict[str, float], _apply(ci(LEVEL, cluster=CLUSTER_KEY), scores))
+    enough = contexts >= 2
+    return Estimate(
+        n=len(samples),
+        contexts=contexts,
+        accuracy=float(cast(float, _apply(accuracy(), scores))),
+        stderr=float(cast(float, _apply(stderr(cluster=CLUSTER_KEY), scores))),
+        low=max(0.0, float(interval["lower"])) if enough else math.nan,
+        high=min(1.0, float(interval["upper"])) if enough else math.nan,
+    )
+
+
+def by_group(
+    samples: Sequence[SampleResult], key: Callable[[SampleResult], K]
+) -> dict[K, Estimate]:
+    """One estimate per value of `key`, in sorted order of the values."""
+    groups: dict[K, list[SampleResult]] = defaultdict(list)
+    for sample in samples:
+        groups[key(sample)].append(sample)
+    return {group: estimate(groups[group]) for group in sorted(groups)}
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """Everything the report shows about one run."""
+
+    run: Run
+    label: str
+    overall: Estimate
+    categories: dict[str, Estimate]
+    """Paper category key -> estimate, in the paper's order; absent categories left out."""
+    topics: dict[str, Estimate]
+    sessions: dict[int, Estimate]
+    unparsed: float
+    """Share of scored answers (all epochs) with no single option letter."""
+
+    @property
+    def macro(self) -> float:
+        """Mean of the per-category accuracies (each category weighs the same)."""
+        values = [group.accuracy for group in self.categories.values()]
+        return sum(values) / len(values) if values else float("nan")
+
+
+def summarise(run: Run, label: str) -> RunSummary:
+    samples = run.samples
+    categories = by_group(samples, lambda s: s.category)
+    ordered = {key: categories.pop(key) for key in CATEGORIES if key in categories}
+    ordered.update(categories)  # labels outside the paper's seven, should a log have them
+    return RunSummary(
+        run=run,
+        label=label,
+        overall=estimate(samples),
+        categories=ordered,
+        topics=by_group(samples, lambda s: s.topic),
+        sessions=by_group(samples, lambda s: s.sessions),
+        unparsed=(
+            math.fsum(s.unparsed for s in samples) / len(samples) if samples else float("nan")
+        ),
+    )

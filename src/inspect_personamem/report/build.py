@@ -1,0 +1,162 @@
+"""One report from many logs: read, recompute, check, then write tables, figures, page.
+
+Output folder layout::
+
+    index.html               the page (figures embedded; links to the files below)
+    tables/<name>.md, .csv   overall, categories, history_gain, sessions, topics,
+                             published, estimates (the last three only when they apply)
+    figures/<name>.png, .svg categories, sessions, published_<n>_<run>
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from .accuracy import RunSummary, summarise
+from .check import check
+from .html_page import FigureFile, write_page
+from .labels import run_labels
+from .logs import ReportError, read_runs
+from .published import DEFAULT_NAMES, SPLIT, PublishedModel, published_models, published_name
+from .tables import (
+    Table,
+    category_table,
+    estimates_table,
+    history_gain_table,
+    history_pairs,
+    overall_table,
+    published_table,
+    sessions_table,
+    topic_table,
+)
+
+TITLE = "PersonaMem report"
+
+
+@dataclass(frozen=True)
+class Report:
+    index: Path
+    summaries: list[RunSummary]
+    tables: list[Table]
+    figures: list[FigureFile]
+    notes: list[str]
+
+
+def _figures_module() -> ModuleType:
+    try:
+        from . import figures
+    except ModuleNotFoundError as error:
+        raise ReportError(
+            f"the report's figures need matplotlib ({error}); "
+            "install it with: pip install 'inspect-personamem[report]'"
+        ) from error
+    return figures
+
+
+def _published_matches(
+    summaries: Sequence[RunSummary], overrides: Mapping[str, str], notes: list[str]
+) -> list[tuple[RunSummary, PublishedModel]]:
+    """Runs compared with published numbers; notes say why the others are not."""
+    models = published_models()
+    matches = []
+    unmapped: set[str] = set()
+    for s in summaries:
+        name = published_name(s.run.model, overrides)
+        if name is None:
+            unmapped.add(s.run.model)
+        elif s.run.split != SPLIT:
+            notes.append(
+                f"{s.label}: ran on the {s.run.split} split; the published numbers are "
+                f"for {SPLIT}, so it is not compared with {name}"
+            )
+        else:
+            matches.append((s, models[name]))
+    if unmapped:
+        notes.append(
+            f"no published name for {', '.join(sorted(unmapped))}: add "
+            "--published-name MODEL=NAME to compare (published names: "
+            f"{', '.join(models)}; {len(DEFAULT_NAMES)} Inspect names are mapped by default)"
+        )
+    return matches
+
+
+def build_report(
+    paths: Sequence[str | Path],
+    out: Path,
+    *,
+    name_overrides: Mapping[str, str] | None = None,
+    title: str = "",
+) -> Report:
+    """Read the logs in `paths` and write the report into `out`.
+
+    `name_overrides` maps Inspect model names to published names (see `published.py`);
+    `title` is added to the page's and every figure's title (e.g. "mockllm run").
+    """
+    figures = _figures_module()
+    read = read_runs(paths)
+    if not read.runs:
+        skipped = "".join(f"\n  {note}" for note in read.notes)
+        raise ReportError(f"no PersonaMem runs in {', '.join(map(str, paths))}{skipped}")
+    notes = list(read.notes)
+    summaries = [
+        summarise(run, label) for run, label in zip(read.runs, run_labels(read.runs), strict=True)
+    ]
+    notes.extend(f"{s.label}: {check(s).text}" for s in summaries)
+    pairs = history_pairs(summaries)
+    matches = _published_matches(summaries, name_overrides or {}, notes)
+
+    figure_dir = out / "figures"
+    category_figure = FigureFile(
+        "Accuracy per question type (the paper's Figure 3)",
+        _relative(figures.category_figure(summaries, figure_dir, title), out),
+    )
+    sessions_figure = FigureFile(
+        "Accuracy by sessions elapsed (the paper's Figure 4)",
+        _relative(figures.sessions_figure(summaries, figure_dir, title), out),
+    )
+    published_figures = [
+        FigureFile(
+            f"{s.label} next to the published {SPLIT} numbers of {published.name}",
+            _relative(
+                figures.published_figure(
+                    s, published, figure_dir, f"published_{i}_{figures.slug(s.label)}", title
+                ),
+                out,
+            ),
+        )
+        for i, (s, published) in enumerate(matches, start=1)
+    ]
+
+    overall = overall_table(summaries)
+    categories = category_table(summaries)
+    gain = [history_gain_table(pairs)] if pairs else []
+    sessions = sessions_table(summaries)
+    published = [published_table(matches)] if matches else []
+    topics = topic_table(summaries)
+    estimates = estimates_table(summaries)
+    sections: list[Table | FigureFile] = [
+        overall, category_figure, categories, *gain, sessions_figure, sessions,
+        *published_figures, *published, topics, estimates,
+    ]  # fmt: skip
+    tables = [section for section in sections if isinstance(section, Table)]
+    table_dir = out / "tables"
+    table_dir.mkdir(parents=True, exist_ok=True)
+    for table in tables:
+        (table_dir / f"{table.name}.md").write_text(table.markdown(), encoding="utf-8")
+        (table_dir / f"{table.name}.csv").write_text(table.csv(), encoding="utf-8")
+    page_title = f"{TITLE}: {title}" if title else TITLE
+    index = write_page(out / "index.html", page_title, notes, sections)
+    return Report(
+        index=index,
+        summaries=summaries,
+        tables=tables,
+        figures=[category_figure, sessions_figure, *published_figures],
+        notes=notes,
+    )
+
+
+def _relative(paths: Sequence[Path], folder: Path) -> tuple[Path, ...]:
+    return tuple(path.relative_to(folder) for path in paths)

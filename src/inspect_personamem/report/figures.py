@@ -1,0 +1,167 @@
+"""The report's figures (PNG and SVG), drawn with matplotlib's object API.
+
+matplotlib is needed only here (the `report` extra); no pyplot, so no global state
+and no display is touched. Figure sizes are fixed (`SIZES` at `DPI`), so the images
+have known pixel sizes. Error bars and bands are the 95% intervals of `accuracy.py`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from ..question_types import CATEGORIES, CATEGORY_TITLES
+from .accuracy import NO_ESTIMATE, Estimate, RunSummary
+from .published import SPLIT, PublishedModel
+
+DPI = 100
+SIZES: dict[str, tuple[float, float]] = {
+    "categories": (12.0, 6.5),
+    "sessions": (11.0, 6.0),
+    "published": (15.0, 6.0),
+}
+"""Figure kind -> size in inches; pixels are these times DPI."""
+FORMATS = ("png", "svg")
+CHANCE = 0.25
+
+
+def _save(figure: Figure, folder: Path, stem: str) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"{stem}.{fmt}" for fmt in FORMATS]
+    for path in paths:
+        figure.savefig(path, dpi=DPI, format=path.suffix[1:])
+    return paths
+
+
+def _titled(title: str, suffix: str) -> str:
+    return f"{title}\n{suffix}" if suffix else title
+
+
+def _colours(count: int) -> list[tuple[float, float, float, float]]:
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10" if count <= 10 else "tab20"]
+    return [cmap(i % cmap.N) for i in range(count)]
+
+
+def _errors(estimates: Sequence[Estimate]) -> list[list[float]]:
+    """Asymmetric error bar lengths; no bar where the interval is undefined."""
+    below = [0.0 if math.isnan(e.low) else e.accuracy - e.low for e in estimates]
+    above = [0.0 if math.isnan(e.high) else e.high - e.accuracy for e in estimates]
+    return [below, above]
+
+
+def _category_axis(axes: Axes, keys: Sequence[str]) -> None:
+    axes.set_xticks(range(len(keys)))
+    axes.set_xticklabels([textwrap.fill(CATEGORY_TITLES.get(k, k), 16) for k in keys], fontsize=9)
+    axes.set_ylim(0, 1)
+    axes.set_ylabel("accuracy")
+    axes.axhline(CHANCE, color="grey", linestyle=":", linewidth=1, label="chance (4 options)")
+    axes.grid(axis="y", alpha=0.3)
+
+
+def _bars(axes: Axes, series: Sequence[tuple[str, list[Estimate] | list[float]]]) -> None:
+    """Grouped bars over the seven categories, one series per run (or published model)."""
+    width = 0.8 / max(1, len(series))
+    for i, ((label, values), colour) in enumerate(zip(series, _colours(len(series)), strict=True)):
+        xs = [c - 0.4 + width * (i + 0.5) for c in range(len(CATEGORIES))]
+        heights = [v.accuracy if isinstance(v, Estimate) else v for v in values]
+        estimates = [v for v in values if isinstance(v, Estimate)]
+        yerr = _errors(estimates) if len(estimates) == len(values) else None
+        axes.bar(
+            xs, heights, width, label=label, color=colour, yerr=yerr, capsize=2,
+            error_kw={"elinewidth": 0.8, "ecolor": "#444444"},
+        )  # fmt: skip
+
+
+def category_figure(summaries: Sequence[RunSummary], folder: Path, title: str) -> list[Path]:
+    """Accuracy per question type, runs side by side (the paper's Figure 3)."""
+    figure = Figure(figsize=SIZES["categories"], layout="constrained")
+    axes = figure.subplots()
+    _bars(
+        axes,
+        [(s.label, [s.categories.get(k, NO_ESTIMATE) for k in CATEGORIES]) for s in summaries],
+    )
+    _category_axis(axes, CATEGORIES)
+    axes.set_title(_titled("Accuracy per question type (95% intervals)", title))
+    _legend(figure, axes)
+    return _save(figure, folder, "categories")
+
+
+def _legend(figure: Figure, axes: Axes) -> None:
+    """One legend below the plot, where it hides no bar or line."""
+    handles, labels = axes.get_legend_handles_labels()
+    longest = max(len(label) for label in labels)
+    columns = 3 if longest <= 40 else 2 if longest <= 60 else 1
+    figure.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize=9)
+
+
+def _session_lines(axes: Axes, summary: RunSummary, colour: object, label: str) -> None:
+    xs = sorted(summary.sessions)
+    estimates = [summary.sessions[x] for x in xs]
+    axes.plot(xs, [e.accuracy for e in estimates], marker="o", color=colour, label=label)
+    axes.fill_between(
+        xs, [e.low for e in estimates], [e.high for e in estimates], color=colour, alpha=0.15
+    )
+
+
+def _sessions_axis(axes: Axes) -> None:
+    axes.set_xlabel("sessions elapsed since the relevant preference")
+    axes.set_ylabel("accuracy")
+    axes.set_ylim(0, 1)
+    axes.axhline(CHANCE, color="grey", linestyle=":", linewidth=1, label="chance (4 options)")
+    axes.grid(alpha=0.3)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
+
+
+def sessions_figure(summaries: Sequence[RunSummary], folder: Path, title: str) -> list[Path]:
+    """Accuracy against sessions elapsed, one line and band per run (the paper's Figure 4)."""
+    figure = Figure(figsize=SIZES["sessions"], layout="constrained")
+    axes = figure.subplots()
+    for summary, colour in zip(summaries, _colours(len(summaries)), strict=True):
+        _session_lines(axes, summary, colour, summary.label)
+    _sessions_axis(axes)
+    axes.set_title(_titled("Accuracy by sessions elapsed (bands: 95% intervals)", title))
+    _legend(figure, axes)
+    return _save(figure, folder, "sessions")
+
+
+def published_figure(
+    summary: RunSummary, published: PublishedModel, folder: Path, stem: str, title: str
+) -> list[Path]:
+    """One run next to the published numbers of the model it maps to."""
+    figure = Figure(figsize=SIZES["published"], layout="constrained")
+    left, right = figure.subplots(1, 2, width_ratios=(3, 2))
+    ours = f"{summary.label} (this run)"
+    theirs = f"{published.name} (published, {SPLIT})"
+    _bars(
+        left,
+        [
+            (ours, [summary.categories.get(k, NO_ESTIMATE) for k in CATEGORIES]),
+            (theirs, [published.categories.get(k, math.nan) for k in CATEGORIES]),
+        ],
+    )
+    _category_axis(left, CATEGORIES)
+    left.set_title("Accuracy per question type")
+
+    colours = _colours(2)
+    _session_lines(right, summary, colours[0], ours)
+    xs = sorted(published.sessions)
+    right.plot(xs, [published.sessions[x] for x in xs], marker="s", color=colours[1], label=theirs)
+    _sessions_axis(right)
+    right.set_title("Accuracy by sessions elapsed")
+    _legend(figure, right)
+    figure.suptitle(_titled(f"{summary.label} next to published {published.name}", title))
+    return _save(figure, folder, stem)
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of a run label."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:60]

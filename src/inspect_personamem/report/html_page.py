@@ -1,0 +1,96 @@
+"""The report's index page: one self-contained HTML file, readable offline.
+
+Figures are embedded as base64 PNG (the page needs no other file) and each links
+to its PNG and SVG file beside the page; tables are the same `Table` objects that
+are written as Markdown and CSV. No scripts, fonts or styles from the network.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .tables import Table, format_cell
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; max-width: 1500px; color: #222; }
+table { border-collapse: collapse; font-size: 13px; margin: 0.5em 0 1.5em; }
+th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: right; white-space: nowrap; }
+th { white-space: normal; }
+th { background: #f2f2f2; position: sticky; top: 0; }
+td:first-child, th:first-child { text-align: left; }
+.scroll { overflow-x: auto; }
+figure { margin: 1em 0 2em; }
+figure img { max-width: 100%; border: 1px solid #ddd; }
+.note { color: #555; font-size: 14px; max-width: 1000px; }
+ul.notes li { font-size: 14px; }
+"""
+
+
+@dataclass(frozen=True)
+class FigureFile:
+    """A figure's files, relative to the page's folder: the PNG first."""
+
+    caption: str
+    files: tuple[Path, ...]
+
+
+def _inline(text: str) -> str:
+    """Escaped text with the notes' Markdown `code` spans as <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
+def _table(table: Table) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(format_cell(c))}</td>" for c in row) + "</tr>"
+        for row in table.rows
+    )
+    note = f'<p class="note">{_inline(table.note)}</p>' if table.note else ""
+    return (
+        f'<h2 id="{table.name}">{html.escape(table.title)}</h2>{note}'
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+        f'<p class="note">Files: <a href="tables/{table.name}.csv">CSV</a>, '
+        f'<a href="tables/{table.name}.md">Markdown</a></p>'
+    )
+
+
+def _figure(figure: FigureFile, folder: Path) -> str:
+    png = figure.files[0]
+    data = base64.b64encode((folder / png).read_bytes()).decode("ascii")
+    links = ", ".join(f'<a href="{f.as_posix()}">{f.suffix[1:].upper()}</a>' for f in figure.files)
+    caption = html.escape(figure.caption)
+    return (
+        f'<figure><a href="{png.as_posix()}"><img src="data:image/png;base64,{data}" '
+        f'alt="{caption}"></a><figcaption class="note">{caption} ({links})</figcaption></figure>'
+    )
+
+
+def write_page(
+    path: Path,
+    title: str,
+    notes: Sequence[str],
+    sections: Sequence[Table | FigureFile],
+) -> Path:
+    """Write the index page at `path`; figure files are relative to its folder."""
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+    ]
+    if notes:
+        items = "".join(f"<li>{html.escape(note)}</li>" for note in notes)
+        parts.append(f'<h2 id="notes">Notes</h2><ul class="notes">{items}</ul>')
+    for section in sections:
+        parts.append(
+            _table(section) if isinstance(section, Table) else _figure(section, path.parent)
+        )
+    parts.append("</body></html>")
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path

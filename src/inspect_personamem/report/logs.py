@@ -1,0 +1,244 @@
+"""PersonaMem runs read out of Inspect logs with Inspect's own log API.
+
+Only each log's header and its sample summaries are read, never the messages, so a
+large log is read in about the time its header takes. A summary keeps every scalar
+field of the sample's metadata (category, topic, `distance_to_ref_in_blocks`,
+`shared_context_id`) and the score's metadata (`status`), which is all a report needs.
+
+Real logs are untidy, and each case is kept visible rather than smoothed over:
+interrupted runs (status `started`, `error` or `cancelled`) give the samples that
+were scored; samples that errored are counted; with several epochs a question's
+value is its mean over the scored epochs; several logs of the same model and
+setting stay separate runs, told apart by their start time.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.log import (
+    EvalLog,
+    EvalSampleSummary,
+    list_eval_logs,
+    read_eval_log,
+    read_eval_log_sample_summaries,
+)
+from inspect_ai.scorer import value_to_float
+
+from ..metrics import CLUSTER_KEY
+from ..splits import SPLITS
+
+PERSONAMEM_TASKS = frozenset({"personamem", *(f"personamem_{split}" for split in SPLITS)})
+"""Task names (without the package prefix) whose logs a report reads."""
+
+SCORER = "personamem_scorer"
+"""The task's scorer; a log naming another single scorer (a future method) uses that one."""
+
+SETTING_DEFAULTS: dict[str, str] = {
+    "history": "full",
+    "system_messages": "keep",
+    "shuffle": "None",
+    "method": "generate",
+}
+"""Task arguments that make a setting, and the value a log without one had."""
+
+_to_float = value_to_float()
+
+
+class ReportError(ValueError):
+    """The report cannot be made: a missing path, an unusable log or option, no matplotlib."""
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    """One question's score in a run (mean over the epochs that were scored)."""
+
+    id: str
+    category: str
+    topic: str
+    sessions: int
+    context_id: str
+    value: float
+    unparsed: float
+    """Share of the scored epochs whose answer had no single option letter."""
+    epochs: int
+    first_epoch_unparsed: bool
+    """Inspect keeps the first epoch's score metadata; its `unparsed` metric uses it."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One log of a PersonaMem task: what was run, and the scored questions."""
+
+    location: str
+    task: str
+    split: str
+    model: str
+    settings: dict[str, str]
+    created: datetime
+    status: str
+    epochs: int
+    reducer: str
+    planned: int
+    """Questions in the run's dataset (after any `--limit`)."""
+    samples: tuple[SampleResult, ...]
+    errors: int
+    """Sample epochs that ended in an error (they have no score)."""
+    stored_metrics: dict[str, float] | None
+    """The metrics Inspect stored for the scorer; None for an unfinished run."""
+
+    @property
+    def key(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+        """Model x split x setting: runs with equal keys differ only in time.
+
+        The split, not the task name: `personamem_128k` and `personamem -T split=128k`
+        are the same task.
+        """
+        return (self.model, self.split, tuple(sorted(self.settings.items())))
+
+    @property
+    def complete(self) -> bool:
+        return self.status == "success" and len(self.samples) == self.planned
+
+
+@dataclass
+class ReadResult:
+    runs: list[Run]
+    notes: list[str]
+    """What was skipped or is worth knowing, one line each (printed by the command)."""
+
+
+def log_files(paths: Sequence[str | Path]) -> list[str]:
+    """Every log file named by `paths` (files, or folders searched recursively)."""
+    found: list[str] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            infos = list_eval_logs(str(path), recursive=True, descending=False)
+            found.extend(info.name for info in infos)
+        elif path.is_file():
+            found.append(str(path))
+        else:
+            raise ReportError(f"{path}: no such log file or folder")
+    return found
+
+
+def read_runs(paths: Sequence[str | Path]) -> ReadResult:
+    """The PersonaMem runs in `paths`, oldest first; other tasks' logs are skipped."""
+    result = ReadResult(runs=[], notes=[])
+    files = log_files(paths)
+    if not files:
+        raise ReportError(f"no Inspect logs (.eval or .json) in {', '.join(map(str, paths))}")
+    for file in files:
+        try:
+            header = read_eval_log(file, header_only=True)
+        except Exception as error:  # a damaged file must not stop the whole report
+            result.notes.append(f"skipped {file}: not a readable Inspect log ({error})")
+            continue
+        name = header.eval.task.rsplit("/", 1)[-1]
+        if name not in PERSONAMEM_TASKS:
+            result.notes.append(f"skipped {file}: task {header.eval.task!r} is not PersonaMem")
+            continue
+        run = _run(file, header, read_eval_log_sample_summaries(file))
+        result.runs.append(run)
+        result.notes.extend(_run_notes(run))
+    result.runs.sort(key=lambda run: run.created)
+    return result
+
+
+def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> Run:
+    spec = header.eval
+    task_args: dict[str, Any] = dict(spec.task_args or {})
+    settings = {
+        key: str(task_args[key]) if key in task_args else default
+        for key, default in SETTING_DEFAULTS.items()
+    }
+    split = str(
+        (spec.metadata or {}).get("split") or task_args.get("split") or _split_of(spec.task)
+    )
+    scorer_names = [scorer.name for scorer in spec.scorers or []]
+    scorer = SCORER if SCORER in scorer_names or not scorer_names else scorer_names[0]
+    epochs: dict[str, list[EvalSampleSummary]] = defaultdict(list)
+    errors = 0
+    for summary in summaries:
+        if summary.error is not None:
+            errors += 1
+        elif summary.scores and scorer in summary.scores:
+            epochs[str(summary.id)].append(summary)
+    stored = None
+    if header.results is not None:
+        stored = {
+            name: float(metric.value)
+            for score in header.results.scores
+            if score.name == scorer
+            for name, metric in score.metrics.items()
+            if isinstance(metric.value, int | float)
+        }
+    planned = len(spec.dataset.sample_ids) if spec.dataset.sample_ids else spec.dataset.samples or 0
+    return Run(
+        location=file,
+        task=spec.task,
+        split=split,
+        model=spec.model,
+        settings=settings,
+        created=datetime.fromisoformat(spec.created),
+        status=header.status,
+        epochs=spec.config.epochs or 1,
+        reducer=", ".join(spec.config.epochs_reducer or ["mean"]),
+        planned=planned,
+        samples=tuple(_sample(file, scorer, sample_epochs) for sample_epochs in epochs.values()),
+        errors=errors,
+        stored_metrics=stored,
+    )
+
+
+def _sample(file: str, scorer: str, epochs: list[EvalSampleSummary]) -> SampleResult:
+    epochs = sorted(epochs, key=lambda summary: summary.epoch)
+    first = epochs[0]
+    metadata = first.metadata
+    missing = [
+        key
+        for key in ("category", "topic", "distance_to_ref_in_blocks", CLUSTER_KEY)
+        if key not in metadata
+    ]
+    if missing:
+        raise ReportError(f"{file}: sample {first.id} lacks metadata field(s) {', '.join(missing)}")
+    scores = [summary.scores[scorer] for summary in epochs if summary.scores]
+    unparsed = [(score.metadata or {}).get("status", "single") != "single" for score in scores]
+    return SampleResult(
+        id=str(first.id),
+        category=str(metadata["category"]),
+        topic=str(metadata["topic"]),
+        sessions=int(metadata["distance_to_ref_in_blocks"]),
+        context_id=str(metadata[CLUSTER_KEY]),
+        value=sum(_to_float(score.value) for score in scores) / len(scores),
+        unparsed=sum(unparsed) / len(unparsed),
+        epochs=len(scores),
+        first_epoch_unparsed=unparsed[0],
+    )
+
+
+def _split_of(task: str) -> str:
+    name = task.rsplit("/", 1)[-1]
+    return name.removeprefix("personamem_") if name != "personamem" else "unknown"
+
+
+def _run_notes(run: Run) -> list[str]:
+    where = f"{Path(run.location).name} ({run.model})"
+    notes: list[str] = []
+    if run.status != "success" or len(run.samples) < run.planned:
+        notes.append(
+            f"{where}: status {run.status}, {len(run.samples)} of {run.planned} questions "
+            "scored; partial results are reported as such"
+        )
+    if run.errors:
+        notes.append(f"{where}: {run.errors} sample(s) ended in an error and have no score")
+    if run.epochs > 1:
+        notes.append(
+            f"{where}: {run.epochs} epochs; each question counts once, with its mean over epochs"
+        )
+    return notes

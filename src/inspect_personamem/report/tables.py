@@ -1,0 +1,275 @@
+"""The report's tables, each written as Markdown (rounded) and CSV (full precision).
+
+Every number comes from `RunSummary` (recomputed from the per-question scores);
+tables only arrange them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..question_types import CATEGORIES, CATEGORY_TITLES
+from .accuracy import NO_ESTIMATE, Estimate, RunSummary
+from .check import check
+from .labels import TIME_FORMAT
+from .logs import SETTING_DEFAULTS
+from .published import SPLIT, PublishedModel
+
+Cell = str | int | float | None
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    """File stem: `tables/<name>.md` and `tables/<name>.csv`."""
+    title: str
+    note: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+
+    def markdown(self) -> str:
+        lines = [f"## {self.title}", "", self.note, ""] if self.note else [f"## {self.title}", ""]
+        lines.append("| " + " | ".join(self.columns) + " |")
+        lines.append("|" + "|".join("---" for _ in self.columns) + "|")
+        for row in self.rows:
+            cells = (format_cell(cell).replace("|", "\\|") for cell in row)
+            lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n"
+
+    def csv(self) -> str:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(self.columns)
+        for row in self.rows:
+            writer.writerow(
+                "" if cell is None or (isinstance(cell, float) and math.isnan(cell)) else cell
+                for cell in row
+            )
+        return out.getvalue()
+
+
+def format_cell(cell: Cell) -> str:
+    """A cell as people read it: floats to three decimals, missing values as a dash."""
+    if cell is None or (isinstance(cell, float) and math.isnan(cell)):
+        return "–"
+    if isinstance(cell, float):
+        return f"{cell:.3f}"
+    return str(cell)
+
+
+SETTINGS = tuple(SETTING_DEFAULTS)
+
+
+def overall_table(summaries: Sequence[RunSummary]) -> Table:
+    columns = (
+        "run", "accuracy", "ci95 low", "ci95 high", "stderr (clustered)", "questions scored",
+        "questions planned", "errored samples", "unparsed share", "epochs",
+        "check against Inspect", "model", "split", *SETTINGS, "started (UTC)", "status",
+        "contexts",
+    )  # fmt: skip
+    rows: list[tuple[Cell, ...]] = []
+    for s in summaries:
+        run, o = s.run, s.overall
+        rows.append(
+            (
+                s.label,
+                o.accuracy,
+                o.low,
+                o.high,
+                o.stderr,
+                o.n,
+                run.planned,
+                run.errors,
+                s.unparsed,
+                run.epochs,
+                check(s).text,
+                run.model,
+                run.split,
+                *(run.settings[k] for k in SETTINGS),
+                run.created.strftime(TIME_FORMAT),
+                run.status,
+                o.contexts,
+            )  # fmt: skip
+        )
+    return Table(
+        "overall",
+        "Overall accuracy",
+        "Question-weighted accuracy with a 95% interval: mean ± t(contexts−1) × the "
+        "standard error clustered by shared context (Inspect's `stderr`/`ci` with "
+        "`cluster='shared_context_id'`). With several epochs each question counts once, "
+        "with its mean over epochs. `unparsed share`: answers (all epochs) with no single "
+        "option letter. The last column compares every recomputed number with the "
+        "metrics Inspect stored in the log.",
+        columns,
+        tuple(rows),
+    )
+
+
+def category_table(summaries: Sequence[RunSummary]) -> Table:
+    columns = ("run", *(CATEGORY_TITLES[k] for k in CATEGORIES), "macro average", "questions")
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            s.label,
+            *(s.categories.get(k, NO_ESTIMATE).accuracy for k in CATEGORIES),
+            s.macro,
+            s.overall.n,
+        )
+        for s in summaries
+    )
+    return Table(
+        "categories",
+        "Accuracy per question type (the paper's Figure 3)",
+        "Macro average: the mean of the categories present, each weighing the same.",
+        columns,
+        rows,
+    )
+
+
+def topic_table(summaries: Sequence[RunSummary]) -> Table:
+    topics = sorted({t for s in summaries for t in s.topics})
+    return Table(
+        "topics",
+        "Accuracy per topic",
+        "",
+        ("run", *topics),
+        tuple(
+            (s.label, *(s.topics.get(t, NO_ESTIMATE).accuracy for t in topics)) for s in summaries
+        ),
+    )
+
+
+def sessions_table(summaries: Sequence[RunSummary]) -> Table:
+    values = sorted({v for s in summaries for v in s.sessions})
+    return Table(
+        "sessions",
+        "Accuracy by sessions elapsed since the relevant preference (the paper's Figure 4)",
+        "Columns: `distance_to_ref_in_blocks`.",
+        ("run", *(str(v) for v in values)),
+        tuple(
+            (s.label, *(s.sessions.get(v, NO_ESTIMATE).accuracy for v in values)) for s in summaries
+        ),
+    )
+
+
+def estimates_table(summaries: Sequence[RunSummary]) -> Table:
+    """Every estimate with its interval, one per line: the data behind the figures."""
+    rows: list[tuple[Cell, ...]] = []
+    for s in summaries:
+        families: list[tuple[str, dict[str, Estimate]]] = [
+            ("overall", {"all": s.overall}),
+            ("category", s.categories),
+            ("topic", s.topics),
+            ("sessions", {str(k): e for k, e in s.sessions.items()}),
+        ]
+        for family, groups in families:
+            for group, e in groups.items():
+                rows.append(
+                    (s.label, family, group, e.n, e.contexts, e.accuracy, e.stderr, e.low, e.high)
+                )
+    return Table(
+        "estimates",
+        "Every estimate with its 95% interval",
+        "Intervals need two or more contexts; with fewer they are left blank.",
+        (
+            "run",
+            "family",
+            "group",
+            "questions",
+            "contexts",
+            "accuracy",
+            "stderr (clustered)",
+            "ci95 low",
+            "ci95 high",
+        ),  # fmt: skip
+        tuple(rows),
+    )
+
+
+@dataclass(frozen=True)
+class HistoryPair:
+    full: RunSummary
+    none: RunSummary
+
+
+def history_pairs(summaries: Sequence[RunSummary]) -> list[HistoryPair]:
+    """Runs that differ only in `history`, one pair per model and setting.
+
+    Of several runs of one kind, the latest complete one is taken (else the latest).
+    """
+    groups: dict[tuple[object, ...], list[RunSummary]] = defaultdict(list)
+    for s in summaries:
+        rest = tuple((k, v) for k, v in s.run.settings.items() if k != "history")
+        groups[(s.run.model, s.run.split, rest)].append(s)
+    pairs = []
+    for members in groups.values():
+        full = [s for s in members if s.run.settings["history"] == "full"]
+        none = [s for s in members if s.run.settings["history"] == "none"]
+        if full and none:
+            pairs.append(HistoryPair(_preferred(full), _preferred(none)))
+    return pairs
+
+
+def _preferred(runs: Sequence[RunSummary]) -> RunSummary:
+    return max(runs, key=lambda s: (s.run.complete, s.run.created))
+
+
+def history_gain_table(pairs: Sequence[HistoryPair]) -> Table:
+    columns = (
+        "with history", "without history", "overall", *(CATEGORY_TITLES[k] for k in CATEGORIES),
+        "macro average",
+    )  # fmt: skip
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            p.full.label,
+            p.none.label,
+            p.full.overall.accuracy - p.none.overall.accuracy,
+            *(
+                p.full.categories.get(k, NO_ESTIMATE).accuracy
+                - p.none.categories.get(k, NO_ESTIMATE).accuracy
+                for k in CATEGORIES
+            ),
+            p.full.macro - p.none.macro,
+        )
+        for p in pairs
+    )
+    return Table(
+        "history_gain",
+        "Gain from the history (history=full minus history=none)",
+        "Accuracy points gained by sending the conversation history, for runs that differ "
+        "only in `history`. Where a model and setting were run several times, the latest "
+        "complete run of each kind (else the latest) is paired.",
+        columns,
+        rows,
+    )
+
+
+def published_table(matches: Sequence[tuple[RunSummary, PublishedModel]]) -> Table:
+    columns = ("run", "source", "overall", *(CATEGORY_TITLES[k] for k in CATEGORIES))
+    rows: list[tuple[Cell, ...]] = []
+    for s, published in matches:
+        ours = [s.categories.get(k, NO_ESTIMATE).accuracy for k in CATEGORIES]
+        theirs = [published.categories.get(k, math.nan) for k in CATEGORIES]
+        rows.append((s.label, "this run", s.overall.accuracy, *ours))
+        rows.append((s.label, f"published: {published.name}", published.overall, *theirs))
+        rows.append(
+            (
+                s.label,
+                "difference",
+                s.overall.accuracy - published.overall,
+                *(a - b for a, b in zip(ours, theirs, strict=True)),
+            )
+        )
+    return Table(
+        "published",
+        f"Next to the published {SPLIT} numbers",
+        f"Only runs of the {SPLIT} split whose model maps to a published name "
+        "(`--published-name MODEL=NAME`). Published numbers: the PersonaMem authors' "
+        "website (Jiang et al., COLM 2025).",
+        columns,
+        tuple(rows),
+    )

@@ -1,0 +1,534 @@
+"""The report, end to end: real logs from mockllm runs over a synthetic split.
+
+One module-scoped set of logs covers the cases real users bring: two models, a
+full-history and a no-history run of the same model, the same model and setting
+run twice (one with sample errors), two epochs, an interrupted run and another
+task's log. Every table value is checked against a recomputation made here from
+the full samples (`read_eval_log`, not the summaries the report reads).
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import math
+import re
+import shutil
+import struct
+import subprocess
+import sys
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import match
+
+from inspect_personamem.cli import main
+from inspect_personamem.question_types import CATEGORIES, CATEGORY_TITLES
+from inspect_personamem.report import ReportError, build_report
+from inspect_personamem.report.figures import DPI, SIZES
+from inspect_personamem.report.labels import run_labels
+from inspect_personamem.report.logs import read_runs
+from inspect_personamem.synthetic import generate_split
+
+ROOT = Path(__file__).resolve().parents[1]
+TASK = "inspect_personamem/personamem_128k"
+T_975_DF3 = 3.182446305284263  # Student's t, 97.5% quantile, 3 degrees of freedom
+CONTEXTS = 4
+QUESTIONS = 24
+
+
+def mock_model(name: str, answer: Any) -> Model:
+    """A mockllm model whose reply is `answer(messages)`; usage set (no tiktoken)."""
+
+    def output(
+        messages: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig
+    ) -> ModelOutput:
+        result = ModelOutput.from_content(name, answer(messages))
+        result.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return result
+
+    return get_model(name, custom_outputs=output)
+
+
+def hashed_answer(tag: str, messages: list[ChatMessage], salt: str = "") -> str:
+    """A fixed reply per (model, prompt): a letter, or no letter at all (unparsed)."""
+    digest = hashlib.sha256(f"{tag}|{len(messages)}|{messages[-1].text}|{salt}".encode())
+    choice = digest.digest()[0] % 5
+    return "I cannot tell." if choice == 4 else f"<final_answer>({'abcd'[choice]})"
+
+
+@dataclass
+class Logs:
+    folder: Path
+    data: Path
+    locations: dict[str, str]
+
+
+def run(model: Model, logs: Path, data: Path, **kwargs: Any) -> str:
+    task_args = {"data_dir": str(data), **kwargs.pop("task_args", {})}
+    [log] = inspect_eval(
+        TASK, task_args=task_args, model=model, log_dir=str(logs), display="none", **kwargs
+    )
+    return str(log.location)
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Logs:
+    root = tmp_path_factory.mktemp("report")
+    data, folder = root / "data", root / "logs"
+    generate_split(
+        data, "128k", contexts=CONTEXTS, min_messages=12, max_messages=24, questions=QUESTIONS
+    )
+    locations: dict[str, str] = {}
+
+    def model_a(messages: list[ChatMessage]) -> str:
+        return hashed_answer("a", messages)
+
+    locations["a_full"] = run(mock_model("mockllm/model-a", model_a), folder, data)
+    locations["a_none"] = run(
+        mock_model("mockllm/model-a", model_a),
+        folder,
+        data,
+        task_args={"history": "none"},
+    )
+
+    calls = {"b": 0}
+
+    def model_b(messages: list[ChatMessage]) -> str:
+        calls["b"] += 1  # differs between epochs
+        return hashed_answer("b", messages, salt=str(calls["b"]))
+
+    locations["b_epochs"] = run(mock_model("mockllm/model-b", model_b), folder, data, epochs=2)
+
+    def model_a_failing(messages: list[ChatMessage]) -> str:
+        if hashed_answer("fail", messages).endswith("(a)"):
+            raise RuntimeError("provider error")
+        return model_a(messages)
+
+    locations["a_errors"] = run(
+        mock_model("mockllm/model-a", model_a_failing),
+        folder,
+        data,
+        fail_on_error=False,
+    )
+
+    interrupted = {"calls": 0}
+
+    def model_b_interrupted(messages: list[ChatMessage]) -> str:
+        interrupted["calls"] += 1
+        if interrupted["calls"] == 9:
+            raise RuntimeError("connection lost")
+        return model_b(messages)
+
+    locations["b_interrupted"] = run(
+        mock_model("mockllm/model-b", model_b_interrupted),
+        folder,
+        data,
+        max_samples=1,
+        max_connections=1,
+    )
+    other = Task(dataset=[Sample(input="Say x", target="x")], scorer=match(), name="other_task")
+    [other_log] = inspect_eval(
+        other,
+        model=mock_model("mockllm/model-a", lambda messages: "x"),
+        log_dir=str(folder),
+        display="none",
+    )
+    locations["other"] = str(other_log.location)
+    return Logs(folder, data, locations)
+
+
+@pytest.fixture(scope="module")
+def report_dir(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("out") / "report"
+    code = main(
+        [
+            "report",
+            str(logs.folder),
+            "--out",
+            str(out),
+            "--published-name",
+            "mockllm/model-a=GPT-4o",
+            "--title",
+            "mockllm test run",
+        ]
+    )
+    assert code == 0
+    return out
+
+
+# --- an independent recomputation from the full samples -----------------------------
+
+
+@dataclass
+class Expected:
+    key: str
+    label: str
+    values: dict[str, float]  # question id -> mean over scored epochs
+    unparsed: dict[str, float]
+    first_unparsed: dict[str, bool]
+    metadata: dict[str, dict[str, Any]]
+    stored: dict[str, float] | None
+    errors: int
+
+
+def expected_from_log(location: str) -> Expected:
+    log = read_eval_log(location)
+    values: dict[str, list[float]] = defaultdict(list)
+    statuses: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    metadata: dict[str, dict[str, Any]] = {}
+    errors = 0
+    for sample in log.samples or []:
+        if sample.error is not None:
+            errors += 1
+            continue
+        if not sample.scores:
+            continue
+        score = sample.scores["personamem_scorer"]
+        values[str(sample.id)].append(1.0 if score.value == "C" else 0.0)
+        statuses[str(sample.id)].append((sample.epoch, (score.metadata or {})["status"]))
+        metadata[str(sample.id)] = sample.metadata
+    stored = None
+    if log.results is not None:
+        stored = {k: v.value for k, v in log.results.scores[0].metrics.items()}
+    return Expected(
+        key="",
+        label="",
+        values={k: sum(v) / len(v) for k, v in values.items()},
+        unparsed={k: sum(s != "single" for _, s in v) / len(v) for k, v in statuses.items()},
+        first_unparsed={k: min(v)[1] != "single" for k, v in statuses.items()},
+        metadata=metadata,
+        stored=stored,
+        errors=errors,
+    )
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def clustered_se(values: dict[str, float], clusters: dict[str, str]) -> float:
+    """The clustered standard error, written out (Inspect's formula, with C/(C-1))."""
+    mu = mean(list(values.values()))
+    sums: dict[str, float] = defaultdict(float)
+    for key, value in values.items():
+        sums[clusters[key]] += value - mu
+    c = len(sums)
+    return math.sqrt(sum(s * s for s in sums.values()) * c / (c - 1)) / len(values)
+
+
+def grouped(expected: Expected, field: str) -> dict[str, float]:
+    groups: dict[str, list[float]] = defaultdict(list)
+    for key, value in expected.values.items():
+        groups[str(expected.metadata[key][field])].append(value)
+    return {group: mean(values) for group, values in groups.items()}
+
+
+def read_csv(report_dir: Path, name: str) -> list[dict[str, str]]:
+    with (report_dir / "tables" / f"{name}.csv").open(encoding="utf-8") as file:
+        return list(csv.DictReader(file))
+
+
+def close(cell: str, value: float) -> bool:
+    if math.isnan(value):
+        return cell == ""
+    return abs(float(cell) - value) < 1e-9
+
+
+def expected_by_label(logs: Logs, report_dir: Path) -> dict[str, Expected]:
+    """Join the report's rows to the logs through the log time shown in each row."""
+    rows = read_csv(report_dir, "overall")
+    by_label: dict[str, Expected] = {}
+    for key, location in logs.locations.items():
+        if key == "other":
+            continue
+        header = read_eval_log(location, header_only=True)
+        matching = [
+            row
+            for row in rows
+            if row["model"] == header.eval.model
+            and row["history"] == str(header.eval.task_args["history"])
+            and row["started (UTC)"] == header.eval.created[:19].replace("T", " ")
+            and row["status"] == header.status
+        ]
+        assert len(matching) == 1, (key, matching)
+        expected = expected_from_log(location)
+        expected.key, expected.label = key, matching[0]["run"]
+        by_label[expected.label] = expected
+    return by_label
+
+
+# --- tests --------------------------------------------------------------------------
+
+
+def test_reads_every_run_and_skips_other_tasks(logs: Logs) -> None:
+    result = read_runs([logs.folder])
+    assert len(result.runs) == 5
+    assert any("other_task" in note and "not PersonaMem" in note for note in result.notes)
+    by_status = sorted(run.status for run in result.runs)
+    assert by_status == ["error", "success", "success", "success", "success"]
+    interrupted = next(run for run in result.runs if run.status == "error")
+    assert 0 < len(interrupted.samples) < interrupted.planned == QUESTIONS
+    assert interrupted.stored_metrics is None
+    assert {run.settings["history"] for run in result.runs} == {"full", "none"}
+    assert {run.settings["method"] for run in result.runs} == {"generate"}
+    assert {run.split for run in result.runs} == {"128k"}
+    assert any("2 epochs" in note and "mean over epochs" in note for note in result.notes)
+    assert any("ended in an error" in note for note in result.notes)
+
+
+def test_overall_table_matches_recomputation(logs: Logs, report_dir: Path) -> None:
+    expected = expected_by_label(logs, report_dir)
+    rows = read_csv(report_dir, "overall")
+    assert len(rows) == 5 and len({row["run"] for row in rows}) == 5
+    for row in rows:
+        e = expected[row["run"]]
+        clusters = {k: str(e.metadata[k]["shared_context_id"]) for k in e.values}
+        accuracy = mean(list(e.values.values()))
+        se = clustered_se(e.values, clusters)
+        assert close(row["accuracy"], accuracy)
+        assert close(row["stderr (clustered)"], se)
+        assert int(row["questions scored"]) == len(e.values)
+        assert int(row["errored samples"]) == e.errors
+        assert int(row["contexts"]) == len(set(clusters.values()))
+        assert close(row["unparsed share"], mean(list(e.unparsed.values())))
+        if len(set(clusters.values())) == CONTEXTS:
+            # t(0.975, contexts - 1) x the clustered error, clipped to [0, 1]
+            assert close(row["ci95 low"], max(0.0, accuracy - T_975_DF3 * se))
+            assert close(row["ci95 high"], min(1.0, accuracy + T_975_DF3 * se))
+        if e.stored is not None:
+            assert abs(e.stored["stderr"] - se) < 1e-12  # Inspect's stored value, same formula
+            assert abs(e.stored["accuracy"] - accuracy) < 1e-12
+            assert row["check against Inspect"].startswith("matches Inspect")
+        else:
+            assert row["check against Inspect"] == "no stored metrics (run status: error)"
+
+
+def test_group_tables_match_recomputation(logs: Logs, report_dir: Path) -> None:
+    expected = expected_by_label(logs, report_dir)
+    for row in read_csv(report_dir, "categories"):
+        e = expected[row["run"]]
+        categories = grouped(e, "category")
+        for key in CATEGORIES:
+            cell = row[CATEGORY_TITLES[key]]
+            assert close(cell, categories.get(key, math.nan))
+        assert close(row["macro average"], mean(list(categories.values())))
+        if e.stored is not None:
+            assert abs(e.stored["category_macro"] - mean(list(categories.values()))) < 1e-12
+    for name, field in (("topics", "topic"), ("sessions", "distance_to_ref_in_blocks")):
+        for row in read_csv(report_dir, name):
+            e = expected[row.pop("run")]
+            groups = grouped(e, field)
+            assert set(groups) <= set(row)
+            for group, cell in row.items():
+                assert close(cell, groups.get(group, math.nan)), (name, group)
+
+
+def test_estimates_table_holds_every_group_with_an_interval(logs: Logs, report_dir: Path) -> None:
+    expected = expected_by_label(logs, report_dir)
+    rows = read_csv(report_dir, "estimates")
+    for row in rows:
+        e = expected[row["run"]]
+        field = {"category": "category", "topic": "topic", "sessions": "distance_to_ref_in_blocks"}
+        if row["family"] == "overall":
+            keys = list(e.values)
+        else:
+            keys = [k for k in e.values if str(e.metadata[k][field[row["family"]]]) == row["group"]]
+        assert int(row["questions"]) == len(keys)
+        assert close(row["accuracy"], mean([e.values[k] for k in keys]))
+        clusters = {k: str(e.metadata[k]["shared_context_id"]) for k in keys}
+        if len(set(clusters.values())) >= 2:
+            se = clustered_se({k: e.values[k] for k in keys}, clusters)
+            assert close(row["stderr (clustered)"], se)
+            assert float(row["ci95 low"]) <= float(row["accuracy"]) <= float(row["ci95 high"])
+        else:
+            assert row["ci95 low"] == row["ci95 high"] == ""
+
+
+def test_history_gain_pairs_the_latest_runs(logs: Logs, report_dir: Path) -> None:
+    expected = expected_by_label(logs, report_dir)
+    [row] = read_csv(report_dir, "history_gain")  # model-b was only run with history
+    full, none = expected[row["with history"]], expected[row["without history"]]
+    # of model-a's two full-history runs, the complete one, not the later one whose
+    # samples partly errored
+    assert (full.key, none.key) == ("a_full", "a_none")
+    assert close(
+        row["overall"], mean(list(full.values.values())) - mean(list(none.values.values()))
+    )
+    full_categories, none_categories = grouped(full, "category"), grouped(none, "category")
+    for key in CATEGORIES:
+        gain = full_categories.get(key, math.nan) - none_categories.get(key, math.nan)
+        assert close(row[CATEGORY_TITLES[key]], gain)
+    macro_gain = mean(list(full_categories.values())) - mean(list(none_categories.values()))
+    assert close(row["macro average"], macro_gain)
+
+
+def published_gpt_4o() -> dict[str, float]:
+    path = ROOT / "src/inspect_personamem/report/data/published_128k_by_question_type.csv"
+    with path.open(encoding="utf-8") as file:
+        return {row["Question Type \\ Model"]: float(row["GPT-4o"]) for row in csv.DictReader(file)}
+
+
+def test_published_comparison_uses_the_named_model(logs: Logs, report_dir: Path) -> None:
+    rows = read_csv(report_dir, "published")
+    published = [row for row in rows if row["source"] == "published: GPT-4o"]
+    assert len(published) == 3  # the three model-a runs; model-b has no mapping
+    gpt_4o = published_gpt_4o()
+    for row in published:
+        assert float(row["overall"]) == 0.45
+        assert float(row["Recall user-shared facts"]) == gpt_4o["Recall User Shared Facts"]
+        assert float(row["Suggest new ideas"]) == gpt_4o["Suggest New Ideas"]
+    expected = expected_by_label(logs, report_dir)
+    ours = {row["run"]: row for row in rows if row["source"] == "this run"}
+    for label, row in ours.items():
+        categories = grouped(expected[label], "category")
+        assert close(row["overall"], mean(list(expected[label].values.values())))
+        for key in CATEGORIES:
+            assert close(row[CATEGORY_TITLES[key]], categories.get(key, math.nan))
+    for row in rows:
+        if row["source"] == "difference":
+            assert close(row["overall"], float(ours[row["run"]]["overall"]) - 0.45)
+            title = "Recall user-shared facts"
+            assert close(
+                row[title], float(ours[row["run"]][title]) - gpt_4o["Recall User Shared Facts"]
+            )
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def test_figures_exist_with_their_sizes_and_the_page_embeds_them(report_dir: Path) -> None:
+    figures = report_dir / "figures"
+    expected = {
+        "categories": SIZES["categories"],
+        "sessions": SIZES["sessions"],
+        **{path.stem: SIZES["published"] for path in figures.glob("published_*.png")},
+    }
+    assert len(expected) == 5
+    page = (report_dir / "index.html").read_text(encoding="utf-8")
+    for stem, (width, height) in expected.items():
+        png, svg = figures / f"{stem}.png", figures / f"{stem}.svg"
+        assert png_size(png) == (round(width * DPI), round(height * DPI))
+        assert png.stat().st_size > 10_000
+        assert svg.read_text(encoding="utf-8").lstrip().startswith("<?xml")
+        assert f'href="figures/{stem}.png"' in page and f'href="figures/{stem}.svg"' in page
+        assert base64.b64encode(png.read_bytes()).decode("ascii") in page
+    for name in ("overall", "categories", "history_gain", "sessions", "topics", "published"):
+        assert f'href="tables/{name}.csv"' in page
+        assert (report_dir / "tables" / f"{name}.md").read_text(encoding="utf-8").startswith("## ")
+    # self-contained: nothing is fetched from elsewhere
+    assert not re.search(r'(src|href)="(https?:)?//', page)
+    assert "mockllm test run" in page
+
+
+def test_check_flags_stored_metrics_that_do_not_match(logs: Logs, tmp_path: Path) -> None:
+    log = read_eval_log(logs.locations["a_none"])
+    assert log.results is not None
+    log.results.scores[0].metrics["accuracy"].value += 0.1
+    write_eval_log(log, str(tmp_path / "edited.json"))
+    report = build_report([tmp_path / "edited.json"], tmp_path / "out")
+    assert any("MISMATCH in 1 of" in note and "accuracy stored" in note for note in report.notes)
+
+
+def test_method_is_a_setting_and_generate_by_default(logs: Logs, tmp_path: Path) -> None:
+    log = read_eval_log(logs.locations["a_full"], header_only=True)
+    log.eval.task_args["method"] = "logprob"
+    write_eval_log(log, str(tmp_path / "logprob.json"))
+    runs = read_runs([logs.locations["a_full"], tmp_path / "logprob.json"]).runs
+    assert [run.settings["method"] for run in runs] == ["generate", "logprob"]
+    assert runs[0].key != runs[1].key
+    assert run_labels(runs) == [
+        "mockllm/model-a, method=generate",
+        "mockllm/model-a, method=logprob",
+    ]
+
+
+def test_runs_of_other_splits_are_not_compared_with_128k(tmp_path: Path) -> None:
+    data = tmp_path / "data32"
+    generate_split(data, "32k", contexts=2, min_messages=8, max_messages=12, questions=6)
+    inspect_eval(
+        "inspect_personamem/personamem_32k",
+        task_args={"data_dir": str(data)},
+        model=mock_model("mockllm/model-a", lambda m: "<final_answer>(a)"),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    report = build_report(
+        [tmp_path / "logs"], tmp_path / "out", name_overrides={"mockllm/model-a": "GPT-4o"}
+    )
+    assert any("32k split" in note and "not compared" in note for note in report.notes)
+    assert not (tmp_path / "out" / "tables" / "published.csv").exists()
+
+
+def test_command_rejects_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(tmp_path / "missing"), "--out", str(tmp_path / "o")]) == 2
+    assert "no such log file or folder" in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code = main(["report", str(empty), "--out", str(tmp_path / "o"), "--published-name", "x=GPT-9"])
+    assert code == 2
+    assert "'GPT-9' is not a published model" in capsys.readouterr().err
+    with pytest.raises(ReportError, match="no Inspect logs"):
+        build_report([empty], tmp_path / "o")
+    (empty / "broken.eval").write_bytes(b"not a zip file")
+    with pytest.raises(ReportError, match="no PersonaMem runs"):
+        build_report([empty], tmp_path / "o")
+    [note] = read_runs([empty]).notes
+    assert "broken.eval" in note and "not a readable Inspect log" in note
+
+
+def test_package_and_report_import_without_matplotlib() -> None:
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "import inspect_personamem, inspect_personamem.report, inspect_personamem.cli\n"
+        "from inspect_personamem.report.build import _figures_module\n"
+        "try:\n    _figures_module()\nexcept Exception as e:\n    print(type(e).__name__, e)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert "ReportError" in result.stdout and "inspect-personamem[report]" in result.stdout
+
+
+@pytest.fixture
+def chromium() -> Iterator[str]:
+    path = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).is_file():
+        pytest.skip("chromium is not installed")
+    yield path
+
+
+def test_page_renders_in_headless_chromium(report_dir: Path, chromium: str, tmp_path: Path) -> None:
+    out = tmp_path / "page.png"
+    subprocess.run(
+        [
+            str(ROOT / "scripts/render_report.sh"),
+            str(report_dir / "index.html"),
+            str(out),
+            "1200",
+            "2400",
+        ],
+        check=True,
+        timeout=120,
+        env={"CHROMIUM": chromium, "PATH": "/usr/bin:/bin"},
+    )
+    assert png_size(out) == (1200, 2400)
+    from PIL import Image
+
+    with Image.open(out) as image:
+        colours = image.convert("RGB").resize((60, 120)).getcolors(maxcolors=60 * 120)
+    assert colours is not None and len(colours) > 20  # text, tables and figures, not a blank page
