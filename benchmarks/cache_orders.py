@@ -31,7 +31,10 @@ def split_records(split: Split, folder: Path) -> tuple[list[QuestionRecord], str
     shape = SHAPES[split]
     sizes = context_sizes(shape.contexts, shape.min_messages, shape.max_messages)
     path = folder / f"questions_{split}.csv"
-    write_questions(path, question_rows(split, sizes, shape.questions))
+    rows = question_rows(
+        split, sizes, shape.questions, message_chars=shape.message_chars, sessions=shape.sessions
+    )
+    write_questions(path, rows)
     return read_questions(path, split), "synthetic, real shape"
 
 

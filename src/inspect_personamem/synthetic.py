@@ -167,9 +167,16 @@ def question_rows(
     context_sizes: Mapping[str, int],
     questions: int,
     *,
+    message_chars: int = 200,
+    sessions: int = 5,
     seed: int = 0,
 ) -> list[dict[str, Any]]:
-    """`questions` rows spread over the contexts, grouped by context as the real files are."""
+    """`questions` rows spread over the contexts, grouped by context as the real files are.
+
+    End indices fall in the second half of their context (real questions come late in
+    their history), token counts assume four letters a token, and the distance to the
+    reference is 1 to `sessions` sessions.
+    """
     rng = random.Random(seed)
     text = _Text(rng)
     labels = sorted(RAW_LABELS[split])
@@ -177,7 +184,8 @@ def question_rows(
     rows: list[dict[str, Any]] = []
     for number in range(questions):
         context_id = context_ids[number * len(context_ids) // questions]
-        end_index = rng.randint(1, context_sizes[context_id])
+        size = context_sizes[context_id]
+        end_index = rng.randint(max(1, size // 2), size)
         # apostrophes in some options only: a Python literal then mixes its quotes
         bodies = [
             text.about(60) + (f" It's {letter}'s idea." if letter in "ac" else f" Option {letter}.")
@@ -185,8 +193,9 @@ def question_rows(
         ]
         options = [f"({letter}) {body}" for letter, body in zip(LETTERS, bodies, strict=True)]
         serialised = json.dumps(options, ensure_ascii=False) if number % 2 else repr(options)
-        tokens = end_index * 180
-        distance = rng.randint(1, 7)
+        letters = end_index * message_chars
+        tokens = letters // 4
+        distance = rng.randint(1, sessions)
         rows.append(
             {
                 "persona_id": number % 20,
@@ -194,7 +203,7 @@ def question_rows(
                 "question_type": labels[number % len(labels)],
                 "topic": TOPICS[number % len(TOPICS)],
                 "context_length_in_tokens": tokens,
-                "context_length_in_letters": tokens * 5,
+                "context_length_in_letters": letters,
                 "distance_to_ref_in_blocks": distance,
                 "distance_to_ref_in_tokens": tokens * distance // 10,
                 "num_irrelevant_tokens": rng.choice((0, 0, 1200)),
@@ -238,7 +247,10 @@ def generate_split(
     questions_path = folder / questions_filename(split)
     contexts_path = folder / contexts_filename(split)
     write_contexts(contexts_path, sizes, sessions=sessions, message_chars=message_chars, seed=seed)
-    write_questions(questions_path, question_rows(split, sizes, questions, seed=seed))
+    rows = question_rows(
+        split, sizes, questions, message_chars=message_chars, sessions=sessions, seed=seed
+    )
+    write_questions(questions_path, rows)
     return questions_path, contexts_path
 
 
