@@ -1,0 +1,159 @@
+"""Question order, the prompt-cache simulator and Anthropic cache breakpoints."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REAL_QUESTIONS, require
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+)
+
+from inspect_personamem.cache import (
+    CacheSettings,
+    Request,
+    ideal_cached_tokens,
+    prefix_ends,
+    requests_for,
+    simulate,
+    with_cache_breakpoints,
+)
+from inspect_personamem.order import ORDERS, order_records
+from inspect_personamem.records import QuestionRecord, read_questions
+from inspect_personamem.synthetic import generate_split
+
+# two contexts; prefix tokens grow with the end index
+REQUESTS = [
+    Request("x", 100, 110),
+    Request("x", 200, 210),
+    Request("x", 300, 310),
+    Request("y", 50, 60),
+    Request("y", 80, 90),
+]
+
+
+def test_ideal_is_all_history_but_each_contexts_longest() -> None:
+    assert ideal_cached_tokens(REQUESTS) == (100 + 200 + 300 - 300) + (50 + 80 - 80)
+
+
+@pytest.mark.parametrize("order", [[0, 1, 2, 3, 4], [2, 1, 0, 4, 3], [3, 0, 4, 2, 1]])
+def test_one_request_at_a_time_reaches_the_ideal_in_any_order(order: list[int]) -> None:
+    result = simulate([REQUESTS[i] for i in order], CacheSettings(1, 20.0, None))
+    assert result.cached_tokens == ideal_cached_tokens(REQUESTS)
+    assert result.input_tokens == 780
+
+
+def test_siblings_in_flight_together_all_miss() -> None:
+    result = simulate(REQUESTS, CacheSettings(concurrency=5, latency_s=20.0, ttl_s=None))
+    assert result.cached_tokens == 0
+    # two at a time: x1, x2 miss; x3 (t=20) reuses x2's 200; y1 misses; y2 (t=40) reuses y1
+    two = simulate(REQUESTS, CacheSettings(concurrency=2, latency_s=20.0, ttl_s=None))
+    assert two.cached_tokens == 200 + 50
+
+
+def test_expired_entries_do_not_count() -> None:
+    spaced = [Request("x", 100, 110), Request("z", 1, 1), Request("x", 200, 210)]
+    kept = simulate(spaced, CacheSettings(1, 20.0, ttl_s=100.0))
+    expired = simulate(spaced, CacheSettings(1, 20.0, ttl_s=10.0))
+    assert kept.cached_tokens == 100 and expired.cached_tokens == 0
+
+
+def records(tmp_path: Path) -> list[QuestionRecord]:
+    questions, _ = generate_split(
+        tmp_path, "32k", contexts=3, min_messages=40, max_messages=60, questions=12
+    )
+    return read_questions(questions, "32k")
+
+
+def test_orders_are_permutations(tmp_path: Path) -> None:
+    base = records(tmp_path)
+    for order in ORDERS:
+        ordered = order_records(base, order)
+        assert sorted(r.question_id for r in ordered) == sorted(r.question_id for r in base)
+    assert order_records(base, "file") == base
+    assert order_records(base, "random") == order_records(base, "random") != base
+
+
+def test_interleaved_is_round_robin_with_ascending_ends(tmp_path: Path) -> None:
+    base = records(tmp_path)
+    contexts = list(dict.fromkeys(r.context_id for r in base))
+    ordered = order_records(base, "interleaved")
+    assert [r.context_id for r in ordered[:3]] == contexts
+    for context in contexts:
+        ends = [r.end_index for r in ordered if r.context_id == context]
+        assert ends == sorted(ends)
+    grouped = order_records(base, "grouped")
+    assert [r.context_id for r in grouped] == sorted(
+        (r.context_id for r in base), key=contexts.index
+    )
+
+
+def test_default_order_keeps_the_ideal_share_on_the_real_32k_file() -> None:
+    real = read_questions(require(REAL_QUESTIONS), "32k")
+    ideal = ideal_cached_tokens(requests_for(real))
+    settings = CacheSettings(concurrency=32, latency_s=20.0, ttl_s=300.0)
+    interleaved = simulate(requests_for(order_records(real, "interleaved")), settings)
+    grouped = simulate(requests_for(order_records(real, "grouped")), settings)
+    assert interleaved.cached_tokens >= 0.9 * ideal
+    assert grouped.cached_tokens < 0.5 * ideal
+
+
+def test_prefix_ends_are_own_end_then_shorter_sibling_ends(tmp_path: Path) -> None:
+    base = records(tmp_path)
+    ends = prefix_ends(base)
+    for record in base:
+        chosen = ends[record.question_id]
+        siblings = sorted(
+            {
+                r.end_index
+                for r in base
+                if r.context_id == record.context_id and r.end_index < record.end_index
+            },
+            reverse=True,
+        )
+        assert chosen == ([record.end_index] + siblings)[:4]
+
+
+HISTORY: list[ChatMessage] = [
+    ChatMessageSystem(content="Persona"),
+    ChatMessageUser(content="u1"),
+    ChatMessageAssistant(content="a1"),
+    ChatMessageSystem(content="Persona"),
+    ChatMessageUser(content="u2"),
+    ChatMessageAssistant(content="a2"),
+]
+
+
+def test_breakpoints_skip_system_messages_and_copy_only_marked_ones() -> None:
+    marked = with_cache_breakpoints(HISTORY, [6, 4])
+    assert [m is h for m, h in zip(marked, HISTORY, strict=True)] == [
+        True, True, False, True, True, False,
+    ]  # fmt: skip
+    assert marked[2].text == "a1" and marked[5].text == "a2"
+    assert HISTORY[2].content == "a1"  # the shared original is untouched
+
+
+def test_anthropic_request_carries_the_breakpoints() -> None:
+    from inspect_ai.model._providers.anthropic import AnthropicAPI
+
+    api = AnthropicAPI(model_name="claude-sonnet-4-5", api_key="offline")
+    marked = with_cache_breakpoints(HISTORY, [6, 4])
+    resolved: Any = asyncio.run(
+        api.resolve_chat_input([*marked, ChatMessageUser(content="Q")], [], GenerateConfig(), None)
+    )
+    messages = resolved[3]
+    flagged = [
+        block["text"]
+        for message in messages
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if "cache_control" in block
+    ]
+    assert flagged == ["a1", "a2"]

@@ -1,0 +1,104 @@
+"""The cost estimate, its price table, and the reported-usage comparison."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import mock_model, run_task
+
+from inspect_personamem.cache import CacheSettings, ideal_cached_tokens, requests_for
+from inspect_personamem.cli import main
+from inspect_personamem.estimate import Price, estimate, load_prices
+from inspect_personamem.records import read_questions
+from inspect_personamem.usage import logged_usage
+
+
+def test_token_counts_come_from_the_question_file(small_split: Path) -> None:
+    result = estimate("32k", data_dir=str(small_split), output_tokens_per_question=100)
+    records = read_questions(small_split / "questions_32k.csv", "32k")
+    history = sum(int(r.columns["context_length_in_tokens"]) for r in records)
+    assert result.questions == 24 and result.prefix_tokens == history
+    assert result.cache.input_tokens > history  # plus the final user messages
+    assert result.output_tokens == 2400
+    assert result.ideal_cached_tokens == ideal_cached_tokens(requests_for(records))
+
+
+def test_cost_with_and_without_caching(small_split: Path) -> None:
+    result = estimate("32k", data_dir=str(small_split), settings=CacheSettings(1, 1.0, None))
+    assert result.cache.cached_tokens == result.ideal_cached_tokens > 0
+    price = Price(input=2.0, cached_input=0.5, output=8.0)
+    inputs, cached = result.cache.input_tokens, result.cache.cached_tokens
+    assert result.cost(price, caching=False) == pytest.approx(
+        (inputs * 2.0 + result.output_tokens * 8.0) / 1e6
+    )
+    assert result.cost(price, caching=True) == pytest.approx(
+        ((inputs - cached) * 2.0 + cached * 0.5 + result.output_tokens * 8.0) / 1e6
+    )
+    # Anthropic-style: tokens written to the cache cost a surcharge
+    written = result.prefix_tokens - cached
+    anthropic = Price(input=3.0, cached_input=0.3, output=15.0, cache_write=3.75)
+    assert result.cost(anthropic, caching=True) == pytest.approx(
+        (
+            (inputs - cached - written) * 3.0
+            + cached * 0.3
+            + written * 3.75
+            + result.output_tokens * 15.0
+        )
+        / 1e6
+    )
+
+
+def test_price_table_is_dated_and_matches_by_longest_prefix(tmp_path: Path) -> None:
+    table = load_prices()
+    assert table.as_of == "2025-06"
+    assert table.price("openai/gpt-4.1-2025-04-14") == table.price("openai/gpt-4.1")
+    assert table.price("openai/gpt-4.1-mini").input < table.price("openai/gpt-4.1").input
+    with pytest.raises(ValueError, match="No price for 'openai/unknown'.*--prices FILE"):
+        table.price("openai/unknown")
+    own = tmp_path / "prices.yaml"
+    own.write_text("as_of: today\nmodels:\n  x/y: {input: 1, cached_input: 0.1, output: 2}\n")
+    assert load_prices(own).price("x/y") == Price(1, 0.1, 2)
+    own.write_text("models:\n  x/y: {input: 1}\n")
+    with pytest.raises(ValueError, match="expected 'models:"):
+        load_prices(own)
+
+
+def test_estimate_command(small_split: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        ["estimate", "--split", "32k", "--model", "openai/gpt-4.1", "--data-dir", str(small_split)]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "questions             24" in out
+    assert "cacheable share" in out and "order=interleaved, 32 concurrent" in out
+    assert "inspect_personamem/prices.yaml, as of 2025-06" in out
+    assert "cost without caching  $" in out and "cost with caching     $" in out
+
+
+def test_compare_reads_the_usage_the_provider_reported(
+    small_split: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = run_task(
+        "inspect_personamem/personamem_32k",
+        mock_model(lambda messages: "<final_answer>(a)"),
+        tmp_path / "logs",
+        {"data_dir": str(small_split)},
+    )
+    assert log.location
+    usage = logged_usage(Path(log.location))
+    # the mock reports one input token per message sent: the history and the question
+    records = read_questions(small_split / "questions_32k.csv", "32k")
+    assert usage.uncached_input == sum(r.end_index + 1 for r in records)
+    assert usage.samples == 24 and usage.output == 24 and usage.cache_read == 0
+    main(
+        [
+            "estimate", "--split", "32k", "--model", "x/y", "--data-dir", str(small_split),
+            "--price-input", "1", "--price-cached-input", "0.1", "--price-output", "2",
+            "--compare", log.location,
+        ]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert "reported by the provider (24 samples in the log)" in out
+    assert f"input tokens   {usage.input:,} (cached 0 = 0.0%" in out
+    assert "given on the command line" in out

@@ -1,0 +1,41 @@
+"""Memory stays flat in the number of questions: no sample holds a copy of its history."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspect_personamem.contexts import open_context_store
+from inspect_personamem.synthetic import generate_split
+from inspect_personamem.tasks import personamem
+
+
+def test_building_all_samples_copies_no_history(tmp_path: Path) -> None:
+    questions, contexts = generate_split(
+        tmp_path, "128k", contexts=3, min_messages=200, max_messages=260, questions=90
+    )
+    task = personamem(split="128k", data_dir=str(tmp_path))
+    store = open_context_store(contexts.resolve())
+    samples = list(task.dataset)
+    assert len(samples) == 90
+
+    objects: set[int] = set()
+    history_chars = 0
+    longest: dict[str, int] = {}
+    for sample in samples:
+        meta = sample.metadata or {}
+        history = store.history(meta["shared_context_id"], meta["end_index_in_shared_context"])
+        objects.update(id(message) for message in history)
+        history_chars += sum(len(message.text) for message in history)
+        context = meta["shared_context_id"]
+        longest[context] = max(longest.get(context, 0), len(history))
+        # the input is the final user message alone: a string, no messages
+        assert isinstance(sample.input, str)
+        assert not any(
+            isinstance(value, list) and value and not isinstance(value[0], (str, int))
+            for value in meta.values()
+        )
+
+    # every history is a slice of one shared list: as many objects as the longest
+    # history of each context, however many questions use them
+    assert len(objects) == sum(longest.values())
+    assert sum(len(str(s.input)) for s in samples) < 0.05 * history_chars
