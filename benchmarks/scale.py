@@ -36,6 +36,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from inspect_personamem.splits import check_split
+
 DESIGNS = ("shared", "shared-no-realtime", "naive-log", "naive-input")
 
 
@@ -61,7 +63,7 @@ def worker_build(split: str, folder: str) -> dict[str, Any]:
 
     before = rss_mb()
     start = time.perf_counter()
-    task = personamem(split=split, data_dir=folder)
+    task = personamem(split=check_split(split), data_dir=folder)
     return {
         "seconds": time.perf_counter() - start,
         "peak_mb": peak_rss_mb() - before,
@@ -80,7 +82,7 @@ def naive_input_task(split: str, folder: str) -> Any:
     from inspect_personamem.scorer import personamem_scorer
     from inspect_personamem.tasks import personamem
 
-    task = personamem(split=split, data_dir=folder)
+    task = personamem(split=check_split(split), data_dir=folder)
     store = open_context_store((Path(folder) / f"shared_contexts_{split}.jsonl").resolve())
     samples = []
     for sample in task.dataset:
@@ -107,7 +109,9 @@ def worker_run(split: str, folder: str, design: str, samples: int, profile: bool
     if design == "naive-input":
         task = naive_input_task(split, folder)
     else:
-        task = personamem(split=split, data_dir=folder, keep_history_in_log=design == "naive-log")
+        task = personamem(
+            split=check_split(split), data_dir=folder, keep_history_in_log=design == "naive-log"
+        )
     # every k-th sample, so that the histories measured are as long as the split's on average
     warm_up = samples // 2
     spread = list(task.dataset)[:: max(1, len(task.dataset) // (samples + warm_up))]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from inspect_ai.model import ChatMessageBase
+
 from inspect_personamem.contexts import open_context_store
 from inspect_personamem.synthetic import generate_split
 from inspect_personamem.tasks import personamem
@@ -31,8 +33,10 @@ def test_building_all_samples_copies_no_history(tmp_path: Path) -> None:
         # the input is the final user message alone: a string, no messages
         assert isinstance(sample.input, str)
         assert not any(
-            isinstance(value, list) and value and not isinstance(value[0], (str, int))
+            isinstance(item, ChatMessageBase)
             for value in meta.values()
+            if isinstance(value, list)
+            for item in value
         )
 
     # every history is a slice of one shared list: as many objects as the longest
