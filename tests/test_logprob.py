@@ -4,7 +4,6 @@ truncation, choice."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,7 +27,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> LocalSetup:
 
 @pytest.fixture(scope="module")
 def model(setup: LocalSetup) -> Any:
-    return AutoModelForCausalLM.from_pretrained(setup.model).eval()
+    return AutoModelForCausalLM.from_pretrained(setup.model)
 
 
 @pytest.fixture(scope="module")
@@ -48,14 +47,16 @@ def prompt_for(setup: LocalSetup, tokenizer: Any, record: QuestionRecord) -> Opt
 
 def assert_close(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> None:
     assert [len(x) for x in a] == [len(x) for x in b]
-    assert max(abs(x - y) for u, v in zip(a, b) for x, y in zip(u, v)) < 1e-4
+    assert (
+        max(abs(x - y) for u, v in zip(a, b, strict=True) for x, y in zip(u, v, strict=True)) < 1e-4
+    )
 
 
 def test_prompt_scores_only_the_option_text(setup: LocalSetup, tokenizer: Any) -> None:
     record = records(setup)[0]
     prompt = prompt_for(setup, tokenizer, record)
     assert tokenizer.decode(prompt.prefix[-1:]) == "<|assistant|>"
-    for option, body in zip(prompt.options, record.options.bodies()):
+    for option, body in zip(prompt.options, record.options.bodies(), strict=True):
         assert option == tuple(encode(tokenizer, body))  # no letter, no end-of-turn
         assert tokenizer.convert_tokens_to_ids(END_OF_TURN) not in option
 
@@ -70,7 +71,10 @@ def test_template_lead_joins_prefix_and_trimmed_content_is_scored(tokenizer: Any
     prompt = build_prompt(tokenizer, [ChatMessageUser(content="coffee")], [" jazz river ", "yoga"])
     assert tokenizer.decode(prompt.prefix[-2:]) == "<|assistant|> <|system|>"
     assert prompt.texts == ("jazz river", "yoga")
-    assert prompt.options == (tuple(encode(tokenizer, "jazz river")), tuple(encode(tokenizer, "yoga")))
+    assert prompt.options == (
+        tuple(encode(tokenizer, "jazz river")),
+        tuple(encode(tokenizer, "yoga")),
+    )
 
 
 @pytest.mark.parametrize("batch", [4, 3, 1])

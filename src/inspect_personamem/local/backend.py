@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 import anyio
@@ -60,16 +59,21 @@ async def backend_for(model: Model, context_window: int | None, option_batch_siz
 
     api = model.api
     if isinstance(api, HuggingFaceAPI):
-        from .hf import SharedPrefixScorer, context_window as hf_context_window
+        from .hf import SharedPrefixScorer
+        from .hf import context_window as hf_context_window
 
         if isinstance(api.chat_template, str):  # -M chat_template=... as the provider uses it
             api.tokenizer.chat_template = api.chat_template
         _require_chat_template(api.tokenizer, model.name)
         scorer = SharedPrefixScorer(api.model, api.tokenizer, option_batch_size)
+
+        async def score(prompt: OptionPrompt) -> list[list[float]]:
+            return await anyio.to_thread.run_sync(scorer.option_logprobs, prompt)
+
         return Backend(
             tokenizer=api.tokenizer,
             window=context_window or hf_context_window(api.model, api.tokenizer),
-            score=partial(anyio.to_thread.run_sync, scorer.option_logprobs),
+            score=score,
             exclusive=True,
             stats=scorer.stats,
         )

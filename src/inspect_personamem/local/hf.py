@@ -8,8 +8,9 @@ Padding sits after each option's tokens, so causal attention never lets a real
 token see it.
 
 Across questions the cache is kept: the next question's prefix reuses the longest
-common token prefix with the previous one, which is most of the history for two
-questions of one shared context, so only the new tail is run. This needs the
+common token prefix with the previous one, for two questions of one shared context
+their history up to the earlier end index, so only the new tail is run (when that
+saves time: see MIN_REUSE). This needs the
 questions of a context to arrive one after another (the datasets are ordered by
 context) and a model whose cache can be cut back (full attention; sliding-window
 caches cannot be cropped once past their window).
@@ -26,6 +27,13 @@ import torch
 
 from .backend import ForwardStats
 from .prompt import OptionPrompt
+
+MIN_REUSE = 0.25
+"""A kept cache is used only when it covers this share of the new prefix. Measured on
+CPU, a pass after a cache (which needs an explicit attention mask) runs slower per
+token than a fresh causal pass, so a small reuse (another context: only the first
+few template tokens in common) loses time; a fresh start also frees the old cache
+before the new one grows."""
 
 _UNLIMITED = 10**9
 """Tokenizers without a real limit report a huge `model_max_length`."""
@@ -69,25 +77,30 @@ class SharedPrefixScorer:
         """Forget the kept cache (frees its memory)."""
         self._cache, self._cached = None, ()
 
-    @torch.inference_mode()
     def option_logprobs(self, prompt: OptionPrompt) -> list[list[float]]:
         """Per option, the log-probability of each of its tokens after the prefix."""
         try:
-            last_logits = self._prefill(prompt.prefix)
-            results: list[list[float]] = []
-            for start in range(0, len(prompt.options), self.option_batch_size):
-                batch = prompt.options[start : start + self.option_batch_size]
-                results += self._options(batch, last_logits)
-            return results
+            with torch.inference_mode():
+                return self._option_logprobs(prompt)
         except BaseException:
             self.reset()  # a failure midway leaves the cache in an unknown state
             raise
+
+    def _option_logprobs(self, prompt: OptionPrompt) -> list[list[float]]:
+        last_logits = self._prefill(prompt.prefix)
+        results: list[list[float]] = []
+        for start in range(0, len(prompt.options), self.option_batch_size):
+            batch = prompt.options[start : start + self.option_batch_size]
+            results += self._options(batch, last_logits)
+        return results
 
     def _prefill(self, prefix: tuple[int, ...]) -> torch.Tensor:
         """Bring the cache to `prefix` (reusing what it shares with the cached prefix);
         return the logits after its last token."""
         common = _common_length(self._cached, prefix)
         reuse = min(common, len(prefix) - 1)  # the last token must run to give logits
+        if reuse < MIN_REUSE * len(prefix):
+            reuse = 0
         if reuse > 0:
             self._cache.crop(reuse - len(self._cached))
         else:
@@ -126,30 +139,29 @@ class SharedPrefixScorer:
         if len(options) > 1:
             self._cache.batch_select_indices(torch.tensor([0], device=ids.device))
         self._cache.crop(-width)
-        logits = torch.cat(
-            [last_logits.expand(len(options), 1, -1), output.logits[:, :-1]], dim=1
-        )
+        logits = torch.cat([last_logits.expand(len(options), 1, -1), output.logits[:, :-1]], dim=1)
         return _gathered(logits, ids, [len(option) for option in options])
 
 
-@torch.inference_mode()
 def naive_option_logprobs(
     model: Any, prompt: OptionPrompt, stats: ForwardStats | None = None
 ) -> list[list[float]]:
     """The reference: one full forward pass of prefix + option per option, no cache."""
-    results: list[list[float]] = []
-    for option in prompt.options:
-        ids = torch.tensor([prompt.prefix + option], device=model.device)
-        output = model(input_ids=ids, use_cache=False, logits_to_keep=len(option) + 1)
-        if stats is not None:
-            stats.forward_tokens += ids.numel()
-        results += _gathered(output.logits[:, :-1], ids[:, len(prompt.prefix) :], [len(option)])
-    return results
+    with torch.inference_mode():
+        return [_naive_one(model, prompt.prefix, option, stats) for option in prompt.options]
 
 
-def _gathered(
-    logits: torch.Tensor, ids: torch.Tensor, lengths: Sequence[int]
-) -> list[list[float]]:
+def _naive_one(
+    model: Any, prefix: tuple[int, ...], option: tuple[int, ...], stats: ForwardStats | None
+) -> list[float]:
+    ids = torch.tensor([prefix + option], device=model.device)
+    output = model(input_ids=ids, use_cache=False, logits_to_keep=len(option) + 1)
+    if stats is not None:
+        stats.forward_tokens += ids.numel()
+    return _gathered(output.logits[:, :-1], ids[:, len(prefix) :], [len(option)])[0]
+
+
+def _gathered(logits: torch.Tensor, ids: torch.Tensor, lengths: Sequence[int]) -> list[list[float]]:
     """Log-probability of each id under the logits before it, in float32."""
     logprobs = torch.log_softmax(logits.float(), dim=-1)
     picked = logprobs.gather(-1, ids.unsqueeze(-1)).squeeze(-1)

@@ -29,9 +29,14 @@ def save_random_model(
     heads: int = 4,
     vocab_size: int = 2000,
     max_positions: int = 4096,
+    initializer_range: float = 0.5,
     seed: int = 0,
 ) -> Path:
-    """Train a word-level tokenizer on `corpus`, build a random model, save both."""
+    """Train a word-level tokenizer on `corpus`, build a random model, save both.
+
+    The default `initializer_range` makes next-token distributions peaked, so that
+    options get clearly different scores; 0.02 (the usual) gives log-probabilities of
+    a realistic size."""
     import torch
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -43,7 +48,7 @@ def save_random_model(
         corpus,
         trainers.WordLevelTrainer(vocab_size=vocab_size, special_tokens=list(SPECIAL_TOKENS)),
     )
-    tokenizer = PreTrainedTokenizerFast(
+    tokenizer = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]
         tokenizer_object=words,
         bos_token="<s>",
         eos_token=END_OF_TURN,
@@ -62,12 +67,12 @@ def save_random_model(
         num_attention_heads=heads,
         num_key_value_heads=max(1, heads // 2),
         max_position_embeddings=max_positions,
-        initializer_range=0.5,
+        initializer_range=initializer_range,
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
     )
-    model = LlamaForCausalLM(config).eval()
+    model = LlamaForCausalLM(config)
     folder.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)

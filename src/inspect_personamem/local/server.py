@@ -75,13 +75,11 @@ class CompletionsScorer:
             )
         start = len(prompt.prefix)
         results: list[list[float]] = []
-        for choice, option in zip(choices, prompt.options):
+        for choice, option in zip(choices, prompt.options, strict=True):
             values = ((choice.get("logprobs") or {}).get("token_logprobs") or [])[
                 start : start + len(option)
             ]
-            if len(values) != len(option) or not all(
-                isinstance(v, (int, float)) for v in values
-            ):
+            if len(values) != len(option) or not all(isinstance(v, (int, float)) for v in values):
                 raise ServerResponseError(
                     f"{self.base_url}/completions returned no prompt log-probabilities for "
                     "the option's tokens (a vLLM server supports echo=True with logprobs)"

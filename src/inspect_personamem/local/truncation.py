@@ -104,10 +104,14 @@ def fit_prompt(
             f"the context window of {window} tokens holds the question and options but no "
             f"message of its {len(history)}-message history"
         )
-    return messages(dropped), prompt, Truncation(
-        window=window,
-        history_messages=len(history),
-        dropped_messages=len(history) - len(kept),
-        full_prefix_tokens=full,
-        prefix_tokens=len(prompt.prefix),
+    return (
+        messages(dropped),
+        prompt,
+        Truncation(
+            window=window,
+            history_messages=len(history),
+            dropped_messages=len(history) - len(kept),
+            full_prefix_tokens=full,
+            prefix_tokens=len(prompt.prefix),
+        ),
     )
