@@ -116,3 +116,22 @@ def test_vllm_provider_eval_against_stand_in(setup: LocalSetup, tmp_path: Path) 
     check_samples(log)
     assert len(requests) == 6  # one request (four prompts) per question
     assert all(s.metadata["logprob"]["truncation"]["window"] == 200 for s in log.samples or [])
+
+
+def test_logprob_method_sends_each_contexts_questions_together(setup: LocalSetup) -> None:
+    from inspect_personamem.tasks import personamem_32k
+
+    def order(**kwargs: Any) -> list[tuple[str, int]]:
+        task = personamem_32k(data_dir=str(setup.data), **kwargs)
+        metadata = [sample.metadata or {} for sample in task.dataset]
+        return [
+            (str(m["shared_context_id"]), int(m["end_index_in_shared_context"])) for m in metadata
+        ]
+
+    grouped = order(method="logprob")
+    assert grouped == sorted(
+        grouped, key=lambda key: ([c for c, _ in grouped].index(key[0]), key[1])
+    )
+    assert len({c for c, _ in grouped}) == 2
+    assert order(method="logprob", order="interleaved") == order()
+    assert order() != grouped

@@ -12,9 +12,9 @@ from .contexts import open_context_store
 from .dataset import NegativeEndIndexPolicy, build_dataset, check_against_contexts
 from .files import locate_split_files
 from .history import SystemMessagePolicy
-from .order import SampleOrder, order_records
 from .local.choice import Normalization
 from .local.solver import logprob_solver
+from .order import SampleOrder, order_records
 from .records import read_questions
 from .scorer import personamem_scorer
 from .solver import personamem_solver
