@@ -1,7 +1,8 @@
 """Shared-prefix log-likelihood scoring against the naive per-option forward pass.
 
 One process, one random Llama-style model, one set of synthetic long-history
-questions (PersonaMem-shaped, several questions per shared context, in file order).
+questions (PersonaMem-shaped, several questions per shared context), in the order
+method=logprob sends them ("grouped": by context, ascending end index).
 Three ways to get every option's token log-probabilities:
 
 - naive: one full forward pass of history + question + option per option;
@@ -35,6 +36,7 @@ from inspect_personamem.local.hf import SharedPrefixScorer, naive_option_logprob
 from inspect_personamem.local.prompt import OptionPrompt
 from inspect_personamem.local.random_model import save_random_model
 from inspect_personamem.local.truncation import fit_prompt
+from inspect_personamem.order import order_records
 from inspect_personamem.records import read_questions
 from inspect_personamem.synthetic import generate_split
 
@@ -95,7 +97,7 @@ def main() -> None:
                 record.options.bodies(),
                 32768,
             )[1]
-            for record in read_questions(questions_file, "32k")
+            for record in order_records(read_questions(questions_file, "32k"), "grouped")
         ]
         building = time.perf_counter() - started
 
