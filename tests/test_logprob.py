@@ -8,16 +8,19 @@ from typing import Any
 
 import pytest
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
-from logprob_fixtures import LocalSetup, make_setup
-from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from inspect_personamem.contexts import open_context_store
-from inspect_personamem.local.choice import chosen, score_options
-from inspect_personamem.local.hf import SharedPrefixScorer, naive_option_logprobs
-from inspect_personamem.local.prompt import OptionPrompt, build_prompt, encode
-from inspect_personamem.local.random_model import END_OF_TURN
-from inspect_personamem.local.truncation import ContextWindowError, fit_prompt
-from inspect_personamem.records import QuestionRecord, read_questions
+pytest.importorskip("transformers", reason="needs the local extra: pip install -e '.[local]'")
+
+from logprob_fixtures import LocalSetup, make_setup  # noqa: E402
+from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
+
+from inspect_personamem.contexts import open_context_store  # noqa: E402
+from inspect_personamem.local.choice import chosen, score_options  # noqa: E402
+from inspect_personamem.local.hf import SharedPrefixScorer, naive_option_logprobs  # noqa: E402
+from inspect_personamem.local.prompt import OptionPrompt, build_prompt, encode  # noqa: E402
+from inspect_personamem.local.random_model import END_OF_TURN  # noqa: E402
+from inspect_personamem.local.truncation import ContextWindowError, fit_prompt  # noqa: E402
+from inspect_personamem.records import QuestionRecord, read_questions  # noqa: E402
 
 
 @pytest.fixture(scope="module")

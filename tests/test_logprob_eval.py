@@ -9,15 +9,18 @@ from typing import Any
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
-from logprob_fixtures import LocalSetup, completions_server, make_setup
-from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from inspect_personamem.contexts import open_context_store
-from inspect_personamem.local.hf import naive_option_logprobs
-from inspect_personamem.local.prompt import OptionPrompt, build_prompt
-from inspect_personamem.local.server import CompletionsScorer
-from inspect_personamem.options import LETTERS
-from inspect_personamem.records import read_questions
+pytest.importorskip("transformers", reason="needs the local extra: pip install -e '.[local]'")
+
+from logprob_fixtures import LocalSetup, completions_server, make_setup  # noqa: E402
+from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
+
+from inspect_personamem.contexts import open_context_store  # noqa: E402
+from inspect_personamem.local.hf import naive_option_logprobs  # noqa: E402
+from inspect_personamem.local.prompt import OptionPrompt, build_prompt  # noqa: E402
+from inspect_personamem.local.server import CompletionsScorer  # noqa: E402
+from inspect_personamem.options import LETTERS  # noqa: E402
+from inspect_personamem.records import read_questions  # noqa: E402
 
 
 @pytest.fixture(scope="module")
