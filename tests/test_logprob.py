@@ -154,3 +154,18 @@ def test_window_too_small_for_any_history_fails(setup: LocalSetup, tokenizer: An
         fit_prompt(tokenizer, history, question, "keep", bodies, bare.length() + 2)
     with pytest.raises(ContextWindowError, match="without any history"):
         fit_prompt(tokenizer, history, question, "keep", bodies, bare.length() - 1)
+
+
+def test_option_merging_with_the_prefix_is_encoded_alone(tokenizer: Any) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer.name_or_path)
+    tokenizer.chat_template = (
+        "{% for m in messages %}{{ m['role'] }} said {{ m['content'] }}. {% endfor %}"
+        "{% if add_generation_prompt %}assistant said{% endif %}"
+    )
+    # "said" + "coffee" is one word to this tokenizer: joint encoding would change the
+    # prefix's last token, so the option is encoded on its own
+    prompt = build_prompt(tokenizer, [ChatMessageUser(content="yoga")], ["coffee", " jazz"])
+    joint = encode(tokenizer, "user said yoga. assistant saidcoffee")
+    assert joint[: len(prompt.prefix)] != list(prompt.prefix)
+    assert prompt.prefix == tuple(encode(tokenizer, "user said yoga. assistant said"))
+    assert prompt.options == (tuple(encode(tokenizer, "coffee")), tuple(encode(tokenizer, " jazz")))

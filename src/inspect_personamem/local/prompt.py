@@ -99,22 +99,68 @@ def shared_text(
     return head + leads.pop(), tuple(texts)
 
 
+@dataclass(frozen=True)
+class SharedPrefix:
+    """The shared text encoded once: its token ids and where each token starts in it
+    (None for tokenizers that cannot say), plus each option's scored text."""
+
+    text: str
+    ids: tuple[int, ...]
+    starts: tuple[int, ...] | None
+    texts: tuple[str, ...]
+
+
+def shared_prefix(
+    tokenizer: Any, messages: Sequence[ChatMessage], bodies: Sequence[str]
+) -> SharedPrefix:
+    """Render and encode the text the options share."""
+    text, texts = shared_text(tokenizer, messages, bodies)
+    if getattr(tokenizer, "is_fast", False):
+        encoding = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        ids = tuple(encoding["input_ids"])
+        starts: tuple[int, ...] | None = tuple(start for start, _ in encoding["offset_mapping"])
+    else:
+        ids, starts = tuple(encode(tokenizer, text)), None
+    return SharedPrefix(text=text, ids=ids, starts=starts, texts=texts)
+
+
 def build_prompt(
     tokenizer: Any, messages: Sequence[ChatMessage], bodies: Sequence[str]
 ) -> OptionPrompt:
     """The shared prefix and the option continuations, as token ids."""
-    shared, texts = shared_text(tokenizer, messages, bodies)
-    prefix = encode(tokenizer, shared)
-    options = tuple(tuple(_continuation(tokenizer, shared, prefix, text)) for text in texts)
-    return OptionPrompt(prefix=tuple(prefix), options=options, texts=texts)
+    return prompt_after(tokenizer, shared_prefix(tokenizer, messages, bodies))
 
 
-def _continuation(tokenizer: Any, shared: str, prefix: list[int], text: str) -> list[int]:
-    """The option's tokens as they follow the prefix: the tail of the joint encoding when it
-    starts with the prefix's tokens, else the option encoded alone (a merge across the
-    boundary would otherwise change the shared tokens)."""
-    joint = encode(tokenizer, shared + text)
-    tokens = joint[len(prefix) :] if joint[: len(prefix)] == prefix else encode(tokenizer, text)
+def prompt_after(tokenizer: Any, shared: SharedPrefix) -> OptionPrompt:
+    """Each option's tokens after an encoded shared prefix."""
+    options = tuple(tuple(_continuation(tokenizer, shared, text)) for text in shared.texts)
+    return OptionPrompt(prefix=shared.ids, options=options, texts=shared.texts)
+
+
+_OVERLAP = 16
+"""Prefix tokens re-encoded together with each option, to see how the two meet."""
+
+
+def _continuation(tokenizer: Any, shared: SharedPrefix, text: str) -> list[int]:
+    """The option's tokens as they follow the prefix.
+
+    The option is encoded together with the end of the prefix (its last `_OVERLAP`
+    tokens' text, so a 30k-token history is not encoded four more times); when that
+    encoding begins with those same tokens, the rest is the option's. Otherwise the two
+    merge across the boundary (or the tokenizer gives no offsets) and the option is
+    taken from the joint encoding of the whole text when that keeps the prefix's
+    tokens, else encoded alone, so that the prefix's tokens are always the shared ones.
+    """
+    prefix = list(shared.ids)
+    tokens: list[int] | None = None
+    if shared.starts is not None and prefix:
+        cut = max(0, len(prefix) - _OVERLAP)
+        tail = encode(tokenizer, shared.text[shared.starts[cut] :] + text)
+        if tail[: len(prefix) - cut] == prefix[cut:]:
+            tokens = tail[len(prefix) - cut :]
+    if tokens is None:
+        joint = encode(tokenizer, shared.text + text)
+        tokens = joint[len(prefix) :] if joint[: len(prefix)] == prefix else encode(tokenizer, text)
     if not tokens:
         raise ChatTemplateError(f"the option {text[:60]!r} encodes to no tokens")
     return tokens

@@ -20,7 +20,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage
 
 from ..history import SystemMessagePolicy, conversation
-from .prompt import OptionPrompt, build_prompt, encode, shared_text
+from .prompt import OptionPrompt, SharedPrefix, encode, prompt_after, shared_prefix
 
 
 class ContextWindowError(ValueError):
@@ -70,32 +70,33 @@ def fit_prompt(
     def messages(dropped: int) -> list[ChatMessage]:
         return conversation(kept_history(history, dropped), question, policy)
 
-    def prefix_tokens(dropped: int) -> int:
-        return len(encode(tokenizer, shared_text(tokenizer, messages(dropped), bodies)[0]))
+    def shared(dropped: int) -> SharedPrefix:
+        return shared_prefix(tokenizer, messages(dropped), bodies)
 
-    texts = shared_text(tokenizer, messages(0), bodies)[1]
-    longest = max(len(encode(tokenizer, text)) for text in texts)
-    full = prefix_tokens(0)
+    best = shared(0)
+    full = len(best.ids)
+    longest = max(len(encode(tokenizer, text)) for text in best.texts)
     dropped = 0
     if full + longest > window:
-        if prefix_tokens(len(history)) + longest > window:
+        best, low, high = shared(len(history)), 1, len(history)
+        if len(best.ids) + longest > window:
             raise ContextWindowError(
-                f"the question and its longest option need {prefix_tokens(len(history)) + longest}"
-                f" tokens without any history; the context window is {window}"
+                f"the question and its longest option need {len(best.ids) + longest} tokens "
+                f"without any history; the context window is {window}"
             )
-        low, high = 1, len(history)  # the answer lies in [low, high]; high fits
-        while low < high:
+        while low < high:  # the answer lies in [low, high]; `best` is high's
             middle = (low + high) // 2
-            if prefix_tokens(middle) + longest <= window:
-                high = middle
+            candidate = shared(middle)
+            if len(candidate.ids) + longest <= window:
+                best, high = candidate, middle
             else:
                 low = middle + 1
-        dropped = low
-    prompt = build_prompt(tokenizer, messages(dropped), bodies)
+        dropped = high
+    prompt = prompt_after(tokenizer, best)
     while prompt.length() > window and dropped < len(history):
-        # the options' own tokens can differ by a token or two after the prefix
+        # an option's own tokens can differ by a token or two from its text encoded alone
         dropped += 1
-        prompt = build_prompt(tokenizer, messages(dropped), bodies)
+        prompt = prompt_after(tokenizer, shared(dropped))
     kept = kept_history(history, dropped)
     if prompt.length() > window or (
         any(m.role != "system" for m in history) and all(m.role == "system" for m in kept)
