@@ -159,13 +159,13 @@ def test_window_too_small_for_any_history_fails(setup: LocalSetup, tokenizer: An
 def test_option_merging_with_the_prefix_is_encoded_alone(tokenizer: Any) -> None:
     tokenizer = AutoTokenizer.from_pretrained(tokenizer.name_or_path)
     tokenizer.chat_template = (
-        "{% for m in messages %}{{ m['role'] }} said {{ m['content'] }}. {% endfor %}"
-        "{% if add_generation_prompt %}assistant said{% endif %}"
+        "{% for m in messages %}{{ m['role'] }} garden {{ m['content'] }}. {% endfor %}"
+        "{% if add_generation_prompt %}assistant garden{% endif %}"
     )
-    # "said" + "coffee" is one word to this tokenizer: joint encoding would change the
+    # "garden" + "coffee" is one word to this tokenizer: joint encoding would change the
     # prefix's last token, so the option is encoded on its own
     prompt = build_prompt(tokenizer, [ChatMessageUser(content="yoga")], ["coffee", " jazz"])
-    joint = encode(tokenizer, "user said yoga. assistant saidcoffee")
+    joint = encode(tokenizer, "user garden yoga. assistant gardencoffee")
     assert joint[: len(prompt.prefix)] != list(prompt.prefix)
-    assert prompt.prefix == tuple(encode(tokenizer, "user said yoga. assistant said"))
+    assert prompt.prefix == tuple(encode(tokenizer, "user garden yoga. assistant garden"))
     assert prompt.options == (tuple(encode(tokenizer, "coffee")), tuple(encode(tokenizer, " jazz")))
