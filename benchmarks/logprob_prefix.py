@@ -117,7 +117,7 @@ def main() -> None:
     def per_question(scorer: SharedPrefixScorer) -> Run:
         def run(prompt: OptionPrompt) -> list[list[float]]:
             scorer.reset()
-            return scorer.option_logprobs(prompt)
+            return scorer.option_logprobs(prompt).logprobs
 
         return run
 
@@ -132,7 +132,11 @@ def main() -> None:
                 naive_stats,
             ),
             ("shared prefix", per_question(shared), shared.stats),
-            ("shared + across questions", reusing.option_logprobs, reusing.stats),
+            (
+                "shared + across questions",
+                lambda p: reusing.option_logprobs(p).logprobs,
+                reusing.stats,
+            ),
         ]
 
     naive_option_logprobs(model, prompts[0])  # warm-up, not counted

@@ -87,7 +87,7 @@ def test_shared_prefix_equals_naive_forward(
     scorer = SharedPrefixScorer(model, tokenizer, option_batch_size=batch, prefill_chunk=64)
     for record in records(setup):
         prompt = prompt_for(setup, tokenizer, record)
-        assert_close(scorer.option_logprobs(prompt), naive_option_logprobs(model, prompt))
+        assert_close(scorer.option_logprobs(prompt).logprobs, naive_option_logprobs(model, prompt))
     # questions of one context follow each other: their common history was reused
     assert scorer.stats.reused_tokens > 0
 
@@ -96,16 +96,17 @@ def test_cache_reuse_saves_forward_tokens(setup: LocalSetup, model: Any, tokeniz
     context = records(setup)[0].context_id
     first, second = [r for r in records(setup) if r.context_id == context][:2]
     scorer = SharedPrefixScorer(model, tokenizer)
-    scorer.option_logprobs(prompt_for(setup, tokenizer, first))
-    forwarded, reused = scorer.stats.forward_tokens, scorer.stats.reused_tokens
+    alone = scorer.option_logprobs(prompt_for(setup, tokenizer, first)).stats
+    assert alone.reused_tokens == 0
     prompt = prompt_for(setup, tokenizer, second)
-    assert_close(scorer.option_logprobs(prompt), naive_option_logprobs(model, prompt))
-    reused = scorer.stats.reused_tokens - reused
+    scored = scorer.option_logprobs(prompt)
+    assert_close(scored.logprobs, naive_option_logprobs(model, prompt))
     # the history both questions share (every message has over 5 tokens) was not run again
-    assert reused > 5 * min(first.end_index, second.end_index)
-    assert scorer.stats.forward_tokens - forwarded == (
-        len(prompt.prefix) - reused + 4 * prompt.longest_option
+    assert scored.stats.reused_tokens > 5 * min(first.end_index, second.end_index)
+    assert scored.stats.forward_tokens == (
+        len(prompt.prefix) - scored.stats.reused_tokens + 4 * prompt.longest_option
     )
+    assert scorer.stats.forward_tokens == alone.forward_tokens + scored.stats.forward_tokens
 
 
 def test_choice_is_argmax_of_normalised_scores() -> None:

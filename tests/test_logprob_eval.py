@@ -83,6 +83,17 @@ def test_hf_eval_end_to_end(setup: LocalSetup, tmp_path: Path) -> None:
     assert any(t["dropped_messages"] > 0 and t["dropped_tokens"] > 0 for t in truncations)
 
 
+def test_hf_eval_reuses_the_previous_questions_cache(setup: LocalSetup, tmp_path: Path) -> None:
+    model_args = {"model_path": str(setup.model), "device": "cpu"}
+    log = run(setup, tmp_path, "hf/local", model_args=model_args)
+    evidence = [s.metadata["logprob"] for s in log.samples or []]
+    assert all(e["truncation"]["dropped_messages"] == 0 for e in evidence)
+    assert sum(e["reused_tokens"] > 0 for e in evidence) >= 2  # 6 questions, 2 contexts
+    for e in evidence:
+        padded = 4 * max(option["tokens"] for option in e["options"])
+        assert e["forward_tokens"] == e["prefix_tokens"] - e["reused_tokens"] + padded
+
+
 def test_completions_scorer_matches_local_model(setup: LocalSetup) -> None:
     import anyio
 
@@ -94,7 +105,7 @@ def test_completions_scorer_matches_local_model(setup: LocalSetup) -> None:
     requests: list[dict[str, Any]] = []
     with completions_server(model, "tiny", 512, requests) as base_url:
         scorer = CompletionsScorer(base_url, "tiny")
-        got = anyio.run(scorer.option_logprobs, prompt)
+        got = anyio.run(scorer.option_logprobs, prompt).logprobs
         assert anyio.run(scorer.context_window) == 512
     expected = naive_option_logprobs(model, prompt)
     assert (

@@ -24,8 +24,6 @@ from inspect_ai.model import Model
 
 from .prompt import OptionPrompt
 
-Score = Callable[[OptionPrompt], Awaitable[list[list[float]]]]
-
 
 @dataclass
 class ForwardStats:
@@ -34,6 +32,21 @@ class ForwardStats:
 
     forward_tokens: int = 0
     reused_tokens: int = 0
+
+    def add(self, other: ForwardStats) -> None:
+        self.forward_tokens += other.forward_tokens
+        self.reused_tokens += other.reused_tokens
+
+
+@dataclass(frozen=True)
+class Scored:
+    """Per option, the log-probability of each of its tokens; and what that cost."""
+
+    logprobs: list[list[float]]
+    stats: ForwardStats
+
+
+Score = Callable[[OptionPrompt], Awaitable[Scored]]
 
 
 @dataclass
@@ -67,7 +80,7 @@ async def backend_for(model: Model, context_window: int | None, option_batch_siz
         _require_chat_template(api.tokenizer, model.name)
         scorer = SharedPrefixScorer(api.model, api.tokenizer, option_batch_size)
 
-        async def score(prompt: OptionPrompt) -> list[list[float]]:
+        async def score(prompt: OptionPrompt) -> Scored:
             return await anyio.to_thread.run_sync(scorer.option_logprobs, prompt)
 
         return Backend(

@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from .backend import ForwardStats
+from .backend import ForwardStats, Scored
 from .prompt import OptionPrompt
 
 MIN_REUSE = 0.25
@@ -77,24 +77,24 @@ class SharedPrefixScorer:
         """Forget the kept cache (frees its memory)."""
         self._cache, self._cached = None, ()
 
-    def option_logprobs(self, prompt: OptionPrompt) -> list[list[float]]:
+    def option_logprobs(self, prompt: OptionPrompt) -> Scored:
         """Per option, the log-probability of each of its tokens after the prefix."""
+        call = ForwardStats()
         try:
             with torch.inference_mode():
-                return self._option_logprobs(prompt)
+                last_logits = self._prefill(prompt.prefix, call)
+                results: list[list[float]] = []
+                for start in range(0, len(prompt.options), self.option_batch_size):
+                    batch = prompt.options[start : start + self.option_batch_size]
+                    results += self._options(batch, last_logits, call)
         except BaseException:
             self.reset()  # a failure midway leaves the cache in an unknown state
             raise
+        finally:
+            self.stats.add(call)
+        return Scored(results, call)
 
-    def _option_logprobs(self, prompt: OptionPrompt) -> list[list[float]]:
-        last_logits = self._prefill(prompt.prefix)
-        results: list[list[float]] = []
-        for start in range(0, len(prompt.options), self.option_batch_size):
-            batch = prompt.options[start : start + self.option_batch_size]
-            results += self._options(batch, last_logits)
-        return results
-
-    def _prefill(self, prefix: tuple[int, ...]) -> torch.Tensor:
+    def _prefill(self, prefix: tuple[int, ...], stats: ForwardStats) -> torch.Tensor:
         """Bring the cache to `prefix` (reusing what it shares with the cached prefix);
         return the logits after its last token."""
         common = _common_length(self._cached, prefix)
@@ -106,7 +106,7 @@ class SharedPrefixScorer:
         else:
             self.reset()
         self._cached = prefix[:reuse]
-        self.stats.reused_tokens += reuse
+        stats.reused_tokens += reuse
         logits: torch.Tensor | None = None
         for start in range(reuse, len(prefix), self.prefill_chunk):
             chunk = prefix[start : start + self.prefill_chunk]
@@ -118,13 +118,13 @@ class SharedPrefixScorer:
             )
             self._cache = output.past_key_values
             self._cached = prefix[: start + len(chunk)]
-            self.stats.forward_tokens += len(chunk)
+            stats.forward_tokens += len(chunk)
             logits = output.logits[0, -1]
         assert logits is not None
         return logits
 
     def _options(
-        self, options: Sequence[tuple[int, ...]], last_logits: torch.Tensor
+        self, options: Sequence[tuple[int, ...]], last_logits: torch.Tensor, stats: ForwardStats
     ) -> list[list[float]]:
         """Run `options` as one batch on the cache, then cut the cache back to the prefix."""
         width = max(len(option) for option in options)
@@ -135,7 +135,7 @@ class SharedPrefixScorer:
         if len(options) > 1:
             self._cache.batch_repeat_interleave(len(options))
         output = self.model(input_ids=ids, past_key_values=self._cache, use_cache=True)
-        self.stats.forward_tokens += ids.numel()
+        stats.forward_tokens += ids.numel()
         if len(options) > 1:
             self._cache.batch_select_indices(torch.tensor([0], device=ids.device))
         self._cache.crop(-width)

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from .backend import ForwardStats
+from .backend import ForwardStats, Scored
 from .prompt import OptionPrompt
 
 
@@ -51,7 +51,7 @@ class CompletionsScorer:
             "set the task parameter context_window"
         )
 
-    async def option_logprobs(self, prompt: OptionPrompt) -> list[list[float]]:
+    async def option_logprobs(self, prompt: OptionPrompt) -> Scored:
         """Per option, the log-probability of each of its tokens after the prefix."""
         prompts = [list(prompt.prefix + option) for option in prompt.options]
         data = await self._request(
@@ -66,7 +66,8 @@ class CompletionsScorer:
                 "temperature": 0.0,
             },
         )
-        self.stats.forward_tokens += sum(len(p) for p in prompts)
+        call = ForwardStats(forward_tokens=sum(len(p) for p in prompts))
+        self.stats.add(call)
         choices = sorted(data.get("choices", []), key=lambda choice: choice.get("index", 0))
         if len(choices) != len(prompts):
             raise ServerResponseError(
@@ -85,7 +86,7 @@ class CompletionsScorer:
                     "the option's tokens (a vLLM server supports echo=True with logprobs)"
                 )
             results.append([float(v) for v in values])
-        return results
+        return Scored(results, call)
 
     async def _request(
         self, method: str, path: str, body: dict[str, Any] | None = None

@@ -81,16 +81,18 @@ def logprob_solver(
                 )  # fmt: skip
             except (ContextWindowError, ChatTemplateError) as ex:
                 raise type(ex)(f"question_id {state.sample_id}: {ex}") from None
-            logprobs = await scorer.score(prompt) if scorer.exclusive else None
-        if logprobs is None:
-            logprobs = await scorer.score(prompt)
-        scores = score_options(logprobs, prompt.texts, normalization)
+            scored = await scorer.score(prompt) if scorer.exclusive else None
+        if scored is None:
+            scored = await scorer.score(prompt)
+        scores = score_options(scored.logprobs, prompt.texts, normalization)
         best = chosen(scores)
         state.metadata["logprob"] = {
             "normalization": normalization,
             "chosen": best.letter,
             "options": as_metadata(scores),
             "prefix_tokens": len(prompt.prefix),
+            "forward_tokens": scored.stats.forward_tokens,
+            "reused_tokens": scored.stats.reused_tokens,
             "truncation": truncation.as_metadata(),
         }
         state.output = ModelOutput.from_content(model.name, f"<final_answer>({best.letter})")
