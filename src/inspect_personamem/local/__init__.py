@@ -4,5 +4,6 @@
 fits them into the context window, `hf` scores them on a transformers model sharing
 the prefix's attention cache, `server` on an OpenAI-compatible server (vLLM),
 `backend` picks one for an Inspect model, `choice` normalises and picks, and
-`solver` ties them into an Inspect solver.
+`solver` ties them into an Inspect solver. `random_model` saves a random model and
+tokenizer for tests and benchmarks.
 """
