@@ -12,6 +12,8 @@ from .contexts import open_context_store
 from .dataset import NegativeEndIndexPolicy, build_dataset, check_against_contexts
 from .files import locate_split_files
 from .history import SystemMessagePolicy
+from .local.choice import Normalization
+from .local.solver import logprob_solver
 from .order import SampleOrder, order_records
 from .records import read_questions
 from .scorer import personamem_scorer
@@ -19,6 +21,7 @@ from .solver import personamem_solver
 from .splits import DEFAULT_REPO_ID, DEFAULT_REVISION, SPLITS, Split, check_split
 
 HistoryMode = Literal["full", "none"]
+Method = Literal["generate", "logprob"]
 
 
 @task
@@ -32,8 +35,12 @@ def personamem(
     shuffle: int | None = None,
     negative_end_index: NegativeEndIndexPolicy = "official",
     keep_history_in_log: bool = False,
-    order: SampleOrder = "interleaved",
+    order: SampleOrder | None = None,
     cache_breakpoints: bool = True,
+    method: Method = "generate",
+    normalization: Normalization = "tokens",
+    context_window: int | None = None,
+    option_batch_size: int = 4,
 ) -> Task:
     """PersonaMem: pick the reply that fits the user's current profile after a long history.
 
@@ -50,25 +57,46 @@ def personamem(
             does), "skip" or "error".
         keep_history_in_log: Keep the history in the logged messages after generation.
         order: Order of the questions: "interleaved" (round-robin across contexts, the
-            most prompt-cache hits under concurrency), "grouped", "file" or "random".
+            most prompt-cache hits under concurrency), "grouped", "file" or "random";
+            default: "interleaved", or "grouped" with method="logprob" (a local model
+            takes one question at a time and reuses the previous question's cache).
         cache_breakpoints: On Anthropic models, mark history ends as prompt-cache breakpoints.
+        method: "generate" (the official prompt, the model answers) or "logprob" (the
+            paper's log-likelihood setting for local models: hf/ or vllm/ providers).
+        normalization: method="logprob": "tokens" (mean per token), "chars" or "sum".
+        context_window: method="logprob": prompt tokens allowed; default: the model's.
+        option_batch_size: method="logprob", hf/ models: options scored per batch.
     """
     split = check_split(split)
+    if method not in ("generate", "logprob"):
+        raise ValueError(f"method must be 'generate' or 'logprob', not {method!r}")
     files = locate_split_files(split, data_dir, repo_id, revision)
     store = open_context_store(files.contexts)
     records = check_against_contexts(
         read_questions(files.questions, split), store, files.questions, negative_end_index
     )
+    contexts = str(files.contexts) if history == "full" else None
+    if order is None:
+        order = "grouped" if method == "logprob" else "interleaved"
     return Task(
         dataset=build_dataset(order_records(records, order), f"personamem_{split}", shuffle),
         solver=personamem_solver(
-            str(files.contexts) if history == "full" else None,
+            contexts,
             system_messages=system_messages,
             keep_history_in_log=keep_history_in_log,
             cache_breakpoints=cache_breakpoints,
+        )
+        if method == "generate"
+        else logprob_solver(
+            contexts,
+            system_messages=system_messages,
+            normalization=normalization,
+            context_window=context_window,
+            option_batch_size=option_batch_size,
+            keep_history_in_log=keep_history_in_log,
         ),
         scorer=personamem_scorer(),
-        metadata={"split": split, "data_source": files.source},
+        metadata={"split": split, "data_source": files.source, "method": method},
     )
 
 

@@ -1,0 +1,103 @@
+"""The log-likelihood solver (the paper's generative setting, §4.5).
+
+The model sees the history and the question (`user_question_or_message` alone: no
+instruction, no options) and each option, without its `(x) ` letter, is scored as
+the assistant's reply. The option with the best normalised log-probability is
+written as `<final_answer>(x)`, so `personamem_scorer` and its metrics score this
+setting exactly as they score the discriminative one. The evidence goes to the
+sample's metadata under `logprob`: per option the summed log-probability, token and
+character counts and the normalised score; the prompt's size and any truncation.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+from inspect_ai.model import ChatMessage, ChatMessageUser, Model, ModelOutput, get_model
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from ..contexts import open_context_store
+from ..history import SystemMessagePolicy
+from ..options import Options
+from .backend import Backend, backend_for
+from .choice import Normalization, as_metadata, chosen, score_options
+from .prompt import ChatTemplateError
+from .truncation import ContextWindowError, fit_prompt
+
+
+@solver
+def logprob_solver(
+    contexts_file: str | None,
+    system_messages: SystemMessagePolicy = "keep",
+    normalization: Normalization = "tokens",
+    context_window: int | None = None,
+    option_batch_size: int = 4,
+    keep_history_in_log: bool = False,
+) -> Solver:
+    """Pick the option the model finds most likely after the history and question.
+
+    Args:
+        contexts_file: The split's shared-context JSONL; None scores after the question
+            alone (the no-history baseline).
+        system_messages: What to do with system messages inside the history.
+        normalization: "tokens" (mean per token, the paper's), "chars" or "sum".
+        context_window: Tokens the prompt may use; default: the model's own limit.
+        option_batch_size: Options scored in one batch on a local model (each holds a
+            copy of the prefix's attention cache).
+        keep_history_in_log: Leave the (possibly truncated) history in `state.messages`.
+    """
+    store = open_context_store(Path(contexts_file)) if contexts_file is not None else None
+    backends: dict[int, Backend] = {}
+    creating = anyio.Lock()
+
+    async def backend(model: Model) -> Backend:
+        async with creating:
+            if id(model.api) not in backends:
+                backends[id(model.api)] = await backend_for(
+                    model, context_window, option_batch_size
+                )
+            return backends[id(model.api)]
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        model = get_model()
+        scorer = await backend(model)
+        question: list[ChatMessage] = [
+            ChatMessageUser(content=str(state.metadata["user_question_or_message"]))
+        ]
+        history = (
+            store.history(
+                state.metadata["shared_context_id"], state.metadata["end_index_in_shared_context"]
+            )
+            if store is not None
+            else ()
+        )
+        bodies = Options(texts=tuple(state.metadata["options"]), style="json").bodies()
+        async with scorer.lock:
+            try:
+                messages, prompt, truncation = await anyio.to_thread.run_sync(
+                    fit_prompt, scorer.tokenizer, history, question, system_messages, bodies,
+                    scorer.window,
+                )  # fmt: skip
+            except (ContextWindowError, ChatTemplateError) as ex:
+                raise type(ex)(f"question_id {state.sample_id}: {ex}") from None
+            scored = await scorer.score(prompt) if scorer.exclusive else None
+        if scored is None:
+            scored = await scorer.score(prompt)
+        scores = score_options(scored.logprobs, prompt.texts, normalization)
+        best = chosen(scores)
+        state.metadata["logprob"] = {
+            "normalization": normalization,
+            "chosen": best.letter,
+            "options": as_metadata(scores),
+            "prefix_tokens": len(prompt.prefix),
+            "forward_tokens": scored.stats.forward_tokens,
+            "reused_tokens": scored.stats.reused_tokens,
+            "truncation": truncation.as_metadata(),
+        }
+        state.output = ModelOutput.from_content(model.name, f"<final_answer>({best.letter})")
+        shown = messages if keep_history_in_log else question
+        state.messages = [*shown, state.output.message]
+        return state
+
+    return solve

@@ -1,0 +1,151 @@
+"""`inspect eval` with method=logprob: through the hf/ provider, and through the vllm/
+provider against a stand-in completions server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+
+pytest.importorskip("transformers", reason="needs the local extra: pip install -e '.[local]'")
+
+from logprob_fixtures import LocalSetup, completions_server, make_setup  # noqa: E402
+from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
+
+from inspect_personamem.contexts import open_context_store  # noqa: E402
+from inspect_personamem.local.hf import naive_option_logprobs  # noqa: E402
+from inspect_personamem.local.prompt import OptionPrompt, build_prompt  # noqa: E402
+from inspect_personamem.local.server import CompletionsScorer  # noqa: E402
+from inspect_personamem.options import LETTERS  # noqa: E402
+from inspect_personamem.records import read_questions  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory: pytest.TempPathFactory) -> LocalSetup:
+    return make_setup(tmp_path_factory.mktemp("logprob_eval"), questions=6)
+
+
+def run(setup: LocalSetup, log_dir: Path, model: str, **kwargs: Any) -> EvalLog:
+    task_args = {"data_dir": str(setup.data), "method": "logprob", **kwargs.pop("task_args", {})}
+    [log] = inspect_eval(
+        "inspect_personamem/personamem_32k",
+        task_args=task_args,
+        model=model,
+        log_dir=str(log_dir),
+        display="none",
+        **kwargs,
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def check_samples(log: EvalLog) -> None:
+    assert log.samples is not None and len(log.samples) == 6
+    for sample in log.samples:
+        evidence = sample.metadata["logprob"]
+        scores = [option["score"] for option in evidence["options"]]
+        best = LETTERS[scores.index(max(scores))]
+        assert evidence["chosen"] == best
+        assert sample.output.completion == f"<final_answer>({best})"
+        score = sample.scores["personamem_scorer"]  # type: ignore[index]
+        assert score.value == ("C" if f"({best})" == sample.target else "I")
+        for option in evidence["options"]:
+            assert option["tokens"] > 0 and option["logprob"] < 0
+            assert option["score"] == pytest.approx(option["logprob"] / option["tokens"])
+        # the options were never shown: the question alone, then the chosen reply
+        assert [m.role for m in sample.messages] == ["user", "assistant"]
+        assert sample.messages[0].text == sample.metadata["user_question_or_message"]
+
+
+def test_hf_eval_end_to_end(setup: LocalSetup, tmp_path: Path) -> None:
+    log = run(
+        setup,
+        tmp_path,
+        "hf/local",
+        model_args={"model_path": str(setup.model), "device": "cpu"},
+        task_args={"context_window": 200, "option_batch_size": 2},
+    )
+    assert log.eval.task_args["method"] == "logprob"
+    assert log.results is not None
+    metrics = log.results.scores[0].metrics
+    assert {"accuracy", "stderr", "category_macro"} <= set(metrics)
+    assert any(name.startswith("category_") and name != "category_macro" for name in metrics)
+    check_samples(log)
+    evidence = [s.metadata["logprob"] for s in log.samples or []]
+    for e in evidence:
+        longest = max(option["tokens"] for option in e["options"])
+        assert e["truncation"]["prefix_tokens"] == e["prefix_tokens"]
+        assert e["prefix_tokens"] + longest <= 200
+    truncations = [e["truncation"] for e in evidence]
+    assert any(t["dropped_messages"] > 0 and t["dropped_tokens"] > 0 for t in truncations)
+
+
+def test_hf_eval_reuses_the_previous_questions_cache(setup: LocalSetup, tmp_path: Path) -> None:
+    model_args = {"model_path": str(setup.model), "device": "cpu"}
+    log = run(setup, tmp_path, "hf/local", model_args=model_args)
+    evidence = [s.metadata["logprob"] for s in log.samples or []]
+    assert all(e["truncation"]["dropped_messages"] == 0 for e in evidence)
+    assert sum(e["reused_tokens"] > 0 for e in evidence) >= 2  # 6 questions, 2 contexts
+    for e in evidence:
+        padded = 4 * max(option["tokens"] for option in e["options"])
+        assert e["forward_tokens"] == e["prefix_tokens"] - e["reused_tokens"] + padded
+
+
+def test_completions_scorer_matches_local_model(setup: LocalSetup) -> None:
+    import anyio
+
+    model = AutoModelForCausalLM.from_pretrained(setup.model)
+    tokenizer = AutoTokenizer.from_pretrained(setup.model)
+    context_id = read_questions(setup.questions, "32k")[0].context_id
+    history = open_context_store(setup.contexts).messages(context_id)[:6]
+    prompt: OptionPrompt = build_prompt(tokenizer, history, ["jazz river", "yoga", "a b", "x"])
+    requests: list[dict[str, Any]] = []
+    with completions_server(model, "tiny", 512, requests) as base_url:
+        scorer = CompletionsScorer(base_url, "tiny")
+        got = anyio.run(scorer.option_logprobs, prompt).logprobs
+        assert anyio.run(scorer.context_window) == 512
+    expected = naive_option_logprobs(model, prompt)
+    assert (
+        max(
+            abs(x - y)
+            for u, v in zip(got, expected, strict=True)
+            for x, y in zip(u, v, strict=True)
+        )
+        < 1e-4
+    )
+    [request] = requests
+    assert request["echo"] is True and request["logprobs"] >= 0
+    assert request["prompt"] == [list(prompt.prefix + option) for option in prompt.options]
+
+
+def test_vllm_provider_eval_against_stand_in(setup: LocalSetup, tmp_path: Path) -> None:
+    model = AutoModelForCausalLM.from_pretrained(setup.model)
+    requests: list[dict[str, Any]] = []
+    name = str(setup.model)
+    with completions_server(model, name, 200, requests) as base_url:
+        log = run(setup, tmp_path, f"vllm/{name}", model_base_url=base_url)
+    check_samples(log)
+    assert len(requests) == 6  # one request (four prompts) per question
+    assert all(s.metadata["logprob"]["truncation"]["window"] == 200 for s in log.samples or [])
+
+
+def test_logprob_method_sends_each_contexts_questions_together(setup: LocalSetup) -> None:
+    from inspect_personamem.tasks import personamem_32k
+
+    def order(**kwargs: Any) -> list[tuple[str, int]]:
+        task = personamem_32k(data_dir=str(setup.data), **kwargs)
+        metadata = [sample.metadata or {} for sample in task.dataset]
+        return [
+            (str(m["shared_context_id"]), int(m["end_index_in_shared_context"])) for m in metadata
+        ]
+
+    grouped = order(method="logprob")
+    assert grouped == sorted(
+        grouped, key=lambda key: ([c for c, _ in grouped].index(key[0]), key[1])
+    )
+    assert len({c for c, _ in grouped}) == 2
+    assert order(method="logprob", order="interleaved") == order()
+    assert order() != grouped
