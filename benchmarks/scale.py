@@ -20,7 +20,8 @@ see `synthetic.SHAPES`), each measurement runs in a fresh Python process:
    (after the warm-up, so one-time costs are left out), `.eval` bytes, and the log
    bytes as a multiple of one compressed copy (zlib) of the sample's history.
 
-Usage: python benchmarks/scale.py [--shapes 32k 128k 1M] [--samples 100] [--profile]
+Usage: python benchmarks/scale.py [--shapes 32k 128k 1M] [--samples 100] [--designs ...]
+       [--profile]; `--samples 0 --designs shared` runs a whole split, for its peak memory.
 """
 
 from __future__ import annotations
@@ -94,7 +95,8 @@ def naive_input_task(split: str, folder: str) -> Any:
 
 
 def worker_run(split: str, folder: str, design: str, samples: int, profile: bool) -> dict[str, Any]:
-    """Warm up on `samples // 2` samples, then measure a run of `samples` others."""
+    """Warm up on `samples // 2` samples, then measure a run of `samples` others;
+    `samples=0` runs the whole split with no warm-up."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
@@ -113,9 +115,12 @@ def worker_run(split: str, folder: str, design: str, samples: int, profile: bool
             split=check_split(split), data_dir=folder, keep_history_in_log=design == "naive-log"
         )
     # every k-th sample, so that the histories measured are as long as the split's on average
-    warm_up = samples // 2
-    spread = list(task.dataset)[:: max(1, len(task.dataset) // (samples + warm_up))]
-    chosen, warm = spread[warm_up : warm_up + samples], spread[:warm_up]
+    if samples == 0:
+        chosen, warm = list(task.dataset), []
+    else:
+        warm_up = samples // 2
+        spread = list(task.dataset)[:: max(1, len(task.dataset) // (samples + warm_up))]
+        chosen, warm = spread[warm_up : warm_up + samples], spread[:warm_up]
     # one compressed copy of each sample's history, the floor for what a log must hold
     store = open_context_store((Path(folder) / f"shared_contexts_{split}.jsonl").resolve())
     history_bytes = 0
@@ -135,7 +140,10 @@ def worker_run(split: str, folder: str, design: str, samples: int, profile: bool
         "log_realtime": design != "shared-no-realtime",
     }
     with tempfile.TemporaryDirectory() as logs:
-        inspect_eval(task, sample_id=[str(s.id) for s in warm], log_dir=f"{logs}/warm", **options)
+        if warm:
+            inspect_eval(
+                task, sample_id=[str(s.id) for s in warm], log_dir=f"{logs}/warm", **options
+            )
         gc.collect()
         before = rss_mb()
         profiler = None
@@ -180,7 +188,9 @@ def in_subprocess(*args: str) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--shapes", nargs="+", default=["32k", "128k", "1M"])
-    parser.add_argument("--samples", type=int, default=100)
+    parser.add_argument(
+        "--samples", type=int, default=100, help="samples measured; 0: the whole split"
+    )
     parser.add_argument("--designs", nargs="+", default=list(DESIGNS))
     parser.add_argument("--profile", action="store_true", help="pyinstrument the shared design")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
