@@ -42,21 +42,22 @@ from inspect_personamem.splits import check_split
 DESIGNS = ("shared", "shared-no-realtime", "naive-log", "naive-input")
 
 
-def rss_mb() -> float:
-    """Resident memory of this process now, in MB."""
+def _status_mb(field: str) -> float:
     with open("/proc/self/status") as status:
         for line in status:
-            if line.startswith("VmRSS"):
+            if line.startswith(field):
                 return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def rss_mb() -> float:
+    """Resident memory of this process now, in MB."""
+    return _status_mb("VmRSS")
 
 
 def peak_rss_mb() -> float:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmHWM"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM")
+    """Peak resident memory of this process so far, in MB."""
+    return _status_mb("VmHWM")
 
 
 def worker_build(split: str, folder: str) -> dict[str, Any]:

@@ -10,8 +10,9 @@ import csv
 import io
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..question_types import CATEGORIES, CATEGORY_TITLES
 from .accuracy import NO_ESTIMATE, Estimate, RunSummary
@@ -131,27 +132,36 @@ def category_table(summaries: Sequence[RunSummary]) -> Table:
 
 
 def topic_table(summaries: Sequence[RunSummary]) -> Table:
-    topics = sorted({t for s in summaries for t in s.topics})
-    return Table(
-        "topics",
-        "Accuracy per topic",
-        "",
-        ("run", *topics),
-        tuple(
-            (s.label, *(s.topics.get(t, NO_ESTIMATE).accuracy for t in topics)) for s in summaries
-        ),
-    )
+    return _by_group("topics", "Accuracy per topic", "", summaries, lambda s: s.topics)
 
 
 def sessions_table(summaries: Sequence[RunSummary]) -> Table:
-    values = sorted({v for s in summaries for v in s.sessions})
-    return Table(
+    return _by_group(
         "sessions",
         "Accuracy by sessions elapsed since the relevant preference (the paper's Figure 4)",
         "Columns: `distance_to_ref_in_blocks`.",
-        ("run", *(str(v) for v in values)),
+        summaries,
+        lambda s: s.sessions,
+    )
+
+
+def _by_group(
+    name: str,
+    title: str,
+    note: str,
+    summaries: Sequence[RunSummary],
+    groups: Callable[[RunSummary], Mapping[Any, Estimate]],
+) -> Table:
+    """One row per run, one column per group value (sorted) of any run."""
+    keys = sorted({key for s in summaries for key in groups(s)})
+    return Table(
+        name,
+        title,
+        note,
+        ("run", *(str(key) for key in keys)),
         tuple(
-            (s.label, *(s.sessions.get(v, NO_ESTIMATE).accuracy for v in values)) for s in summaries
+            (s.label, *(groups(s).get(key, NO_ESTIMATE).accuracy for key in keys))
+            for s in summaries
         ),
     )
 
