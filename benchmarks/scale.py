@@ -13,6 +13,8 @@ see `synthetic.SHAPES`), each measurement runs in a fresh Python process:
      removed from the logged messages after generation; Inspect's defaults, as the
      `inspect eval` command runs it;
    - `shared-no-realtime`: the same with `--no-log-realtime`;
+   - `shared-lean`: the same with `--no-log-realtime --no-log-model-api` (the model
+     call's raw request is not logged; the messages sent still are, in the event);
    - `naive-log`: the same, but the history left in the logged messages
      (`keep_history_in_log=True`);
    - `naive-input`: the history copied into every `Sample.input`.
@@ -39,7 +41,7 @@ from typing import Any
 
 from inspect_personamem.splits import check_split
 
-DESIGNS = ("shared", "shared-no-realtime", "naive-log", "naive-input")
+DESIGNS = ("shared", "shared-no-realtime", "shared-lean", "naive-log", "naive-input")
 
 
 def _status_mb(field: str) -> float:
@@ -138,7 +140,8 @@ def worker_run(split: str, folder: str, design: str, samples: int, profile: bool
         "display": "none",
         # as the `inspect eval` command does: it asks for log headers only
         "log_header_only": True,
-        "log_realtime": design != "shared-no-realtime",
+        "log_realtime": design not in ("shared-no-realtime", "shared-lean"),
+        "log_model_api": False if design == "shared-lean" else None,
     }
     with tempfile.TemporaryDirectory() as logs:
         if warm:
