@@ -84,6 +84,9 @@ def completions_server(
                 return self._send(400, {"error": "only echoed completions are served"})
             requests.append(body)
             prompts = body["prompt"]
+            longest = max(len(ids) for ids in prompts) + int(body.get("max_tokens", 16))
+            if longest > max_model_len:  # vLLM refuses such a request
+                return self._send(400, {"error": f"{longest} tokens > {max_model_len}"})
             choices = [
                 {"index": i, "text": "", "logprobs": _echo_logprobs(model, ids, body)}
                 for i, ids in enumerate(prompts)

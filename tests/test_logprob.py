@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+import torch
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
 pytest.importorskip("transformers", reason="needs the local extra: pip install -e '.[local]'")
@@ -107,6 +108,47 @@ def test_cache_reuse_saves_forward_tokens(setup: LocalSetup, model: Any, tokeniz
         len(prompt.prefix) - scored.stats.reused_tokens + 4 * prompt.longest_option
     )
     assert scorer.stats.forward_tokens == alone.forward_tokens + scored.stats.forward_tokens
+
+
+def test_reuse_when_the_new_prefix_extends_the_cached_one(
+    setup: LocalSetup, model: Any, tokenizer: Any
+) -> None:
+    """The whole cached prefix is reused (nothing to cut back) and the scores stay exact."""
+    first = prompt_for(setup, tokenizer, records(setup)[0])
+    longer = OptionPrompt(first.prefix + first.options[0], first.options, first.texts)
+    scorer = SharedPrefixScorer(model, tokenizer)
+    scorer.option_logprobs(first)
+    scored = scorer.option_logprobs(longer)
+    assert scored.stats.reused_tokens == len(first.prefix)
+    assert_close(scored.logprobs, naive_option_logprobs(model, longer))
+
+
+def test_sliding_window_model_scores_equal_naive(setup: LocalSetup, tokenizer: Any) -> None:
+    """A sliding-window cache cannot be cut back: options run on a copy, no reuse."""
+    from transformers import MistralConfig, MistralForCausalLM
+
+    torch.manual_seed(0)
+    window = 16
+    sliding = MistralForCausalLM(
+        MistralConfig(
+            vocab_size=len(tokenizer),
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            sliding_window=window,
+            initializer_range=0.5,
+        )
+    ).eval()
+    scorer = SharedPrefixScorer(sliding, tokenizer, option_batch_size=3, prefill_chunk=64)
+    for record in records(setup)[:3]:
+        prompt = prompt_for(setup, tokenizer, record)
+        assert len(prompt.prefix) > 4 * window
+        assert_close(
+            scorer.option_logprobs(prompt).logprobs, naive_option_logprobs(sliding, prompt)
+        )
+    assert scorer.stats.reused_tokens == 0
 
 
 def test_choice_is_argmax_of_normalised_scores() -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai.event import LoggerEvent
 from inspect_ai.log import EvalLog
 
 pytest.importorskip("transformers", reason="needs the local extra: pip install -e '.[local]'")
@@ -18,7 +19,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 from inspect_personamem.contexts import open_context_store  # noqa: E402
 from inspect_personamem.local.hf import naive_option_logprobs  # noqa: E402
 from inspect_personamem.local.prompt import OptionPrompt, build_prompt  # noqa: E402
-from inspect_personamem.local.server import CompletionsScorer  # noqa: E402
+from inspect_personamem.local.server import CompletionsScorer, ServerResponseError  # noqa: E402
 from inspect_personamem.options import LETTERS  # noqa: E402
 from inspect_personamem.records import read_questions  # noqa: E402
 
@@ -81,6 +82,10 @@ def test_hf_eval_end_to_end(setup: LocalSetup, tmp_path: Path) -> None:
         assert e["prefix_tokens"] + longest <= 200
     truncations = [e["truncation"] for e in evidence]
     assert any(t["dropped_messages"] > 0 and t["dropped_tokens"] > 0 for t in truncations)
+    for sample in log.samples or []:  # each cut is also logged in the sample's transcript
+        logged = [e.message.message for e in sample.events if isinstance(e, LoggerEvent)]
+        cut = sample.metadata["logprob"]["truncation"]["dropped_messages"]
+        assert any("history cut" in message for message in logged) == (cut > 0)
 
 
 def test_hf_eval_reuses_the_previous_questions_cache(setup: LocalSetup, tmp_path: Path) -> None:
@@ -106,7 +111,14 @@ def test_completions_scorer_matches_local_model(setup: LocalSetup) -> None:
     with completions_server(model, "tiny", 512, requests) as base_url:
         scorer = CompletionsScorer(base_url, "tiny")
         got = anyio.run(scorer.option_logprobs, prompt).logprobs
-        assert anyio.run(scorer.context_window) == 512
+        # one token of the server's window is left for the token each request generates
+        assert anyio.run(scorer.context_window) == 511
+        size = 511 - prompt.longest_option
+        full = OptionPrompt(prompt.prefix[:1] * size, prompt.options, prompt.texts)
+        anyio.run(scorer.option_logprobs, full)  # fills the window: accepted
+        longer = OptionPrompt(full.prefix[:1] + full.prefix, full.options, full.texts)
+        with pytest.raises(ServerResponseError, match="HTTP 400"):
+            anyio.run(scorer.option_logprobs, longer)
     expected = naive_option_logprobs(model, prompt)
     assert (
         max(
@@ -116,7 +128,7 @@ def test_completions_scorer_matches_local_model(setup: LocalSetup) -> None:
         )
         < 1e-4
     )
-    [request] = requests
+    request = requests[0]  # then the two window probes
     assert request["echo"] is True and request["logprobs"] >= 0
     assert request["prompt"] == [list(prompt.prefix + option) for option in prompt.options]
 
@@ -129,7 +141,7 @@ def test_vllm_provider_eval_against_stand_in(setup: LocalSetup, tmp_path: Path) 
         log = run(setup, tmp_path, f"vllm/{name}", model_base_url=base_url)
     check_samples(log)
     assert len(requests) == 6  # one request (four prompts) per question
-    assert all(s.metadata["logprob"]["truncation"]["window"] == 200 for s in log.samples or [])
+    assert all(s.metadata["logprob"]["truncation"]["window"] == 199 for s in log.samples or [])
 
 
 def test_logprob_method_sends_each_contexts_questions_together(setup: LocalSetup) -> None:

@@ -12,14 +12,17 @@ common token prefix with the previous one, for two questions of one shared conte
 their history up to the earlier end index, so only the new tail is run (when that
 saves time: see MIN_REUSE). This needs the
 questions of a context to arrive one after another (the datasets are ordered by
-context) and a model whose cache can be cut back (full attention; sliding-window
-caches cannot be cropped once past their window).
+context) and a cache that can be cut back (full attention). A sliding-window (or
+linear-attention) layer forgets what lies before its window, so it cannot be cut back:
+for such models each option batch runs on a copy of the prefix's cache instead, and
+nothing is kept across questions.
 
 `naive_option_logprobs` is the reference: one full forward pass per option.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -83,10 +86,13 @@ class SharedPrefixScorer:
         try:
             with torch.inference_mode():
                 last_logits = self._prefill(prompt.prefix, call)
+                croppable = _croppable(self._cache)
                 results: list[list[float]] = []
                 for start in range(0, len(prompt.options), self.option_batch_size):
                     batch = prompt.options[start : start + self.option_batch_size]
-                    results += self._options(batch, last_logits, call)
+                    results += self._options(batch, last_logits, call, croppable)
+                if not croppable:
+                    self.reset()
         except BaseException:
             self.reset()  # a failure midway leaves the cache in an unknown state
             raise
@@ -102,7 +108,8 @@ class SharedPrefixScorer:
         if reuse < MIN_REUSE * len(prefix):
             reuse = 0
         if reuse > 0:
-            self._cache.crop(reuse - len(self._cached))
+            if reuse < len(self._cached):
+                self._cache.crop(reuse - len(self._cached))
         else:
             self.reset()
         self._cached = prefix[:reuse]
@@ -124,21 +131,28 @@ class SharedPrefixScorer:
         return logits
 
     def _options(
-        self, options: Sequence[tuple[int, ...]], last_logits: torch.Tensor, stats: ForwardStats
+        self,
+        options: Sequence[tuple[int, ...]],
+        last_logits: torch.Tensor,
+        stats: ForwardStats,
+        croppable: bool,
     ) -> list[list[float]]:
-        """Run `options` as one batch on the cache, then cut the cache back to the prefix."""
+        """Run `options` as one batch on the prefix's cache, then cut the cache back to the
+        prefix; a cache that cannot be cut back is copied for the batch instead."""
         width = max(len(option) for option in options)
         ids = torch.full((len(options), width), self.pad_id, dtype=torch.long)
         for row, option in enumerate(options):
             ids[row, : len(option)] = torch.tensor(option)
         ids = ids.to(self.model.device)
+        cache = self._cache if croppable else copy.deepcopy(self._cache)
         if len(options) > 1:
-            self._cache.batch_repeat_interleave(len(options))
-        output = self.model(input_ids=ids, past_key_values=self._cache, use_cache=True)
+            cache.batch_repeat_interleave(len(options))
+        output = self.model(input_ids=ids, past_key_values=cache, use_cache=True)
         stats.forward_tokens += ids.numel()
-        if len(options) > 1:
-            self._cache.batch_select_indices(torch.tensor([0], device=ids.device))
-        self._cache.crop(-width)
+        if croppable:
+            if len(options) > 1:
+                cache.batch_select_indices(torch.tensor([0], device=ids.device))
+            cache.crop(-width)
         logits = torch.cat([last_logits.expand(len(options), 1, -1), output.logits[:, :-1]], dim=1)
         return _gathered(logits, ids, [len(option) for option in options])
 
@@ -166,6 +180,11 @@ def _gathered(logits: torch.Tensor, ids: torch.Tensor, lengths: Sequence[int]) -
     logprobs = torch.log_softmax(logits.float(), dim=-1)
     picked = logprobs.gather(-1, ids.unsqueeze(-1)).squeeze(-1)
     return [picked[row, :length].tolist() for row, length in enumerate(lengths)]
+
+
+def _croppable(cache: Any) -> bool:
+    """Whether every layer of `cache` keeps all past positions, so it can be cut back."""
+    return not any(getattr(cache, "is_sliding", ())) and not any(getattr(cache, "is_linear", ()))
 
 
 def _common_length(a: Sequence[int], b: Sequence[int]) -> int:

@@ -23,6 +23,9 @@ import httpx
 from .backend import ForwardStats, Scored
 from .prompt import OptionPrompt
 
+GENERATED_TOKENS = 1
+"""`max_tokens` of each request: vLLM generates at least one token, which is ignored."""
+
 
 class ServerResponseError(RuntimeError):
     """The completions server answered something other than prompt log-probabilities."""
@@ -41,11 +44,13 @@ class CompletionsScorer:
         self.stats = ForwardStats()
 
     async def context_window(self) -> int:
-        """The served model's `max_model_len`, from `{base_url}/models` (a vLLM field)."""
+        """Prompt tokens allowed: the served model's `max_model_len` (from
+        `{base_url}/models`, a vLLM field) less the one token each request generates,
+        since vLLM refuses a request whose prompt and `max_tokens` exceed it."""
         data = await self._request("GET", "/models")
         for entry in data.get("data", []):
             if entry.get("id") == self.model and isinstance(entry.get("max_model_len"), int):
-                return int(entry["max_model_len"])
+                return int(entry["max_model_len"]) - GENERATED_TOKENS
         raise ServerResponseError(
             f"{self.base_url}/models states no max_model_len for {self.model!r}; "
             "set the task parameter context_window"
@@ -60,7 +65,7 @@ class CompletionsScorer:
             {
                 "model": self.model,
                 "prompt": prompts,
-                "max_tokens": 1,
+                "max_tokens": GENERATED_TOKENS,
                 "echo": True,
                 "logprobs": 1,
                 "temperature": 0.0,

@@ -11,6 +11,7 @@ character counts and the normalised score; the prompt's size and any truncation.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import anyio
@@ -24,6 +25,8 @@ from .backend import Backend, backend_for
 from .choice import Normalization, as_metadata, chosen, score_options
 from .prompt import ChatTemplateError
 from .truncation import ContextWindowError, fit_prompt
+
+logger = logging.getLogger(__name__)
 
 
 @solver
@@ -84,6 +87,8 @@ def logprob_solver(
             scored = await scorer.score(prompt) if scorer.exclusive else None
         if scored is None:
             scored = await scorer.score(prompt)
+        if truncation.dropped_messages:
+            logger.warning(f"question_id {state.sample_id}: {truncation.describe()}")
         scores = score_options(scored.logprobs, prompt.texts, normalization)
         best = chosen(scores)
         state.metadata["logprob"] = {

@@ -41,6 +41,14 @@ class Truncation:
     def dropped_tokens(self) -> int:
         return self.full_prefix_tokens - self.prefix_tokens
 
+    def describe(self) -> str:
+        """What was cut, in words (logged for each truncated question)."""
+        return (
+            f"history cut to fit the {self.window}-token window: {self.dropped_messages} of "
+            f"{self.history_messages} messages ({self.dropped_tokens} tokens) dropped from "
+            "the oldest end"
+        )
+
     def as_metadata(self) -> dict[str, Any]:
         return {**asdict(self), "dropped_tokens": self.dropped_tokens}
 
