@@ -89,6 +89,18 @@ def test_unknown_context_id(tmp_path: Path) -> None:
     assert "unknown context id" in text and str(EXCERPT) in text
 
 
+def test_truncated_context_line_names_the_question(tmp_path: Path) -> None:
+    records, store = records_and_store(tmp_path)
+    lines = store.path.read_bytes().splitlines(keepends=True)
+    lines[0] = lines[0][: len(lines[0]) // 2]  # the first question's context, cut short
+    store.path.write_bytes(b"".join(lines))
+    with pytest.raises(PersonaMemDataError) as info:
+        check_against_contexts(records, ContextStore(store.path), EXCERPT, "official")
+    text = str(info.value)
+    assert text.startswith(f"{EXCERPT}, question_id {records[0].question_id}")
+    assert "field 'shared_context_id'" in text and "line 1" in text and "not valid JSON" in text
+
+
 def test_end_index_beyond_the_context(tmp_path: Path) -> None:
     records, store = records_and_store(tmp_path, extra=0)
     bigger = QuestionRecord(
@@ -136,3 +148,14 @@ def test_negative_end_index_policies(tmp_path: Path, caplog: pytest.LogCaptureFi
 )  # fmt: skip
 def test_distance_bins(sessions: int, label: str) -> None:
     assert distance_bin(sessions) == label
+
+
+def test_final_user_message_is_the_official_text() -> None:
+    """Written out literally (not from INSTRUCTION), so a change to the prompt is caught."""
+    from inspect_personamem.prompt import final_user_message
+
+    assert final_user_message("I moved to Lisbon.", "['(a) x', '(b) y']") == (
+        "I moved to Lisbon.\n\nFind the most appropriate model response and give your final "
+        "answer (a), (b), (c), or (d) after the special token <final_answer>.\n\n"
+        "['(a) x', '(b) y']"
+    )

@@ -105,3 +105,17 @@ def test_offline_without_cache_fails_fast(tmp_path: Path) -> None:
     assert time.monotonic() - start < 20
     assert "HF_HUB_OFFLINE is set: only the local cache was tried" in found["error"]
     assert "https://huggingface.co/datasets/bowen-upenn/PersonaMem/tree/" in found["error"]
+
+
+def test_other_repository_and_revision(small_split: Path, tmp_path: Path) -> None:
+    """`repo_id` and `revision` are settings: a mirror under another name is fetched as is."""
+    repo, revision = "someone/PersonaMem-v1", "1" * 40
+    with serve_hub(small_split, repo, revision) as (endpoint, requests):
+        found = locate_in_subprocess(
+            {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")},
+            repo_id=repo,
+            revision=revision,
+        )
+    assert found["source"] == f"hf://datasets/{repo}@{revision}"
+    assert Path(found["questions"]).read_bytes() == (small_split / "questions_32k.csv").read_bytes()
+    assert f"GET /datasets/{repo}/resolve/{revision}/shared_contexts_32k.jsonl" in requests

@@ -41,6 +41,21 @@ def test_listing_parameters_and_defaults_match_the_signatures() -> None:
         assert {k: p.default for k, p in parameters.items()} == expected, name
 
 
+def test_listing_choices_match_the_parameter_types() -> None:
+    from typing import Literal, get_args, get_origin, get_type_hints
+
+    from inspect_personamem.tasks import personamem
+
+    hints = get_type_hints(personamem)
+    for parameter in LISTING["parameters"]:
+        hint = hints[parameter["name"]]
+        members = (hint,) if get_origin(hint) is Literal else get_args(hint) or (hint,)
+        choices = [v for m in members if get_origin(m) is Literal for v in get_args(m)]
+        if choices and type(None) in members:
+            choices.insert(0, None)
+        assert parameter.get("choices", []) == choices, parameter["name"]
+
+
 def test_listing_sample_count_of_32k_matches_the_real_file() -> None:
     with require(REAL_QUESTIONS).open(newline="", encoding="utf-8") as file:
         rows = sum(1 for _ in csv.DictReader(file))

@@ -42,6 +42,34 @@ class Recorder:
         return self.answer
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("history", "Full"),
+        ("system_messages", "kep"),
+        ("negative_end_index", "skipp"),
+        ("order", "fille"),
+        ("method", "loglik"),
+        ("normalization", "token"),
+        ("shuffle", "3"),
+        ("keep_history_in_log", "yes"),
+        ("option_batch_size", 2.5),
+    ],
+)
+def test_a_misspelt_parameter_fails_naming_it(small_split: Path, name: str, value: object) -> None:
+    from inspect_personamem.tasks import personamem_32k
+
+    with pytest.raises(ValueError, match=f"parameter {name}={value!r}"):
+        personamem_32k(data_dir=str(small_split), **{name: value})
+
+
+def test_unknown_split_fails_naming_the_choices(small_split: Path) -> None:
+    from inspect_personamem.tasks import personamem
+
+    with pytest.raises(ValueError, match="split='64k': choose one of 32k, 128k, 1M"):
+        personamem(split="64k", data_dir=str(small_split))
+
+
 @pytest.mark.parametrize("policy", ["keep", "merge", "drop"])
 def test_history_joined_at_solve_time_under_each_policy(
     small_split: Path, tmp_path: Path, policy: str

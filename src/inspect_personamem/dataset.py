@@ -65,7 +65,15 @@ def check_against_contexts(
                 question_id=record.question_id,
                 field="shared_context_id",
             )
-        size = len(store.messages(record.context_id))
+        try:
+            size = len(store.messages(record.context_id))
+        except PersonaMemDataError as ex:
+            raise PersonaMemDataError.at(
+                questions_file,
+                f"its shared context cannot be read: {ex}",
+                question_id=record.question_id,
+                field="shared_context_id",
+            ) from None
         if record.end_index > size:
             raise PersonaMemDataError.at(
                 questions_file,

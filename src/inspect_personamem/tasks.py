@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
-from typing import Literal
+import types
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from inspect_ai import Task, task
 
@@ -18,7 +19,7 @@ from .order import SampleOrder, order_records
 from .records import read_questions
 from .scorer import personamem_scorer
 from .solver import personamem_solver
-from .splits import DEFAULT_REPO_ID, DEFAULT_REVISION, SPLITS, Split, check_split
+from .splits import DEFAULT_REPO_ID, DEFAULT_REVISION, SPLITS, Split
 
 HistoryMode = Literal["full", "none"]
 Method = Literal["generate", "logprob"]
@@ -67,9 +68,7 @@ def personamem(
         context_window: method="logprob": prompt tokens allowed; default: the model's.
         option_batch_size: method="logprob", hf/ models: options scored per batch.
     """
-    split = check_split(split)
-    if method not in ("generate", "logprob"):
-        raise ValueError(f"method must be 'generate' or 'logprob', not {method!r}")
+    check_arguments(locals())  # first, while the locals are the arguments
     files = locate_split_files(split, data_dir, repo_id, revision)
     store = open_context_store(files.contexts)
     records = check_against_contexts(
@@ -98,6 +97,35 @@ def personamem(
         scorer=personamem_scorer(),
         metadata={"split": split, "data_source": files.source, "method": method},
     )
+
+
+def check_arguments(arguments: Mapping[str, Any]) -> None:
+    """Raise on an argument of `personamem` outside its type's values, naming them.
+
+    Task arguments arrive from the command line unchecked: a misspelt
+    `-T history=Full` must fail rather than silently run another setting.
+    """
+    hints = get_type_hints(personamem)
+    for name, value in arguments.items():
+        members = get_args(hints[name]) if _is_union(hints[name]) else (hints[name],)
+        if value is None and type(None) in members:
+            continue
+        allowed = [
+            v for member in members if get_origin(member) is Literal for v in get_args(member)
+        ]
+        if allowed and value not in allowed:
+            raise ValueError(
+                f"PersonaMem task parameter {name}={value!r}: choose one of "
+                f"{', '.join(map(str, allowed))}"
+            )
+        plain = [member for member in members if member in (bool, int)]
+        if plain and type(value) not in plain:
+            needed = " or ".join(member.__name__ for member in plain)
+            raise ValueError(f"PersonaMem task parameter {name}={value!r}: {needed} needed")
+
+
+def _is_union(hint: Any) -> bool:
+    return get_origin(hint) in (Union, types.UnionType)
 
 
 def _split_task(split: Split) -> Callable[..., Task]:
