@@ -42,7 +42,9 @@ from inspect_personamem.synthetic import generate_split
 
 ROOT = Path(__file__).resolve().parents[1]
 TASK = "inspect_personamem/personamem_128k"
-T_975_DF3 = 3.182446305284263  # Student's t, 97.5% quantile, 3 degrees of freedom
+T_975 = {1: 12.706204736174698, 2: 4.302652729749464, 3: 3.182446305284263}
+"""Student's t, 97.5% quantile, by degrees of freedom."""
+T_975_DF3 = T_975[3]
 CONTEXTS = 4
 QUESTIONS = 24
 
@@ -337,6 +339,11 @@ def test_group_tables_match_recomputation(logs: Logs, report_dir: Path) -> None:
 def test_estimates_table_holds_every_group_with_an_interval(logs: Logs, report_dir: Path) -> None:
     expected = expected_by_label(logs, report_dir)
     rows = read_csv(report_dir, "estimates")
+    # one row per run and group: overall, each category, topic and sessions value
+    assert len(rows) == sum(
+        1 + sum(len(set(grouped(e, f))) for f in ("category", "topic", "distance_to_ref_in_blocks"))
+        for e in expected.values()
+    )
     for row in rows:
         e = expected[row["run"]]
         field = {"category": "category", "topic": "topic", "sessions": "distance_to_ref_in_blocks"}
@@ -349,10 +356,13 @@ def test_estimates_table_holds_every_group_with_an_interval(logs: Logs, report_d
         clusters = {k: str(e.metadata[k]["shared_context_id"]) for k in keys}
         if len(set(clusters.values())) >= 2:
             se = clustered_se({k: e.values[k] for k in keys}, clusters)
+            accuracy = mean([e.values[k] for k in keys])
+            t = T_975[len(set(clusters.values())) - 1]
             assert close(row["stderr (clustered)"], se)
-            assert float(row["ci95 low"]) <= float(row["accuracy"]) <= float(row["ci95 high"])
-        else:
-            assert row["ci95 low"] == row["ci95 high"] == ""
+            assert close(row["ci95 low"], max(0.0, accuracy - t * se))
+            assert close(row["ci95 high"], min(1.0, accuracy + t * se))
+        else:  # one context: no clustered error can be estimated, none is shown
+            assert row["stderr (clustered)"] == row["ci95 low"] == row["ci95 high"] == ""
 
 
 def test_history_gain_pairs_the_latest_runs(logs: Logs, report_dir: Path) -> None:
@@ -382,7 +392,12 @@ def published_gpt_4o() -> dict[str, float]:
 def test_published_comparison_uses_the_named_model(logs: Logs, report_dir: Path) -> None:
     rows = read_csv(report_dir, "published")
     published = [row for row in rows if row["source"] == "published: GPT-4o"]
-    assert len(published) == 3  # the three model-a runs; model-b has no mapping
+    # model-a's two full-history runs: the published numbers are full-history runs, so the
+    # no-history one is left out (with a note); model-b has no mapping
+    assert len(published) == 2
+    assert all("history=full" in row["run"] for row in published)
+    page = (report_dir / "index.html").read_text(encoding="utf-8")
+    assert "history=none, method=generate; the published numbers are full-history" in page
     gpt_4o = published_gpt_4o()
     for row in published:
         assert float(row["overall"]) == 0.45
@@ -418,7 +433,7 @@ def test_figures_exist_with_their_sizes_and_the_page_embeds_them(report_dir: Pat
         "sessions": SIZES["sessions"],
         **{path.stem: SIZES["published"] for path in figures.glob("published_*.png")},
     }
-    assert len(expected) == 5
+    assert len(expected) == 4  # two full-history model-a runs next to GPT-4o
     page = (report_dir / "index.html").read_text(encoding="utf-8")
     for stem, (width, height) in expected.items():
         png, svg = figures / f"{stem}.png", figures / f"{stem}.svg"
@@ -442,6 +457,39 @@ def test_check_flags_stored_metrics_that_do_not_match(logs: Logs, tmp_path: Path
     write_eval_log(log, str(tmp_path / "edited.json"))
     report = build_report([tmp_path / "edited.json"], tmp_path / "out")
     assert any("MISMATCH in 1 of" in note and "accuracy stored" in note for note in report.notes)
+
+
+def test_history_gain_compares_only_the_questions_both_runs_scored(
+    logs: Logs, tmp_path: Path
+) -> None:
+    folder = tmp_path / "logs"
+    model = mock_model("mockllm/model-a", lambda messages: hashed_answer("a", messages))
+    limited = read_eval_log(run(model, folder, logs.data, limit=10))
+    complete = run(model, folder, logs.data, task_args={"history": "none"})
+    report = build_report([folder], tmp_path / "out")
+    [row] = read_csv(tmp_path / "out", "history_gain")
+    assert row["questions compared"] == "10"
+    limited_ids = {str(sample.id) for sample in limited.samples or []}
+    none = expected_from_log(complete)
+    full = expected_from_log(str(limited.location))
+    gain = mean(list(full.values.values())) - mean([none.values[k] for k in limited_ids])
+    assert close(row["overall"], gain)
+    assert [s.overall.n for s in report.summaries] == [10, QUESTIONS]
+
+
+def test_a_log_whose_samples_cannot_be_read_is_skipped_with_a_note(
+    logs: Logs, tmp_path: Path
+) -> None:
+    log = read_eval_log(logs.locations["a_full"])
+    for sample in log.samples or []:
+        sample.metadata.pop("category")
+    write_eval_log(log, str(tmp_path / "old.json"))
+    result = read_runs([tmp_path / "old.json", logs.locations["a_none"]])
+    assert len(result.runs) == 1
+    assert any(
+        "old.json: its samples cannot be read" in note and "category" in note
+        for note in result.notes
+    )
 
 
 def test_method_is_a_setting_and_generate_by_default(logs: Logs, tmp_path: Path) -> None:

@@ -33,15 +33,22 @@ class Estimate:
 
     The interval is Inspect's `ci`, clipped to [0, 1] (with few contexts the t factor
     is large). With fewer than two contexts the clustered error cannot be estimated:
-    Inspect gives 0, and the interval here is NaN (shown blank), not a false zero width.
+    Inspect gives 0 (kept in `stderr`, to check against the log), while the tables show
+    `shown_stderr` and the interval as NaN (blank), not a false zero width.
     """
 
     n: int
     contexts: int
     accuracy: float
     stderr: float
+    """Inspect's clustered standard error, as it stores it."""
     low: float
     high: float
+
+    @property
+    def shown_stderr(self) -> float:
+        """The standard error as tables show it: NaN where it cannot be estimated."""
+        return self.stderr if self.contexts >= 2 else math.nan
 
 
 def _apply(metric: Metric, scores: list[SampleScore]) -> Value:

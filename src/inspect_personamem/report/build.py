@@ -59,7 +59,11 @@ def _figures_module() -> ModuleType:
 def _published_matches(
     summaries: Sequence[RunSummary], overrides: Mapping[str, str], notes: list[str]
 ) -> list[tuple[RunSummary, PublishedModel]]:
-    """Runs compared with published numbers; notes say why the others are not."""
+    """Runs compared with published numbers; notes say why the others are not.
+
+    The published numbers are full-history runs of the official prompt, so only runs
+    with `history=full` and `method=generate` are compared.
+    """
     models = published_models()
     matches = []
     unmapped: set[str] = set()
@@ -72,8 +76,19 @@ def _published_matches(
                 f"{s.label}: ran on the {s.run.split} split; the published numbers are "
                 f"for {SPLIT}, so it is not compared with {name}"
             )
+        elif (s.run.settings["history"], s.run.settings["method"]) != ("full", "generate"):
+            notes.append(
+                f"{s.label}: history={s.run.settings['history']}, "
+                f"method={s.run.settings['method']}; the published numbers are full-history "
+                f"runs of the official prompt, so it is not compared with {name}"
+            )
         else:
             matches.append((s, models[name]))
+            if not s.run.complete:
+                notes.append(
+                    f"{s.label}: compared with {name} on the {s.overall.n} of "
+                    f"{s.run.planned} questions it scored (a partial run)"
+                )
     if unmapped:
         notes.append(
             f"no published name for {', '.join(sorted(unmapped))}: add "
@@ -109,6 +124,8 @@ def build_report(
     matches = _published_matches(summaries, name_overrides or {}, notes)
 
     figure_dir = out / "figures"
+    for stale in figure_dir.glob("published_*"):  # of an earlier report into `out`
+        stale.unlink()
     category_figure = FigureFile(
         "Accuracy per question type (the paper's Figure 3)",
         _relative(figures.category_figure(summaries, figure_dir, title), out),

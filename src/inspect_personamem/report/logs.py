@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +44,11 @@ SETTING_DEFAULTS: dict[str, str] = {
     "system_messages": "keep",
     "shuffle": "None",
     "method": "generate",
+    "normalization": "tokens",
+    "context_window": "None",
+    "negative_end_index": "official",
 }
-"""Task arguments that make a setting, and the value a log without one had."""
+"""Task arguments that change what is scored, and the value a log without one had."""
 
 _to_float = value_to_float()
 
@@ -143,7 +146,11 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
         if name not in PERSONAMEM_TASKS:
             result.notes.append(f"skipped {file}: task {header.eval.task!r} is not PersonaMem")
             continue
-        run = _run(file, header, read_eval_log_sample_summaries(file))
+        try:
+            run = _run(file, header, read_eval_log_sample_summaries(file))
+        except Exception as error:  # damaged samples, or a log of an older package version
+            result.notes.append(f"skipped {file}: its samples cannot be read ({error})")
+            continue
         result.runs.append(run)
         result.notes.extend(_run_notes(run))
     result.runs.sort(key=lambda run: run.created)
@@ -185,7 +192,7 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         split=split,
         model=spec.model,
         settings=settings,
-        created=datetime.fromisoformat(spec.created),
+        created=datetime.fromisoformat(spec.created).astimezone(timezone.utc),
         status=header.status,
         epochs=spec.config.epochs or 1,
         reducer=", ".join(spec.config.epochs_reducer or ["mean"]),

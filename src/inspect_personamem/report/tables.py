@@ -11,11 +11,11 @@ import io
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..question_types import CATEGORIES, CATEGORY_TITLES
-from .accuracy import NO_ESTIMATE, Estimate, RunSummary
+from .accuracy import NO_ESTIMATE, Estimate, RunSummary, summarise
 from .check import check
 from .labels import TIME_FORMAT
 from .logs import SETTING_DEFAULTS
@@ -82,7 +82,7 @@ def overall_table(summaries: Sequence[RunSummary]) -> Table:
                 o.accuracy,
                 o.low,
                 o.high,
-                o.stderr,
+                o.shown_stderr,
                 o.n,
                 run.planned,
                 run.errors,
@@ -179,12 +179,22 @@ def estimates_table(summaries: Sequence[RunSummary]) -> Table:
         for family, groups in families:
             for group, e in groups.items():
                 rows.append(
-                    (s.label, family, group, e.n, e.contexts, e.accuracy, e.stderr, e.low, e.high)
+                    (
+                        s.label,
+                        family,
+                        group,
+                        e.n,
+                        e.contexts,
+                        e.accuracy,
+                        e.shown_stderr,
+                        e.low,
+                        e.high,
+                    )
                 )
     return Table(
         "estimates",
         "Every estimate with its 95% interval",
-        "Intervals need two or more contexts; with fewer they are left blank.",
+        "Standard errors and intervals need two or more contexts; with fewer they are left blank.",
         (
             "run",
             "family",
@@ -202,8 +212,23 @@ def estimates_table(summaries: Sequence[RunSummary]) -> Table:
 
 @dataclass(frozen=True)
 class HistoryPair:
+    """Two runs that differ only in `history`, each summarised over the questions both
+    scored (a `--limit`ed or interrupted run must not be compared on other questions)."""
+
     full: RunSummary
     none: RunSummary
+
+
+def _paired(full: RunSummary, none: RunSummary) -> HistoryPair:
+    common = {s.id for s in full.run.samples} & {s.id for s in none.run.samples}
+    return HistoryPair(_on_questions(full, common), _on_questions(none, common))
+
+
+def _on_questions(summary: RunSummary, ids: set[str]) -> RunSummary:
+    samples = tuple(s for s in summary.run.samples if s.id in ids)
+    if len(samples) == len(summary.run.samples):
+        return summary
+    return summarise(replace(summary.run, samples=samples), summary.label)
 
 
 def history_pairs(summaries: Sequence[RunSummary]) -> list[HistoryPair]:
@@ -220,7 +245,7 @@ def history_pairs(summaries: Sequence[RunSummary]) -> list[HistoryPair]:
         full = [s for s in members if s.run.settings["history"] == "full"]
         none = [s for s in members if s.run.settings["history"] == "none"]
         if full and none:
-            pairs.append(HistoryPair(_preferred(full), _preferred(none)))
+            pairs.append(_paired(_preferred(full), _preferred(none)))
     return pairs
 
 
@@ -230,13 +255,14 @@ def _preferred(runs: Sequence[RunSummary]) -> RunSummary:
 
 def history_gain_table(pairs: Sequence[HistoryPair]) -> Table:
     columns = (
-        "with history", "without history", "overall", *(CATEGORY_TITLES[k] for k in CATEGORIES),
-        "macro average",
+        "with history", "without history", "questions compared", "overall",
+        *(CATEGORY_TITLES[k] for k in CATEGORIES), "macro average",
     )  # fmt: skip
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
             p.full.label,
             p.none.label,
+            p.full.overall.n,
             p.full.overall.accuracy - p.none.overall.accuracy,
             *(
                 p.full.categories.get(k, NO_ESTIMATE).accuracy
@@ -251,8 +277,9 @@ def history_gain_table(pairs: Sequence[HistoryPair]) -> Table:
         "history_gain",
         "Gain from the history (history=full minus history=none)",
         "Accuracy points gained by sending the conversation history, for runs that differ "
-        "only in `history`. Where a model and setting were run several times, the latest "
-        "complete run of each kind (else the latest) is paired.",
+        "only in `history`, over the questions both runs scored. Where a model and setting "
+        "were run several times, the latest complete run of each kind (else the latest) is "
+        "paired.",
         columns,
         rows,
     )
