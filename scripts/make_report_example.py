@@ -1,4 +1,4 @@
-"""Make the example report shown in docs/readme/reports.md, offline, from mockllm runs.
+"""Make the example report shown in the README's "Reports" section, offline, from mockllm runs.
 
 Nothing here measures a real model: the data are synthetic PersonaMem-shaped files
 and the "models" are mockllm oracles that answer correctly with a chosen
