@@ -129,7 +129,7 @@ def test_sliding_window_model_scores_equal_naive(setup: LocalSetup, tokenizer: A
 
     torch.manual_seed(0)
     window = 16
-    sliding = MistralForCausalLM(
+    sliding: Any = MistralForCausalLM(
         MistralConfig(
             vocab_size=len(tokenizer),
             hidden_size=32,
@@ -140,7 +140,8 @@ def test_sliding_window_model_scores_equal_naive(setup: LocalSetup, tokenizer: A
             sliding_window=window,
             initializer_range=0.5,
         )
-    ).eval()
+    )
+    sliding.eval()
     scorer = SharedPrefixScorer(sliding, tokenizer, option_batch_size=3, prefill_chunk=64)
     for record in records(setup)[:3]:
         prompt = prompt_for(setup, tokenizer, record)

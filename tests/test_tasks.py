@@ -67,7 +67,7 @@ def test_unknown_split_fails_naming_the_choices(small_split: Path) -> None:
     from inspect_personamem.tasks import personamem
 
     with pytest.raises(ValueError, match="split='64k': choose one of 32k, 128k, 1M"):
-        personamem(split="64k", data_dir=str(small_split))
+        personamem(split="64k", data_dir=str(small_split))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("policy", ["keep", "merge", "drop"])
