@@ -20,7 +20,8 @@ see `synthetic.SHAPES`), each measurement runs in a fresh Python process:
    - `naive-input`: the history copied into every `Sample.input`.
    Printed per sample of the measured run: harness seconds, growth of resident memory
    (after the warm-up, so one-time costs are left out), `.eval` bytes, and the log
-   bytes as a multiple of one compressed copy (zlib) of the sample's history.
+   bytes as a multiple of one compressed copy of the sample's history (zstd at its
+   default level, the compression `.eval` files use).
 
 Usage: python benchmarks/scale.py [--shapes 32k 128k 1M] [--samples 100] [--designs ...]
        [--profile]; `--samples 0 --designs shared` runs a whole split, for its peak memory.
@@ -35,9 +36,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import zlib
 from pathlib import Path
 from typing import Any
+
+import zstandard
 
 from inspect_personamem.splits import check_split
 
@@ -128,11 +130,12 @@ def worker_run(split: str, folder: str, design: str, samples: int, profile: bool
     store = open_context_store((Path(folder) / f"shared_contexts_{split}.jsonl").resolve())
     history_bytes = 0
     history_chars = 0
+    compressor = zstandard.ZstdCompressor()  # level 3, as Inspect's .eval writer uses
     for sample in chosen:
         meta = sample.metadata or {}
         history = store.history(meta["shared_context_id"], meta["end_index_in_shared_context"])
         text = json.dumps([{"role": m.role, "content": m.text} for m in history])
-        history_bytes += len(zlib.compress(text.encode(), 6))
+        history_bytes += len(compressor.compress(text.encode()))
         history_chars += sum(len(m.text) for m in history)
     model = get_model("mockllm/model", custom_outputs=reply)
     options: dict[str, Any] = {
