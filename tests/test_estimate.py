@@ -49,11 +49,17 @@ def test_cost_with_and_without_caching(small_split: Path) -> None:
     )
 
 
-def test_price_table_is_dated_and_matches_by_longest_prefix(tmp_path: Path) -> None:
+def test_price_table_is_dated_and_matches_dated_model_names(tmp_path: Path) -> None:
     table = load_prices()
     assert table.as_of == "2025-06"
     assert table.price("openai/gpt-4.1-2025-04-14") == table.price("openai/gpt-4.1")
     assert table.price("openai/gpt-4.1-mini").input < table.price("openai/gpt-4.1").input
+    assert table.price("anthropic/claude-3-7-sonnet-latest") == table.price(
+        "anthropic/claude-3-7-sonnet"
+    )
+    with pytest.raises(ValueError, match="No price for 'openai/o3-pro'"):
+        table.price("openai/o3-pro")  # not o3 with a date: another model
+    assert table.sources["openai"].startswith("https://")
     with pytest.raises(ValueError, match="No price for 'openai/unknown'.*--prices FILE"):
         table.price("openai/unknown")
     own = tmp_path / "prices.yaml"
@@ -72,8 +78,18 @@ def test_estimate_command(small_split: Path, capsys: pytest.CaptureFixture[str])
     assert code == 0
     assert "questions             24" in out
     assert "cacheable share" in out and "order=interleaved, 32 concurrent" in out
-    assert "inspect_personamem/prices.yaml, as of 2025-06" in out
+    assert "inspect_personamem/prices.yaml, as of 2025-06; https://platform.openai.com" in out
     assert "cost without caching  $" in out and "cost with caching     $" in out
+
+
+def test_estimate_command_wants_all_three_prices(small_split: Path) -> None:
+    with pytest.raises(SystemExit, match="--price-input given without --price-cached-input"):
+        main(
+            [
+                "estimate", "--split", "32k", "--model", "x/y", "--data-dir", str(small_split),
+                "--price-input", "1",
+            ]
+        )  # fmt: skip
 
 
 def test_compare_reads_the_usage_the_provider_reported(

@@ -8,7 +8,8 @@ caching from a price table shipped with its date and sources (overridable).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from importlib.resources import files as package_files
 from pathlib import Path
 from typing import Any
@@ -35,18 +36,29 @@ class Price:
     """Anthropic-style surcharge on tokens written to the cache; None if free."""
 
 
+_DATED = re.compile(r"-(\d|latest$)")
+"""What may follow a table entry in a model name: a date or version (`-2025-04-14`,
+`-20250219`) or `-latest`, but not another model's name (`openai/o3-pro`)."""
+
+
 @dataclass(frozen=True)
 class PriceTable:
     prices: dict[str, Price]
     as_of: str
     source: str
+    sources: dict[str, str] = field(default_factory=dict)
+    """Provider -> the pricing page the table's prices were taken from."""
 
     def price(self, model: str) -> Price:
-        """The price of `model`: an exact entry, else the longest entry it begins with
-        (so `openai/gpt-4.1-2025-04-14` takes `openai/gpt-4.1`)."""
+        """The price of `model`: an exact entry, else the entry it extends with a date
+        or `-latest` (so `openai/gpt-4.1-2025-04-14` takes `openai/gpt-4.1`)."""
         if model in self.prices:
             return self.prices[model]
-        matches = [name for name in self.prices if model.startswith(name)]
+        matches = [
+            name
+            for name in self.prices
+            if model.startswith(name) and _DATED.match(model, len(name)) is not None
+        ]
         if not matches:
             known = ", ".join(sorted(self.prices))
             raise ValueError(
@@ -71,7 +83,12 @@ def load_prices(path: Path | None = None) -> PriceTable:
         raise ValueError(
             f"{source}: expected 'models: {{name: {{input, cached_input, output}}}}' ({ex})"
         ) from None
-    return PriceTable(prices=prices, as_of=str(data.get("as_of", "unknown")), source=source)
+    return PriceTable(
+        prices=prices,
+        as_of=str(data.get("as_of", "unknown")),
+        source=source,
+        sources={str(k): str(v) for k, v in (data.get("sources") or {}).items()},
+    )
 
 
 @dataclass(frozen=True)

@@ -57,13 +57,22 @@ def run(args: argparse.Namespace) -> int:
         settings=CacheSettings(args.concurrency, args.latency, args.cache_ttl),
         output_tokens_per_question=args.output_tokens,
     )
-    table = load_prices(args.prices)
-    overrides = (args.price_input, args.price_cached_input, args.price_output)
-    if all(value is not None for value in overrides):
-        price, price_note = Price(*overrides), "given on the command line"
+    overrides = {
+        "--price-input": args.price_input,
+        "--price-cached-input": args.price_cached_input,
+        "--price-output": args.price_output,
+    }
+    given = [name for name, value in overrides.items() if value is not None]
+    if given and len(given) < len(overrides):
+        missing = ", ".join(name for name in overrides if name not in given)
+        raise SystemExit(f"estimate: {', '.join(given)} given without {missing}: give all three")
+    if given:
+        price, price_note = Price(*overrides.values()), "given on the command line"
     else:
+        table = load_prices(args.prices)
         price = table.price(args.model)
-        price_note = f"{table.source}, as of {table.as_of}"
+        page = table.sources.get(args.model.split("/", 1)[0])
+        price_note = f"{table.source}, as of {table.as_of}" + (f"; {page}" if page else "")
     print(render(result, args, price, price_note))
     if args.compare:
         print(logged_usage(args.compare).render(result))
