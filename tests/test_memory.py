@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tracemalloc
 from pathlib import Path
 
 from inspect_ai.model import ChatMessageBase
@@ -43,3 +44,29 @@ def test_building_all_samples_copies_no_history(tmp_path: Path) -> None:
     # history of each context, however many questions use them
     assert len(objects) == sum(longest.values())
     assert sum(len(str(s.input)) for s in samples) < 0.05 * history_chars
+
+
+def test_samples_take_memory_for_their_metadata_not_their_histories(tmp_path: Path) -> None:
+    """Measured: with the contexts parsed, building the task allocates per sample a small
+    fraction of the text of its history (a copy per sample would be at least as much)."""
+    _, contexts = generate_split(
+        tmp_path, "128k", contexts=3, min_messages=200, max_messages=260, questions=90
+    )
+    store = open_context_store(contexts.resolve())
+    personamem(split="128k", data_dir=str(tmp_path))  # parses the contexts into the store
+    tracemalloc.start()
+    try:
+        task = personamem(split="128k", data_dir=str(tmp_path))
+        built, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    samples = list(task.dataset)
+    history_bytes = sum(
+        len(message.text.encode())
+        for sample in samples
+        for message in store.history(
+            (sample.metadata or {})["shared_context_id"],
+            (sample.metadata or {})["end_index_in_shared_context"],
+        )
+    )
+    assert built < 0.25 * history_bytes
