@@ -18,7 +18,7 @@ import yaml
 
 from .cache import CacheResult, CacheSettings, ideal_cached_tokens, requests_for, simulate
 from .files import locate_question_file
-from .order import SampleOrder, order_records
+from .order import ORDERS, SampleOrder, order_records
 from .records import read_questions
 from .splits import DEFAULT_REPO_ID, DEFAULT_REVISION, Split
 
@@ -96,10 +96,23 @@ class Estimate:
     split: Split
     questions: int
     source: str
+    order: SampleOrder
     cache: CacheResult
+    """The simulated caching of `order`."""
+    shares: dict[SampleOrder, float]
+    """Cacheable share of input tokens under each order, with the same settings."""
     ideal_cached_tokens: int
     prefix_tokens: int
     output_tokens: int
+
+    def better_order(self) -> SampleOrder | None:
+        """An order that would cache clearly more than `order` (5 points), if any.
+
+        Interleaving loses its hits when one round across all contexts (contexts /
+        concurrency x latency) outlasts the cache lifetime; `grouped` then does better.
+        """
+        best = max(self.shares, key=lambda order: self.shares[order])
+        return best if self.shares[best] > self.cache.share + 0.05 else None
 
     def cost(self, price: Price, caching: bool) -> float:
         """US dollars for the run, with or without prompt caching."""
@@ -127,13 +140,17 @@ def estimate(
 ) -> Estimate:
     """Count a run's tokens and simulate its prompt caching."""
     questions, source = locate_question_file(split, data_dir, repo_id, revision)
-    records = order_records(read_questions(questions, split), order)
+    records = read_questions(questions, split)
+    settings = settings or CacheSettings()
+    caching = {o: simulate(requests_for(order_records(records, o)), settings) for o in ORDERS}
     requests = requests_for(records)
     return Estimate(
         split=split,
         questions=len(records),
         source=source,
-        cache=simulate(requests, settings or CacheSettings()),
+        order=order,
+        cache=caching[order],
+        shares={o: result.share for o, result in caching.items()},
         ideal_cached_tokens=ideal_cached_tokens(requests),
         prefix_tokens=sum(r.prefix_tokens for r in requests),
         output_tokens=output_tokens_per_question * len(records),

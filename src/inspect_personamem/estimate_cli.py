@@ -95,6 +95,12 @@ def render(result: Estimate, args: argparse.Namespace, price: Price, price_note:
             f"{args.concurrency} concurrent, {args.latency:g} s a request, "
             f"{args.cache_ttl:g} s cache lifetime)",
         ),
+        ("by order", ", ".join(f"{o} {share:.1%}" for o, share in result.shares.items())),
+        *(
+            [("hint", f"-T order={better} would cache more with these settings")]
+            if (better := result.better_order())
+            else []
+        ),
         (
             "price",
             f"{args.model}: input {price.input:.3f}, cached input {price.cached_input:.3f}"
