@@ -4,9 +4,12 @@ For each split (the real 32k question file where ../shared/data has it, else a
 synthetic file of the 32k shape; synthetic files of the real 128k and 1M shapes),
 prints the share of input tokens a provider could serve from its prompt cache when
 Inspect sends the questions in each order, and that share as a fraction of the ideal
-(one request at a time, no expiry). Usage:
+(one request at a time, no expiry). `interleaved` is the default order (blocks of at
+least `order.INTERLEAVE_BLOCK` contexts); `interleaved-all` round-robins across all
+contexts at once (`-T interleave_block=0`). Usage:
 
-    python benchmarks/cache_orders.py [--concurrency 8 32 64] [--latency 20] [--ttl 300]
+    python benchmarks/cache_orders.py [--concurrency 1 4 10 32 64] [--latency 20 60]
+        [--ttl 300]
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from inspect_personamem.cache import CacheSettings, ideal_cached_tokens, requests_for, simulate
-from inspect_personamem.order import ORDERS, order_records
+from inspect_personamem.order import INTERLEAVE_BLOCK, ORDERS, SampleOrder, order_records
 from inspect_personamem.records import QuestionRecord, read_questions
 from inspect_personamem.splits import SPLITS, Split
 from inspect_personamem.synthetic import SHAPES, context_sizes, question_rows, write_questions
@@ -40,15 +43,20 @@ def split_records(split: Split, folder: Path) -> tuple[list[QuestionRecord], str
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[8, 32, 64])
-    parser.add_argument("--latency", type=float, default=20.0)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 10, 32, 64])
+    parser.add_argument("--latency", type=float, nargs="+", default=[20.0, 60.0])
     parser.add_argument("--ttl", type=float, default=300.0)
     args = parser.parse_args()
+    columns: list[tuple[str, SampleOrder, int]] = [
+        ("interleaved", "interleaved", INTERLEAVE_BLOCK),
+        ("interleaved-all", "interleaved", 0),
+        *((order, order, INTERLEAVE_BLOCK) for order in ORDERS if order != "interleaved"),
+    ]
     print(
-        f"latency {args.latency:g} s a request, cache lifetime {args.ttl:g} s; "
-        "cells: cached share of input tokens (fraction of the ideal)\n"
+        f"cache lifetime {args.ttl:g} s; cells: cached share of input tokens "
+        "(fraction of the ideal)\n"
     )
-    header = "| split | questions | concurrency | ideal | " + " | ".join(ORDERS) + " |"
+    header = "| split | latency | concurrency | ideal | " + " | ".join(c[0] for c in columns) + " |"
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
     with tempfile.TemporaryDirectory() as tmp:
@@ -56,17 +64,21 @@ def main() -> None:
             records, kind = split_records(split, Path(tmp))
             base = requests_for(records)
             ideal = ideal_cached_tokens(base) / sum(r.input_tokens for r in base)
-            for concurrency in args.concurrency:
-                settings = CacheSettings(concurrency, args.latency, args.ttl)
-                cells = []
-                for order in ORDERS:
-                    share = simulate(requests_for(order_records(records, order)), settings).share
-                    cells.append(f"{share:.1%} ({share / ideal:.2f})")
-                print(
-                    f"| {split} ({kind}) | {len(records)} | {concurrency} | {ideal:.1%} | "
-                    + " | ".join(cells)
-                    + " |"
-                )
+            orders = {
+                name: requests_for(order_records(records, order, block))
+                for name, order, block in columns
+            }
+            for latency in args.latency:
+                for concurrency in args.concurrency:
+                    settings = CacheSettings(concurrency, latency, args.ttl)
+                    cells = []
+                    for name, _, _ in columns:
+                        share = simulate(orders[name], settings).share
+                        cells.append(f"{share:.1%} ({share / ideal:.2f})")
+                    print(
+                        f"| {split} ({kind}, {len(records)} questions) | {latency:g} s | "
+                        f"{concurrency} | {ideal:.1%} | " + " | ".join(cells) + " |"
+                    )
 
 
 if __name__ == "__main__":

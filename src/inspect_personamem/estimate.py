@@ -18,7 +18,7 @@ import yaml
 
 from .cache import CacheResult, CacheSettings, ideal_cached_tokens, requests_for, simulate
 from .files import locate_question_file
-from .order import ORDERS, SampleOrder, order_records
+from .order import INTERLEAVE_BLOCK, ORDERS, SampleOrder, order_records
 from .records import read_questions
 from .splits import DEFAULT_REPO_ID, DEFAULT_REVISION, Split
 
@@ -108,8 +108,9 @@ class Estimate:
     def better_order(self) -> SampleOrder | None:
         """An order that would cache clearly more than `order` (5 points), if any.
 
-        Interleaving loses its hits when one round across all contexts (contexts /
-        concurrency x latency) outlasts the cache lifetime; `grouped` then does better.
+        Interleaving loses its hits when a round across a block of contexts (block /
+        concurrency x latency) outlasts the cache lifetime (`grouped` then does better),
+        or when fewer contexts than requests in flight make a block.
         """
         best = max(self.shares, key=lambda order: self.shares[order])
         return best if self.shares[best] > self.cache.share + 0.05 else None
@@ -135,6 +136,7 @@ def estimate(
     repo_id: str = DEFAULT_REPO_ID,
     revision: str = DEFAULT_REVISION,
     order: SampleOrder = "interleaved",
+    interleave_block: int = INTERLEAVE_BLOCK,
     settings: CacheSettings | None = None,
     output_tokens_per_question: int = 300,
 ) -> Estimate:
@@ -142,7 +144,10 @@ def estimate(
     questions, source = locate_question_file(split, data_dir, repo_id, revision)
     records = read_questions(questions, split)
     settings = settings or CacheSettings()
-    caching = {o: simulate(requests_for(order_records(records, o)), settings) for o in ORDERS}
+    caching = {
+        o: simulate(requests_for(order_records(records, o, interleave_block)), settings)
+        for o in ORDERS
+    }
     requests = requests_for(records)
     return Estimate(
         split=split,

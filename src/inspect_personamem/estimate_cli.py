@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .order import ORDERS
+from .order import INTERLEAVE_BLOCK, ORDERS
 from .splits import DEFAULT_REPO_ID, DEFAULT_REVISION, SPLITS, check_split
 
 if TYPE_CHECKING:
@@ -26,6 +26,12 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--repo-id", default=DEFAULT_REPO_ID)
     parser.add_argument("--revision", default=DEFAULT_REVISION)
     parser.add_argument("--order", choices=ORDERS, default="interleaved")
+    parser.add_argument(
+        "--interleave-block",
+        type=int,
+        default=INTERLEAVE_BLOCK,
+        help="contexts interleaved at a time (as -T interleave_block)",
+    )
     parser.add_argument("--output-tokens", type=int, default=300, help="expected per question")
     parser.add_argument("--concurrency", type=int, default=32, help="requests in flight")
     parser.add_argument("--latency", type=float, default=20.0, help="seconds per request")
@@ -54,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         repo_id=args.repo_id,
         revision=args.revision,
         order=args.order,
+        interleave_block=args.interleave_block,
         settings=CacheSettings(args.concurrency, args.latency, args.cache_ttl),
         output_tokens_per_question=args.output_tokens,
     )

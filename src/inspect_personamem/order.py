@@ -22,17 +22,30 @@ ORDERS: tuple[SampleOrder, ...] = ("interleaved", "grouped", "file", "random")
 RANDOM_ORDER_SEED = 20250414
 """Fixed seed of the `random` order, so that reruns send questions in the same order."""
 
+INTERLEAVE_BLOCK = 10
+"""Contexts interleaved at a time, at least (about the requests in flight: Inspect's
+default is 10 connections). A request reuses its sibling's prefix one round earlier,
+so a round must be longer than the requests in flight (or siblings run together and
+miss) and shorter than the cache lifetime (or the entry has expired): a round across
+all of a split's 31-60 contexts is too long at a few connections with slow requests."""
 
-def order_records(records: Sequence[QuestionRecord], order: SampleOrder) -> list[QuestionRecord]:
+
+def order_records(
+    records: Sequence[QuestionRecord], order: SampleOrder, block: int = INTERLEAVE_BLOCK
+) -> list[QuestionRecord]:
     """Records in the chosen order.
 
-    - `interleaved`: round-robin across contexts (in order of first appearance), each
-      context's questions by ascending end index, so each request can reuse the
-      prefix of its sibling one round earlier.
+    - `interleaved`: the contexts (in order of first appearance) dealt into blocks of
+      at least `block` contexts (0: one block of all), one block after the other;
+      within a block, round-robin across its contexts, each context's questions by
+      ascending end index, so each request can reuse the prefix of its sibling one
+      round earlier.
     - `grouped`: all questions of a context together, by ascending end index.
     - `file`: as in the question file.
     - `random`: a fixed pseudo-random permutation.
     """
+    if block < 0:
+        raise ValueError(f"interleave_block must be 0 (all contexts) or more, not {block}")
     if order == "file":
         return list(records)
     if order == "random":
@@ -45,4 +58,11 @@ def order_records(records: Sequence[QuestionRecord], order: SampleOrder) -> list
     groups = [sorted(group, key=lambda r: r.end_index) for group in by_context.values()]
     if order == "grouped":
         return [record for group in groups for record in group]
-    return [record for rank in zip_longest(*groups) for record in rank if record is not None]
+    blocks = max(1, len(groups) // block) if block else 1
+    return [
+        record
+        for first in range(blocks)
+        for rank in zip_longest(*groups[first::blocks])
+        for record in rank
+        if record is not None
+    ]

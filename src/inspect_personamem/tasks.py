@@ -15,7 +15,7 @@ from .files import locate_split_files
 from .history import SystemMessagePolicy
 from .local.choice import Normalization
 from .local.solver import logprob_solver
-from .order import SampleOrder, order_records
+from .order import INTERLEAVE_BLOCK, SampleOrder, order_records
 from .records import read_questions
 from .scorer import personamem_scorer
 from .solver import personamem_solver
@@ -37,6 +37,7 @@ def personamem(
     negative_end_index: NegativeEndIndexPolicy = "official",
     keep_history_in_log: bool = False,
     order: SampleOrder | None = None,
+    interleave_block: int = INTERLEAVE_BLOCK,
     cache_breakpoints: bool = True,
     method: Method = "generate",
     normalization: Normalization = "tokens",
@@ -61,6 +62,8 @@ def personamem(
             most prompt-cache hits under concurrency), "grouped", "file" or "random";
             default: "interleaved", or "grouped" with method="logprob" (a local model
             takes one question at a time and reuses the previous question's cache).
+        interleave_block: order="interleaved": contexts round-robined at a time, at
+            least (about the requests in flight); 0 interleaves all contexts.
         cache_breakpoints: On Anthropic models, mark history ends as prompt-cache breakpoints.
         method: "generate" (the official prompt, the model answers) or "logprob" (the
             paper's log-likelihood setting for local models: hf/ or vllm/ providers).
@@ -78,7 +81,9 @@ def personamem(
     if order is None:
         order = "grouped" if method == "logprob" else "interleaved"
     return Task(
-        dataset=build_dataset(order_records(records, order), f"personamem_{split}", shuffle),
+        dataset=build_dataset(
+            order_records(records, order, interleave_block), f"personamem_{split}", shuffle
+        ),
         solver=personamem_solver(
             contexts,
             system_messages=system_messages,
