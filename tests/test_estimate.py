@@ -77,7 +77,7 @@ def test_estimate_command(small_split: Path, capsys: pytest.CaptureFixture[str])
     out = capsys.readouterr().out
     assert code == 0
     assert "questions             24" in out
-    assert "cacheable share" in out and "order=interleaved, 32 concurrent" in out
+    assert "cacheable share" in out and "order=interleaved, 10 concurrent" in out
     assert "inspect_personamem/prices.yaml, as of 2025-06; https://platform.openai.com" in out
     assert "cost without caching  $" in out and "cost with caching     $" in out
 

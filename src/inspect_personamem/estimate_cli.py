@@ -33,7 +33,12 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="contexts interleaved at a time (as -T interleave_block)",
     )
     parser.add_argument("--output-tokens", type=int, default=300, help="expected per question")
-    parser.add_argument("--concurrency", type=int, default=32, help="requests in flight")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=10,
+        help="requests in flight (inspect eval --max-connections; Inspect's default is 10)",
+    )
     parser.add_argument("--latency", type=float, default=20.0, help="seconds per request")
     parser.add_argument(
         "--cache-ttl", type=float, default=300.0, help="seconds an unused cache entry lives"
