@@ -58,8 +58,8 @@ def personamem(
         negative_end_index: Rows with a negative end index: "official" (slice as Python
             does), "skip" or "error".
         keep_history_in_log: Keep the history in the logged messages after generation.
-        order: Order of the questions: "interleaved" (round-robin across contexts, the
-            most prompt-cache hits under concurrency), "grouped", "file" or "random";
+        order: Order of the questions: "interleaved" (round-robin across blocks of contexts,
+            the most prompt-cache hits under concurrency), "grouped", "file" or "random";
             default: "interleaved", or "grouped" with method="logprob" (a local model
             takes one question at a time and reuses the previous question's cache).
         interleave_block: order="interleaved": contexts round-robined at a time, at
