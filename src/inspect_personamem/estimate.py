@@ -96,9 +96,8 @@ class Estimate:
     split: Split
     questions: int
     source: str
-    order: SampleOrder
     cache: CacheResult
-    """The simulated caching of `order`."""
+    """The simulated caching of the order asked for."""
     shares: dict[SampleOrder, float]
     """Cacheable share of input tokens under each order, with the same settings."""
     ideal_cached_tokens: int
@@ -106,7 +105,7 @@ class Estimate:
     output_tokens: int
 
     def better_order(self) -> SampleOrder | None:
-        """An order that would cache clearly more than `order` (5 points), if any.
+        """An order that would cache clearly more than the one asked for (5 points), if any.
 
         Interleaving loses its hits when a round across a block of contexts (block /
         concurrency x latency) outlasts the cache lifetime (`grouped` then does better),
@@ -153,7 +152,6 @@ def estimate(
         split=split,
         questions=len(records),
         source=source,
-        order=order,
         cache=caching[order],
         shares={o: result.share for o, result in caching.items()},
         ideal_cached_tokens=ideal_cached_tokens(requests),
