@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from local_server import QuietHandler, serve
 
 USAGE = {
     "input_tokens": 10,
@@ -24,10 +24,7 @@ def serve_messages(reply: str, requests: list[dict[str, Any]]) -> Iterator[str]:
     """Answer every `POST /v1/messages` (non-streaming) with `reply`; yield the base URL.
     Each request body is appended to `requests`."""
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
+    class Handler(QuietHandler):
         def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             requests.append(body)
@@ -41,18 +38,7 @@ def serve_messages(reply: str, requests: list[dict[str, Any]]) -> Iterator[str]:
                 "stop_sequence": None,
                 "usage": USAGE,
             }
-            data = json.dumps(answer).encode()
-            self.send_response(200 if self.path == "/v1/messages" else 404)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self.send_json(200 if self.path == "/v1/messages" else 404, answer)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(Handler) as url:
+        yield url

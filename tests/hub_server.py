@@ -8,11 +8,11 @@ the real `hf_hub_download` runs against it unchanged through `HF_ENDPOINT`.
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from local_server import QuietHandler, serve
 
 
 @contextmanager
@@ -21,7 +21,7 @@ def serve_hub(folder: Path, repo_id: str, revision: str) -> Iterator[tuple[str, 
     requests: list[str] = []
     prefix = f"/datasets/{repo_id}/resolve/{revision}/"
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def _file(self) -> Path | None:
             requests.append(f"{self.command} {self.path}")
             if not self.path.startswith(prefix):
@@ -52,14 +52,5 @@ def serve_hub(folder: Path, repo_id: str, revision: str) -> Iterator[tuple[str, 
             body = self._headers(self._file())
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", requests
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(Handler) as url:
+        yield url, requests

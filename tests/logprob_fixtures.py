@@ -4,15 +4,14 @@ next to it, and a stand-in for vLLM's OpenAI-compatible completions server."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import torch
+from local_server import QuietHandler, serve
 
 from inspect_personamem.local.random_model import save_random_model
 from inspect_personamem.synthetic import generate_split
@@ -60,47 +59,30 @@ def completions_server(
     does, computing log-probabilities with `model`; yield the base URL. Each completions
     request body is appended to `requests`."""
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _send(self, status: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             if self.path != "/v1/models":
-                return self._send(404, {"error": self.path})
+                return self.send_json(404, {"error": self.path})
             entry = {"id": name, "object": "model", "max_model_len": max_model_len}
-            self._send(200, {"object": "list", "data": [entry]})
+            self.send_json(200, {"object": "list", "data": [entry]})
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             if self.path != "/v1/completions" or not body.get("echo"):
-                return self._send(400, {"error": "only echoed completions are served"})
+                return self.send_json(400, {"error": "only echoed completions are served"})
             requests.append(body)
             prompts = body["prompt"]
             longest = max(len(ids) for ids in prompts) + int(body.get("max_tokens", 16))
             if longest > max_model_len:  # vLLM refuses such a request
-                return self._send(400, {"error": f"{longest} tokens > {max_model_len}"})
+                return self.send_json(400, {"error": f"{longest} tokens > {max_model_len}"})
             choices = [
                 {"index": i, "text": "", "logprobs": _echo_logprobs(model, ids, body)}
                 for i, ids in enumerate(prompts)
             ]
-            self._send(200, {"object": "text_completion", "model": name, "choices": choices})
+            self.send_json(200, {"object": "text_completion", "model": name, "choices": choices})
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(Handler) as url:
+        yield f"{url}/v1"
 
 
 @torch.inference_mode()
