@@ -143,11 +143,9 @@ def estimate(
     questions, source = locate_question_file(split, data_dir, repo_id, revision)
     records = read_questions(questions, split)
     settings = settings or CacheSettings()
-    caching = {
-        o: simulate(requests_for(order_records(records, o, interleave_block)), settings)
-        for o in ORDERS
-    }
-    requests = requests_for(records)
+    by_order = {o: requests_for(order_records(records, o, interleave_block)) for o in ORDERS}
+    caching = {o: simulate(requests, settings) for o, requests in by_order.items()}
+    requests = by_order[order]
     return Estimate(
         split=split,
         questions=len(records),

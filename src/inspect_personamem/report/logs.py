@@ -14,6 +14,7 @@ setting stay separate runs, told apart by their start time.
 
 from __future__ import annotations
 
+import inspect
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from inspect_ai.scorer import value_to_float
 
 from ..metrics import CLUSTER_KEY
 from ..splits import SPLITS
+from ..tasks import personamem
 
 PERSONAMEM_TASKS = frozenset({"personamem", *(f"personamem_{split}" for split in SPLITS)})
 """Task names (without the package prefix) whose logs a report reads."""
@@ -39,16 +41,21 @@ PERSONAMEM_TASKS = frozenset({"personamem", *(f"personamem_{split}" for split in
 SCORER = "personamem_scorer"
 """The task's scorer; a log naming another single scorer (a future method) uses that one."""
 
+SETTINGS = (
+    "history",
+    "system_messages",
+    "shuffle",
+    "method",
+    "normalization",
+    "context_window",
+    "negative_end_index",
+)
+"""Task arguments that change what is scored."""
+
 SETTING_DEFAULTS: dict[str, str] = {
-    "history": "full",
-    "system_messages": "keep",
-    "shuffle": "None",
-    "method": "generate",
-    "normalization": "tokens",
-    "context_window": "None",
-    "negative_end_index": "official",
+    key: str(inspect.signature(personamem).parameters[key].default) for key in SETTINGS
 }
-"""Task arguments that change what is scored, and the value a log without one had."""
+"""The value a log without the argument ran with: the task's default."""
 
 _to_float = value_to_float()
 

@@ -18,7 +18,7 @@ from ..question_types import CATEGORIES, CATEGORY_TITLES
 from .accuracy import NO_ESTIMATE, Estimate, RunSummary, summarise
 from .check import check
 from .labels import TIME_FORMAT
-from .logs import SETTING_DEFAULTS
+from .logs import SETTINGS
 from .published import SPLIT, PublishedModel
 
 Cell = str | int | float | None
@@ -61,9 +61,6 @@ def format_cell(cell: Cell) -> str:
     if isinstance(cell, float):
         return f"{cell:.3f}"
     return str(cell)
-
-
-SETTINGS = tuple(SETTING_DEFAULTS)
 
 
 def overall_table(summaries: Sequence[RunSummary]) -> Table:
