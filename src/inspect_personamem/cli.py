@@ -1,6 +1,6 @@
 """The `inspect-personamem` command: one subcommand per tool.
 
-Each subcommand's module (`cost/cli.py`, `report/cli.py`) owns its parser: its
+Each subcommand's module (`cost/cli.py`, `report/cli.py`, `try_it.py`) owns its parser: its
 `add_command` adds it and sets `handler`; `main` dispatches to it and prints the
 package's deliberate errors as one line. Heavy imports happen inside handlers, so
 `inspect-personamem --help` needs no optional dependency.
@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from .cost.cli import add_command as add_estimate
 from .errors import PersonaMemError
 from .report.cli import add_command as add_report
+from .try_it import add_command as add_try
 
 
 def parser() -> argparse.ArgumentParser:
@@ -25,6 +26,7 @@ def parser() -> argparse.ArgumentParser:
     commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_estimate(commands)
     add_report(commands)
+    add_try(commands)
     return root
 
 

@@ -49,6 +49,10 @@ class DatasetSpec:
     def contexts_file(self, split: Split) -> str:
         return self.contexts_template.format(split=split)
 
+    def split_of_questions(self, path: Path) -> Split | None:
+        """The split whose question file `path` is named as, if any."""
+        return next((s for s in self.splits if path.name == self.questions_file(s)), None)
+
 
 PERSONAMEM: Final = DatasetSpec(
     name="PersonaMem",

@@ -1,0 +1,167 @@
+"""`inspect-personamem try`: the whole path on a fresh machine, offline, in a minute.
+
+Writes a PersonaMem-shaped split (the real question file when one is given, with
+synthetic histories that fit its end indices; else fully synthetic), runs the task
+with and without the history on the offline `personamem/oracle` model, and writes
+the report. Nothing it prints measures a real model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+from .dataset_spec import PERSONAMEM
+from .errors import PersonaMemArgumentError
+from .splits import SPLITS, Split, check_split
+from .synthetic import contexts_for_questions, generate_split, write_contexts
+
+TITLE = "TRY-IT: the offline personamem/oracle model, not a real model"
+
+
+def write_split(
+    folder: Path, split: Split, questions: Path | None, *, count: int, seed: int
+) -> Path:
+    """Write a split into `folder`; return its question file. A given question file is
+    copied byte for byte and read first, so a faulty one fails naming row and field."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if questions is None:
+        written, _ = generate_split(
+            folder,
+            split,
+            contexts=max(1, count // 10),
+            min_messages=40,
+            max_messages=80,
+            questions=count,
+            seed=seed,
+        )
+        return written
+    records = PERSONAMEM.read_questions(questions, split)
+    target = folder / PERSONAMEM.questions_file(split)
+    shutil.copyfile(questions, target)
+    sizes = contexts_for_questions([record.columns for record in records])
+    write_contexts(folder / PERSONAMEM.contexts_file(split), sizes, seed=seed)
+    return target
+
+
+def _split_of(args: argparse.Namespace) -> Split:
+    if args.split is not None:
+        return check_split(args.split)
+    if args.questions is None:
+        return "32k"
+    split = PERSONAMEM.split_of_questions(args.questions)
+    if split is None:
+        raise PersonaMemArgumentError(
+            f"cannot tell the split of {args.questions} from its name; pass --split"
+        )
+    return split
+
+
+def run(args: argparse.Namespace) -> int:
+    from inspect_ai import eval as inspect_eval
+
+    from .report import ReportError, build_report
+
+    split = _split_of(args)
+    logs = args.out / "logs"
+    if logs.exists() and any(logs.iterdir()):
+        raise PersonaMemArgumentError(
+            f"{logs} already holds logs, which the report would mix in; "
+            "remove it or pass another --out"
+        )
+    questions = write_split(
+        args.out / "data", split, args.questions, count=args.questions_count, seed=args.seed
+    )
+    print(f"data: {questions.parent} ({'real questions' if args.questions else 'synthetic'})")
+    model_args = {
+        "questions": str(questions),
+        "accuracy": args.accuracy,
+        "accuracy_without_history": args.accuracy_without_history,
+        "decay": args.decay,
+        "seed": args.seed,
+    }
+    for history in ("full", "none"):
+        (log,) = inspect_eval(
+            f"inspect_personamem/personamem_{split}",
+            task_args={"data_dir": str(questions.parent), "history": history},
+            model="personamem/oracle",
+            model_args=model_args,
+            log_dir=str(logs),
+            limit=args.limit,
+            display="none",
+        )
+        if log.status != "success":
+            reason = log.error.message if log.error else "no error recorded"
+            print(f"history={history}: the run ended {log.status}: {reason}")
+            return 1
+        metrics = log.results.scores[0].metrics if log.results else {}
+        accuracy = metrics["accuracy"].value if "accuracy" in metrics else float("nan")
+        print(f"history={history}: accuracy {accuracy:.3f} (log: {log.location})")
+    try:
+        report = build_report([logs], args.out / "report", title=TITLE)
+    except ReportError as error:
+        print(f"report: {error}")
+        return 2
+    print(f"report: {report.index}")
+    print(f"next: inspect view --log-dir {logs}")
+    return 0
+
+
+def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the `try` subcommand."""
+    parser = commands.add_parser(
+        "try",
+        help="run the whole path offline on the personamem/oracle model",
+        description="Write a PersonaMem-shaped split, run the task with and without the "
+        "history on the offline personamem/oracle model (right with a chosen probability), "
+        "and write the report. Needs no network, no API key and no download.",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("personamem-try"), help="output folder (personamem-try)"
+    )
+    parser.add_argument(
+        "--questions",
+        type=Path,
+        help="a real question file (e.g. questions_32k.csv) to ask, over synthetic histories; "
+        "default: synthetic questions",
+    )
+    parser.add_argument("--split", choices=SPLITS, help="split (default: from --questions, or 32k)")
+    parser.add_argument(
+        "--questions-count",
+        type=_positive,
+        default=60,
+        help="synthetic questions to write (60)",
+    )
+    parser.add_argument("--limit", type=_positive, help="ask only the first N questions")
+    parser.add_argument(
+        "--accuracy", type=_probability, default=0.8, help="right with history (0.8)"
+    )
+    parser.add_argument(
+        "--accuracy-without-history",
+        type=_probability,
+        default=0.4,
+        help="right without history (0.4)",
+    )
+    parser.add_argument(
+        "--decay",
+        type=_probability,
+        default=0.04,
+        help="less, for each session elapsed since the fact asked about (0.04)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="data and answers (0)")
+    parser.set_defaults(handler=run)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
+    return value
+
+
+def _probability(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be within [0, 1], not {text}")
+    return value

@@ -1,0 +1,157 @@
+"""The offline try-it path: the `personamem/oracle` model and `inspect-personamem try`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import REAL_QUESTIONS, require
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.oracle import OracleModel
+from inspect_personamem.synthetic import generate_split
+
+CLI = Path(sys.executable).parent / "inspect-personamem"
+
+
+def oracle_run(data: Path, log_dir: Path, **model_args: object) -> EvalLog:
+    """One 32k run on `data` with the oracle, task arguments from `task_`-prefixed keys."""
+    task_args = {k[5:]: v for k, v in model_args.items() if k.startswith("task_")}
+    args = {k: v for k, v in model_args.items() if not k.startswith("task_")}
+    (log,) = inspect_eval(
+        "inspect_personamem/personamem_32k",
+        task_args={"data_dir": str(data), **task_args},
+        model="personamem/oracle",
+        model_args={"questions": str(data / "questions_32k.csv"), **args},
+        log_dir=str(log_dir),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def accuracy(log: EvalLog) -> float:
+    assert log.results is not None
+    return float(log.results.scores[0].metrics["accuracy"].value)
+
+
+def offline_env(tmp_path: Path) -> dict[str, str]:
+    """The environment with every web request sent to a closed port and no tiktoken
+    cache: a run that reached for the network would fail."""
+    empty = tmp_path / "no-tiktoken"
+    empty.mkdir(exist_ok=True)
+    dead = "http://127.0.0.1:9"
+    return {
+        **os.environ,
+        "HTTP_PROXY": dead,
+        "HTTPS_PROXY": dead,
+        "TIKTOKEN_CACHE_DIR": str(empty),
+        "HF_HUB_OFFLINE": "1",
+    }
+
+
+@pytest.mark.parametrize(("chance", "expected"), [(1.0, 1.0), (0.0, 0.0)])
+def test_oracle_answers_right_with_the_chosen_probability(
+    small_split: Path, tmp_path: Path, chance: float, expected: float
+) -> None:
+    log = oracle_run(small_split, tmp_path, accuracy=chance, task_shuffle=7)
+    assert accuracy(log) == expected
+
+
+def test_oracle_is_better_with_history_and_repeatable(small_split: Path, tmp_path: Path) -> None:
+    full = oracle_run(small_split, tmp_path / "a", accuracy=0.9, accuracy_without_history=0.1)
+    none = oracle_run(
+        small_split, tmp_path / "b", accuracy=0.9, accuracy_without_history=0.1, task_history="none"
+    )
+    again = oracle_run(small_split, tmp_path / "c", accuracy=0.9, accuracy_without_history=0.1)
+    assert accuracy(full) > 0.6 > 0.4 > accuracy(none)
+    assert accuracy(again) == accuracy(full)
+
+
+def test_oracle_arguments_are_checked(small_split: Path) -> None:
+    questions = str(small_split / "questions_32k.csv")
+    with pytest.raises(PersonaMemArgumentError, match="-M questions=PATH"):
+        OracleModel("oracle")
+    with pytest.raises(PersonaMemArgumentError, match="unknown model argument.*accuracyy"):
+        OracleModel("oracle", questions=questions, accuracyy=0.5)
+    with pytest.raises(PersonaMemArgumentError, match="accuracy must be within"):
+        OracleModel("oracle", questions=questions, accuracy=1.5)
+    renamed = small_split / "mine.csv"
+    renamed.write_bytes((small_split / "questions_32k.csv").read_bytes())
+    with pytest.raises(PersonaMemArgumentError, match="-M split="):
+        OracleModel("oracle", questions=str(renamed))
+
+
+def test_oracle_names_a_question_it_does_not_know(small_split: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    generate_split(other, "32k", contexts=1, min_messages=20, max_messages=30, questions=2, seed=9)
+    (log,) = inspect_eval(
+        "inspect_personamem/personamem_32k",
+        task_args={"data_dir": str(small_split)},
+        model="personamem/oracle",
+        model_args={"questions": str(other / "questions_32k.csv")},
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        limit=1,
+    )
+    assert log.status == "error"
+    assert log.error is not None
+    assert "holds no question of" in log.error.message
+    assert str(other / "questions_32k.csv") in log.error.message
+
+
+def run_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(CLI), "try", *args],
+        env=offline_env(tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.report
+def test_try_command_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
+    done = run_cli(tmp_path, "--questions-count", "30")
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "personamem-try"
+    logs = [read_eval_log(info) for info in list_eval_logs(str(out / "logs"))]
+    histories = {str(log.eval.task_args["history"]): log for log in logs}
+    assert set(histories) == {"full", "none"}
+    assert all(log.status == "success" and log.eval.model == "personamem/oracle" for log in logs)
+    assert accuracy(histories["full"]) > accuracy(histories["none"])
+    assert (out / "report" / "index.html").is_file()
+    assert (out / "report" / "tables" / "history_gain.md").is_file()
+    assert f"history=full: accuracy {accuracy(histories['full']):.3f}" in done.stdout
+    again = run_cli(tmp_path)
+    assert again.returncode == 2
+    assert "already holds logs" in again.stderr
+    assert "Traceback" not in again.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.report
+def test_try_command_asks_the_real_questions(tmp_path: Path) -> None:
+    real = require(REAL_QUESTIONS)
+    done = run_cli(tmp_path, "--questions", str(real), "--limit", "40", "--out", "real")
+    assert done.returncode == 0, done.stderr
+    copied = tmp_path / "real" / "data" / "questions_32k.csv"
+    assert copied.read_bytes() == real.read_bytes()
+    logs = [read_eval_log(info) for info in list_eval_logs(str(tmp_path / "real" / "logs"))]
+    assert [len(log.samples or []) for log in logs] == [40, 40]
+
+
+def test_try_command_names_a_faulty_question_file(tmp_path: Path) -> None:
+    broken = tmp_path / "questions_32k.csv"
+    broken.write_text("question_id,user_question_or_message\nq1,hello\n", encoding="utf-8")
+    done = run_cli(tmp_path, "--questions", str(broken))
+    assert done.returncode == 2
+    assert f"{broken}: missing columns" in done.stderr
+    assert "Traceback" not in done.stderr
