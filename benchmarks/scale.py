@@ -17,7 +17,11 @@ see `synthetic.SHAPES`), each measurement runs in a fresh Python process:
      call's raw request is not logged; the messages sent still are, in the event);
    - `naive-log`: the same, but the history left in the logged messages
      (`keep_history_in_log=True`);
-   - `naive-input`: the history copied into every `Sample.input`.
+   - `naive-input`: the history copied into every `Sample.input`;
+   - `rag-bm25`, `rag-dense`: `method=rag` (the 5 most similar messages instead of the
+     history) with BM25, or dense embeddings from a stand-in of an OpenAI-compatible
+     `/v1/embeddings` endpoint on loopback (`tests/openai_server.py`, no model), no
+     embedding cache; ingestion and retrieval are in the harness time.
    Printed per sample of the measured run: harness seconds, growth of resident memory
    (after the warm-up, so one-time costs are left out), `.eval` bytes, and the log
    bytes as a multiple of one compressed copy of the sample's history (zstd at its
@@ -32,18 +36,27 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import zstandard
 
 from inspect_personamem.splits import check_split
 
-DESIGNS = ("shared", "shared-no-realtime", "shared-lean", "naive-log", "naive-input")
+DESIGNS = (
+    "shared",
+    "shared-no-realtime",
+    "shared-lean",
+    "naive-log",
+    "naive-input",
+    "rag-bm25",
+    "rag-dense",
+)
 
 
 def _status_mb(field: str) -> float:
@@ -105,6 +118,7 @@ def worker_run(split: str, folder: str, design: str, samples: int, profile: bool
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
+    from inspect_personamem import settings
     from inspect_personamem.contexts import open_context_store
     from inspect_personamem.tasks import personamem
 
@@ -115,6 +129,16 @@ def worker_run(split: str, folder: str, design: str, samples: int, profile: bool
 
     if design == "naive-input":
         task = naive_input_task(split, folder)
+    elif design.startswith("rag-"):
+        retriever: Literal["dense", "bm25"] = "dense" if design == "rag-dense" else "bm25"
+        task = personamem(
+            split=check_split(split),
+            data_dir=folder,
+            method="rag",
+            retriever=retriever,
+            embedding_cache="none",
+            embedder="openai/stand-in" if retriever == "dense" else settings.EMBEDDER,
+        )
     else:
         task = personamem(
             split=check_split(split), data_dir=folder, keep_history_in_log=design == "naive-log"
@@ -213,7 +237,11 @@ def main() -> None:
 
     from inspect_personamem.synthetic import generate_shape
 
-    with tempfile.TemporaryDirectory() as tmp:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from openai_server import serve_openai  # the tests' stand-in embedding endpoint
+
+    with tempfile.TemporaryDirectory() as tmp, serve_openai() as (url, requests):
+        os.environ["OPENAI_BASE_URL"] = url  # inherited by the workers
         for split in args.shapes:
             folder = Path(tmp) / split
             start = time.perf_counter()
@@ -235,6 +263,7 @@ def main() -> None:
             for design in args.designs:
                 profile = "1" if args.profile and design == "shared" else "0"
                 run = in_subprocess("run", split, str(folder), design, str(args.samples), profile)
+                requests.clear()  # the stand-in keeps every request body
                 print(
                     f"| {design} | {run['seconds_per_sample']:.3f} | "
                     f"{run['rss_growth_mb_per_sample']:.2f} | "

@@ -39,6 +39,11 @@ def extracted_facts(prompt: str) -> list[str]:
     ]
 
 
+def prompt_tokens(body: dict[str, Any]) -> int:
+    """The stand-in's token count of a chat request: its words."""
+    return sum(len(str(m.get("content")).split()) for m in body["messages"])
+
+
 @contextmanager
 def serve_openai(fail_embeddings: bool = False) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """Yield the stand-in's `/v1` base URL and the list of request bodies it received."""
@@ -62,7 +67,11 @@ def serve_openai(fail_embeddings: bool = False) -> Iterator[tuple[str, list[dict
                     }
                     for i, t in enumerate(inputs)
                 ]
-                self.send_json(200, {"object": "list", "data": data, "model": body["model"]})
+                words = sum(len(t.split()) for t in inputs)
+                usage = {"prompt_tokens": words, "total_tokens": words}
+                self.send_json(
+                    200, {"object": "list", "data": data, "model": body["model"], "usage": usage}
+                )
             elif self.path.endswith("/chat/completions"):
                 prompt = "\n".join(str(m.get("content")) for m in body["messages"])
                 facts = extracted_facts(prompt)
@@ -83,7 +92,11 @@ def serve_openai(fail_embeddings: bool = False) -> Iterator[tuple[str, list[dict
                                 "message": {"role": "assistant", "content": content},
                             }
                         ],
-                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                        "usage": {
+                            "prompt_tokens": prompt_tokens(body),
+                            "completion_tokens": len(content.split()),
+                            "total_tokens": prompt_tokens(body) + len(content.split()),
+                        },
                     },
                 )
             else:

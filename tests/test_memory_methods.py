@@ -6,6 +6,7 @@ import asyncio
 import importlib.util
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from helpers import mock_model, run_task
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 from memory_fixtures import SpyMemory, split_with_markers, tiny_sentence_transformer
-from openai_server import serve_openai
+from openai_server import prompt_tokens, serve_openai
 
 from inspect_personamem.contexts import ContextStore
 from inspect_personamem.memory.interface import HistoryMessage, MemoryComponentError, MemoryItem
@@ -332,8 +333,24 @@ def test_mem0_end_to_end_against_a_local_openai_stand_in(
         for c, p in MARKER.findall(" ".join(i["text"] for i in items)):
             assert (int(c), int(p)) == (context, int(p)) and int(p) < end
     extraction = [r for r in requests if r["path"].endswith("/chat/completions")]
-    adds = sum(s.metadata["memory"]["memory_usage"].get("mem0_add_calls", 0) for s in log.samples)
+    embedding = [r for r in requests if r["path"].endswith("/embeddings")]
     assert extraction and len(extraction) >= len(
         {s.metadata["shared_context_id"] for s in log.samples}
     )
-    assert adds >= len(extraction) / 2
+    # per question: what its ingestion and search cost; summed, the run's totals, which
+    # match what the endpoint saw call for call and token for token
+    used: Counter[str] = Counter()
+    for sample in log.samples:
+        used.update(sample.metadata["memory"]["memory_usage"])
+    runs = [s.metadata["memory"]["run_memory_usage"] for s in log.samples]
+    run_totals = max(runs, key=lambda totals: totals.get("mem0_search_calls", 0))
+    assert used["mem0_llm_calls"] == len(extraction) > 0
+    assert used["mem0_llm_input_tokens"] == sum(prompt_tokens(r) for r in extraction)
+    assert used["mem0_embedding_calls"] == len(embedding) > 0
+    assert used["mem0_embedding_input_tokens"] == sum(
+        len(t.split())
+        for r in embedding
+        for t in ([r["input"]] if isinstance(r["input"], str) else r["input"])
+    )
+    assert used["mem0_add_calls"] > 0 and used["mem0_search_calls"] == len(log.samples)
+    assert run_totals == dict(used)

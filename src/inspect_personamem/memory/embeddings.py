@@ -30,6 +30,7 @@ import anyio
 import httpx
 import numpy as np
 
+from ..http_client import async_client
 from .interface import MemoryComponentError
 
 DEFAULT_EMBEDDER = "BAAI/bge-m3"
@@ -115,7 +116,7 @@ class OpenAIEmbedder:
 
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
         rows: list[list[float]] = []
-        async with httpx.AsyncClient(timeout=300.0) as client:
+        async with async_client(timeout=300.0) as client:
             for start in range(0, len(texts), self.batch_size):
                 batch = list(texts[start : start + self.batch_size])
                 rows += await self._request(client, batch)

@@ -14,6 +14,11 @@ for one user id, Mem0 extracting facts with its LLM (one call per add in mem0ai 
 a question is `Memory.search(question, top_k=...)`, each result's `memory` text an
 item. `search_threshold` in the config file (default 0: keep every hit, as the
 authors' mem0 version did) is passed to the search.
+
+Mem0 keeps its models' token usage to itself. Where its LLM or embedder talks through
+an OpenAI client (the `openai`, `azure_openai`, `deepseek`, `vllm`, `lmstudio` and
+other OpenAI-compatible providers), the client's `create` is wrapped to count calls
+and the tokens the endpoint reports; other providers report calls only.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import os
 import tempfile
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -80,6 +86,13 @@ class Mem0Memory:
             ) from ex
         self.adds = 0
         self.searches = 0
+        self.counts: Counter[str] = Counter()
+        llm_client = getattr(getattr(self._memory, "llm", None), "client", None)
+        embedder_client = getattr(getattr(self._memory, "embedding_model", None), "client", None)
+        _count_tokens(
+            getattr(getattr(llm_client, "chat", None), "completions", None), self.counts, "mem0_llm"
+        )
+        _count_tokens(getattr(embedder_client, "embeddings", None), self.counts, "mem0_embedding")
 
     async def add(self, messages: Sequence[HistoryMessage]) -> None:
         payload = [{"role": m.role, "content": m.content} for m in messages]
@@ -99,5 +112,25 @@ class Mem0Memory:
         return [MemoryItem(text=str(hit["memory"]), score=hit.get("score")) for hit in hits]
 
     def usage(self) -> dict[str, int]:
-        """Calls made to Mem0 (each add is one LLM call of its own in mem0ai 2)."""
-        return {"mem0_add_calls": self.adds, "mem0_search_calls": self.searches}
+        """Calls made to Mem0, and its models' calls and tokens where they are counted."""
+        return {"mem0_add_calls": self.adds, "mem0_search_calls": self.searches, **self.counts}
+
+
+def _count_tokens(endpoint: Any, counts: Counter[str], prefix: str) -> None:
+    """Wrap an OpenAI client endpoint's `create` (chat completions or embeddings) to add
+    each call and its reported `usage` to `counts`; nothing if there is none."""
+    create = getattr(endpoint, "create", None)
+    if not callable(create):
+        return
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        response = create(*args, **kwargs)
+        usage = getattr(response, "usage", None)
+        counts[f"{prefix}_calls"] += 1
+        counts[f"{prefix}_input_tokens"] += int(getattr(usage, "prompt_tokens", 0) or 0)
+        output = getattr(usage, "completion_tokens", None)
+        if output is not None:
+            counts[f"{prefix}_output_tokens"] += int(output)
+        return response
+
+    endpoint.create = counted

@@ -19,6 +19,7 @@ Then it searches, still under the lock.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -51,7 +52,8 @@ class Retrieval:
     ingest_seconds: float
     search_seconds: float
     memory_usage: dict[str, int]
-    """The memory system's own counts so far (`usage()`), where it reports them."""
+    """What this question's ingestion and search added to the memory system's own
+    counts (`usage()`: LLM calls, tokens), where it reports them."""
 
 
 @dataclass
@@ -83,6 +85,8 @@ class MemoryPool:
         self._slots: dict[str, _Slot] = {}
         self.added_messages = 0
         self.rebuilds = 0
+        self.usage: Counter[str] = Counter()
+        """The memory systems' own counts over the run so far (dropped memories too)."""
 
     async def retrieve(
         self, question_id: str, context_id: str, end_index: int, query: str, top_k: int
@@ -97,13 +101,15 @@ class MemoryPool:
                 slot.memory, slot.held = None, 0
                 slot.memory = self._create(question_id, context_id)
                 self.rebuilds += rebuilt
+            before = usage_of(slot.memory)
             started = time.perf_counter()
-            added = await self._add(slot, messages, visible, question_id)
+            added = await self._add(slot, messages, visible, question_id, before)
             ingested = time.perf_counter()
             try:
                 found = await slot.memory.search(query, top_k)
             except Exception as ex:
                 raise self._error(question_id, "search", ex) from ex
+            used = self._count_usage(slot.memory, before)
             try:
                 items = checked_items(found, self.component, top_k)
             except MemoryComponentError as ex:
@@ -115,7 +121,7 @@ class MemoryPool:
                 rebuilt=rebuilt,
                 ingest_seconds=ingested - started,
                 search_seconds=time.perf_counter() - ingested,
-                memory_usage=usage_of(slot.memory),
+                memory_usage=used,
             )
 
     def _create(self, question_id: str, context_id: str) -> MemorySystem:
@@ -124,8 +130,19 @@ class MemoryPool:
         except Exception as ex:
             raise self._error(question_id, "creating the memory", ex) from ex
 
+    def _count_usage(self, memory: MemorySystem, before: dict[str, int]) -> dict[str, int]:
+        """What `memory` counted since `before`, added to the run's totals."""
+        used = {k: v - before.get(k, 0) for k, v in usage_of(memory).items()}
+        self.usage.update(used)
+        return used
+
     async def _add(
-        self, slot: _Slot, messages: Sequence[ChatMessage], visible: int, question_id: str
+        self,
+        slot: _Slot,
+        messages: Sequence[ChatMessage],
+        visible: int,
+        question_id: str,
+        before: dict[str, int],
     ) -> int:
         assert slot.memory is not None
         start = slot.held
@@ -137,6 +154,7 @@ class MemoryPool:
             try:
                 await slot.memory.add(part)
             except Exception as ex:
+                self._count_usage(slot.memory, before)  # what the failed memory used counts
                 slot.memory, slot.held = None, 0  # never read a memory missing messages
                 step = f"adding messages {part[0].position}-{part[-1].position}"
                 raise self._error(question_id, step, ex) from ex

@@ -6,9 +6,13 @@ Candidates are exactly the messages the pool has added: `context[:end_index]`.
   `json.dumps({"role": ..., "content": ...})` (the authors' encoder), the question
   (`user_question_or_message`) alone; the score is the dot product of the unit
   vectors; the `top_k` highest are kept, most similar first.
-- `bm25`: BM25 (the `bm25s` package, Lucene's variant) over the messages' content,
-  lower-cased word tokens; no model needed. The index is rebuilt when messages were
-  added since the last search.
+- `bm25`: BM25 over the messages' content, lower-cased word tokens; no model needed.
+  Lucene's variant with k1 = 1.5 and b = 0.75, the scores of the `bm25s` package
+  (a test holds the two equal). It is computed here rather than by `bm25s`, whose
+  index is built once for a fixed corpus: rebuilt after each question's new messages
+  it cost 0.3-0.4 s a question at the 1M shape (`benchmarks/memory_ingestion.py`).
+  Here each message adds to the postings of its words, and a search reads only the
+  postings of the question's words.
 
 Ties go to the earlier message, so retrieval is deterministic.
 """
@@ -16,9 +20,10 @@ Ties go to the earlier message, so retrieval is deterministic.
 from __future__ import annotations
 
 import json
+import math
 import re
+from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -60,27 +65,42 @@ class DenseRetriever:
 
 
 class BM25Retriever:
-    """Messages ranked by BM25 against the question's words."""
+    """Messages ranked by BM25 against the question's words, the index grown message by
+    message."""
+
+    K1 = 1.5
+    B = 0.75
 
     def __init__(self) -> None:
         self.messages: list[HistoryMessage] = []
-        self._tokens: list[list[str]] = []
-        self._index: Any = None
+        self._lengths: list[int] = []
+        self._postings: dict[str, tuple[list[int], list[int]]] = {}
+        """word -> (messages holding it, its count in each)"""
 
     async def add(self, messages: Sequence[HistoryMessage]) -> None:
-        self.messages.extend(messages)
-        self._tokens.extend(_words(m.content) for m in messages)
-        self._index = None
+        for message in messages:
+            counts = Counter(_words(message.content))
+            number = len(self.messages)
+            self.messages.append(message)
+            self._lengths.append(sum(counts.values()))
+            for word, count in counts.items():
+                holders, frequencies = self._postings.setdefault(word, ([], []))
+                holders.append(number)
+                frequencies.append(count)
 
     async def search(self, query: str, top_k: int) -> list[MemoryItem]:
-        import bm25s
-
         if not self.messages:
             return []
-        if self._index is None:
-            self._index = bm25s.BM25()
-            self._index.index([tokens or [""] for tokens in self._tokens], show_progress=False)
-        scores = np.asarray(self._index.get_scores(_words(query)), dtype=np.float64)
+        total = len(self.messages)
+        lengths = np.asarray(self._lengths, dtype=np.float64)
+        norms = self.K1 * (1 - self.B + self.B * lengths / (lengths.mean() or 1.0))
+        scores = np.zeros(total)
+        for word in _words(query):  # a word asked twice counts twice, as in bm25s
+            if word not in self._postings:
+                continue
+            holders, frequencies = (np.asarray(x) for x in self._postings[word])
+            idf = math.log(1 + (total - len(holders) + 0.5) / (len(holders) + 0.5))
+            scores[holders] += idf * frequencies / (frequencies + norms[holders])
         return [_item(self.messages[i], float(scores[i])) for i in _top(scores, top_k)]
 
 

@@ -5,8 +5,8 @@ Both feed a `MemoryPool` (one memory per shared context, never holding more than
 (`user_question_or_message`), and send the items in the chosen prompt
 (`prompts.py`). The evidence goes to the sample's metadata under `memory`: the
 items (history positions and scores, or texts), messages added and whether the
-memory was rebuilt, ingestion and search seconds, embedding counts so far and the
-memory system's own usage where it reports it.
+memory was rebuilt, ingestion and search seconds, embedding counts so far, and the
+memory system's own usage where it reports it (this question's, and the run's so far).
 """
 
 from __future__ import annotations
@@ -227,6 +227,7 @@ def _evidence(
         "memory_usage": retrieval.memory_usage,
         "run_added_messages": pool.added_messages,
         "run_rebuilds": pool.rebuilds,
+        "run_memory_usage": dict(pool.usage),
         "embedding_counts": asdict(embeddings.counts) if embeddings else None,
     }
 
