@@ -62,7 +62,7 @@ from inspect_personamem.local.stats import ForwardStats
 from inspect_personamem.local.template import OptionPrompt, PrefixEncoder
 from inspect_personamem.local.truncation import fit_prompt
 from inspect_personamem.order import order_records
-from inspect_personamem.records import QuestionRecord, read_questions
+from inspect_personamem.records import read_questions
 from inspect_personamem.splits import Split
 from inspect_personamem.synthetic import SHAPES, SplitShape, generate_split
 
@@ -200,26 +200,22 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         synchronize(device)
         building = time.perf_counter() - started
 
-        def prompts() -> Iterator[tuple[QuestionRecord, OptionPrompt]]:
+        def prompts() -> Iterator[OptionPrompt]:
             encoder = PrefixEncoder(tokenizer)
             for record in records:
-                yield (
-                    record,
-                    fit_prompt(
-                        tokenizer,
-                        store.history(record.context_id, record.end_index),
-                        [ChatMessageUser(content=record.question)],
-                        "keep",
-                        record.options.bodies(),
-                        window,
-                        encoder,
-                    )[1],
-                )
+                yield fit_prompt(
+                    tokenizer,
+                    store.history(record.context_id, record.end_index),
+                    [ChatMessageUser(content=record.question)],
+                    "keep",
+                    record.options.bodies(),
+                    window,
+                    encoder,
+                )[1]
 
         naive_count = min(args.naive_questions, len(records))
         started = time.perf_counter()
-        first = [prompt for _, prompt in itertools.islice(prompts(), naive_count)]
-        first_records = records[:naive_count]
+        first = list(itertools.islice(prompts(), naive_count))
         encoding = time.perf_counter() - started
 
         rows = compare(model, tokenizer, first, args)
@@ -241,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             "window": window,
             "prefix_tokens": [min(prefixes), max(prefixes), sum(prefixes) / len(prefixes)],
             "naive_questions": naive_count,
-            "naive_contexts": len({r.context_id for r in first_records}),
+            "naive_contexts": len({r.context_id for r in records[:naive_count]}),
         },
         "seconds": {
             "generate_split": generating,
@@ -252,19 +248,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         "peak_tflops": peak_tflops(args, device),
         "rows": [],
     }
-    body = non_embedding_parameters(model)
-    config = model.config
-    attention_width = config.num_attention_heads * (
-        getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
-    )
-    naive = rows[0]
+    peak = report["peak_tflops"]
     for row in rows:
-        flops = (
-            2 * body * row.work.tokens
-            + 2 * config.hidden_size * config.vocab_size * row.work.logit_rows
-            + 4 * config.num_hidden_layers * attention_width * row.work.pairs
-        )
-        difference, agree = agreement(row.logprobs[:naive_count], naive.logprobs)
+        flops = estimated_flops(model, row.work)
+        difference, agree = agreement(row.logprobs[:naive_count], rows[0].logprobs)
         tflops = flops / row.wall / 1e12
         report["rows"].append(
             {
@@ -276,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 "tokens_per_s": row.stats.forward_tokens / row.wall,
                 "flops": flops,
                 "tflops_per_s": tflops,
-                "share_of_peak": tflops / report["peak_tflops"] if report["peak_tflops"] else None,
+                "share_of_peak": tflops / peak if peak else None,
                 "max_abs_difference": difference,
                 "choices_agree": agree,
             }
@@ -360,7 +347,7 @@ def compare(
 def whole_split(
     model: Any,
     tokenizer: Any,
-    prompts: Iterator[tuple[QuestionRecord, OptionPrompt]],
+    prompts: Iterator[OptionPrompt],
     keep: int,
     args: argparse.Namespace,
 ) -> tuple[Row, list[int], float]:
@@ -374,7 +361,7 @@ def whole_split(
     device = model.device
     building = 0.0
     started = time.perf_counter()
-    for _, prompt in prompts:
+    for prompt in prompts:
         building += time.perf_counter() - started
         synchronize(device)
         started = time.perf_counter()
@@ -392,6 +379,19 @@ def whole_split(
     return row, prefixes, building
 
 
+def estimated_flops(model: Any, work: Work) -> int:
+    """The module docstring's formula."""
+    config = model.config
+    width = config.num_attention_heads * (
+        getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+    )
+    return int(
+        2 * non_embedding_parameters(model) * work.tokens
+        + 2 * config.hidden_size * config.vocab_size * work.logit_rows
+        + 4 * config.num_hidden_layers * width * work.pairs
+    )
+
+
 def agreement(
     logprobs: list[list[list[float]]], reference: list[list[list[float]]]
 ) -> tuple[float, int]:
@@ -407,7 +407,7 @@ def agreement(
 
 
 def choice(logprobs: list[list[float]]) -> str:
-    return chosen(score_options(logprobs, [""] * len(logprobs), "tokens")).letter
+    return str(chosen(score_options(logprobs, [""] * len(logprobs), "tokens")).letter)
 
 
 def synchronize(device: torch.device) -> None:
@@ -440,7 +440,8 @@ def non_embedding_parameters(model: Any) -> int:
 
 def print_report(report: dict[str, Any]) -> None:
     model, split, seconds = report["model"], report["split"], report["seconds"]
-    threads = f", {model['threads']} CPU threads" if model["threads"] else ""
+    threads = model["threads"]
+    threads = f", {threads} CPU thread{'s' if threads > 1 else ''}" if threads else ""
     print(
         f"model: {model['parameters'] / 1e6:.3g}M parameters ({model['layers']} layers, hidden "
         f"{model['hidden']}, {model['heads']}/{model['kv_heads']} heads, intermediate "
