@@ -412,7 +412,9 @@ def choice(logprobs: list[list[float]]) -> str:
 
 def synchronize(device: torch.device) -> None:
     """Wait for the device's queued work (CUDA runs asynchronously)."""
-    if device.type != "cpu":
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    elif device.type != "cpu":
         getattr(torch, device.type).synchronize()
 
 
