@@ -1,180 +1,518 @@
 """Shared-prefix log-likelihood scoring against the naive per-option forward pass.
 
-One process, one random Llama-style model, one set of synthetic long-history
-questions (PersonaMem-shaped, several questions per shared context), in the order
-method=logprob sends them ("grouped": by context, ascending end index).
-Three ways to get every option's token log-probabilities:
+One process, one random Llama-style model built directly on the device (`--shape`,
+`--dtype`, `--device`; nothing goes through disk), one synthetic split in the real
+splits' shapes or a small one for CPU (`--split-shape`), its questions in the order
+method=logprob sends them ("grouped": by context, ascending end index). Four rows:
 
-- naive: one full forward pass of history + question + option per option;
+- naive: one full forward pass of history + question + option per option, over the
+  first `--naive-questions` questions;
 - shared prefix: the history + question once per question, its KV cache reused for
-  the four options (batched);
-- shared prefix + reuse across questions: the same, keeping the cache from one
-  question to the next and running only what the new prefix does not share.
+  the four options (packed into one pass), same questions;
+- shared + reuse: the same, keeping the cache from one question to the next and
+  running only what the new prefix does not share, same questions;
+- shared + reuse over the whole split.
 
-Prints forward tokens and wall time for each and their ratios to the naive run, and
-checks that all three agree within 1e-4.
+Each row: forward tokens, wall time (model calls only, the device synchronised before
+and after each; the first three rows: per question the best of `--repeats`),
+tokens/s, achieved FLOP/s and its share of the peak, and its agreement with the naive
+log-probabilities on the naive questions (largest absolute difference of a token's
+log-probability; questions whose chosen option, by mean log-probability per token, is
+the naive one's).
 
-    PYTHONPATH=src python benchmarks/logprob_prefix.py
+FLOPs are estimated, counting useful work only (causal attention: a token attends to
+the keys at and before its position; options only to the prefix and their own tokens):
+
+    2 * B * T + 2 * d * V * R + 4 * L * (h * d_h) * K
+
+B: parameters outside the embedding and output layers; T: forward tokens; d: hidden
+size; V: vocabulary; R: positions whose logits are computed; L: layers; h * d_h: query
+heads times head size; K: (query, key) pairs attended.
+
+Share of peak: against `--peak-tflops`, by default the dense bf16/fp16 tensor-core peak
+of a known GPU (`PEAKS`), otherwise "n/a". In float32 and with a tolerance unset, the
+run fails if a difference from the naive log-probabilities exceeds 1e-4.
+
+    PYTHONPATH=src python benchmarks/logprob_prefix.py --repeats 3
+    PYTHONPATH=src python benchmarks/logprob_prefix.py --shape llama-3.1-8b \\
+        --dtype bfloat16 --device cuda --split-shape 32k
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import itertools
 import json
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import torch
 from inspect_ai.model import ChatMessageUser
-from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from inspect_personamem.contexts import open_context_store
+from inspect_personamem.local.choice import chosen, score_options
 from inspect_personamem.local.hf import SharedPrefixLogprobs, naive_option_logprobs
-from inspect_personamem.local.random_model import save_random_model
+from inspect_personamem.local.random_model import ModelShape, random_llama, word_tokenizer
 from inspect_personamem.local.stats import ForwardStats
-from inspect_personamem.local.template import OptionPrompt
+from inspect_personamem.local.template import OptionPrompt, PrefixEncoder
 from inspect_personamem.local.truncation import fit_prompt
 from inspect_personamem.order import order_records
 from inspect_personamem.records import read_questions
-from inspect_personamem.synthetic import generate_split
+from inspect_personamem.splits import Split
+from inspect_personamem.synthetic import SHAPES, SplitShape, generate_split
 
-Run = Callable[[OptionPrompt], list[list[float]]]
+MODEL_SHAPES = {
+    "tiny": ModelShape(hidden=256, layers=4, heads=4, kv_heads=2, intermediate=512),
+    "llama-3.1-8b": ModelShape(
+        hidden=4096,
+        layers=32,
+        heads=32,
+        kv_heads=8,
+        intermediate=14336,
+        vocab=128256,
+        rope_theta=500000.0,
+    ),
+}
+"""`tiny` (vocabulary: the word tokenizer's 2000) is the CPU benchmark's model."""
+
+SPLIT_SHAPES: dict[str, tuple[Split, SplitShape]] = {
+    **{name: (name, shape) for name, shape in SHAPES.items()},
+    "small": ("32k", SplitShape(2, 100, 140, 8, 300, 5)),
+}
+"""The real splits' shapes and a small one that runs in minutes on one CPU core."""
+
+WINDOWS: dict[Split, int] = {"32k": 32768, "128k": 131072, "1M": 1048576}
+
+PEAKS = {"H200": 989.4, "H100 80GB HBM3": 989.4}
+"""Dense bf16/fp16 tensor-core TFLOP/s by device name (NVIDIA's H100 SXM / H200
+datasheets: 1,979 with sparsity, half that dense); used for bfloat16 and float16 only."""
+
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--contexts", type=int, default=2)
-    parser.add_argument("--questions", type=int, default=8)
-    parser.add_argument("--min-messages", type=int, default=100)
-    parser.add_argument("--max-messages", type=int, default=140)
-    parser.add_argument("--message-chars", type=int, default=300)
-    parser.add_argument("--hidden", type=int, default=256)
-    parser.add_argument("--layers", type=int, default=4)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=3, help="wall time: the best run")
-    args = parser.parse_args()
+@dataclass
+class Work:
+    """What a computation cost: forward tokens, positions with logits, attended pairs."""
+
+    tokens: int = 0
+    logit_rows: int = 0
+    pairs: int = 0
+
+    def add(self, other: Work) -> None:
+        self.tokens += other.tokens
+        self.logit_rows += other.logit_rows
+        self.pairs += other.pairs
+
+
+def naive_work(prompt: OptionPrompt) -> Work:
+    """One causal pass over prefix + option per option, logits for the option's tokens."""
+    work = Work()
+    for option in prompt.options:
+        length = len(prompt.prefix) + len(option)
+        work.add(Work(length, len(option) + 1, length * (length + 1) // 2))
+    return work
+
+
+def shared_work(prompt: OptionPrompt, reused: int) -> Work:
+    """The prefix after its `reused` cached tokens (logits for its last token), then each
+    option's tokens attending to the prefix and to their own earlier tokens."""
+    prefix = len(prompt.prefix)
+    work = Work(prefix - reused, 1, (prefix * (prefix + 1) - reused * (reused + 1)) // 2)
+    for option in prompt.options:
+        n = len(option)
+        work.add(Work(n, n, n * prefix + n * (n + 1) // 2))
+    return work
+
+
+@dataclass
+class Row:
+    """One method's totals over its questions, and per question its log-probabilities."""
+
+    method: str
+    naive: bool = False
+    questions: int = 0
+    stats: ForwardStats = field(default_factory=ForwardStats)
+    work: Work = field(default_factory=Work)
+    wall: float = 0.0
+    logprobs: list[list[list[float]]] = field(default_factory=list)
+
+
+Run = Callable[[OptionPrompt], tuple[list[list[float]], ForwardStats]]
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
     torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    split, split_shape = SPLIT_SHAPES[args.split_shape]
+    overrides = {
+        name: getattr(args, name)
+        for name in ("contexts", "min_messages", "max_messages", "questions", "message_chars")
+        if getattr(args, name) is not None
+    }
+    split_shape = dataclasses.replace(split_shape, **overrides)
+    shape = dataclasses.replace(
+        MODEL_SHAPES[args.shape],
+        **{
+            name: getattr(args, name)
+            for name in ("hidden", "layers", "heads", "kv_heads", "intermediate", "vocab")
+            if getattr(args, name) is not None
+        },
+    )
+    window = args.window or WINDOWS[split]
 
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
+        started = time.perf_counter()
         questions_file, contexts_file = generate_split(
-            folder / "data",
-            "32k",
-            contexts=args.contexts,
-            min_messages=args.min_messages,
-            max_messages=args.max_messages,
-            questions=args.questions,
-            message_chars=args.message_chars,
+            Path(tmp),
+            split,
+            contexts=split_shape.contexts,
+            min_messages=split_shape.min_messages,
+            max_messages=split_shape.max_messages,
+            questions=split_shape.questions,
+            message_chars=split_shape.message_chars,
+            sessions=split_shape.sessions,
         )
-        corpus = [
+        store = open_context_store(contexts_file)
+        records = order_records(read_questions(questions_file, split), "grouped")
+        corpus = (
             message["content"]
             for line in contexts_file.read_text(encoding="utf-8").splitlines()
             for messages in json.loads(line).values()
             for message in messages
-        ]
-        save_random_model(
-            folder / "model",
-            corpus,
-            hidden_size=args.hidden,
-            layers=args.layers,
-            heads=args.hidden // 64,
-            max_positions=32768,
-            initializer_range=0.02,
         )
-        model = AutoModelForCausalLM.from_pretrained(folder / "model")
-        tokenizer = AutoTokenizer.from_pretrained(folder / "model")
-        store = open_context_store(contexts_file)
-
+        tokenizer = word_tokenizer(corpus, max_positions=window)
+        generating = time.perf_counter() - started
         started = time.perf_counter()
-        prompts = [
-            fit_prompt(
-                tokenizer,
-                store.history(record.context_id, record.end_index),
-                [ChatMessageUser(content=record.question)],
-                "keep",
-                record.options.bodies(),
-                32768,
-            )[1]
-            for record in order_records(read_questions(questions_file, "32k"), "grouped")
-        ]
+        model = random_llama(
+            tokenizer,
+            shape,
+            max_positions=window,
+            initializer_range=0.02,
+            dtype=DTYPES[args.dtype],
+            device=device,
+        )
+        synchronize(device)
         building = time.perf_counter() - started
 
-    params = sum(p.numel() for p in model.parameters())
-    prefixes = [len(p.prefix) for p in prompts]
-    options = [len(o) for p in prompts for o in p.options]
-    print(
-        f"model: {params / 1e6:.1f}M parameters ({args.layers} layers, hidden {args.hidden}), "
-        f"{torch.get_num_threads()} CPU threads"
+        def prompts() -> Iterator[OptionPrompt]:
+            encoder = PrefixEncoder(tokenizer)
+            for record in records:
+                yield fit_prompt(
+                    tokenizer,
+                    store.history(record.context_id, record.end_index),
+                    [ChatMessageUser(content=record.question)],
+                    "keep",
+                    record.options.bodies(),
+                    window,
+                    encoder,
+                )[1]
+
+        naive_count = min(args.naive_questions, len(records))
+        started = time.perf_counter()
+        first = list(itertools.islice(prompts(), naive_count))
+        encoding = time.perf_counter() - started
+
+        rows = compare(model, tokenizer, first, args)
+        whole, prefixes, encoding_all = whole_split(model, tokenizer, prompts(), naive_count, args)
+        rows.append(whole)
+
+    report = {
+        "model": {
+            **dataclasses.asdict(shape),
+            "vocab": model.config.vocab_size,
+            "parameters": sum(p.numel() for p in model.parameters()),
+            "dtype": args.dtype,
+            "device": device_name(device),
+            "threads": torch.get_num_threads() if device.type == "cpu" else None,
+        },
+        "split": {
+            "shape": args.split_shape,
+            **dataclasses.asdict(split_shape),
+            "window": window,
+            "prefix_tokens": [min(prefixes), max(prefixes), sum(prefixes) / len(prefixes)],
+            "naive_questions": naive_count,
+            "naive_contexts": len({r.context_id for r in records[:naive_count]}),
+        },
+        "seconds": {
+            "generate_split": generating,
+            "build_model": building,
+            "prompts": encoding + encoding_all,
+        },
+        "repeats": args.repeats,
+        "peak_tflops": peak_tflops(args, device),
+        "rows": [],
+    }
+    peak = report["peak_tflops"]
+    for row in rows:
+        flops = estimated_flops(model, row.work)
+        difference, agree = agreement(row.logprobs[:naive_count], rows[0].logprobs)
+        tflops = flops / row.wall / 1e12
+        report["rows"].append(
+            {
+                "method": row.method,
+                "questions": row.questions,
+                "forward_tokens": row.stats.forward_tokens,
+                "reused_tokens": row.stats.reused_tokens,
+                "wall_s": row.wall,
+                "tokens_per_s": row.stats.forward_tokens / row.wall,
+                "flops": flops,
+                "tflops_per_s": tflops,
+                "share_of_peak": tflops / peak if peak else None,
+                "max_abs_difference": difference,
+                "choices_agree": agree,
+            }
+        )
+    print_report(report)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    tolerance = (
+        args.tolerance
+        if args.tolerance is not None
+        else (1e-4 if args.dtype == "float32" else None)
     )
-    print(
-        f"questions: {len(prompts)} over {args.contexts} contexts; prefix tokens "
-        f"{min(prefixes)}-{max(prefixes)} (mean {sum(prefixes) / len(prefixes):.0f}); "
-        f"option tokens {min(options)}-{max(options)}; prompts built in {building:.2f}s"
-    )
+    worst = max(row["max_abs_difference"] for row in report["rows"])
+    if tolerance is not None and worst > tolerance:
+        raise SystemExit(
+            f"the shared-prefix log-probabilities differ from the naive ones by {worst:.2e}"
+        )
+    return report
 
-    def per_question(logprobs: SharedPrefixLogprobs) -> Run:
-        def run(prompt: OptionPrompt) -> list[list[float]]:
-            logprobs.reset()
-            return logprobs.option_logprobs(prompt).logprobs
 
-        return run
+def compare(
+    model: Any, tokenizer: Any, prompts: list[OptionPrompt], args: argparse.Namespace
+) -> list[Row]:
+    """Naive, shared prefix and shared + reuse over `prompts`; per question the best of
+    the repeats (load from other processes only ever adds time). Within a repeat the
+    three take the questions in turn, each method seeing them in order."""
 
-    def methods() -> list[tuple[str, Run, ForwardStats]]:
-        naive_stats = ForwardStats()
-        shared = SharedPrefixLogprobs(model, tokenizer)
-        reusing = SharedPrefixLogprobs(model, tokenizer)
+    def methods() -> list[tuple[Row, Run]]:
+        shared = SharedPrefixLogprobs(model, tokenizer, prefill_chunk=args.prefill_chunk)
+        reusing = SharedPrefixLogprobs(model, tokenizer, prefill_chunk=args.prefill_chunk)
+
+        def naive(prompt: OptionPrompt) -> tuple[list[list[float]], ForwardStats]:
+            stats = ForwardStats()
+            return naive_option_logprobs(model, prompt, stats), stats
+
+        def per_question(prompt: OptionPrompt) -> tuple[list[list[float]], ForwardStats]:
+            shared.reset()
+            scored = shared.option_logprobs(prompt)
+            return scored.logprobs, scored.stats
+
+        def across(prompt: OptionPrompt) -> tuple[list[list[float]], ForwardStats]:
+            scored = reusing.option_logprobs(prompt)
+            return scored.logprobs, scored.stats
+
         return [
-            (
-                "naive per option",
-                lambda p: naive_option_logprobs(model, p, naive_stats),
-                naive_stats,
-            ),
-            ("shared prefix", per_question(shared), shared.stats),
-            (
-                "shared + across questions",
-                lambda p: reusing.option_logprobs(p).logprobs,
-                reusing.stats,
-            ),
+            (Row("naive, one full pass per option", naive=True), naive),
+            (Row("shared prefix"), per_question),
+            (Row("shared prefix + reuse across questions"), across),
         ]
 
-    naive_option_logprobs(model, prompts[0])  # warm-up, not counted
-    # per question and method, the fastest of the repeats: load from other processes
-    # only ever adds time. Within a repeat the three run question by question in turn,
-    # each method seeing the questions in order.
-    best: dict[str, list[float]] = {}
+    # warm-up, not counted: kernels chosen, memory pools grown
+    naive_option_logprobs(model, prompts[0])
+    SharedPrefixLogprobs(model, tokenizer, prefill_chunk=args.prefill_chunk).option_logprobs(
+        prompts[0]
+    )
+    device = model.device
+    best: list[list[float]] = []
     for _ in range(args.repeats):
         runs = methods()
-        results: dict[str, list[list[list[float]]]] = {name: [] for name, _, _ in runs}
+        best = best or [[float("inf")] * len(prompts) for _ in runs]
         for number, prompt in enumerate(prompts):
-            for name, run, _ in runs:
+            for times, (row, run) in zip(best, runs, strict=True):
+                synchronize(device)
                 started = time.perf_counter()
-                results[name].append(run(prompt))
-                elapsed = time.perf_counter() - started
-                times = best.setdefault(name, [float("inf")] * len(prompts))
-                times[number] = min(times[number], elapsed)
-    timings = {name: sum(times) for name, times in best.items()}
+                logprobs, stats = run(prompt)
+                synchronize(device)
+                times[number] = min(times[number], time.perf_counter() - started)
+                row.questions += 1
+                row.stats.add(stats)
+                row.logprobs.append(logprobs)
+                row.work.add(
+                    naive_work(prompt) if row.naive else shared_work(prompt, stats.reused_tokens)
+                )
+    rows = [row for row, _ in runs]  # the last repeat's: every repeat counts the same
+    del runs  # frees the kept cache
+    for row, times in zip(rows, best, strict=True):
+        row.wall = sum(times)
+    return rows
 
-    base_name = runs[0][0]
-    base_tokens, base_time = runs[0][2].forward_tokens, timings[base_name]
-    print(f"\nwall time: per question the best of {args.repeats} runs")
-    print(f"{'method':<27}{'forward tokens':>15}{'wall s':>9}{'tokens x':>10}{'time x':>8}")
-    for name, _, stats in runs:
-        print(
-            f"{name:<27}{stats.forward_tokens:>15}{timings[name]:>9.2f}"
-            f"{base_tokens / stats.forward_tokens:>10.2f}{base_time / timings[name]:>8.2f}"
-        )
-    worst = max(
-        abs(x - y)
-        for name in results
-        for a, b in zip(results[name], results[base_name], strict=True)
-        for u, v in zip(a, b, strict=True)
-        for x, y in zip(u, v, strict=True)
+
+def whole_split(
+    model: Any,
+    tokenizer: Any,
+    prompts: Iterator[OptionPrompt],
+    keep: int,
+    args: argparse.Namespace,
+) -> tuple[Row, list[int], float]:
+    """Shared prefix + reuse over every question, once, each prompt built as it is
+    needed (a whole 128k split's prompts would not fit in memory); the row, every
+    prefix's length and the seconds spent building prompts. Log-probabilities are kept
+    for the first `keep` questions."""
+    row = Row("shared prefix + reuse, whole split")
+    logprobs = SharedPrefixLogprobs(model, tokenizer, prefill_chunk=args.prefill_chunk)
+    prefixes: list[int] = []
+    device = model.device
+    building = 0.0
+    started = time.perf_counter()
+    for prompt in prompts:
+        building += time.perf_counter() - started
+        synchronize(device)
+        started = time.perf_counter()
+        scored = logprobs.option_logprobs(prompt)
+        synchronize(device)
+        row.wall += time.perf_counter() - started
+        row.questions += 1
+        row.stats.add(scored.stats)
+        row.work.add(shared_work(prompt, scored.stats.reused_tokens))
+        prefixes.append(len(prompt.prefix))
+        if len(row.logprobs) < keep:
+            row.logprobs.append(scored.logprobs)
+        started = time.perf_counter()
+    building += time.perf_counter() - started
+    return row, prefixes, building
+
+
+def estimated_flops(model: Any, work: Work) -> int:
+    """The module docstring's formula."""
+    config = model.config
+    width = config.num_attention_heads * (
+        getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
     )
-    print(f"\nlargest difference from the naive log-probabilities: {worst:.2e}")
-    if worst > 1e-4:
-        raise SystemExit("the shared-prefix log-probabilities differ from the naive ones")
+    return int(
+        2 * non_embedding_parameters(model) * work.tokens
+        + 2 * config.hidden_size * config.vocab_size * work.logit_rows
+        + 4 * config.num_hidden_layers * width * work.pairs
+    )
+
+
+def agreement(
+    logprobs: list[list[list[float]]], reference: list[list[list[float]]]
+) -> tuple[float, int]:
+    """The largest absolute difference of a token's log-probability from `reference`, and
+    the questions whose chosen option (mean log-probability per token) is the reference's."""
+    difference, agree = 0.0, 0
+    for question, expected in zip(logprobs, reference, strict=True):
+        for option, wanted in zip(question, expected, strict=True):
+            for x, y in zip(option, wanted, strict=True):
+                difference = max(difference, abs(x - y))
+        agree += choice(question) == choice(expected)
+    return difference, agree
+
+
+def choice(logprobs: list[list[float]]) -> str:
+    return str(chosen(score_options(logprobs, [""] * len(logprobs), "tokens")).letter)
+
+
+def synchronize(device: torch.device) -> None:
+    """Wait for the device's queued work (CUDA runs asynchronously)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    elif device.type != "cpu":
+        getattr(torch, device.type).synchronize()
+
+
+def device_name(device: torch.device) -> str:
+    if device.type == "cuda":
+        return str(torch.cuda.get_device_name(device))
+    return device.type
+
+
+def peak_tflops(args: argparse.Namespace, device: torch.device) -> float | None:
+    """`--peak-tflops`, else a known GPU's dense half-precision peak, else None."""
+    if args.peak_tflops is not None:
+        return float(args.peak_tflops)
+    if args.dtype == "float32":
+        return None
+    name = device_name(device)
+    return next((peak for key, peak in PEAKS.items() if key in name), None)
+
+
+def non_embedding_parameters(model: Any) -> int:
+    """Parameters outside the input embedding and the output layer (counted once if tied)."""
+    outside = {id(model.get_input_embeddings().weight), id(model.get_output_embeddings().weight)}
+    return sum(p.numel() for p in model.parameters() if id(p) not in outside)
+
+
+def print_report(report: dict[str, Any]) -> None:
+    model, split, seconds = report["model"], report["split"], report["seconds"]
+    threads = model["threads"]
+    threads = f", {threads} CPU thread{'s' if threads > 1 else ''}" if threads else ""
+    print(
+        f"model: {model['parameters'] / 1e6:.3g}M parameters ({model['layers']} layers, hidden "
+        f"{model['hidden']}, {model['heads']}/{model['kv_heads']} heads, intermediate "
+        f"{model['intermediate']}, vocabulary {model['vocab']}), {model['dtype']} on "
+        f"{model['device']}{threads}; built in {seconds['build_model']:.1f}s"
+    )
+    low, high, mean = split["prefix_tokens"]
+    print(
+        f"split: {split['shape']}, {split['questions']} questions over {split['contexts']} "
+        f"contexts of {split['min_messages']}-{split['max_messages']} messages, window "
+        f"{split['window']}; prefixes {low}-{high} tokens (mean {mean:.0f}); generated in "
+        f"{seconds['generate_split']:.1f}s, prompts built in {seconds['prompts']:.1f}s"
+    )
+    peak = report["peak_tflops"]
+    print(
+        f"naive questions: the first {split['naive_questions']} in grouped order "
+        f"({split['naive_contexts']} contexts); wall: model calls only, per question the "
+        f"best of {report['repeats']} for the first three rows, one run for the whole "
+        f"split; peak: {f'{peak:g} TFLOP/s' if peak else 'unknown'}\n"
+    )
+    print(
+        "| method | questions | forward tokens | wall s | tokens/s | TFLOP/s | share of peak "
+        "| max abs diff | choices agree |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for row in report["rows"]:
+        share = row["share_of_peak"]
+        print(
+            f"| {row['method']} | {row['questions']} | {row['forward_tokens']:,} "
+            f"| {row['wall_s']:.2f} | {row['tokens_per_s']:,.0f} | {row['tflops_per_s']:.3g} "
+            f"| {f'{share:.0%}' if share is not None else 'n/a'} "
+            f"| {row['max_abs_difference']:.1e} "
+            f"| {row['choices_agree']}/{split['naive_questions']} |"
+        )
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=(__doc__ or "").split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    model = parser.add_argument_group("model (a preset, then overrides)")
+    model.add_argument("--shape", choices=sorted(MODEL_SHAPES), default="tiny")
+    for name in ("hidden", "layers", "heads", "kv-heads", "intermediate", "vocab"):
+        model.add_argument(f"--{name}", type=int)
+    model.add_argument("--dtype", choices=sorted(DTYPES), default="float32")
+    model.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ...")
+    model.add_argument("--threads", type=int, default=1, help="CPU threads")
+    model.add_argument(
+        "--prefill-chunk", type=int, help="most prefix tokens in one pass (default: all)"
+    )
+    split = parser.add_argument_group("split (a shape, then overrides)")
+    split.add_argument("--split-shape", choices=sorted(SPLIT_SHAPES), default="small")
+    for name in ("contexts", "questions", "min-messages", "max-messages", "message-chars"):
+        split.add_argument(f"--{name}", type=int)
+    split.add_argument("--window", type=int, help="context window (default: the split's)")
+    run = parser.add_argument_group("run")
+    run.add_argument(
+        "--naive-questions", type=int, default=8, help="questions of the first three rows"
+    )
+    run.add_argument("--repeats", type=int, default=1, help="first three rows: the best run")
+    run.add_argument("--peak-tflops", type=float, help="for the share of peak")
+    run.add_argument(
+        "--tolerance",
+        type=float,
+        help="largest difference from naive allowed (default: 1e-4 in float32, else none)",
+    )
+    run.add_argument("--json", type=Path, help="also write the results here")
+    return parser.parse_args(argv)
 
 
 if __name__ == "__main__":
