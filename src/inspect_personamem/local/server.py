@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
+from ..http_client import async_client
 from .stats import ForwardStats, Scored
 from .template import OptionPrompt
 
@@ -96,7 +95,7 @@ class CompletionsLogprobs:
     async def _request(
         self, method: str, path: str, body: dict[str, Any] | None = None
     ) -> dict[str, Any]:
-        async with httpx.AsyncClient(timeout=self.timeout) as client:
+        async with async_client(timeout=self.timeout) as client:
             response = await client.request(
                 method, self.base_url + path, json=body, headers=self.headers
             )
