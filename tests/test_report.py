@@ -570,3 +570,14 @@ def test_page_renders_in_headless_chromium(report_dir: Path, chromium: str, tmp_
     with Image.open(out) as image:
         colours = image.convert("RGB").resize((60, 120)).getcolors(maxcolors=60 * 120)
     assert colours is not None and len(colours) > 20  # text, tables and figures, not a blank page
+
+
+def test_json_logs_in_a_folder_are_read_whatever_their_name(logs: Logs, tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    (folder / "sub").mkdir(parents=True)
+    write_eval_log(read_eval_log(logs.locations["a_none"]), str(folder / "sub" / "renamed.json"))
+    shutil.copy(logs.locations["a_full"], folder / "a_full.eval")
+    (folder / "settings.json").write_text('{"not": "a log"}', encoding="utf-8")
+    result = read_runs([folder])
+    assert sorted(Path(run.location).name for run in result.runs) == ["a_full.eval", "renamed.json"]
+    assert any("settings.json: not a readable Inspect log" in note for note in result.notes)

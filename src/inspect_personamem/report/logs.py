@@ -24,7 +24,6 @@ from typing import Any
 from inspect_ai.log import (
     EvalLog,
     EvalSampleSummary,
-    list_eval_logs,
     read_eval_log,
     read_eval_log_sample_summaries,
 )
@@ -114,13 +113,27 @@ class ReadResult:
     """What was skipped or is worth knowing, one line each (printed by the command)."""
 
 
+LOG_SUFFIXES = (".eval", ".json")
+
+
 def log_files(paths: Sequence[str | Path]) -> list[str]:
-    """Every log file named by `paths` (files, or folders searched recursively)."""
+    """Every log file named by `paths` (files, or folders searched recursively).
+
+    In a folder every `.eval` and `.json` file counts (hidden folders aside), because
+    Inspect's `list_eval_logs` lists a `.json` log only under a name that begins with
+    Inspect's timestamp, so a renamed or rewritten `.json` log would be skipped unseen.
+    A `.json` file that is not a log is skipped with a note when it is read.
+    """
     found: list[str] = []
     for path in map(Path, paths):
         if path.is_dir():
-            infos = list_eval_logs(str(path), recursive=True, descending=False)
-            found.extend(info.name for info in infos)
+            found.extend(
+                str(file)
+                for file in sorted(path.rglob("*"))
+                if file.suffix in LOG_SUFFIXES
+                and file.is_file()
+                and not any(part.startswith(".") for part in file.relative_to(path).parts)
+            )
         elif path.is_file():
             found.append(str(path))
         else:
