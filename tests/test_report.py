@@ -581,3 +581,25 @@ def test_json_logs_in_a_folder_are_read_whatever_their_name(logs: Logs, tmp_path
     result = read_runs([folder])
     assert sorted(Path(run.location).name for run in result.runs) == ["a_full.eval", "renamed.json"]
     assert any("settings.json: not a readable Inspect log" in note for note in result.notes)
+
+
+def markdown_table_cells(line: str) -> list[str]:
+    """The cells of a Markdown table line, split at the `|`s that are not escaped."""
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+
+def test_markdown_tables_escape_markup_and_pipes(logs: Logs, tmp_path: Path) -> None:
+    log = read_eval_log(logs.locations["a_none"])
+    topic = "food|drink <script>alert(1)</script> & more"
+    for sample in log.samples or []:
+        sample.metadata["topic"] = topic
+    write_eval_log(log, str(tmp_path / "odd_topic.json"))
+    build_report([tmp_path / "odd_topic.json"], tmp_path / "out")
+    for path in (tmp_path / "out" / "tables").glob("*.md"):
+        text = path.read_text(encoding="utf-8")
+        assert "<script>" not in text, path.name
+        lines = [line for line in text.splitlines() if line.startswith("|")]
+        widths = {len(markdown_table_cells(line)) for line in lines}
+        assert len(widths) == 1, (path.name, widths)
+    header = (tmp_path / "out" / "tables" / "topics.md").read_text(encoding="utf-8")
+    assert r"food\|drink &lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in header

@@ -7,6 +7,7 @@ tables only arrange them.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import math
 from collections import defaultdict
@@ -35,11 +36,10 @@ class Table:
 
     def markdown(self) -> str:
         lines = [f"## {self.title}", "", self.note, ""] if self.note else [f"## {self.title}", ""]
-        lines.append("| " + " | ".join(self.columns) + " |")
+        lines.append("| " + " | ".join(map(markdown_cell, self.columns)) + " |")
         lines.append("|" + "|".join("---" for _ in self.columns) + "|")
         for row in self.rows:
-            cells = (format_cell(cell).replace("|", "\\|") for cell in row)
-            lines.append("| " + " | ".join(cells) + " |")
+            lines.append("| " + " | ".join(markdown_cell(format_cell(c)) for c in row) + " |")
         return "\n".join(lines) + "\n"
 
     def csv(self) -> str:
@@ -52,6 +52,12 @@ class Table:
                 for cell in row
             )
         return out.getvalue()
+
+
+def markdown_cell(text: str) -> str:
+    """Text as one Markdown table cell: HTML escaped (a topic or model name from a log
+    must not become markup) and `|` escaped (it would end the cell)."""
+    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
 
 
 def format_cell(cell: Cell) -> str:
