@@ -127,13 +127,16 @@ def log_files(paths: Sequence[str | Path]) -> list[str]:
     found: list[str] = []
     for path in map(Path, paths):
         if path.is_dir():
-            found.extend(
-                str(file)
-                for file in sorted(path.rglob("*"))
+            files = [
+                file
+                for file in path.rglob("*")
                 if file.suffix in LOG_SUFFIXES
                 and file.is_file()
                 and not any(part.startswith(".") for part in file.relative_to(path).parts)
-            )
+            ]
+            # oldest first: start times have whole seconds, so this orders runs begun
+            # within the same second
+            found.extend(str(f) for f in sorted(files, key=lambda f: (f.stat().st_mtime, f)))
         elif path.is_file():
             found.append(str(path))
         else:
