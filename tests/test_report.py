@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import csv
 import hashlib
+import html
 import math
 import re
 import shutil
@@ -240,17 +241,19 @@ def close(cell: str, value: float) -> bool:
 def expected_by_label(logs: Logs, report_dir: Path) -> dict[str, Expected]:
     """Join the report's rows to the logs through the log time shown in each row."""
     rows = read_csv(report_dir, "overall")
+    runs = {row["run"]: row for row in read_csv(report_dir, "runs")}
     by_label: dict[str, Expected] = {}
     for key, location in logs.locations.items():
         if key == "other":
             continue
         header = read_eval_log(location, header_only=True)
+        no_history = header.eval.task_args["history"] == "none"
         matching = [
             row
             for row in rows
-            if row["model"] == header.eval.model
-            and row["history"] == str(header.eval.task_args["history"])
-            and row["started (UTC)"] == header.eval.created[:19].replace("T", " ")
+            if runs[row["run"]]["model"] == header.eval.model
+            and ("history=none" in runs[row["run"]]["settings"]) == no_history
+            and runs[row["run"]]["started (UTC)"] == header.eval.created[:19].replace("T", " ")
             and row["status"] == header.status
         ]
         assert len(matching) == 1, (key, matching)
@@ -301,9 +304,11 @@ def test_overall_table_matches_recomputation(logs: Logs, report_dir: Path) -> No
         if e.stored is not None:
             assert abs(e.stored["stderr"] - se) < 1e-12  # Inspect's stored value, same formula
             assert abs(e.stored["accuracy"] - accuracy) < 1e-12
-            assert row["check against Inspect"].startswith("matches Inspect")
+            assert row["check against Inspect"].startswith("matches (")
         else:
-            assert row["check against Inspect"] == "no stored metrics (run status: error)"
+            assert row["check against Inspect"] == "not compared (see notes)"
+            notes = (report_dir / "index.html").read_text(encoding="utf-8")
+            assert f"{row['run']}: no stored metrics (run status: error)" in notes
 
 
 def test_group_tables_match_recomputation(logs: Logs, report_dir: Path) -> None:
@@ -432,7 +437,9 @@ def test_figures_exist_with_their_sizes_and_the_page_embeds_them(report_dir: Pat
         assert svg.read_text(encoding="utf-8").lstrip().startswith("<?xml")
         assert f'href="figures/{stem}.png"' in page and f'href="figures/{stem}.svg"' in page
         assert base64.b64encode(png.read_bytes()).decode("ascii") in page
-    for name in ("overall", "categories", "history_gain", "sessions", "topics", "published"):
+    for name in (
+        "overall", "runs", "categories", "history_gain", "sessions", "topics", "published",
+    ):  # fmt: skip
         assert f'href="tables/{name}.csv"' in page
         assert (report_dir / "tables" / f"{name}.md").read_text(encoding="utf-8").startswith("## ")
     # self-contained: nothing is fetched from elsewhere
@@ -603,3 +610,24 @@ def test_markdown_tables_escape_markup_and_pipes(logs: Logs, tmp_path: Path) -> 
         assert len(widths) == 1, (path.name, widths)
     header = (tmp_path / "out" / "tables" / "topics.md").read_text(encoding="utf-8")
     assert r"food\|drink &lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in header
+
+
+def test_overall_tables_fit_a_1400_px_page(report_dir: Path) -> None:
+    """An estimate from the CSS: 13 px text is at most 7.5 px a character; cells keep
+    their text on one line except a table's first and last column, which wrap at 16em."""
+    page = (report_dir / "index.html").read_text(encoding="utf-8")
+    assert "max-width: 1400px" in page
+    assert "td:first-child, td:last-child { white-space: normal; max-width: 16em;" in page
+    for name in ("overall", "runs"):
+        text = (report_dir / "tables" / f"{name}.md").read_text(encoding="utf-8")
+        columns, _, *rows = (
+            markdown_table_cells(line) for line in text.splitlines() if line.startswith("|")
+        )
+        widths = []
+        for i, column in enumerate(columns):
+            longest_word = max(len(word) for word in column.split())
+            cells = max(len(html.unescape(row[i])) for row in rows)
+            wraps = i in (0, len(columns) - 1)
+            widths.append(16 * 13 if wraps else max(longest_word, cells) * 7.5)
+        assert len(columns) <= 13
+        assert sum(width + 15 for width in widths) <= 1400 - 2 * 16, (name, widths)

@@ -3,7 +3,7 @@
 Output folder layout::
 
     index.html               the page (figures embedded; links to the files below)
-    tables/<name>.md, .csv   overall, categories, history_gain, sessions, topics,
+    tables/<name>.md, .csv   overall, runs, categories, history_gain, sessions, topics,
                              published, estimates (the last three only when they apply)
     figures/<name>.png, .svg categories, sessions, published_<n>_<run>
 """
@@ -29,6 +29,7 @@ from .tables import (
     history_pairs,
     overall_table,
     published_table,
+    runs_table,
     sessions_table,
     topic_table,
 )
@@ -148,6 +149,7 @@ def build_report(
     ]
 
     overall = overall_table(summaries)
+    runs = runs_table(summaries)
     categories = category_table(summaries)
     gain = [history_gain_table(pairs)] if pairs else []
     sessions = sessions_table(summaries)
@@ -155,7 +157,7 @@ def build_report(
     topics = topic_table(summaries)
     estimates = estimates_table(summaries)
     sections: list[Table | FigureFile] = [
-        overall, category_figure, categories, *gain, sessions_figure, sessions,
+        overall, runs, category_figure, categories, *gain, sessions_figure, sessions,
         *published_figures, *published, topics, estimates,
     ]  # fmt: skip
     tables = [section for section in sections if isinstance(section, Table)]

@@ -33,6 +33,15 @@ class Check:
             )
         return f"matches Inspect ({self.compared} metrics)"
 
+    @property
+    def short(self) -> str:
+        """A few words for a table cell; `text` has the details."""
+        if self.reason:
+            return "not compared (see notes)"
+        if self.mismatches:
+            return f"MISMATCH in {len(self.mismatches)} of {self.compared} (see notes)"
+        return f"matches ({self.compared} metrics)"
+
 
 def recomputed_metrics(summary: RunSummary) -> dict[str, float]:
     """The report's numbers under the names the task's metrics have in the log.

@@ -39,9 +39,6 @@ PERSONAMEM_TASKS = frozenset({"personamem", *(f"personamem_{split}" for split in
 SCORER = "personamem_scorer"
 """The task's scorer; a log naming another single scorer (a future method) uses that one."""
 
-SETTINGS = tuple(SCORING_DEFAULTS)
-"""Task arguments that change what is scored."""
-
 SETTING_DEFAULTS: dict[str, str] = {key: str(value) for key, value in SCORING_DEFAULTS.items()}
 """The value a log without the argument ran with: the task's default."""
 

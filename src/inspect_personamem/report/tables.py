@@ -19,7 +19,7 @@ from ..question_types import CATEGORIES, CATEGORY_TITLES
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, summarise
 from .check import check
 from .labels import TIME_FORMAT
-from .logs import SETTINGS
+from .logs import SETTING_DEFAULTS
 from .published import SPLIT, PublishedModel
 
 Cell = str | int | float | None
@@ -70,37 +70,31 @@ def format_cell(cell: Cell) -> str:
 
 
 def overall_table(summaries: Sequence[RunSummary]) -> Table:
+    """The results, one row per run; what was run is in `runs_table` (one table of
+    both would be wider than a page)."""
     columns = (
         "run", "accuracy", "ci95 low", "ci95 high", "stderr (clustered)", "questions scored",
-        "questions planned", "errored samples", "unparsed share", "epochs",
-        "check against Inspect", "model", "split", "task version", *SETTINGS,
-        "started (UTC)", "status", "contexts",
+        "questions planned", "contexts", "errored samples", "unparsed share", "epochs",
+        "status", "check against Inspect",
     )  # fmt: skip
-    rows: list[tuple[Cell, ...]] = []
-    for s in summaries:
-        run, o = s.run, s.overall
-        rows.append(
-            (
-                s.label,
-                o.accuracy,
-                o.low,
-                o.high,
-                o.shown_stderr,
-                o.n,
-                run.planned,
-                run.errors,
-                s.unparsed,
-                run.epochs,
-                check(s).text,
-                run.model,
-                run.split,
-                run.version,
-                *(run.settings[k] for k in SETTINGS),
-                run.created.strftime(TIME_FORMAT),
-                run.status,
-                o.contexts,
-            )  # fmt: skip
-        )
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            s.label,
+            s.overall.accuracy,
+            s.overall.low,
+            s.overall.high,
+            s.overall.shown_stderr,
+            s.overall.n,
+            s.run.planned,
+            s.overall.contexts,
+            s.run.errors,
+            s.unparsed,
+            s.run.epochs,
+            s.run.status,
+            check(s).short,
+        )  # fmt: skip
+        for s in summaries
+    )
     return Table(
         "overall",
         "Overall accuracy",
@@ -109,9 +103,37 @@ def overall_table(summaries: Sequence[RunSummary]) -> Table:
         "`cluster='shared_context_id'`). With several epochs each question counts once, "
         "with its mean over epochs. `unparsed share`: answers (all epochs) with no single "
         "option letter. The last column compares every recomputed number with the "
-        "metrics Inspect stored in the log.",
+        "metrics Inspect stored in the log (the notes above give the details).",
         columns,
-        tuple(rows),
+        rows,
+    )
+
+
+def runs_table(summaries: Sequence[RunSummary]) -> Table:
+    """What each run was: model, split, task version, start, and its settings."""
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            s.label,
+            s.run.model,
+            s.run.split,
+            s.run.version,
+            s.run.created.strftime(TIME_FORMAT),
+            ", ".join(
+                f"{key}={value}"
+                for key, value in s.run.settings.items()
+                if value != SETTING_DEFAULTS[key]
+            )
+            or "all defaults",
+        )
+        for s in summaries
+    )
+    return Table(
+        "runs",
+        "The runs",
+        "Settings: the task arguments that change what is scored, where they differ from "
+        "the task's defaults (a log without an argument ran with its default).",
+        ("run", "model", "split", "task version", "started (UTC)", "settings"),
+        rows,
     )
 
 
