@@ -30,7 +30,7 @@ from helpers import mock_model
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
-from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessage, Model
 from inspect_ai.scorer import match
 
@@ -631,3 +631,87 @@ def test_overall_tables_fit_a_1400_px_page(report_dir: Path) -> None:
             widths.append(16 * 13 if wraps else max(longest_word, cells) * 7.5)
         assert len(columns) <= 13
         assert sum(width + 15 for width in widths) <= 1400 - 2 * 16, (name, widths)
+
+
+def cancelled_log(logs: Logs, folder: Path) -> EvalLog:
+    """model-a's complete log (24 questions scored), as Ctrl-C leaves one when more
+    samples reached the log than Inspect's metrics: status `cancelled`, the results and
+    reductions Inspect computed over the first 10 questions (a `--limit 10` run)."""
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    limited = read_eval_log(run(model, folder / "limited", logs.data, limit=10))
+    log = read_eval_log(logs.locations["a_full"])
+    log.status = "cancelled"
+    log.results, log.reductions = limited.results, limited.reductions
+    return log
+
+
+def test_a_cancelled_run_is_checked_over_the_questions_its_metrics_cover(
+    logs: Logs, tmp_path: Path
+) -> None:
+    log = cancelled_log(logs, tmp_path)
+    write_eval_log(log, str(tmp_path / "cancelled.eval"))
+    report = build_report([tmp_path / "cancelled.eval"], tmp_path / "out")
+    [summary] = report.summaries
+    assert summary.run.status == "cancelled" and summary.overall.n == QUESTIONS
+    [note] = [n for n in report.notes if "Inspect" in n and "questions" in n]
+    assert "MISMATCH" not in note
+    assert "matches Inspect" in note
+    assert "over the 10 questions Inspect's stored metrics cover (run cancelled)" in note
+    assert f"over all {QUESTIONS} scored questions" in note
+    [row] = read_csv(tmp_path / "out", "overall")
+    assert (
+        row["check against Inspect"].startswith("matches (")
+        and "partial" in row["check against Inspect"]
+    )
+    # the stored metrics are over fewer questions than the report's numbers
+    assert log.results is not None
+    assert log.results.scores[0].metrics["accuracy"].value != float(row["accuracy"])
+
+
+def test_a_cancelled_run_without_reductions_is_not_compared(logs: Logs, tmp_path: Path) -> None:
+    log = cancelled_log(logs, tmp_path)
+    log.reductions = None
+    write_eval_log(log, str(tmp_path / "cancelled.eval"))
+    report = build_report([tmp_path / "cancelled.eval"], tmp_path / "out")
+    assert not any("MISMATCH" in note for note in report.notes)
+    assert any(
+        "not compared: run cancelled" in note
+        and f"recomputed over all {QUESTIONS} scored questions" in note
+        for note in report.notes
+    )
+    [row] = read_csv(tmp_path / "out", "overall")
+    assert row["check against Inspect"] == "not compared (see notes)"
+
+
+CTRL_C = """
+import os, signal, sys
+sys.path.insert(0, {tests!r})
+from helpers import mock_model
+from inspect_ai import eval
+
+calls = 0
+
+def reply(messages):
+    global calls
+    calls += 1
+    if calls == 9:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C
+    return "<final_answer>(a)"
+
+eval("inspect_personamem/personamem_128k", task_args={{"data_dir": {data!r}}},
+     model=mock_model(reply, "mockllm/model-a"), log_dir={logs!r}, display="none",
+     max_samples=2, max_connections=2)
+"""
+
+
+def test_a_run_stopped_with_ctrl_c_is_checked_like_with_like(logs: Logs, tmp_path: Path) -> None:
+    script = CTRL_C.format(tests=str(ROOT / "tests"), data=str(logs.data), logs=str(tmp_path))
+    subprocess.run([sys.executable, "-c", script], check=False, timeout=300)
+    report = build_report([tmp_path], tmp_path / "out")
+    [summary] = report.summaries
+    assert summary.run.status == "cancelled"
+    assert 0 < summary.overall.n < QUESTIONS
+    assert summary.run.stored_ids is not None
+    assert not any("MISMATCH" in note for note in report.notes)
+    assert any(note.startswith(f"{summary.label}: matches Inspect") for note in report.notes)
+    assert any("status cancelled" in note and "partial" in note for note in report.notes)

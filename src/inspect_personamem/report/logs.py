@@ -88,6 +88,10 @@ class Run:
     """Sample epochs that ended in an error (they have no score)."""
     stored_metrics: dict[str, float] | None
     """The metrics Inspect stored for the scorer; None for an unfinished run."""
+    stored_ids: frozenset[str] | None
+    """The questions those metrics are over (the log's epoch reductions), None where the
+    log does not say: an interrupted run's metrics cover the samples finished before
+    the stop, which can be fewer than the scored samples the log holds."""
 
     @property
     def key(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:
@@ -149,7 +153,9 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
         raise ReportError(f"no Inspect logs (.eval or .json) in {', '.join(map(str, paths))}")
     for file in files:
         try:
-            header = read_eval_log(file, header_only=True)
+            # a .eval header carries the reductions; a .json log's header-only read drops
+            # them, so it is read whole (its summaries are read whole anyway)
+            header = read_eval_log(file, header_only=not file.endswith(".json"))
         except Exception as error:  # a damaged file must not stop the whole report
             result.notes.append(f"skipped {file}: not a readable Inspect log ({error})")
             continue
@@ -158,7 +164,12 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
             result.notes.append(f"skipped {file}: task {header.eval.task!r} is not PersonaMem")
             continue
         try:
-            run = _run(file, header, read_eval_log_sample_summaries(file))
+            summaries = (
+                [sample.summary() for sample in header.samples]
+                if header.samples is not None
+                else read_eval_log_sample_summaries(file)
+            )
+            run = _run(file, header, summaries)
         except Exception as error:  # damaged samples, or a log of an older package version
             result.notes.append(f"skipped {file}: its samples cannot be read ({error})")
             continue
@@ -196,6 +207,14 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
             for name, metric in score.metrics.items()
             if isinstance(metric.value, int | float)
         }
+    stored_ids = None
+    if stored is not None and header.reductions:
+        stored_ids = frozenset(
+            str(score.sample_id)
+            for reduction in header.reductions
+            if reduction.scorer == scorer
+            for score in reduction.samples
+        )
     planned = len(spec.dataset.sample_ids) if spec.dataset.sample_ids else spec.dataset.samples or 0
     return Run(
         location=file,
@@ -212,6 +231,7 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         samples=tuple(_sample(file, scorer, sample_epochs) for sample_epochs in epochs.values()),
         errors=errors,
         stored_metrics=stored,
+        stored_ids=stored_ids,
     )
 
 

@@ -12,11 +12,11 @@ import io
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..question_types import CATEGORIES, CATEGORY_TITLES
-from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, summarise
+from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
 from .check import check
 from .labels import TIME_FORMAT
 from .logs import SETTING_DEFAULTS
@@ -247,14 +247,7 @@ class HistoryPair:
 
 def _paired(full: RunSummary, none: RunSummary) -> HistoryPair:
     common = {s.id for s in full.run.samples} & {s.id for s in none.run.samples}
-    return HistoryPair(_on_questions(full, common), _on_questions(none, common))
-
-
-def _on_questions(summary: RunSummary, ids: set[str]) -> RunSummary:
-    samples = tuple(s for s in summary.run.samples if s.id in ids)
-    if len(samples) == len(summary.run.samples):
-        return summary
-    return summarise(replace(summary.run, samples=samples), summary.label)
+    return HistoryPair(on_questions(full, common), on_questions(none, common))
 
 
 def history_pairs(summaries: Sequence[RunSummary]) -> list[HistoryPair]:
