@@ -715,3 +715,35 @@ def test_a_run_stopped_with_ctrl_c_is_checked_like_with_like(logs: Logs, tmp_pat
     assert not any("MISMATCH" in note for note in report.notes)
     assert any(note.startswith(f"{summary.label}: matches Inspect") for note in report.notes)
     assert any("status cancelled" in note and "partial" in note for note in report.notes)
+
+
+def test_a_limited_run_is_marked_a_subset_and_kept_out_of_the_published_comparison(
+    logs: Logs, tmp_path: Path
+) -> None:
+    folder = tmp_path / "logs"
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    run(model, folder, logs.data, limit=10)
+    shutil.copy(logs.locations["a_full"], folder / "a_full.eval")
+    names = {"mockllm/model-a": "GPT-4o"}
+    report = build_report([folder], tmp_path / "out", name_overrides=names)
+    subset = [s.label for s in report.summaries if s.overall.n == 10]
+    assert len(subset) == 1 and "subset 10/24" in subset[0]
+    for name in ("overall", "runs", "categories", "sessions", "topics", "estimates"):
+        labels = {row["run"] for row in read_csv(tmp_path / "out", name)}
+        assert subset[0] in labels, name
+        assert sum("subset" in label for label in labels) == 1, name
+    assert any("a subset 10/24: 10 of the 24 questions" in note for note in report.notes)
+    assert any(
+        "subset 10/24 of the split" in note and "not compared with GPT-4o" in note
+        for note in report.notes
+    )
+    published = read_csv(tmp_path / "out", "published")
+    assert {row["run"] for row in published} == {s.label for s in report.summaries} - set(subset)
+    assert not any("subset" in figure.caption for figure in report.figures)
+
+    command = ["report", str(folder), "--out", str(tmp_path / "all"), "--include-subsets"]
+    assert main([*command, "--published-name", "mockllm/model-a=GPT-4o"]) == 0
+    published = read_csv(tmp_path / "all", "published")
+    assert subset[0] in {row["run"] for row in published}
+    page = (tmp_path / "all" / "index.html").read_text(encoding="utf-8")
+    assert f"{html.escape(subset[0])} next to the published 128k numbers of GPT-4o" in page

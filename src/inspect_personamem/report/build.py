@@ -58,12 +58,16 @@ def _figures_module() -> ModuleType:
 
 
 def _published_matches(
-    summaries: Sequence[RunSummary], overrides: Mapping[str, str], notes: list[str]
+    summaries: Sequence[RunSummary],
+    overrides: Mapping[str, str],
+    notes: list[str],
+    include_subsets: bool,
 ) -> list[tuple[RunSummary, PublishedModel]]:
     """Runs compared with published numbers; notes say why the others are not.
 
-    The published numbers are full-history runs of the official prompt, so only runs
-    with `history=full` and `method=generate` are compared.
+    The published numbers are full-history runs of the official prompt over the whole
+    split, so only runs with `history=full` and `method=generate` are compared, and
+    runs over a subset of the split only when `include_subsets`.
     """
     models = published_models()
     matches = []
@@ -82,6 +86,12 @@ def _published_matches(
                 f"{s.label}: history={s.run.settings['history']}, "
                 f"method={s.run.settings['method']}; the published numbers are full-history "
                 f"runs of the official prompt, so it is not compared with {name}"
+            )
+        elif s.run.subset and not include_subsets:
+            notes.append(
+                f"{s.label}: a {s.run.subset} of the split; the published numbers are over "
+                f"the whole split, so it is not compared with {name} (--include-subsets "
+                "compares it)"
             )
         else:
             matches.append((s, models[name]))
@@ -105,11 +115,13 @@ def build_report(
     *,
     name_overrides: Mapping[str, str] | None = None,
     title: str = "",
+    include_subsets: bool = False,
 ) -> Report:
     """Read the logs in `paths` and write the report into `out`.
 
     `name_overrides` maps Inspect model names to published names (see `published.py`);
-    `title` is added to the page's and every figure's title (e.g. "mockllm run").
+    `title` is added to the page's and every figure's title (e.g. "mockllm run");
+    `include_subsets` compares runs over part of a split with the published numbers.
     """
     figures = _figures_module()
     read = read_runs(paths)
@@ -122,7 +134,7 @@ def build_report(
     ]
     notes.extend(f"{s.label}: {check(s).text}" for s in summaries)
     pairs = history_pairs(summaries)
-    matches = _published_matches(summaries, name_overrides or {}, notes)
+    matches = _published_matches(summaries, name_overrides or {}, notes, include_subsets)
 
     figure_dir = out / "figures"
     for stale in figure_dir.glob("published_*"):  # of an earlier report into `out`

@@ -83,6 +83,8 @@ class Run:
     reducer: str
     planned: int
     """Questions in the run's dataset (after any `--limit`)."""
+    dataset_size: int
+    """Questions in the task's dataset (the split's file), before any `--limit`."""
     samples: tuple[SampleResult, ...]
     errors: int
     """Sample epochs that ended in an error (they have no score)."""
@@ -105,6 +107,14 @@ class Run:
     @property
     def complete(self) -> bool:
         return self.status == "success" and len(self.samples) == self.planned
+
+    @property
+    def subset(self) -> str:
+        """`subset 10/2727` for a run over part of its split (`--limit`, `--sample-id`),
+        else empty."""
+        return (
+            f"subset {self.planned}/{self.dataset_size}" if self.planned < self.dataset_size else ""
+        )
 
 
 @dataclass
@@ -228,6 +238,7 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         epochs=spec.config.epochs or 1,
         reducer=", ".join(spec.config.epochs_reducer or ["mean"]),
         planned=planned,
+        dataset_size=max(planned, spec.dataset.samples or 0),
         samples=tuple(_sample(file, scorer, sample_epochs) for sample_epochs in epochs.values()),
         errors=errors,
         stored_metrics=stored,
@@ -273,6 +284,11 @@ def _run_notes(run: Run) -> list[str]:
         notes.append(
             f"{where}: status {run.status}, {len(run.samples)} of {run.planned} questions "
             "scored; partial results are reported as such"
+        )
+    if run.subset:
+        notes.append(
+            f"{where}: a {run.subset}: {run.planned} of the {run.dataset_size} questions of "
+            "its split (--limit or --sample-id), so labelled in every table and figure"
         )
     if run.errors:
         notes.append(f"{where}: {run.errors} sample(s) ended in an error and have no score")
