@@ -1,12 +1,17 @@
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 from typing import Any, cast
 
+from helpers import mock_model, run_task
 from inspect_ai.scorer import CORRECT, INCORRECT, SampleScore, Score
 from inspect_ai.util import registry_info
 
 from inspect_personamem.metrics import personamem_metrics, unparsed
+from inspect_personamem.question_types import CATEGORIES
+from inspect_personamem.synthetic import generate_split
 
 
 def sample_score(
@@ -75,3 +80,30 @@ def test_macro_average_weights_categories_equally() -> None:
 
 def test_unparsed_of_no_scores_is_nan() -> None:
     assert math.isnan(unparsed()([]))  # type: ignore[arg-type]
+
+
+def test_groups_are_stored_in_order_in_a_real_log(tmp_path: Path) -> None:
+    """`inspect view` shows the metrics in the log's order: sessions by number (10 after
+    9, not after 1), categories in the paper's order with their macro average last."""
+    data = tmp_path / "data"
+    generate_split(
+        data, "32k", contexts=3, min_messages=60, max_messages=80, questions=40, sessions=12
+    )
+    log = run_task(
+        "inspect_personamem/personamem_32k",
+        mock_model(lambda messages: "<final_answer>(a)"),
+        tmp_path / "logs",
+        {"data_dir": str(data)},
+    )
+    assert log.results is not None
+    names = list(log.results.scores[0].metrics)
+    sessions = [int(n.removeprefix("sessions_")) for n in names if re.fullmatch(r"sessions_\d+", n)]
+    assert len(sessions) >= 10 and max(sessions) >= 10
+    assert sessions == sorted(sessions)
+    bins = [n.removeprefix("sessions_bin_") for n in names if n.startswith("sessions_bin_")]
+    assert [int(b.split("-")[0]) for b in bins] == sorted(int(b.split("-")[0]) for b in bins)
+    categories = [n.removeprefix("category_") for n in names if n.startswith("category_")]
+    assert categories[-1] == "macro"
+    assert categories[:-1] == [key for key in CATEGORIES if key in categories]
+    topics = [n for n in names if n.startswith("topic_")]
+    assert topics == sorted(topics)

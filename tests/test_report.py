@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import csv
 import hashlib
+import html
 import math
 import re
 import shutil
@@ -29,7 +30,7 @@ from helpers import mock_model
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
-from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessage, Model
 from inspect_ai.scorer import match
 
@@ -240,17 +241,19 @@ def close(cell: str, value: float) -> bool:
 def expected_by_label(logs: Logs, report_dir: Path) -> dict[str, Expected]:
     """Join the report's rows to the logs through the log time shown in each row."""
     rows = read_csv(report_dir, "overall")
+    runs = {row["run"]: row for row in read_csv(report_dir, "runs")}
     by_label: dict[str, Expected] = {}
     for key, location in logs.locations.items():
         if key == "other":
             continue
         header = read_eval_log(location, header_only=True)
+        no_history = header.eval.task_args["history"] == "none"
         matching = [
             row
             for row in rows
-            if row["model"] == header.eval.model
-            and row["history"] == str(header.eval.task_args["history"])
-            and row["started (UTC)"] == header.eval.created[:19].replace("T", " ")
+            if runs[row["run"]]["model"] == header.eval.model
+            and ("history=none" in runs[row["run"]]["settings"]) == no_history
+            and runs[row["run"]]["started (UTC)"] == header.eval.created[:19].replace("T", " ")
             and row["status"] == header.status
         ]
         assert len(matching) == 1, (key, matching)
@@ -301,9 +304,11 @@ def test_overall_table_matches_recomputation(logs: Logs, report_dir: Path) -> No
         if e.stored is not None:
             assert abs(e.stored["stderr"] - se) < 1e-12  # Inspect's stored value, same formula
             assert abs(e.stored["accuracy"] - accuracy) < 1e-12
-            assert row["check against Inspect"].startswith("matches Inspect")
+            assert row["check against Inspect"].startswith("matches (")
         else:
-            assert row["check against Inspect"] == "no stored metrics (run status: error)"
+            assert row["check against Inspect"] == "not compared (see notes)"
+            notes = (report_dir / "index.html").read_text(encoding="utf-8")
+            assert f"{row['run']}: no stored metrics (run status: error)" in notes
 
 
 def test_group_tables_match_recomputation(logs: Logs, report_dir: Path) -> None:
@@ -432,7 +437,9 @@ def test_figures_exist_with_their_sizes_and_the_page_embeds_them(report_dir: Pat
         assert svg.read_text(encoding="utf-8").lstrip().startswith("<?xml")
         assert f'href="figures/{stem}.png"' in page and f'href="figures/{stem}.svg"' in page
         assert base64.b64encode(png.read_bytes()).decode("ascii") in page
-    for name in ("overall", "categories", "history_gain", "sessions", "topics", "published"):
+    for name in (
+        "overall", "runs", "categories", "history_gain", "sessions", "topics", "published",
+    ):  # fmt: skip
         assert f'href="tables/{name}.csv"' in page
         assert (report_dir / "tables" / f"{name}.md").read_text(encoding="utf-8").startswith("## ")
     # self-contained: nothing is fetched from elsewhere
@@ -570,3 +577,173 @@ def test_page_renders_in_headless_chromium(report_dir: Path, chromium: str, tmp_
     with Image.open(out) as image:
         colours = image.convert("RGB").resize((60, 120)).getcolors(maxcolors=60 * 120)
     assert colours is not None and len(colours) > 20  # text, tables and figures, not a blank page
+
+
+def test_json_logs_in_a_folder_are_read_whatever_their_name(logs: Logs, tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    (folder / "sub").mkdir(parents=True)
+    write_eval_log(read_eval_log(logs.locations["a_none"]), str(folder / "sub" / "renamed.json"))
+    shutil.copy(logs.locations["a_full"], folder / "a_full.eval")
+    (folder / "settings.json").write_text('{"not": "a log"}', encoding="utf-8")
+    result = read_runs([folder])
+    assert sorted(Path(run.location).name for run in result.runs) == ["a_full.eval", "renamed.json"]
+    assert any("settings.json: not a readable Inspect log" in note for note in result.notes)
+
+
+def markdown_table_cells(line: str) -> list[str]:
+    """The cells of a Markdown table line, split at the `|`s that are not escaped."""
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+
+def test_markdown_tables_escape_markup_and_pipes(logs: Logs, tmp_path: Path) -> None:
+    log = read_eval_log(logs.locations["a_none"])
+    topic = "food|drink <script>alert(1)</script> & more"
+    for sample in log.samples or []:
+        sample.metadata["topic"] = topic
+    write_eval_log(log, str(tmp_path / "odd_topic.json"))
+    build_report([tmp_path / "odd_topic.json"], tmp_path / "out")
+    for path in (tmp_path / "out" / "tables").glob("*.md"):
+        text = path.read_text(encoding="utf-8")
+        assert "<script>" not in text, path.name
+        lines = [line for line in text.splitlines() if line.startswith("|")]
+        widths = {len(markdown_table_cells(line)) for line in lines}
+        assert len(widths) == 1, (path.name, widths)
+    header = (tmp_path / "out" / "tables" / "topics.md").read_text(encoding="utf-8")
+    assert r"food\|drink &lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in header
+
+
+def test_overall_tables_fit_a_1400_px_page(report_dir: Path) -> None:
+    """An estimate from the CSS: 13 px text is at most 7.5 px a character; cells keep
+    their text on one line except a table's first and last column, which wrap at 16em."""
+    page = (report_dir / "index.html").read_text(encoding="utf-8")
+    assert "max-width: 1400px" in page
+    assert "td:first-child, td:last-child { white-space: normal; max-width: 16em;" in page
+    for name in ("overall", "runs"):
+        text = (report_dir / "tables" / f"{name}.md").read_text(encoding="utf-8")
+        columns, _, *rows = (
+            markdown_table_cells(line) for line in text.splitlines() if line.startswith("|")
+        )
+        widths = []
+        for i, column in enumerate(columns):
+            longest_word = max(len(word) for word in column.split())
+            cells = max(len(html.unescape(row[i])) for row in rows)
+            wraps = i in (0, len(columns) - 1)
+            widths.append(16 * 13 if wraps else max(longest_word, cells) * 7.5)
+        assert len(columns) <= 13
+        assert sum(width + 15 for width in widths) <= 1400 - 2 * 16, (name, widths)
+
+
+def cancelled_log(logs: Logs, folder: Path) -> EvalLog:
+    """model-a's complete log (24 questions scored), as Ctrl-C leaves one when more
+    samples reached the log than Inspect's metrics: status `cancelled`, the results and
+    reductions Inspect computed over the first 10 questions (a `--limit 10` run)."""
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    limited = read_eval_log(run(model, folder / "limited", logs.data, limit=10))
+    log = read_eval_log(logs.locations["a_full"])
+    log.status = "cancelled"
+    log.results, log.reductions = limited.results, limited.reductions
+    return log
+
+
+def test_a_cancelled_run_is_checked_over_the_questions_its_metrics_cover(
+    logs: Logs, tmp_path: Path
+) -> None:
+    log = cancelled_log(logs, tmp_path)
+    write_eval_log(log, str(tmp_path / "cancelled.eval"))
+    report = build_report([tmp_path / "cancelled.eval"], tmp_path / "out")
+    [summary] = report.summaries
+    assert summary.run.status == "cancelled" and summary.overall.n == QUESTIONS
+    [note] = [n for n in report.notes if "Inspect" in n and "questions" in n]
+    assert "MISMATCH" not in note
+    assert "matches Inspect" in note
+    assert "over the 10 questions Inspect's stored metrics cover (run cancelled)" in note
+    assert f"over all {QUESTIONS} scored questions" in note
+    [row] = read_csv(tmp_path / "out", "overall")
+    assert (
+        row["check against Inspect"].startswith("matches (")
+        and "partial" in row["check against Inspect"]
+    )
+    # the stored metrics are over fewer questions than the report's numbers
+    assert log.results is not None
+    assert log.results.scores[0].metrics["accuracy"].value != float(row["accuracy"])
+
+
+def test_a_cancelled_run_without_reductions_is_not_compared(logs: Logs, tmp_path: Path) -> None:
+    log = cancelled_log(logs, tmp_path)
+    log.reductions = None
+    write_eval_log(log, str(tmp_path / "cancelled.eval"))
+    report = build_report([tmp_path / "cancelled.eval"], tmp_path / "out")
+    assert not any("MISMATCH" in note for note in report.notes)
+    assert any(
+        "not compared: run cancelled" in note
+        and f"recomputed over all {QUESTIONS} scored questions" in note
+        for note in report.notes
+    )
+    [row] = read_csv(tmp_path / "out", "overall")
+    assert row["check against Inspect"] == "not compared (see notes)"
+
+
+CTRL_C = """
+import os, signal, sys
+sys.path.insert(0, {tests!r})
+from helpers import mock_model
+from inspect_ai import eval
+
+calls = 0
+
+def reply(messages):
+    global calls
+    calls += 1
+    if calls == 9:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C
+    return "<final_answer>(a)"
+
+eval("inspect_personamem/personamem_128k", task_args={{"data_dir": {data!r}}},
+     model=mock_model(reply, "mockllm/model-a"), log_dir={logs!r}, display="none",
+     max_samples=2, max_connections=2)
+"""
+
+
+def test_a_run_stopped_with_ctrl_c_is_checked_like_with_like(logs: Logs, tmp_path: Path) -> None:
+    script = CTRL_C.format(tests=str(ROOT / "tests"), data=str(logs.data), logs=str(tmp_path))
+    subprocess.run([sys.executable, "-c", script], check=False, timeout=300)
+    report = build_report([tmp_path], tmp_path / "out")
+    [summary] = report.summaries
+    assert summary.run.status == "cancelled"
+    assert 0 < summary.overall.n < QUESTIONS
+    assert summary.run.stored_ids is not None
+    assert not any("MISMATCH" in note for note in report.notes)
+    assert any(note.startswith(f"{summary.label}: matches Inspect") for note in report.notes)
+    assert any("status cancelled" in note and "partial" in note for note in report.notes)
+
+
+def test_a_limited_run_is_marked_a_subset_and_kept_out_of_the_published_comparison(
+    logs: Logs, tmp_path: Path
+) -> None:
+    folder = tmp_path / "logs"
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    run(model, folder, logs.data, limit=10)
+    shutil.copy(logs.locations["a_full"], folder / "a_full.eval")
+    names = {"mockllm/model-a": "GPT-4o"}
+    report = build_report([folder], tmp_path / "out", name_overrides=names)
+    subset = [s.label for s in report.summaries if s.overall.n == 10]
+    assert len(subset) == 1 and "subset 10/24" in subset[0]
+    for name in ("overall", "runs", "categories", "sessions", "topics", "estimates"):
+        labels = {row["run"] for row in read_csv(tmp_path / "out", name)}
+        assert subset[0] in labels, name
+        assert sum("subset" in label for label in labels) == 1, name
+    assert any("a subset 10/24: 10 of the 24 questions" in note for note in report.notes)
+    assert any(
+        "subset 10/24 of the split" in note and "not compared with GPT-4o" in note
+        for note in report.notes
+    )
+    published = read_csv(tmp_path / "out", "published")
+    assert {row["run"] for row in published} == {s.label for s in report.summaries} - set(subset)
+    assert not any("subset" in figure.caption for figure in report.figures)
+
+    command = ["report", str(folder), "--out", str(tmp_path / "all"), "--include-subsets"]
+    assert main([*command, "--published-name", "mockllm/model-a=GPT-4o"]) == 0
+    published = read_csv(tmp_path / "all", "published")
+    assert subset[0] in {row["run"] for row in published}
+    page = (tmp_path / "all" / "index.html").read_text(encoding="utf-8")
+    assert f"{html.escape(subset[0])} next to the published 128k numbers of GPT-4o" in page

@@ -4,19 +4,28 @@ Names are flat in the log, so each family has its own prefix: `category_<key>` (
 `category_macro`, the mean over categories), `topic_<topic>`, `sessions_<n>` (one per
 `distance_to_ref_in_blocks` value, the paper's Figure 4), `sessions_bin_<range>`.
 `stderr` is clustered by shared context: questions over one history are not
-independent, and treating them as such understates the error.
+independent, and treating them as such understates the error. `inspect view` shows a
+family's values in the order the metric returns them, so the groups are sorted: the
+paper's categories in the paper's order, sessions by number, topics by name.
 """
 
 from __future__ import annotations
 
+import re
+from typing import cast
+
 from inspect_ai.scorer import (
     Metric,
+    MetricProtocol,
     SampleScore,
+    Value,
     accuracy,
     grouped,
     metric,
     stderr,
 )
+
+from .question_types import CATEGORIES
 
 CLUSTER_KEY = "shared_context_id"
 
@@ -40,25 +49,53 @@ def unparsed() -> Metric:
     return compute
 
 
+def group_order(group: str) -> tuple[int, float, str]:
+    """Sort key of a group name: paper categories in the paper's order, then names
+    that start with a number by that number (`2` before `10`, `4-6` before `7-10`),
+    then the others by name."""
+    if group in CATEGORIES:
+        return (0, CATEGORIES.index(group), "")
+    number = re.match(r"\d+", group)
+    return (1, float(number.group()), group) if number else (2, 0.0, group)
+
+
+@metric
+def accuracy_by(group_key: str, name_template: str, all_label: str | None = None) -> Metric:
+    """Inspect's `grouped(accuracy())` with its groups sorted by `group_order` (Inspect
+    gives them in the order first met), the mean over groups (`all_label`) last."""
+    inner = cast(
+        MetricProtocol,
+        grouped(
+            accuracy(),
+            group_key,
+            all="groups" if all_label else False,
+            all_label=all_label or "all",
+            name_template=name_template,
+        ),
+    )
+    prefix = name_template.removesuffix("{group_name}")
+
+    def compute(scores: list[SampleScore]) -> Value:
+        values = cast(dict[str, Value], inner(scores))
+        names = sorted(
+            (name for name in values if name != all_label),
+            key=lambda name: group_order(name.removeprefix(prefix)),
+        )
+        if all_label in values:
+            names.append(all_label)
+        return cast(Value, {name: values[name] for name in names})
+
+    return compute
+
+
 def personamem_metrics() -> list[Metric]:
     """The scorer's metrics, in the order `inspect view` shows them."""
     return [
         accuracy(),
         stderr(cluster=CLUSTER_KEY),
         unparsed(),
-        grouped(
-            accuracy(),
-            "category",
-            all="groups",
-            all_label="category_macro",
-            name_template="category_{group_name}",
-        ),
-        grouped(accuracy(), "topic", all=False, name_template="topic_{group_name}"),
-        grouped(
-            accuracy(),
-            "distance_to_ref_in_blocks",
-            all=False,
-            name_template="sessions_{group_name}",
-        ),
-        grouped(accuracy(), "distance_bin", all=False, name_template="sessions_bin_{group_name}"),
+        accuracy_by("category", "category_{group_name}", all_label="category_macro"),
+        accuracy_by("topic", "topic_{group_name}"),
+        accuracy_by("distance_to_ref_in_blocks", "sessions_{group_name}"),
+        accuracy_by("distance_bin", "sessions_bin_{group_name}"),
     ]

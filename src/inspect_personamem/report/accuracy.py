@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence, Set
+from dataclasses import dataclass, replace
 from typing import TypeVar, cast
 
 from inspect_ai.scorer import Metric, SampleScore, Score, Value, accuracy, ci, stderr
@@ -132,3 +132,11 @@ def summarise(run: Run, label: str) -> RunSummary:
             math.fsum(s.unparsed for s in samples) / len(samples) if samples else float("nan")
         ),
     )
+
+
+def on_questions(summary: RunSummary, ids: Set[str]) -> RunSummary:
+    """`summary` recomputed over those of its questions whose id is in `ids`."""
+    samples = tuple(s for s in summary.run.samples if s.id in ids)
+    if len(samples) == len(summary.run.samples):
+        return summary
+    return summarise(replace(summary.run, samples=samples), summary.label)

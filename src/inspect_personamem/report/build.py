@@ -3,7 +3,7 @@
 Output folder layout::
 
     index.html               the page (figures embedded; links to the files below)
-    tables/<name>.md, .csv   overall, categories, history_gain, sessions, topics,
+    tables/<name>.md, .csv   overall, runs, categories, history_gain, sessions, topics,
                              published, estimates (the last three only when they apply)
     figures/<name>.png, .svg categories, sessions, published_<n>_<run>
 """
@@ -29,6 +29,7 @@ from .tables import (
     history_pairs,
     overall_table,
     published_table,
+    runs_table,
     sessions_table,
     topic_table,
 )
@@ -57,12 +58,16 @@ def _figures_module() -> ModuleType:
 
 
 def _published_matches(
-    summaries: Sequence[RunSummary], overrides: Mapping[str, str], notes: list[str]
+    summaries: Sequence[RunSummary],
+    overrides: Mapping[str, str],
+    notes: list[str],
+    include_subsets: bool,
 ) -> list[tuple[RunSummary, PublishedModel]]:
     """Runs compared with published numbers; notes say why the others are not.
 
-    The published numbers are full-history runs of the official prompt, so only runs
-    with `history=full` and `method=generate` are compared.
+    The published numbers are full-history runs of the official prompt over the whole
+    split, so only runs with `history=full` and `method=generate` are compared, and
+    runs over a subset of the split only when `include_subsets`.
     """
     models = published_models()
     matches = []
@@ -81,6 +86,12 @@ def _published_matches(
                 f"{s.label}: history={s.run.settings['history']}, "
                 f"method={s.run.settings['method']}; the published numbers are full-history "
                 f"runs of the official prompt, so it is not compared with {name}"
+            )
+        elif s.run.subset and not include_subsets:
+            notes.append(
+                f"{s.label}: a {s.run.subset} of the split; the published numbers are over "
+                f"the whole split, so it is not compared with {name} (--include-subsets "
+                "compares it)"
             )
         else:
             matches.append((s, models[name]))
@@ -104,11 +115,13 @@ def build_report(
     *,
     name_overrides: Mapping[str, str] | None = None,
     title: str = "",
+    include_subsets: bool = False,
 ) -> Report:
     """Read the logs in `paths` and write the report into `out`.
 
     `name_overrides` maps Inspect model names to published names (see `published.py`);
-    `title` is added to the page's and every figure's title (e.g. "mockllm run").
+    `title` is added to the page's and every figure's title (e.g. "mockllm run");
+    `include_subsets` compares runs over part of a split with the published numbers.
     """
     figures = _figures_module()
     read = read_runs(paths)
@@ -121,7 +134,7 @@ def build_report(
     ]
     notes.extend(f"{s.label}: {check(s).text}" for s in summaries)
     pairs = history_pairs(summaries)
-    matches = _published_matches(summaries, name_overrides or {}, notes)
+    matches = _published_matches(summaries, name_overrides or {}, notes, include_subsets)
 
     figure_dir = out / "figures"
     for stale in figure_dir.glob("published_*"):  # of an earlier report into `out`
@@ -148,6 +161,7 @@ def build_report(
     ]
 
     overall = overall_table(summaries)
+    runs = runs_table(summaries)
     categories = category_table(summaries)
     gain = [history_gain_table(pairs)] if pairs else []
     sessions = sessions_table(summaries)
@@ -155,7 +169,7 @@ def build_report(
     topics = topic_table(summaries)
     estimates = estimates_table(summaries)
     sections: list[Table | FigureFile] = [
-        overall, category_figure, categories, *gain, sessions_figure, sessions,
+        overall, runs, category_figure, categories, *gain, sessions_figure, sessions,
         *published_figures, *published, topics, estimates,
     ]  # fmt: skip
     tables = [section for section in sections if isinstance(section, Table)]

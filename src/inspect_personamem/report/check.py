@@ -2,6 +2,8 @@
 
 A mismatch means the per-question scores in the log do not give the stored
 summary: a different epoch reducer, a log edited by hand, or a bug on either side.
+An interrupted run is compared over the questions its stored metrics cover, or not
+at all where the log does not name them, and the check says so.
 The report shows the recomputed numbers and flags the mismatch; it never hides it.
 """
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .accuracy import RunSummary
+from .accuracy import RunSummary, on_questions
 
 TOLERANCE = 1e-9
 
@@ -20,18 +22,32 @@ class Check:
     compared: int
     mismatches: tuple[str, ...]
     reason: str = ""
-    """Why nothing was compared (no stored metrics), else empty."""
+    """Why nothing was compared (no stored metrics, or none over known questions)."""
+    scope: str = ""
+    """Over which questions, where Inspect's metrics cover fewer than the report's."""
 
     @property
     def text(self) -> str:
-        """One line for tables and the console."""
+        """One line for the notes and the console."""
         if self.reason:
             return self.reason
         if self.mismatches:
-            return f"MISMATCH in {len(self.mismatches)} of {self.compared}: " + "; ".join(
+            result = f"MISMATCH in {len(self.mismatches)} of {self.compared}: " + "; ".join(
                 self.mismatches
             )
-        return f"matches Inspect ({self.compared} metrics)"
+        else:
+            result = f"matches Inspect ({self.compared} metrics)"
+        return f"{result} {self.scope}" if self.scope else result
+
+    @property
+    def short(self) -> str:
+        """A few words for a table cell; `text` has the details."""
+        if self.reason:
+            return "not compared (see notes)"
+        if self.mismatches:
+            return f"MISMATCH in {len(self.mismatches)} of {self.compared} (see notes)"
+        partial = ", partial (see notes)" if self.scope else ""
+        return f"matches ({self.compared} metrics{partial})"
 
 
 def recomputed_metrics(summary: RunSummary) -> dict[str, float]:
@@ -56,11 +72,39 @@ def recomputed_metrics(summary: RunSummary) -> dict[str, float]:
 
 
 def check(summary: RunSummary) -> Check:
-    """Compare every recomputed metric with the stored one of the same name."""
+    """Compare every recomputed metric with the stored one of the same name, like with
+    like: an interrupted run's stored metrics cover the samples finished before the
+    stop (the log's reductions name them), so the comparison is over those."""
     run = summary.run
     stored = run.stored_metrics
     if stored is None:
         return Check(0, (), f"no stored metrics (run status: {run.status})")
+    scored = {s.id for s in run.samples}
+    scope = ""
+    if run.stored_ids is None and run.status != "success":
+        return Check(
+            0,
+            (),
+            f"not compared: run {run.status}, so Inspect's stored metrics cover only the "
+            "samples finished before the stop, and the log does not say which; the "
+            f"report's numbers are recomputed over all {len(scored)} scored questions "
+            "in the log (trust these)",
+        )
+    if run.stored_ids is not None and run.stored_ids != scored:
+        if not run.stored_ids <= scored:
+            return Check(
+                0,
+                (),
+                f"not compared: Inspect's stored metrics cover {len(run.stored_ids)} "
+                f"questions, {len(run.stored_ids - scored)} of them without a score in the "
+                f"log; the report's numbers are over the {len(scored)} scored questions",
+            )
+        summary = on_questions(summary, run.stored_ids)
+        scope = (
+            f"over the {len(run.stored_ids)} questions Inspect's stored metrics cover "
+            f"(run {run.status}); the report's numbers are over all {len(scored)} scored "
+            "questions in the log"
+        )
     mismatches: list[str] = []
     compared = 0
     for name, value in recomputed_metrics(summary).items():
@@ -76,4 +120,4 @@ def check(summary: RunSummary) -> Check:
             mismatches.append(f"{name} stored {stored_value:.4f}, recomputed {value:.4f}")
     if mismatches and run.reducer != "mean":
         mismatches.append(f"the log's epoch reducer is {run.reducer}; the report uses the mean")
-    return Check(compared, tuple(mismatches))
+    return Check(compared, tuple(mismatches), scope=scope)

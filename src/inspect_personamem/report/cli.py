@@ -17,6 +17,7 @@ def run(args: argparse.Namespace) -> int:
             args.out,
             name_overrides=parse_name_overrides(args.published_name),
             title=args.title,
+            include_subsets=args.include_subsets,
         )
     except ReportError as error:
         print(f"inspect-personamem report: {error}", file=sys.stderr)
@@ -48,6 +49,13 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         metavar="MODEL=NAME",
         help="compare Inspect model MODEL with published model NAME (repeatable; "
         "an empty NAME turns a default mapping off)",
+    )
+    parser.add_argument(
+        "--include-subsets",
+        action="store_true",
+        help="compare runs over part of a split (--limit, --sample-id) with the published "
+        "numbers too; without it they are left out of that comparison (with a note). "
+        "Such runs are labelled 'subset N/M' everywhere",
     )
     parser.add_argument("--title", default="", help="added to the page's and every figure's title")
     parser.set_defaults(handler=run)

@@ -2,7 +2,9 @@
 
 Figures are embedded as base64 PNG (the page needs no other file) and each links
 to its PNG and SVG file beside the page; tables are the same `Table` objects that
-are written as Markdown and CSV. No scripts, fonts or styles from the network.
+are written as Markdown and CSV. The page is at most 1400 px wide: table cells keep
+their numbers on one line, a table's first and last column (labels, notes) wrap. No
+scripts, fonts or styles from the network.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from pathlib import Path
 from .tables import Table, format_cell
 
 STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em; max-width: 1500px; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 2em; max-width: 1400px; color: #222; }
 table { border-collapse: collapse; font-size: 13px; margin: 0.5em 0 1.5em; }
 th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: right; white-space: nowrap; }
 th { white-space: normal; }
+td:first-child, td:last-child { white-space: normal; max-width: 16em; overflow-wrap: anywhere; }
 th { background: #f2f2f2; position: sticky; top: 0; }
 td:first-child, th:first-child { text-align: left; }
 .scroll { overflow-x: auto; }

@@ -1,8 +1,9 @@
 """Short, unique labels for runs, as figures and tables show them.
 
 A label is the model name plus only what tells runs apart: the split when runs of
-several splits are shown, each setting that differs between the runs, and the
-start time when the same model and setting were run more than once.
+several splits are shown, each setting that differs between the runs, `subset N/M`
+for a run over part of its split, and the start time when the same model and setting
+were run more than once.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ def run_labels(runs: Sequence[Run]) -> list[str]:
         if len({run.settings[key] for run in runs}) > 1:
             for run, words in zip(runs, parts, strict=True):
                 words.append(f"{key}={run.settings[key]}")
+    for run, words in zip(runs, parts, strict=True):
+        if run.subset:
+            words.append(run.subset)
     counts = Counter(run.key for run in runs)
     for run, words in zip(runs, parts, strict=True):
         if counts[run.key] > 1:

@@ -24,7 +24,6 @@ from typing import Any
 from inspect_ai.log import (
     EvalLog,
     EvalSampleSummary,
-    list_eval_logs,
     read_eval_log,
     read_eval_log_sample_summaries,
 )
@@ -39,9 +38,6 @@ PERSONAMEM_TASKS = frozenset({"personamem", *(f"personamem_{split}" for split in
 
 SCORER = "personamem_scorer"
 """The task's scorer; a log naming another single scorer (a future method) uses that one."""
-
-SETTINGS = tuple(SCORING_DEFAULTS)
-"""Task arguments that change what is scored."""
 
 SETTING_DEFAULTS: dict[str, str] = {key: str(value) for key, value in SCORING_DEFAULTS.items()}
 """The value a log without the argument ran with: the task's default."""
@@ -87,11 +83,17 @@ class Run:
     reducer: str
     planned: int
     """Questions in the run's dataset (after any `--limit`)."""
+    dataset_size: int
+    """Questions in the task's dataset (the split's file), before any `--limit`."""
     samples: tuple[SampleResult, ...]
     errors: int
     """Sample epochs that ended in an error (they have no score)."""
     stored_metrics: dict[str, float] | None
     """The metrics Inspect stored for the scorer; None for an unfinished run."""
+    stored_ids: frozenset[str] | None
+    """The questions those metrics are over (the log's epoch reductions), None where the
+    log does not say: an interrupted run's metrics cover the samples finished before
+    the stop, which can be fewer than the scored samples the log holds."""
 
     @property
     def key(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:
@@ -106,6 +108,14 @@ class Run:
     def complete(self) -> bool:
         return self.status == "success" and len(self.samples) == self.planned
 
+    @property
+    def subset(self) -> str:
+        """`subset 10/2727` for a run over part of its split (`--limit`, `--sample-id`),
+        else empty."""
+        return (
+            f"subset {self.planned}/{self.dataset_size}" if self.planned < self.dataset_size else ""
+        )
+
 
 @dataclass
 class ReadResult:
@@ -114,13 +124,30 @@ class ReadResult:
     """What was skipped or is worth knowing, one line each (printed by the command)."""
 
 
+LOG_SUFFIXES = (".eval", ".json")
+
+
 def log_files(paths: Sequence[str | Path]) -> list[str]:
-    """Every log file named by `paths` (files, or folders searched recursively)."""
+    """Every log file named by `paths` (files, or folders searched recursively).
+
+    In a folder every `.eval` and `.json` file counts (hidden folders aside), because
+    Inspect's `list_eval_logs` lists a `.json` log only under a name that begins with
+    Inspect's timestamp, so a renamed or rewritten `.json` log would be skipped unseen.
+    A `.json` file that is not a log is skipped with a note when it is read.
+    """
     found: list[str] = []
     for path in map(Path, paths):
         if path.is_dir():
-            infos = list_eval_logs(str(path), recursive=True, descending=False)
-            found.extend(info.name for info in infos)
+            files = [
+                file
+                for file in path.rglob("*")
+                if file.suffix in LOG_SUFFIXES
+                and file.is_file()
+                and not any(part.startswith(".") for part in file.relative_to(path).parts)
+            ]
+            # oldest first: start times have whole seconds, so this orders runs begun
+            # within the same second
+            found.extend(str(f) for f in sorted(files, key=lambda f: (f.stat().st_mtime, f)))
         elif path.is_file():
             found.append(str(path))
         else:
@@ -136,7 +163,9 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
         raise ReportError(f"no Inspect logs (.eval or .json) in {', '.join(map(str, paths))}")
     for file in files:
         try:
-            header = read_eval_log(file, header_only=True)
+            # a .eval header carries the reductions; a .json log's header-only read drops
+            # them, so it is read whole (its summaries are read whole anyway)
+            header = read_eval_log(file, header_only=not file.endswith(".json"))
         except Exception as error:  # a damaged file must not stop the whole report
             result.notes.append(f"skipped {file}: not a readable Inspect log ({error})")
             continue
@@ -145,7 +174,12 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
             result.notes.append(f"skipped {file}: task {header.eval.task!r} is not PersonaMem")
             continue
         try:
-            run = _run(file, header, read_eval_log_sample_summaries(file))
+            summaries = (
+                [sample.summary() for sample in header.samples]
+                if header.samples is not None
+                else read_eval_log_sample_summaries(file)
+            )
+            run = _run(file, header, summaries)
         except Exception as error:  # damaged samples, or a log of an older package version
             result.notes.append(f"skipped {file}: its samples cannot be read ({error})")
             continue
@@ -183,6 +217,14 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
             for name, metric in score.metrics.items()
             if isinstance(metric.value, int | float)
         }
+    stored_ids = None
+    if stored is not None and header.reductions:
+        stored_ids = frozenset(
+            str(score.sample_id)
+            for reduction in header.reductions
+            if reduction.scorer == scorer
+            for score in reduction.samples
+        )
     planned = len(spec.dataset.sample_ids) if spec.dataset.sample_ids else spec.dataset.samples or 0
     return Run(
         location=file,
@@ -196,9 +238,11 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         epochs=spec.config.epochs or 1,
         reducer=", ".join(spec.config.epochs_reducer or ["mean"]),
         planned=planned,
+        dataset_size=max(planned, spec.dataset.samples or 0),
         samples=tuple(_sample(file, scorer, sample_epochs) for sample_epochs in epochs.values()),
         errors=errors,
         stored_metrics=stored,
+        stored_ids=stored_ids,
     )
 
 
@@ -240,6 +284,11 @@ def _run_notes(run: Run) -> list[str]:
         notes.append(
             f"{where}: status {run.status}, {len(run.samples)} of {run.planned} questions "
             "scored; partial results are reported as such"
+        )
+    if run.subset:
+        notes.append(
+            f"{where}: a {run.subset}: {run.planned} of the {run.dataset_size} questions of "
+            "its split (--limit or --sample-id), so labelled in every table and figure"
         )
     if run.errors:
         notes.append(f"{where}: {run.errors} sample(s) ended in an error and have no score")

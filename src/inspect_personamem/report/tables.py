@@ -7,18 +7,19 @@ tables only arrange them.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..question_types import CATEGORIES, CATEGORY_TITLES
-from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, summarise
+from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
 from .check import check
 from .labels import TIME_FORMAT
-from .logs import SETTINGS
+from .logs import SETTING_DEFAULTS
 from .published import SPLIT, PublishedModel
 
 Cell = str | int | float | None
@@ -35,11 +36,10 @@ class Table:
 
     def markdown(self) -> str:
         lines = [f"## {self.title}", "", self.note, ""] if self.note else [f"## {self.title}", ""]
-        lines.append("| " + " | ".join(self.columns) + " |")
+        lines.append("| " + " | ".join(map(markdown_cell, self.columns)) + " |")
         lines.append("|" + "|".join("---" for _ in self.columns) + "|")
         for row in self.rows:
-            cells = (format_cell(cell).replace("|", "\\|") for cell in row)
-            lines.append("| " + " | ".join(cells) + " |")
+            lines.append("| " + " | ".join(markdown_cell(format_cell(c)) for c in row) + " |")
         return "\n".join(lines) + "\n"
 
     def csv(self) -> str:
@@ -54,6 +54,12 @@ class Table:
         return out.getvalue()
 
 
+def markdown_cell(text: str) -> str:
+    """Text as one Markdown table cell: HTML escaped (a topic or model name from a log
+    must not become markup) and `|` escaped (it would end the cell)."""
+    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
+
+
 def format_cell(cell: Cell) -> str:
     """A cell as people read it: floats to three decimals, missing values as a dash."""
     if cell is None or (isinstance(cell, float) and math.isnan(cell)):
@@ -64,37 +70,31 @@ def format_cell(cell: Cell) -> str:
 
 
 def overall_table(summaries: Sequence[RunSummary]) -> Table:
+    """The results, one row per run; what was run is in `runs_table` (one table of
+    both would be wider than a page)."""
     columns = (
         "run", "accuracy", "ci95 low", "ci95 high", "stderr (clustered)", "questions scored",
-        "questions planned", "errored samples", "unparsed share", "epochs",
-        "check against Inspect", "model", "split", "task version", *SETTINGS,
-        "started (UTC)", "status", "contexts",
+        "questions planned", "contexts", "errored samples", "unparsed share", "epochs",
+        "status", "check against Inspect",
     )  # fmt: skip
-    rows: list[tuple[Cell, ...]] = []
-    for s in summaries:
-        run, o = s.run, s.overall
-        rows.append(
-            (
-                s.label,
-                o.accuracy,
-                o.low,
-                o.high,
-                o.shown_stderr,
-                o.n,
-                run.planned,
-                run.errors,
-                s.unparsed,
-                run.epochs,
-                check(s).text,
-                run.model,
-                run.split,
-                run.version,
-                *(run.settings[k] for k in SETTINGS),
-                run.created.strftime(TIME_FORMAT),
-                run.status,
-                o.contexts,
-            )  # fmt: skip
-        )
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            s.label,
+            s.overall.accuracy,
+            s.overall.low,
+            s.overall.high,
+            s.overall.shown_stderr,
+            s.overall.n,
+            s.run.planned,
+            s.overall.contexts,
+            s.run.errors,
+            s.unparsed,
+            s.run.epochs,
+            s.run.status,
+            check(s).short,
+        )  # fmt: skip
+        for s in summaries
+    )
     return Table(
         "overall",
         "Overall accuracy",
@@ -103,9 +103,37 @@ def overall_table(summaries: Sequence[RunSummary]) -> Table:
         "`cluster='shared_context_id'`). With several epochs each question counts once, "
         "with its mean over epochs. `unparsed share`: answers (all epochs) with no single "
         "option letter. The last column compares every recomputed number with the "
-        "metrics Inspect stored in the log.",
+        "metrics Inspect stored in the log (the notes above give the details).",
         columns,
-        tuple(rows),
+        rows,
+    )
+
+
+def runs_table(summaries: Sequence[RunSummary]) -> Table:
+    """What each run was: model, split, task version, start, and its settings."""
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            s.label,
+            s.run.model,
+            s.run.split,
+            s.run.version,
+            s.run.created.strftime(TIME_FORMAT),
+            ", ".join(
+                f"{key}={value}"
+                for key, value in s.run.settings.items()
+                if value != SETTING_DEFAULTS[key]
+            )
+            or "all defaults",
+        )
+        for s in summaries
+    )
+    return Table(
+        "runs",
+        "The runs",
+        "Settings: the task arguments that change what is scored, where they differ from "
+        "the task's defaults (a log without an argument ran with its default).",
+        ("run", "model", "split", "task version", "started (UTC)", "settings"),
+        rows,
     )
 
 
@@ -219,14 +247,7 @@ class HistoryPair:
 
 def _paired(full: RunSummary, none: RunSummary) -> HistoryPair:
     common = {s.id for s in full.run.samples} & {s.id for s in none.run.samples}
-    return HistoryPair(_on_questions(full, common), _on_questions(none, common))
-
-
-def _on_questions(summary: RunSummary, ids: set[str]) -> RunSummary:
-    samples = tuple(s for s in summary.run.samples if s.id in ids)
-    if len(samples) == len(summary.run.samples):
-        return summary
-    return summarise(replace(summary.run, samples=samples), summary.label)
+    return HistoryPair(on_questions(full, common), on_questions(none, common))
 
 
 def history_pairs(summaries: Sequence[RunSummary]) -> list[HistoryPair]:
