@@ -29,7 +29,7 @@ MODELS = {  # name -> (accuracy with history, without history) at one session el
     "mockllm/model-a": (0.80, 0.45),
     "mockllm/model-b": (0.60, 0.40),
 }
-DOC_FIGURES = ("categories.png", "sessions.png", "published_1_mockllm-model-a-history-full.png")
+DOC_FIGURES = ("categories.png", "sessions.png", "published_1_mockllm-model-a-full-history.png")
 
 
 def oracle(name: str, key: dict[str, tuple[str, int]], base: float) -> Model:
