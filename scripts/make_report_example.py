@@ -24,7 +24,7 @@ MODELS = {  # name -> (accuracy with history, without history) at one session el
     "personamem/model-a": (0.80, 0.45),
     "personamem/model-b": (0.60, 0.40),
 }
-DOC_FIGURES = ("categories.png", "sessions.png", "published_1_personamem-model-a-history-full.png")
+DOC_FIGURES = ("categories.png", "sessions.png", "published_1_personamem-model-a-full-history.png")
 
 
 def main() -> None:

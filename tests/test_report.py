@@ -362,8 +362,9 @@ def test_estimates_table_holds_every_group_with_an_interval(logs: Logs, report_d
 
 def test_history_gain_pairs_the_latest_runs(logs: Logs, report_dir: Path) -> None:
     expected = expected_by_label(logs, report_dir)
-    [row] = read_csv(report_dir, "history_gain")  # model-b was only run with history
-    full, none = expected[row["with history"]], expected[row["without history"]]
+    [row] = read_csv(report_dir, "gain")  # model-b was only run with history
+    full, none = expected[row["run"]], expected[row["baseline (no history)"]]
+    assert row["method"] == "full history"
     # of model-a's two full-history runs, the complete one, not the later one whose
     # samples partly errored
     assert (full.key, none.key) == ("a_full", "a_none")
@@ -390,7 +391,7 @@ def test_published_comparison_uses_the_named_model(logs: Logs, report_dir: Path)
     # model-a's two full-history runs: the published numbers are full-history runs, so the
     # no-history one is left out (with a note); model-b has no mapping
     assert len(published) == 2
-    assert all("history=full" in row["run"] for row in published)
+    assert all("full history" in row["run"] for row in published)
     page = (report_dir / "index.html").read_text(encoding="utf-8")
     assert "history=none, method=generate; the published numbers are full-history" in page
     gpt_4o = published_gpt_4o()
@@ -438,7 +439,7 @@ def test_figures_exist_with_their_sizes_and_the_page_embeds_them(report_dir: Pat
         assert f'href="figures/{stem}.png"' in page and f'href="figures/{stem}.svg"' in page
         assert base64.b64encode(png.read_bytes()).decode("ascii") in page
     for name in (
-        "overall", "runs", "categories", "history_gain", "sessions", "topics", "published",
+        "overall", "runs", "categories", "gain", "sessions", "topics", "published",
     ):  # fmt: skip
         assert f'href="tables/{name}.csv"' in page
         assert (report_dir / "tables" / f"{name}.md").read_text(encoding="utf-8").startswith("## ")
@@ -464,7 +465,7 @@ def test_history_gain_compares_only_the_questions_both_runs_scored(
     limited = read_eval_log(run(model, folder, logs.data, limit=10))
     complete = run(model, folder, logs.data, task_args={"history": "none"})
     report = build_report([folder], tmp_path / "out")
-    [row] = read_csv(tmp_path / "out", "history_gain")
+    [row] = read_csv(tmp_path / "out", "gain")
     assert row["questions compared"] == "10"
     limited_ids = {str(sample.id) for sample in limited.samples or []}
     none = expected_from_log(complete)
@@ -497,8 +498,8 @@ def test_method_is_a_setting_and_generate_by_default(logs: Logs, tmp_path: Path)
     assert [run.settings["method"] for run in runs] == ["generate", "logprob"]
     assert runs[0].key != runs[1].key
     assert run_labels(runs) == [
-        "mockllm/model-a, method=generate",
-        "mockllm/model-a, method=logprob",
+        "mockllm/model-a, full history",
+        "mockllm/model-a, logprob, full history",
     ]
 
 
@@ -747,3 +748,74 @@ def test_a_limited_run_is_marked_a_subset_and_kept_out_of_the_published_comparis
     assert subset[0] in {row["run"] for row in published}
     page = (tmp_path / "all" / "index.html").read_text(encoding="utf-8")
     assert f"{html.escape(subset[0])} next to the published 128k numbers of GPT-4o" in page
+
+
+def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """Full history, no history, RAG (BM25, no model needed) and a memory system of one
+    model: the Figure 5 table and figure, every method's gain over no history, and the
+    published 128k RAG numbers next to the runs of the model mapped to GPT-4o."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for key in ("a_full", "a_none"):
+        shutil.copy(logs.locations[key], folder / f"{key}.eval")
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    rag = run(
+        model, folder, logs.data, task_args={"method": "rag", "retriever": "bm25", "top_k": 4}
+    )
+    memory_args = {"method": "memory", "memory": "memory_fixtures:SpyMemory"}
+    memory = run(model, folder, logs.data, task_args=memory_args)
+    out = tmp_path / "out"
+    report = build_report([folder], out, name_overrides={"mockllm/model-a": "GPT-4o"})
+    expected = {
+        "no history": expected_from_log(logs.locations["a_none"]),
+        "full history": expected_from_log(logs.locations["a_full"]),
+        "memory (memory_fixtures:SpyMemory)": expected_from_log(memory),
+        "rag (bm25, top 4)": expected_from_log(rag),
+    }
+    rows = read_csv(out, "methods")
+    assert list(rows[0])[2:] == list(expected)  # no history and full history first, then by name
+    assert [row["question type"] for row in rows][-4:] == [
+        "macro average",
+        "overall",
+        "questions",
+        "run",
+    ]
+    by_type = {row["question type"]: row for row in rows}
+    for method, e in expected.items():
+        categories = grouped(e, "category")
+        for key in CATEGORIES:
+            assert close(by_type[CATEGORY_TITLES[key]][method], categories.get(key, math.nan))
+        assert close(by_type["macro average"][method], mean(list(categories.values())))
+        assert close(by_type["overall"][method], mean(list(e.values.values())))
+        assert by_type["questions"][method] == str(QUESTIONS)
+
+    gains = {row["method"]: row for row in read_csv(out, "gain")}
+    assert set(gains) == set(expected) - {"no history"}
+    labels = {s.run.location: s.label for s in report.summaries}
+    none = expected["no history"]
+    for method, row in gains.items():
+        assert row["baseline (no history)"] == labels[str(folder / "a_none.eval")]
+        gain = mean(list(expected[method].values.values())) - mean(list(none.values.values()))
+        assert close(row["overall"], gain)
+        macro = mean(list(grouped(expected[method], "category").values()))
+        assert close(row["macro average"], macro - mean(list(grouped(none, "category").values())))
+
+    [figure] = [f for f in report.figures if f.files[0].name.startswith("methods_1_")]
+    width, height = SIZES["methods"]
+    assert png_size(out / figure.files[0]) == (round(width * DPI), round(height * DPI))
+    assert "mockllm/model-a, 128k" in figure.caption
+
+    published = {row["method"]: row for row in read_csv(out, "published_methods")}
+    assert set(published) == {"full history", "rag (bm25, top 4)"}  # GPT-4o has no 128k Mem0
+    for method, number in (("full history", 0.45), ("rag (bm25, top 4)", 0.60)):
+        row = published[method]
+        assert (row["published model"], row["split"], row["measure"]) == (
+            "GPT-4o",
+            "128k",
+            "overall",
+        )
+        assert float(row["published"]) == number
+        ours = mean(list(expected[method].values.values()))
+        assert close(row["this run"], ours) and close(row["difference"], ours - number)

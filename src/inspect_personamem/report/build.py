@@ -3,9 +3,11 @@
 Output folder layout::
 
     index.html               the page (figures embedded; links to the files below)
-    tables/<name>.md, .csv   overall, runs, categories, history_gain, sessions, topics,
-                             published, estimates (the last three only when they apply)
-    figures/<name>.png, .svg categories, sessions, published_<n>_<run>
+    tables/<name>.md, .csv   overall, runs, categories, methods, gain, sessions,
+                             published, published_methods, topics, estimates (methods,
+                             gain and the published ones only when they apply)
+    figures/<name>.png, .svg categories, sessions, methods_<n>_<model>,
+                             published_<n>_<run>
 """
 
 from __future__ import annotations
@@ -20,14 +22,26 @@ from .check import check
 from .html_page import FigureFile, write_page
 from .labels import run_labels
 from .logs import ReportError, read_runs
-from .published import DEFAULT_NAMES, SPLIT, PublishedModel, published_models, published_name
+from .published import (
+    DEFAULT_NAMES,
+    SPLIT,
+    PublishedMethod,
+    PublishedModel,
+    published_method,
+    published_methods,
+    published_models,
+    published_name,
+)
 from .tables import (
     Table,
     category_table,
     estimates_table,
-    history_gain_table,
-    history_pairs,
+    gain_pairs,
+    gain_table,
+    method_groups,
+    methods_table,
     overall_table,
+    published_methods_table,
     published_table,
     runs_table,
     sessions_table,
@@ -87,12 +101,8 @@ def _published_matches(
                 f"method={s.run.settings['method']}; the published numbers are full-history "
                 f"runs of the official prompt, so it is not compared with {name}"
             )
-        elif s.run.subset and not include_subsets:
-            notes.append(
-                f"{s.label}: a {s.run.subset} of the split; the published numbers are over "
-                f"the whole split, so it is not compared with {name} (--include-subsets "
-                "compares it)"
-            )
+        elif _subset_left_out(s, name, notes, include_subsets):
+            pass
         else:
             matches.append((s, models[name]))
             if not s.run.complete:
@@ -106,6 +116,38 @@ def _published_matches(
             "--published-name MODEL=NAME to compare (published names: "
             f"{', '.join(models)}; {len(DEFAULT_NAMES)} Inspect names are mapped by default)"
         )
+    return matches
+
+
+def _subset_left_out(s: RunSummary, name: str, notes: list[str], include_subsets: bool) -> bool:
+    """Whether a run over part of its split is left out of the comparison with `name`."""
+    if not s.run.subset or include_subsets:
+        return False
+    notes.append(
+        f"{s.label}: a {s.run.subset} of the split; the published numbers are over the "
+        f"whole split, so it is not compared with {name} (--include-subsets compares it)"
+    )
+    return True
+
+
+def _published_method_matches(
+    summaries: Sequence[RunSummary],
+    overrides: Mapping[str, str],
+    notes: list[str],
+    include_subsets: bool,
+) -> list[tuple[RunSummary, PublishedMethod]]:
+    """Runs next to the published number of their model, split and method, if any."""
+    matches: list[tuple[RunSummary, PublishedMethod]] = []
+    for s in summaries:
+        name = published_name(s.run.model, overrides)
+        method = published_method(s.run.settings)
+        published = [
+            p
+            for p in published_methods()
+            if (p.model, p.split, p.method) == (name, s.run.split, method)
+        ]
+        if published and name and not _subset_left_out(s, name, notes, include_subsets):
+            matches.extend((s, p) for p in published)
     return matches
 
 
@@ -133,12 +175,17 @@ def build_report(
         summarise(run, label) for run, label in zip(read.runs, run_labels(read.runs), strict=True)
     ]
     notes.extend(f"{s.label}: {check(s).text}" for s in summaries)
-    pairs = history_pairs(summaries)
+    pairs = gain_pairs(summaries)
+    groups = method_groups(summaries)
     matches = _published_matches(summaries, name_overrides or {}, notes, include_subsets)
+    method_matches = _published_method_matches(
+        summaries, name_overrides or {}, notes, include_subsets
+    )
 
     figure_dir = out / "figures"
-    for stale in figure_dir.glob("published_*"):  # of an earlier report into `out`
-        stale.unlink()
+    for pattern in ("published_*", "methods_*"):  # of an earlier report into `out`
+        for stale in figure_dir.glob(pattern):
+            stale.unlink()
     category_figure = FigureFile(
         "Accuracy per question type (the paper's Figure 3)",
         _relative(figures.category_figure(summaries, figure_dir, title), out),
@@ -147,6 +194,18 @@ def build_report(
         "Accuracy by sessions elapsed (the paper's Figure 4)",
         _relative(figures.sessions_figure(summaries, figure_dir, title), out),
     )
+    method_figures = [
+        FigureFile(
+            f"Methods per question type: {group.title} (the paper's Figure 5)",
+            _relative(
+                figures.methods_figure(
+                    group, figure_dir, f"methods_{i}_{figures.slug(group.title)}", title
+                ),
+                out,
+            ),
+        )
+        for i, group in enumerate(groups, start=1)
+    ]
     published_figures = [
         FigureFile(
             f"{s.label} next to the published {SPLIT} numbers of {published.name}",
@@ -163,14 +222,17 @@ def build_report(
     overall = overall_table(summaries)
     runs = runs_table(summaries)
     categories = category_table(summaries)
-    gain = [history_gain_table(pairs)] if pairs else []
+    gain = [gain_table(pairs)] if pairs else []
+    methods = [methods_table(groups)] if groups else []
+    published_by_method = [published_methods_table(method_matches)] if method_matches else []
     sessions = sessions_table(summaries)
     published = [published_table(matches)] if matches else []
     topics = topic_table(summaries)
     estimates = estimates_table(summaries)
     sections: list[Table | FigureFile] = [
-        overall, runs, category_figure, categories, *gain, sessions_figure, sessions,
-        *published_figures, *published, topics, estimates,
+        overall, runs, category_figure, categories, *method_figures, *methods, *gain,
+        sessions_figure, sessions, *published_figures, *published, *published_by_method,
+        topics, estimates,
     ]  # fmt: skip
     tables = [section for section in sections if isinstance(section, Table)]
     table_dir = out / "tables"
@@ -184,7 +246,7 @@ def build_report(
         index=index,
         summaries=summaries,
         tables=tables,
-        figures=[category_figure, sessions_figure, *published_figures],
+        figures=[category_figure, sessions_figure, *method_figures, *published_figures],
         notes=notes,
     )
 

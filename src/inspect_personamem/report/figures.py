@@ -20,12 +20,14 @@ from matplotlib.ticker import MaxNLocator
 from ..question_types import CATEGORIES, CATEGORY_TITLES
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary
 from .published import SPLIT, PublishedModel
+from .tables import MethodGroup
 
 DPI = 100
 SIZES: dict[str, tuple[float, float]] = {
     "categories": (12.0, 6.5),
     "sessions": (11.0, 6.0),
     "published": (15.0, 6.0),
+    "methods": (12.0, 6.5),
 }
 """Figure kind -> size in inches; pixels are these times DPI."""
 FORMATS = ("png", "svg")
@@ -93,6 +95,26 @@ def category_figure(summaries: Sequence[RunSummary], folder: Path, title: str) -
     axes.set_title(_titled("Accuracy per question type (95% intervals)", title))
     _legend(figure, axes)
     return _save(figure, folder, "categories")
+
+
+def methods_figure(group: MethodGroup, folder: Path, stem: str, title: str) -> list[Path]:
+    """One model's methods side by side per question type (the paper's Figure 5)."""
+    figure = Figure(figsize=SIZES["methods"], layout="constrained")
+    axes = figure.subplots()
+    _bars(
+        axes,
+        [
+            (
+                ", ".join(filter(None, [label, s.run.subset])) + f" (macro {s.macro:.2f})",
+                [s.categories.get(k, NO_ESTIMATE) for k in CATEGORIES],
+            )
+            for label, s in group.runs
+        ],
+    )
+    _category_axis(axes, CATEGORIES)
+    axes.set_title(_titled(f"Methods per question type: {group.title} (95% intervals)", title))
+    _legend(figure, axes)
+    return _save(figure, folder, stem)
 
 
 def _legend(figure: Figure, axes: Axes) -> None:

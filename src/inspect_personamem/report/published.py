@@ -1,4 +1,7 @@
-"""The authors' published 128k results (package data) and which model is which.
+"""The authors' published results (package data) and which model is which.
+
+The 128k tables per question type and per sessions elapsed, and the memory and
+retrieval numbers the authors give as text (`published_methods.csv`).
 
 The tables (see `data/SOURCE.md`) name models as the paper does (`GPT-4o`,
 `Claude-3.7-Sonnet`); Inspect names them by provider and API id. The mapping
@@ -28,10 +31,12 @@ from ..question_types import (
     REVISIT_REASONS,
     TRACK_EVOLUTION,
 )
+from .labels import method_label
 from .logs import ReportError
 
 BY_QUESTION_TYPE = "published_128k_by_question_type.csv"
 BY_SESSIONS = "published_128k_by_sessions_elapsed.csv"
+BY_METHOD = "published_methods.csv"
 SPLIT = "128k"
 """The split the published tables are about: only runs of this split are compared."""
 
@@ -127,3 +132,39 @@ def published_name(model: str, overrides: Mapping[str, str]) -> str | None:
     """The published name `model` is compared with, or None."""
     name = overrides.get(model, DEFAULT_NAMES.get(model))
     return name or None
+
+
+@dataclass(frozen=True)
+class PublishedMethod:
+    """One number the authors give as text for a method (`data/SOURCE.md`)."""
+
+    model: str
+    split: str
+    measure: str
+    """`macro` (mean over question types) or `overall` (question-weighted)."""
+    method: str
+    """`no history`, `full history`, `rag` or `memory (mem0)`: see `published_method`."""
+    accuracy: float
+    source: str
+
+
+@cache
+def published_methods() -> tuple[PublishedMethod, ...]:
+    """The authors' memory and retrieval numbers (32k with Mem0, 128k with RAG)."""
+    _, *rows = _rows(BY_METHOD)  # model, split, measure, method, accuracy, source
+    return tuple(
+        PublishedMethod(model, split, measure, method, float(accuracy), source)
+        for model, split, measure, method, accuracy, source in rows
+    )
+
+
+def published_method(settings: Mapping[str, str]) -> str | None:
+    """The published method a run is an instance of (any retriever is `rag`), or None."""
+    method = settings["method"]
+    if method == "generate":
+        return method_label(settings)
+    if method == "rag":
+        return "rag"
+    if method == "memory" and settings["memory"] == "mem0":
+        return "memory (mem0)"
+    return None

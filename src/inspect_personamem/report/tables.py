@@ -18,9 +18,9 @@ from typing import Any
 from ..question_types import CATEGORIES, CATEGORY_TITLES
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
 from .check import check
-from .labels import TIME_FORMAT
+from .labels import METHOD_SETTINGS, TIME_FORMAT, baseline_settings, method_label
 from .logs import SETTING_DEFAULTS
-from .published import SPLIT, PublishedModel
+from .published import SPLIT, PublishedMethod, PublishedModel
 
 Cell = str | int | float | None
 
@@ -236,71 +236,148 @@ def estimates_table(summaries: Sequence[RunSummary]) -> Table:
     )
 
 
-@dataclass(frozen=True)
-class HistoryPair:
-    """Two runs that differ only in `history`, each summarised over the questions both
-    scored (a `--limit`ed or interrupted run must not be compared on other questions)."""
-
-    full: RunSummary
-    none: RunSummary
-
-
-def _paired(full: RunSummary, none: RunSummary) -> HistoryPair:
-    common = {s.id for s in full.run.samples} & {s.id for s in none.run.samples}
-    return HistoryPair(on_questions(full, common), on_questions(none, common))
-
-
-def history_pairs(summaries: Sequence[RunSummary]) -> list[HistoryPair]:
-    """Runs that differ only in `history`, one pair per model and setting.
-
-    Of several runs of one kind, the latest complete one is taken (else the latest).
-    """
-    groups: dict[tuple[object, ...], list[RunSummary]] = defaultdict(list)
-    for s in summaries:
-        rest = tuple((k, v) for k, v in s.run.settings.items() if k != "history")
-        groups[(s.run.model, s.run.split, rest)].append(s)
-    pairs = []
-    for members in groups.values():
-        full = [s for s in members if s.run.settings["history"] == "full"]
-        none = [s for s in members if s.run.settings["history"] == "none"]
-        if full and none:
-            pairs.append(_paired(_preferred(full), _preferred(none)))
-    return pairs
-
-
 def _preferred(runs: Sequence[RunSummary]) -> RunSummary:
+    """Of several runs of one kind, the latest complete one (else the latest)."""
     return max(runs, key=lambda s: (s.run.complete, s.run.created))
 
 
-def history_gain_table(pairs: Sequence[HistoryPair]) -> Table:
+def _by_kind(summaries: Sequence[RunSummary]) -> list[RunSummary]:
+    """One run per model, split and setting (`_preferred`), in the order first met."""
+    kinds: dict[object, list[RunSummary]] = defaultdict(list)
+    for s in summaries:
+        kinds[s.run.key].append(s)
+    return [_preferred(runs) for runs in kinds.values()]
+
+
+def _on_common_questions(summaries: Sequence[RunSummary]) -> list[RunSummary]:
+    """Each run recomputed over the questions all of them scored (a `--limit`ed or
+    interrupted run must not be compared on other questions)."""
+    common = set.intersection(*({s.id for s in summary.run.samples} for summary in summaries))
+    return [on_questions(summary, common) for summary in summaries]
+
+
+@dataclass(frozen=True)
+class GainPair:
+    """A run and its no-history baseline (`baseline_settings`), over the questions both
+    scored."""
+
+    run: RunSummary
+    baseline: RunSummary
+
+
+def gain_pairs(summaries: Sequence[RunSummary]) -> list[GainPair]:
+    """Every run with a history, paired with the no-history run of the same model, split
+    and other settings; of several runs of one kind the latest complete one is taken."""
+    kinds = _by_kind(summaries)
+    baselines = {s.run.key: s for s in kinds if s.run.settings["history"] == "none"}
+    pairs = []
+    for s in kinds:
+        settings = baseline_settings(s.run.settings)
+        baseline = baselines.get((s.run.model, s.run.split, tuple(sorted(settings.items()))))
+        if baseline is not None and baseline is not s:
+            pairs.append(GainPair(*_on_common_questions([s, baseline])))
+    return pairs
+
+
+def gain_table(pairs: Sequence[GainPair]) -> Table:
     columns = (
-        "with history", "without history", "questions compared", "overall",
+        "run", "method", "baseline (no history)", "questions compared", "overall",
         *(CATEGORY_TITLES[k] for k in CATEGORIES), "macro average",
     )  # fmt: skip
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
-            p.full.label,
-            p.none.label,
-            p.full.overall.n,
-            p.full.overall.accuracy - p.none.overall.accuracy,
+            p.run.label,
+            method_label(p.run.run.settings),
+            p.baseline.label,
+            p.run.overall.n,
+            p.run.overall.accuracy - p.baseline.overall.accuracy,
             *(
-                p.full.categories.get(k, NO_ESTIMATE).accuracy
-                - p.none.categories.get(k, NO_ESTIMATE).accuracy
+                p.run.categories.get(k, NO_ESTIMATE).accuracy
+                - p.baseline.categories.get(k, NO_ESTIMATE).accuracy
                 for k in CATEGORIES
             ),
-            p.full.macro - p.none.macro,
+            p.run.macro - p.baseline.macro,
         )
         for p in pairs
     )
     return Table(
-        "history_gain",
-        "Gain from the history (history=full minus history=none)",
-        "Accuracy points gained by sending the conversation history, for runs that differ "
-        "only in `history`, over the questions both runs scored. Where a model and setting "
-        "were run several times, the latest complete run of each kind (else the latest) is "
-        "paired.",
+        "gain",
+        "Gain over no history, for every method",
+        "Accuracy points a run gains over the run of the same model, split and other "
+        "settings without the history (`history=none`): of the same method, or for `rag` "
+        "and `memory` of the official prompt. Over the questions both runs scored; where "
+        "a kind of run was made several times, the latest complete one (else the latest).",
         columns,
         rows,
+    )
+
+
+@dataclass(frozen=True)
+class MethodGroup:
+    """Runs of one model, split and setting that differ only in how they answered
+    (`METHOD_SETTINGS`), each over the questions all of them scored."""
+
+    title: str
+    runs: tuple[tuple[str, RunSummary], ...]
+    """Method label -> run, no history and full history first."""
+
+
+FIRST_METHODS = {"no history": 0, "full history": 1}
+"""Methods shown first, in this order; the others follow by label."""
+
+
+def method_groups(summaries: Sequence[RunSummary]) -> list[MethodGroup]:
+    """The groups of two or more methods (the paper's Figure 5, per model)."""
+    groups: dict[tuple[str, str, tuple[tuple[str, str], ...]], list[RunSummary]]
+    groups = defaultdict(list)
+    for s in _by_kind(summaries):
+        rest = tuple((k, v) for k, v in s.run.settings.items() if k not in METHOD_SETTINGS)
+        groups[(s.run.model, s.run.split, rest)].append(s)
+    result = []
+    for (model, split, rest), members in groups.items():
+        if len(members) < 2:
+            continue
+        labelled = sorted(
+            ((method_label(s.run.settings), s) for s in members),
+            key=lambda item: (FIRST_METHODS.get(item[0], len(FIRST_METHODS)), item[0]),
+        )
+        runs = _on_common_questions([s for _, s in labelled])
+        other = [f"{k}={v}" for k, v in rest if v != SETTING_DEFAULTS[k]]
+        result.append(
+            MethodGroup(
+                ", ".join([model, split, *other]),
+                tuple(zip((label for label, _ in labelled), runs, strict=True)),
+            )
+        )
+    return result
+
+
+METHOD_ROWS = (*(CATEGORY_TITLES[k] for k in CATEGORIES), "macro average", "overall", "questions")
+
+
+def _method_column(s: RunSummary) -> list[Cell]:
+    """A run's values in the order of `METHOD_ROWS`, then its label."""
+    categories = [s.categories.get(k, NO_ESTIMATE).accuracy for k in CATEGORIES]
+    return [*categories, s.macro, s.overall.accuracy, s.overall.n, s.label]
+
+
+def methods_table(groups: Sequence[MethodGroup]) -> Table:
+    methods = list(dict.fromkeys(label for g in groups for label, _ in g.runs))
+    rows: list[tuple[Cell, ...]] = []
+    for g in groups:
+        columns = {label: _method_column(s) for label, s in g.runs}
+        for i, name in enumerate((*METHOD_ROWS, "run")):
+            rows.append(
+                (g.title, name, *(columns[m][i] if m in columns else None for m in methods))
+            )
+    return Table(
+        "methods",
+        "Methods side by side per question type (the paper's Figure 5)",
+        "Runs of one model, split and setting that differ only in how they answered, each "
+        "over the questions all of them scored. Where a kind of run was made several "
+        "times, the latest complete one (else the latest).",
+        ("runs of", "question type", *methods),
+        tuple(rows),
     )
 
 
@@ -326,6 +403,40 @@ def published_table(matches: Sequence[tuple[RunSummary, PublishedModel]]) -> Tab
         f"Only runs of the {SPLIT} split whose model maps to a published name "
         "(`--published-name MODEL=NAME`). Published numbers: the PersonaMem authors' "
         "website (Jiang et al., COLM 2025).",
+        columns,
+        tuple(rows),
+    )
+
+
+def published_methods_table(matches: Sequence[tuple[RunSummary, PublishedMethod]]) -> Table:
+    columns = (
+        "run", "method", "published model", "split", "measure", "published", "this run",
+        "difference", "source",
+    )  # fmt: skip
+    rows: list[tuple[Cell, ...]] = []
+    for s, published in matches:
+        ours = s.macro if published.measure == "macro" else s.overall.accuracy
+        rows.append(
+            (
+                s.label,
+                method_label(s.run.settings),
+                published.model,
+                published.split,
+                published.measure,
+                published.accuracy,
+                ours,
+                ours - published.accuracy,
+                published.source,
+            )  # fmt: skip
+        )
+    return Table(
+        "published_methods",
+        "Next to the published memory and retrieval numbers",
+        "The numbers the authors give as text (32k with Mem0, macro over question types; "
+        "128k with RAG, overall), next to runs of the same model (`--published-name`), "
+        "split and method (`rag` whatever the retriever). The authors' RAG and Mem0 runs "
+        "used their baseline prompt (`-T memory_prompt=paper`), dense BGE-M3 retrieval "
+        "of the top 5 messages and a Mem0 memory rebuilt per question.",
         columns,
         tuple(rows),
     )
