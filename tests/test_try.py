@@ -128,7 +128,7 @@ def test_try_command_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     assert all(log.status == "success" and log.eval.model == "personamem/oracle" for log in logs)
     assert accuracy(histories["full"]) > accuracy(histories["none"])
     assert (out / "report" / "index.html").is_file()
-    assert (out / "report" / "tables" / "history_gain.md").is_file()
+    assert (out / "report" / "tables" / "gain.md").is_file()
     assert f"history=full: accuracy {accuracy(histories['full']):.3f}" in done.stdout
     again = run_cli(tmp_path)
     assert again.returncode == 2
