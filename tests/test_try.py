@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -155,3 +157,24 @@ def test_try_command_names_a_faulty_question_file(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert f"{broken}: missing columns" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_try_command_stopped_with_ctrl_c_says_so(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [str(CLI), "try", "--questions-count", "3000"],
+        env=offline_env(tmp_path),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline().startswith("data: ")  # the split is written
+    time.sleep(2)  # the first run is under way (3000 questions take far longer)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "history=full: interrupted" in out
+    assert "Traceback" not in err

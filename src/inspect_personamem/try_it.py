@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         "seed": args.seed,
     }
     for history in ("full", "none"):
-        (log,) = inspect_eval(
+        logs_written = inspect_eval(
             f"inspect_personamem/personamem_{split}",
             task_args={"data_dir": str(questions.parent), "history": history},
             model="personamem/oracle",
@@ -91,6 +91,10 @@ def run(args: argparse.Namespace) -> int:
             limit=args.limit,
             display="none",
         )
+        if not logs_written:  # Inspect returns no log when the run is interrupted
+            print(f"history={history}: interrupted; what was written is in {logs}")
+            return 130
+        log = logs_written[0]
         if log.status != "success":
             reason = log.error.message if log.error else "no error recorded"
             print(f"history={history}: the run ended {log.status}: {reason}")
