@@ -61,7 +61,7 @@ def _split_of(args: argparse.Namespace) -> Split:
 def run(args: argparse.Namespace) -> int:
     from inspect_ai import eval as inspect_eval
 
-    from .report import ReportError, build_report
+    from .report import build_report
 
     split = _split_of(args)
     logs = args.out / "logs"
@@ -102,11 +102,7 @@ def run(args: argparse.Namespace) -> int:
         metrics = log.results.scores[0].metrics if log.results else {}
         accuracy = metrics["accuracy"].value if "accuracy" in metrics else float("nan")
         print(f"history={history}: accuracy {accuracy:.3f} (log: {log.location})")
-    try:
-        report = build_report([logs], args.out / "report", title=TITLE)
-    except ReportError as error:
-        print(f"report: {error}")
-        return 2
+    report = build_report([logs], args.out / "report", title=TITLE)
     print(f"report: {report.index}")
     print(f"next: inspect view --log-dir {logs}")
     return 0

@@ -1,27 +1,25 @@
-"""`inspect-personamem report`: tables, figures and an HTML page from PersonaMem logs."""
+"""`inspect-personamem report`: tables, figures and an HTML page from PersonaMem logs.
+
+A `ReportError` is one of the package's deliberate errors: `cli.main` prints it.
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 
 def run(args: argparse.Namespace) -> int:
-    from . import ReportError, build_report
+    from . import build_report
     from .published import parse_name_overrides
 
-    try:
-        report = build_report(
-            args.logs,
-            args.out,
-            name_overrides=parse_name_overrides(args.published_name),
-            title=args.title,
-            include_subsets=args.include_subsets,
-        )
-    except ReportError as error:
-        print(f"inspect-personamem report: {error}", file=sys.stderr)
-        return 2
+    report = build_report(
+        args.logs,
+        args.out,
+        name_overrides=parse_name_overrides(args.published_name),
+        title=args.title,
+        include_subsets=args.include_subsets,
+    )
     for note in report.notes:
         print(f"note: {note}")
     print(

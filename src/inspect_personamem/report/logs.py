@@ -29,6 +29,7 @@ from inspect_ai.log import (
 )
 from inspect_ai.scorer import value_to_float
 
+from ..errors import PersonaMemError
 from ..metrics import CLUSTER_KEY
 from ..settings import SCORING_DEFAULTS
 from ..splits import SPLITS
@@ -45,7 +46,7 @@ SETTING_DEFAULTS: dict[str, str] = {key: str(value) for key, value in SCORING_DE
 _to_float = value_to_float()
 
 
-class ReportError(ValueError):
+class ReportError(PersonaMemError):
     """The report cannot be made: a missing path, an unusable log or option, no matplotlib."""
 
 
