@@ -12,6 +12,7 @@ import argparse
 import shutil
 from pathlib import Path
 
+from .arg_types import POSITIVE_COUNT, PROBABILITY
 from .dataset_spec import PERSONAMEM
 from .errors import PersonaMemArgumentError
 from .splits import SPLITS, Split, check_split
@@ -129,39 +130,25 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--split", choices=SPLITS, help="split (default: from --questions, or 32k)")
     parser.add_argument(
         "--questions-count",
-        type=_positive,
+        type=POSITIVE_COUNT,
         default=60,
         help="synthetic questions to write (60)",
     )
-    parser.add_argument("--limit", type=_positive, help="ask only the first N questions")
+    parser.add_argument("--limit", type=POSITIVE_COUNT, help="ask only the first N questions")
     parser.add_argument(
-        "--accuracy", type=_probability, default=0.8, help="right with history (0.8)"
+        "--accuracy", type=PROBABILITY, default=0.8, help="right with history (0.8)"
     )
     parser.add_argument(
         "--accuracy-without-history",
-        type=_probability,
+        type=PROBABILITY,
         default=0.4,
         help="right without history (0.4)",
     )
     parser.add_argument(
         "--decay",
-        type=_probability,
+        type=PROBABILITY,
         default=0.04,
         help="less, for each session elapsed since the fact asked about (0.04)",
     )
     parser.add_argument("--seed", type=int, default=0, help="data and answers (0)")
     parser.set_defaults(handler=run)
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
-    return value
-
-
-def _probability(text: str) -> float:
-    value = float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be within [0, 1], not {text}")
-    return value

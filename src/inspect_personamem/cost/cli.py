@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..arg_types import AMOUNT, COUNT, DURATION, POSITIVE_COUNT
 from ..dataset_spec import PERSONAMEM
 from ..errors import PersonaMemArgumentError
 from ..order import INTERLEAVE_BLOCK, ORDERS
@@ -15,31 +15,6 @@ from ..splits import SPLITS, check_split
 if TYPE_CHECKING:
     from .estimate import CostEstimate
     from .prices import Price
-
-
-def _bounded(kind: type[int] | type[float], low: float, strict: bool) -> Callable[[str], float]:
-    """An argparse type: a number of `kind` above `low` (or at least `low`)."""
-    needed = f"{'more than' if strict else 'at least'} {low:g}"
-
-    def parse(text: str) -> float:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"{text!r} is not {'an integer' if kind is int else 'a number'}"
-            ) from None
-        if value < low or (strict and value == low):
-            raise argparse.ArgumentTypeError(f"{text} is too small: {needed} needed")
-        return value
-
-    parse.__name__ = kind.__name__  # argparse names the type in its messages
-    return parse
-
-
-_COUNT = _bounded(int, 0, strict=False)
-_POSITIVE_COUNT = _bounded(int, 1, strict=False)
-_AMOUNT = _bounded(float, 0, strict=False)
-_DURATION = _bounded(float, 0, strict=True)
 
 
 def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,27 +32,27 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--order", choices=ORDERS, default="interleaved")
     parser.add_argument(
         "--interleave-block",
-        type=_COUNT,
+        type=COUNT,
         default=INTERLEAVE_BLOCK,
         help="contexts interleaved at a time (as -T interleave_block)",
     )
-    parser.add_argument("--output-tokens", type=_COUNT, default=300, help="expected per question")
+    parser.add_argument("--output-tokens", type=COUNT, default=300, help="expected per question")
     parser.add_argument(
         "--concurrency",
-        type=_POSITIVE_COUNT,
+        type=POSITIVE_COUNT,
         default=10,
         help="requests in flight (inspect eval --max-connections; Inspect's default is 10)",
     )
     parser.add_argument(
-        "--latency", type=_DURATION, default=20.0, help="seconds per request (more than 0)"
+        "--latency", type=DURATION, default=20.0, help="seconds per request (more than 0)"
     )
     parser.add_argument(
-        "--cache-ttl", type=_AMOUNT, default=300.0, help="seconds an unused cache entry lives"
+        "--cache-ttl", type=AMOUNT, default=300.0, help="seconds an unused cache entry lives"
     )
     parser.add_argument("--prices", type=Path, help="price table (format of prices.yaml)")
-    parser.add_argument("--price-input", type=_AMOUNT, help="USD per 1M input tokens")
-    parser.add_argument("--price-cached-input", type=_AMOUNT, help="USD per 1M cached tokens")
-    parser.add_argument("--price-output", type=_AMOUNT, help="USD per 1M output tokens")
+    parser.add_argument("--price-input", type=AMOUNT, help="USD per 1M input tokens")
+    parser.add_argument("--price-cached-input", type=AMOUNT, help="USD per 1M cached tokens")
+    parser.add_argument("--price-output", type=AMOUNT, help="USD per 1M output tokens")
     parser.add_argument(
         "--compare", type=Path, help="an .eval log of this run: print its reported usage beside"
     )
