@@ -64,7 +64,7 @@ from inspect_personamem.local.truncation import fit_prompt
 from inspect_personamem.order import order_records
 from inspect_personamem.records import read_questions
 from inspect_personamem.splits import Split
-from inspect_personamem.synthetic import SHAPES, SplitShape, generate_split
+from inspect_personamem.synthetic import SHAPES, SplitShape, generate_shape
 
 MODEL_SHAPES = {
     "tiny": ModelShape(hidden=256, layers=4, heads=4, kv_heads=2, intermediate=512),
@@ -168,16 +168,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        questions_file, contexts_file = generate_split(
-            Path(tmp),
-            split,
-            contexts=split_shape.contexts,
-            min_messages=split_shape.min_messages,
-            max_messages=split_shape.max_messages,
-            questions=split_shape.questions,
-            message_chars=split_shape.message_chars,
-            sessions=split_shape.sessions,
-        )
+        questions_file, contexts_file = generate_shape(Path(tmp), split, shape=split_shape)
         store = open_context_store(contexts_file)
         records = order_records(read_questions(questions_file, split), "grouped")
         corpus = (

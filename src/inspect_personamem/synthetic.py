@@ -248,9 +248,11 @@ def generate_split(
     return questions_path, contexts_path
 
 
-def generate_shape(folder: Path, split: Split, *, seed: int = 0) -> tuple[Path, Path]:
-    """Write a synthetic split with the real split's shape (see SHAPES)."""
-    shape = SHAPES[split]
+def generate_shape(
+    folder: Path, split: Split, *, shape: SplitShape | None = None, seed: int = 0
+) -> tuple[Path, Path]:
+    """Write a synthetic split of `shape`; by default the real split's (see SHAPES)."""
+    shape = shape or SHAPES[split]
     return generate_split(
         folder,
         split,
