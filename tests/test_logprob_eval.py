@@ -101,6 +101,51 @@ def test_hf_eval_reuses_the_previous_questions_cache(setup: LocalSetup, tmp_path
         assert e["forward_tokens"] == e["prefix_tokens"] - e["reused_tokens"] + options
 
 
+def test_prefill_chunk_reaches_the_model_and_keeps_the_scores(
+    setup: LocalSetup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspect_personamem.local import hf
+
+    passes: list[int] = []  # tokens of each prefill pass
+    prefill = hf.SharedPrefixLogprobs._prefill
+
+    def counted(self: Any, prefix: tuple[int, ...], stats: Any) -> Any:
+        model = self.model
+
+        class Counting:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(model, name)
+
+            def __call__(self, **kwargs: Any) -> Any:
+                passes.append(kwargs["input_ids"].shape[1])
+                return model(**kwargs)
+
+        self.model = Counting()
+        try:
+            return prefill(self, prefix, stats)
+        finally:
+            self.model = model
+
+    monkeypatch.setattr(hf.SharedPrefixLogprobs, "_prefill", counted)
+    model_args = {"model_path": str(setup.model), "device": "cpu"}
+    whole = run(setup, tmp_path / "whole", "hf/local", model_args=model_args)
+    assert len(passes) == 6 and max(passes) > 16  # one pass a question
+    passes.clear()
+    chunked = run(
+        setup, tmp_path / "chunked", "hf/local", model_args=model_args,
+        task_args={"prefill_chunk": 16},
+    )  # fmt: skip
+    assert max(passes) == 16 and len(passes) > 6
+    for a, b in zip(whole.samples or [], chunked.samples or [], strict=True):
+        x, y = a.metadata["logprob"], b.metadata["logprob"]
+        assert (x["forward_tokens"], x["reused_tokens"]) == (
+            y["forward_tokens"],
+            y["reused_tokens"],
+        )
+        for u, v in zip(x["options"], y["options"], strict=True):
+            assert u["logprob"] == pytest.approx(v["logprob"], abs=1e-4)
+
+
 def test_completions_logprobs_match_local_model(setup: LocalSetup) -> None:
     import anyio
 

@@ -19,6 +19,7 @@ from inspect_personamem.prompt import final_answer
         ("generate", "normalization", "chars"),
         ("generate", "context_window", 512),
         ("generate", "option_batch_size", 2),
+        ("generate", "prefill_chunk", 64),
         ("logprob", "cache_breakpoints", False),
     ],
 )

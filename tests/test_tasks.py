@@ -74,6 +74,7 @@ def test_a_misspelt_parameter_fails_naming_it(small_split: Path, name: str, valu
     ("name", "value", "message"),
     [
         ("option_batch_size", 0, "option_batch_size=0: must be at least 1"),
+        ("prefill_chunk", 0, "prefill_chunk=0: must be at least 1"),
         ("context_window", 0, "context_window=0: must be at least 1 (leave it out for the"),
         ("interleave_block", -1, "interleave_block=-1: must be at least 0"),
         ("data_dir", 12, "data_dir=12: a string needed"),

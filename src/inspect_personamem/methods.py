@@ -42,7 +42,7 @@ METHODS: dict[str, AnsweringMethod] = {
     ),
     "logprob": AnsweringMethod(
         build=logprob_solver,
-        parameters=("normalization", "context_window", "option_batch_size"),
+        parameters=("normalization", "context_window", "option_batch_size", "prefill_chunk"),
         default_order="grouped",
         summary="the paper's log-likelihood setting for local models (hf/, vllm/)",
     ),

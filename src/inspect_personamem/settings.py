@@ -63,6 +63,7 @@ NOT_SCORING: Final = frozenset(
         "interleave_block",
         "cache_breakpoints",  # cache markers: the same prompt, priced differently
         "option_batch_size",  # memory use of method=logprob, same numbers
+        "prefill_chunk",
         "embedding_cache",  # where embeddings are kept, not what they are
     }
 )

@@ -48,6 +48,7 @@ def personamem(
     normalization: Normalization = settings.NORMALIZATION,
     context_window: int | None = settings.CONTEXT_WINDOW,
     option_batch_size: int = 4,
+    prefill_chunk: int | None = None,
     retriever: Retriever = settings.RETRIEVER,
     embedder: str = settings.EMBEDDER,
     top_k: int = settings.TOP_K,
@@ -86,6 +87,8 @@ def personamem(
         normalization: method="logprob": "tokens" (mean per token), "chars" or "sum".
         context_window: method="logprob": prompt tokens allowed; default: the model's.
         option_batch_size: method="logprob", hf/ models: options scored per batch.
+        prefill_chunk: method="logprob", hf/ models: the most prefix tokens run in one
+            pass (bounds activation memory on long histories); None: all at once.
         retriever: method="rag": "dense" (embeddings, the paper's) or "bm25".
         embedder: method="rag", retriever="dense": a sentence-transformers hub id or
             folder (default BAAI/bge-m3), `openai/<model>` or `openai-api/<service>/<model>`.
@@ -165,7 +168,12 @@ def check_unknown(unknown: Mapping[str, Any]) -> None:
     )
 
 
-MINIMUM: dict[str, int] = {"option_batch_size": 1, "context_window": 1, "interleave_block": 0}
+MINIMUM: dict[str, int] = {
+    "option_batch_size": 1,
+    "prefill_chunk": 1,
+    "context_window": 1,
+    "interleave_block": 0,
+}
 """Integer parameters with a lower bound (None, where allowed, means the default)."""
 
 
