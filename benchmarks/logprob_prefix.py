@@ -11,11 +11,18 @@ method=logprob sends them ("grouped": by context, ascending end index). Four row
   the four options (packed into one pass), same questions;
 - shared + reuse: the same, keeping the cache from one question to the next and
   running only what the new prefix does not share, same questions;
-- shared + reuse over the whole split.
+- shared + reuse over the whole split;
+- with `--through-inspect`, the whole split again through `inspect eval` with
+  `method=logprob` and Inspect's `hf/` provider (the model saved to a temporary folder
+  and loaded from it), the path users run; each question's logged evidence (prefix,
+  forward and reused tokens, summed option log-probabilities) is checked against the
+  row before.
 
 Each row: forward tokens, wall time (model calls only, the device synchronised before
-and after each; the first three rows: per question the best of `--repeats`),
-tokens/s, achieved FLOP/s and its share of the peak, and its agreement with the naive
+and after each; the first three rows: per question the best of `--repeats`; through
+Inspect: from the first sample's start to the last one's end, as logged), tokens/s,
+achieved FLOP/s and its share of the peak, peak device memory (CUDA only), and its
+agreement with the naive
 log-probabilities on the naive questions (largest absolute difference of a token's
 log-probability; questions whose chosen option, by mean log-probability per token, is
 the naive one's).
@@ -42,16 +49,20 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import itertools
 import json
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import torch
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessageUser
 
 from inspect_personamem.contexts import open_context_store
@@ -61,6 +72,7 @@ from inspect_personamem.local.random_model import ModelShape, random_llama, word
 from inspect_personamem.local.stats import ForwardStats
 from inspect_personamem.local.template import OptionPrompt, PrefixEncoder
 from inspect_personamem.local.truncation import fit_prompt
+from inspect_personamem.options import LETTERS
 from inspect_personamem.order import order_records
 from inspect_personamem.records import read_questions
 from inspect_personamem.splits import Split
@@ -109,6 +121,38 @@ class Work:
         self.pairs += other.pairs
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """One question as the log's `logprob` metadata records it: its prompt's size, what
+    it ran and reused, and per option the summed log-probability and tokens."""
+
+    prefix_tokens: int
+    forward_tokens: int
+    reused_tokens: int
+    option_logprobs: tuple[float, ...]
+    option_tokens: tuple[int, ...]
+
+    @classmethod
+    def logged(cls, sample: EvalSample) -> Evidence:
+        logprob = (sample.metadata or {})["logprob"]
+        return cls(
+            logprob["prefix_tokens"],
+            logprob["forward_tokens"],
+            logprob["reused_tokens"],
+            tuple(option["logprob"] for option in logprob["options"]),
+            tuple(option["tokens"] for option in logprob["options"]),
+        )
+
+    def choice(self) -> str:
+        """The letter of the option with the highest mean log-probability per token (the
+        earliest on a tie), as `choice` picks from token log-probabilities."""
+        means = [x / n for x, n in zip(self.option_logprobs, self.option_tokens, strict=True)]
+        return LETTERS[means.index(max(means))]
+
+    def work(self) -> Work:
+        return shared_work(self.prefix_tokens, self.option_tokens, self.reused_tokens)
+
+
 def naive_work(prompt: OptionPrompt) -> Work:
     """One causal pass over prefix + option per option, logits for the option's tokens."""
     work = Work()
@@ -118,15 +162,18 @@ def naive_work(prompt: OptionPrompt) -> Work:
     return work
 
 
-def shared_work(prompt: OptionPrompt, reused: int) -> Work:
-    """The prefix after its `reused` cached tokens (logits for its last token), then each
-    option's tokens attending to the prefix and to their own earlier tokens."""
-    prefix = len(prompt.prefix)
+def shared_work(prefix: int, options: Sequence[int], reused: int) -> Work:
+    """A `prefix`-token prefix after its `reused` cached tokens (logits for its last
+    token), then each option's tokens (`options`: their counts) attending to the prefix
+    and to their own earlier tokens."""
     work = Work(prefix - reused, 1, (prefix * (prefix + 1) - reused * (reused + 1)) // 2)
-    for option in prompt.options:
-        n = len(option)
+    for n in options:
         work.add(Work(n, n, n * prefix + n * (n + 1) // 2))
     return work
+
+
+def prompt_work(prompt: OptionPrompt, reused: int) -> Work:
+    return shared_work(len(prompt.prefix), [len(option) for option in prompt.options], reused)
 
 
 @dataclass
@@ -140,6 +187,10 @@ class Row:
     work: Work = field(default_factory=Work)
     wall: float = 0.0
     logprobs: list[list[list[float]]] = field(default_factory=list)
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    """Per question id (the whole split's rows only)."""
+    peak_bytes: int | None = None
+    """Device memory at its highest during one of the row's calls (CUDA only)."""
 
 
 Run = Callable[[OptionPrompt], tuple[list[list[float]], ForwardStats]]
@@ -167,8 +218,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     window = args.window or WINDOWS[split]
 
     with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
         started = time.perf_counter()
-        questions_file, contexts_file = generate_shape(Path(tmp), split, shape=split_shape)
+        questions_file, contexts_file = generate_shape(folder, split, shape=split_shape)
         store = open_context_store(contexts_file)
         records = order_records(read_questions(questions_file, split), "grouped")
         corpus = (
@@ -190,34 +242,57 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         )
         synchronize(device)
         building = time.perf_counter() - started
+        sizes = ModelSizes.of(model)
 
-        def prompts() -> Iterator[OptionPrompt]:
+        def prompts() -> Iterator[tuple[str, OptionPrompt]]:
             encoder = PrefixEncoder(tokenizer)
             for record in records:
-                yield fit_prompt(
-                    tokenizer,
-                    store.history(record.context_id, record.end_index),
-                    [ChatMessageUser(content=record.question)],
-                    "keep",
-                    record.options.bodies(),
-                    window,
-                    encoder,
-                )[1]
+                yield (
+                    record.question_id,
+                    fit_prompt(
+                        tokenizer,
+                        store.history(record.context_id, record.end_index),
+                        [ChatMessageUser(content=record.question)],
+                        "keep",
+                        record.options.bodies(),
+                        window,
+                        encoder,
+                    )[1],
+                )
 
         naive_count = min(args.naive_questions, len(records))
         started = time.perf_counter()
-        first = list(itertools.islice(prompts(), naive_count))
+        first = [prompt for _, prompt in itertools.islice(prompts(), naive_count)]
         encoding = time.perf_counter() - started
 
         rows = compare(model, tokenizer, first, args)
         whole, prefixes, encoding_all = whole_split(model, tokenizer, prompts(), naive_count, args)
         rows.append(whole)
+        seconds = {
+            "generate_split": generating,
+            "build_model": building,
+            "prompts": encoding + encoding_all,
+        }
+        if args.through_inspect:
+            started = time.perf_counter()
+            model_folder = folder / "model"
+            model.save_pretrained(model_folder)
+            tokenizer.save_pretrained(model_folder)
+            seconds["save_model"] = time.perf_counter() - started
+            del model  # Inspect loads its own copy
+            free_device_memory(device)
+            logged, seconds["inspect_eval"] = through_inspect(
+                folder, model_folder, split, window, args
+            )
+            rows.append(logged)
+            checked = check_evidence(whole.evidence, logged.evidence)
 
+    naive_ids = [record.question_id for record in records[:naive_count]]
     report = {
         "model": {
             **dataclasses.asdict(shape),
-            "vocab": model.config.vocab_size,
-            "parameters": sum(p.numel() for p in model.parameters()),
+            "vocab": sizes.vocab,
+            "parameters": sizes.parameters,
             "dtype": args.dtype,
             "device": device_name(device),
             "threads": torch.get_num_threads() if device.type == "cpu" else None,
@@ -230,19 +305,25 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             "naive_questions": naive_count,
             "naive_contexts": len({r.context_id for r in records[:naive_count]}),
         },
-        "seconds": {
-            "generate_split": generating,
-            "build_model": building,
-            "prompts": encoding + encoding_all,
-        },
+        "seconds": seconds,
         "repeats": args.repeats,
         "peak_tflops": peak_tflops(args, device),
         "rows": [],
     }
+    if args.through_inspect:
+        report["through_inspect"] = checked
     peak = report["peak_tflops"]
+    naive = rows[0].logprobs
     for row in rows:
-        flops = estimated_flops(model, row.work)
-        difference, agree = agreement(row.logprobs[:naive_count], rows[0].logprobs)
+        flops = sizes.flops(row.work)
+        if row.logprobs:
+            difference: float | None
+            difference, agree = agreement(row.logprobs[:naive_count], naive)
+        else:  # through Inspect: the log holds summed log-probabilities, checked apart
+            difference = None
+            agree = sum(
+                row.evidence[i].choice() == choice(n) for i, n in zip(naive_ids, naive, strict=True)
+            )
         tflops = flops / row.wall / 1e12
         report["rows"].append(
             {
@@ -255,6 +336,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 "flops": flops,
                 "tflops_per_s": tflops,
                 "share_of_peak": tflops / peak if peak else None,
+                "peak_gib": row.peak_bytes / 2**30 if row.peak_bytes is not None else None,
                 "max_abs_difference": difference,
                 "choices_agree": agree,
             }
@@ -262,17 +344,26 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     print_report(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    tolerance = (
-        args.tolerance
-        if args.tolerance is not None
-        else (1e-4 if args.dtype == "float32" else None)
-    )
-    worst = max(row["max_abs_difference"] for row in report["rows"])
+    tolerance = tolerance_of(args)
+    worst = max(row["max_abs_difference"] or 0.0 for row in report["rows"])
     if tolerance is not None and worst > tolerance:
         raise SystemExit(
             f"the shared-prefix log-probabilities differ from the naive ones by {worst:.2e}"
         )
+    logged = report.get("through_inspect", {}).get("max_abs_difference", 0.0)
+    if tolerance is not None and logged > tolerance:
+        raise SystemExit(
+            f"the log-probabilities logged through Inspect differ from the whole split's by "
+            f"{logged:.2e} (per token of an option)"
+        )
     return report
+
+
+def tolerance_of(args: argparse.Namespace) -> float | None:
+    """`--tolerance`; by default 1e-4 in float32, none in half precision."""
+    if args.tolerance is not None:
+        return float(args.tolerance)
+    return 1e-4 if args.dtype == "float32" else None
 
 
 def compare(
@@ -318,15 +409,17 @@ def compare(
         for number, prompt in enumerate(prompts):
             for times, (row, run) in zip(best, runs, strict=True):
                 synchronize(device)
+                reset_peak(device)
                 started = time.perf_counter()
                 logprobs, stats = run(prompt)
                 synchronize(device)
                 times[number] = min(times[number], time.perf_counter() - started)
+                row.peak_bytes = max_peak(row.peak_bytes, device)
                 row.questions += 1
                 row.stats.add(stats)
                 row.logprobs.append(logprobs)
                 row.work.add(
-                    naive_work(prompt) if row.naive else shared_work(prompt, stats.reused_tokens)
+                    naive_work(prompt) if row.naive else prompt_work(prompt, stats.reused_tokens)
                 )
     rows = [row for row, _ in runs]  # the last repeat's: every repeat counts the same
     del runs  # frees the kept cache
@@ -338,21 +431,22 @@ def compare(
 def whole_split(
     model: Any,
     tokenizer: Any,
-    prompts: Iterator[OptionPrompt],
+    prompts: Iterator[tuple[str, OptionPrompt]],
     keep: int,
     args: argparse.Namespace,
 ) -> tuple[Row, list[int], float]:
     """Shared prefix + reuse over every question, once, each prompt built as it is
     needed (a whole 128k split's prompts would not fit in memory); the row, every
     prefix's length and the seconds spent building prompts. Log-probabilities are kept
-    for the first `keep` questions."""
+    for the first `keep` questions, each question's evidence for all."""
     row = Row("shared prefix + reuse, whole split")
     logprobs = SharedPrefixLogprobs(model, tokenizer, prefill_chunk=args.prefill_chunk)
     prefixes: list[int] = []
     device = model.device
     building = 0.0
+    reset_peak(device)
     started = time.perf_counter()
-    for prompt in prompts:
+    for question_id, prompt in prompts:
         building += time.perf_counter() - started
         synchronize(device)
         started = time.perf_counter()
@@ -361,26 +455,125 @@ def whole_split(
         row.wall += time.perf_counter() - started
         row.questions += 1
         row.stats.add(scored.stats)
-        row.work.add(shared_work(prompt, scored.stats.reused_tokens))
+        row.work.add(prompt_work(prompt, scored.stats.reused_tokens))
+        row.evidence[question_id] = Evidence(
+            len(prompt.prefix),
+            scored.stats.forward_tokens,
+            scored.stats.reused_tokens,
+            tuple(float(sum(option)) for option in scored.logprobs),
+            tuple(len(option) for option in prompt.options),
+        )
         prefixes.append(len(prompt.prefix))
         if len(row.logprobs) < keep:
             row.logprobs.append(scored.logprobs)
         started = time.perf_counter()
     building += time.perf_counter() - started
+    row.peak_bytes = max_peak(None, device)
     return row, prefixes, building
 
 
-def estimated_flops(model: Any, work: Work) -> int:
-    """The module docstring's formula."""
-    config = model.config
-    width = config.num_attention_heads * (
-        getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+def through_inspect(
+    data: Path, model_folder: Path, split: Split, window: int, args: argparse.Namespace
+) -> tuple[Row, float]:
+    """The whole split through `inspect eval` (method=logprob, the hf/ provider loading
+    `model_folder`), as users run it; the row from the log, and the call's seconds
+    (Inspect's start, the model's load and the task's setup included)."""
+    task_args: dict[str, Any] = {"data_dir": str(data), "method": "logprob"}
+    task_args["context_window"] = window
+    if args.prefill_chunk is not None:
+        task_args["prefill_chunk"] = args.prefill_chunk
+    device = torch.device(args.device)
+    reset_peak(device)
+    started = time.perf_counter()
+    [log] = inspect_eval(
+        f"inspect_personamem/personamem_{split}",
+        task_args=task_args,
+        model="hf/local",
+        model_args={"model_path": str(model_folder), "device": args.device, "dtype": args.dtype},
+        log_dir=str(data / "logs"),
+        display="none",
     )
-    return int(
-        2 * non_embedding_parameters(model) * work.tokens
-        + 2 * config.hidden_size * config.vocab_size * work.logit_rows
-        + 4 * config.num_hidden_layers * width * work.pairs
-    )
+    seconds = time.perf_counter() - started
+    if log.status != "success" or not log.samples:
+        raise SystemExit(f"inspect eval did not succeed ({log.status}): {log.error}")
+    row = Row("shared prefix + reuse, whole split, through inspect eval (hf/)")
+    row.peak_bytes = max_peak(None, device)
+    for sample in log.samples:
+        evidence = Evidence.logged(sample)
+        row.evidence[str(sample.id)] = evidence
+        row.questions += 1
+        row.stats.add(ForwardStats(evidence.forward_tokens, evidence.reused_tokens))
+        row.work.add(evidence.work())
+    began = min(datetime.fromisoformat(str(sample.started_at)) for sample in log.samples)
+    ended = max(datetime.fromisoformat(str(sample.completed_at)) for sample in log.samples)
+    row.wall = (ended - began).total_seconds()
+    return row, seconds
+
+
+def check_evidence(expected: dict[str, Evidence], logged: dict[str, Evidence]) -> dict[str, Any]:
+    """Each logged question's tokens against the benchmark's (any difference is an
+    error: the benchmark would not be measuring what users run), and how far the
+    logged log-probabilities are from it: the largest difference of an option's mean
+    per token, and the questions whose choice agrees."""
+    if logged.keys() != expected.keys():
+        missing = sorted(expected.keys() - logged.keys())[:5]
+        extra = sorted(logged.keys() - expected.keys())[:5]
+        raise SystemExit(f"the log's questions differ: missing {missing}, unexpected {extra}")
+    difference, agree = 0.0, 0
+    for question_id, wanted in expected.items():
+        got = logged[question_id]
+        for name in ("prefix_tokens", "forward_tokens", "reused_tokens", "option_tokens"):
+            if getattr(got, name) != getattr(wanted, name):
+                raise SystemExit(
+                    f"question_id {question_id}: the log's {name} {getattr(got, name)} differ "
+                    f"from the benchmark's {getattr(wanted, name)}"
+                )
+        for x, y, n in zip(
+            got.option_logprobs, wanted.option_logprobs, wanted.option_tokens, strict=True
+        ):
+            difference = max(difference, abs(x - y) / n)
+        agree += got.choice() == wanted.choice()
+    return {"questions": len(expected), "max_abs_difference": difference, "choices_agree": agree}
+
+
+@dataclass(frozen=True)
+class ModelSizes:
+    """What the report and the FLOP estimate need of the model (kept apart from it, which
+    is freed before Inspect loads its own copy)."""
+
+    parameters: int
+    non_embedding: int
+    """Parameters outside the input embedding and the output layer (counted once if tied)."""
+    hidden: int
+    vocab: int
+    layers: int
+    width: int
+    """Query heads times head size."""
+
+    @classmethod
+    def of(cls, model: Any) -> ModelSizes:
+        config = model.config
+        outside = {
+            id(model.get_input_embeddings().weight),
+            id(model.get_output_embeddings().weight),
+        }
+        head = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+        return cls(
+            parameters=sum(p.numel() for p in model.parameters()),
+            non_embedding=sum(p.numel() for p in model.parameters() if id(p) not in outside),
+            hidden=config.hidden_size,
+            vocab=config.vocab_size,
+            layers=config.num_hidden_layers,
+            width=config.num_attention_heads * head,
+        )
+
+    def flops(self, work: Work) -> int:
+        """The module docstring's formula."""
+        return int(
+            2 * self.non_embedding * work.tokens
+            + 2 * self.hidden * self.vocab * work.logit_rows
+            + 4 * self.layers * self.width * work.pairs
+        )
 
 
 def agreement(
@@ -409,6 +602,25 @@ def synchronize(device: torch.device) -> None:
         getattr(torch, device.type).synchronize()
 
 
+def reset_peak(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+
+
+def max_peak(previous: int | None, device: torch.device) -> int | None:
+    """The larger of `previous` and the device memory allocated at its highest since
+    `reset_peak` (CUDA only: None elsewhere)."""
+    if device.type != "cuda":
+        return None
+    return max(previous or 0, torch.cuda.max_memory_allocated(device))
+
+
+def free_device_memory(device: torch.device) -> None:
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+
+
 def device_name(device: torch.device) -> str:
     if device.type == "cuda":
         return str(torch.cuda.get_device_name(device))
@@ -423,12 +635,6 @@ def peak_tflops(args: argparse.Namespace, device: torch.device) -> float | None:
         return None
     name = device_name(device)
     return next((peak for key, peak in PEAKS.items() if key in name), None)
-
-
-def non_embedding_parameters(model: Any) -> int:
-    """Parameters outside the input embedding and the output layer (counted once if tied)."""
-    outside = {id(model.get_input_embeddings().weight), id(model.get_output_embeddings().weight)}
-    return sum(p.numel() for p in model.parameters() if id(p) not in outside)
 
 
 def print_report(report: dict[str, Any]) -> None:
@@ -457,17 +663,31 @@ def print_report(report: dict[str, Any]) -> None:
     )
     print(
         "| method | questions | forward tokens | wall s | tokens/s | TFLOP/s | share of peak "
-        "| max abs diff | choices agree |"
+        "| peak GiB | max abs diff | choices agree |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in report["rows"]:
-        share = row["share_of_peak"]
+        share, memory, difference = (
+            row[key] for key in ("share_of_peak", "peak_gib", "max_abs_difference")
+        )
         print(
             f"| {row['method']} | {row['questions']} | {row['forward_tokens']:,} "
             f"| {row['wall_s']:.2f} | {row['tokens_per_s']:,.0f} | {row['tflops_per_s']:.3g} "
             f"| {f'{share:.0%}' if share is not None else 'n/a'} "
-            f"| {row['max_abs_difference']:.1e} "
+            f"| {f'{memory:.1f}' if memory is not None else 'n/a'} "
+            f"| {f'{difference:.1e}' if difference is not None else 'n/a'} "
             f"| {row['choices_agree']}/{split['naive_questions']} |"
+        )
+    checked = report.get("through_inspect")
+    if checked:
+        print(
+            f"\nthrough inspect eval: {seconds['inspect_eval']:.1f}s for the call (Inspect's "
+            f"start, the model's load and the task's setup included; the model was saved in "
+            f"{seconds['save_model']:.1f}s before it); per question the logged prefix, "
+            f"forward and reused tokens equal the whole split's ({checked['questions']}/"
+            f"{checked['questions']}); an option's mean log-probability per token differs by "
+            f"at most {checked['max_abs_difference']:.1e}; choices agree "
+            f"{checked['choices_agree']}/{checked['questions']}"
         )
 
 
@@ -501,6 +721,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--tolerance",
         type=float,
         help="largest difference from naive allowed (default: 1e-4 in float32, else none)",
+    )
+    run.add_argument(
+        "--through-inspect",
+        action="store_true",
+        help="also run the whole split through inspect eval (hf/ provider) and check its log",
     )
     run.add_argument("--json", type=Path, help="also write the results here")
     return parser.parse_args(argv)

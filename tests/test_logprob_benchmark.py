@@ -1,8 +1,10 @@
 """`benchmarks/logprob_prefix.py` end to end on a tiny model and split, on CPU: the table's
-four rows, and the shared-prefix log-probabilities agreeing with the naive ones."""
+rows, the shared-prefix log-probabilities agreeing with the naive ones, and the same split
+through `inspect eval` logging what the benchmark measured."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import sys
@@ -29,8 +31,8 @@ def load_benchmark() -> ModuleType:
 def test_benchmark_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tiny = "--hidden 32 --layers 2 --heads 4 --kv-heads 2 --intermediate 64"
     split = "--contexts 2 --questions 5 --min-messages 20 --max-messages 30 --message-chars 80"
-    args = f"{tiny} {split} --naive-questions 3 --repeats 2 --json {tmp_path / 'out.json'}"
-    report = load_benchmark().main(args.split())
+    run = f"--naive-questions 3 --repeats 2 --through-inspect --json {tmp_path / 'out.json'}"
+    report = load_benchmark().main(f"{tiny} {split} {run}".split())
 
     printed = capsys.readouterr().out
     rows = report["rows"]
@@ -39,15 +41,43 @@ def test_benchmark_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
         "shared prefix",
         "shared prefix + reuse across questions",
         "shared prefix + reuse, whole split",
+        "shared prefix + reuse, whole split, through inspect eval (hf/)",
     ]
     for row in rows:
         assert f"| {row['method']} |" in printed
     assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8")) == report
-    assert [row["questions"] for row in rows] == [3, 3, 3, 5]
-    naive, shared, reuse, _ = (row["forward_tokens"] for row in rows)
+    assert [row["questions"] for row in rows] == [3, 3, 3, 5, 5]
+    naive, shared, reuse, whole, logged = (row["forward_tokens"] for row in rows)
     assert naive > shared > reuse
     assert rows[2]["reused_tokens"] > 0
+    assert (logged, rows[4]["reused_tokens"]) == (whole, rows[3]["reused_tokens"]) != (whole, 0)
+    assert rows[4]["flops"] == rows[3]["flops"]
     for row in rows:
-        assert row["max_abs_difference"] < 1e-4
         assert row["choices_agree"] == 3
         assert row["flops"] > 0 and row["share_of_peak"] is None  # no peak known on CPU
+        assert row["peak_gib"] is None  # measured on CUDA only
+    for row in rows[:4]:
+        assert row["max_abs_difference"] < 1e-4
+    assert rows[4]["max_abs_difference"] is None  # the log holds sums: checked apart
+    assert report["through_inspect"]["questions"] == 5
+    assert report["through_inspect"]["choices_agree"] == 5
+    assert report["through_inspect"]["max_abs_difference"] < 1e-6
+    assert "through inspect eval:" in printed and "(5/5)" in printed
+
+
+def test_a_log_that_differs_from_the_benchmark_is_an_error_naming_the_question() -> None:
+    benchmark = load_benchmark()
+    evidence = benchmark.Evidence(100, 60, 40, (-3.0, -3.0), (3, 2))
+    checked = benchmark.check_evidence({"q1": evidence}, {"q1": evidence})
+    assert checked == {"questions": 1, "max_abs_difference": 0.0, "choices_agree": 1}
+    other = dataclasses.replace(evidence, reused_tokens=0, forward_tokens=100)
+    with pytest.raises(SystemExit, match="question_id q1: the log's forward_tokens 100 differ"):
+        benchmark.check_evidence({"q1": evidence}, {"q1": other})
+    with pytest.raises(SystemExit, match=r"missing \['q1'\], unexpected \['q2'\]"):
+        benchmark.check_evidence({"q1": evidence}, {"q2": evidence})
+    drifted = dataclasses.replace(evidence, option_logprobs=(-3.3, -3.0))
+    checked = benchmark.check_evidence({"q1": evidence}, {"q1": drifted})
+    assert checked["max_abs_difference"] == pytest.approx(0.1)
+    assert checked["choices_agree"] == 1  # a: -1.0 (now -1.1) a token, b: -1.5
+    flipped = dataclasses.replace(evidence, option_logprobs=(-6.0, -3.0))
+    assert benchmark.check_evidence({"q1": evidence}, {"q1": flipped})["choices_agree"] == 0
