@@ -20,7 +20,8 @@ method=logprob sends them ("grouped": by context, ascending end index). Four row
 
 Each row: forward tokens, wall time (model calls only, the device synchronised before
 and after each; the first three rows: per question the best of `--repeats`; through
-Inspect: from the first sample's start to the last one's end, as logged), tokens/s,
+Inspect: from the first model call's start to the last one's end, Inspect's work between
+them included, and the call's time is broken down apart), tokens/s,
 achieved FLOP/s and its share of the peak, peak device memory (CUDA only), and its
 agreement with the naive
 log-probabilities on the naive questions (largest absolute difference of a token's
@@ -56,7 +57,6 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +69,7 @@ from inspect_personamem.contexts import open_context_store
 from inspect_personamem.local.choice import chosen, score_options
 from inspect_personamem.local.hf import SharedPrefixLogprobs, naive_option_logprobs
 from inspect_personamem.local.random_model import ModelShape, random_llama, word_tokenizer
-from inspect_personamem.local.stats import ForwardStats
+from inspect_personamem.local.stats import ForwardStats, Scored
 from inspect_personamem.local.template import OptionPrompt, PrefixEncoder
 from inspect_personamem.local.truncation import fit_prompt
 from inspect_personamem.options import LETTERS
@@ -281,11 +281,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             seconds["save_model"] = time.perf_counter() - started
             del model  # Inspect loads its own copy
             free_device_memory(device)
-            logged, seconds["inspect_eval"] = through_inspect(
-                folder, model_folder, split, window, args
-            )
+            logged, timing = through_inspect(folder, model_folder, split, window, args)
             rows.append(logged)
-            checked = check_evidence(whole.evidence, logged.evidence)
+            checked = {**check_evidence(whole.evidence, logged.evidence), **timing}
 
     naive_ids = [record.question_id for record in records[:naive_count]]
     report = {
@@ -474,26 +472,45 @@ def whole_split(
 
 def through_inspect(
     data: Path, model_folder: Path, split: Split, window: int, args: argparse.Namespace
-) -> tuple[Row, float]:
+) -> tuple[Row, dict[str, float]]:
     """The whole split through `inspect eval` (method=logprob, the hf/ provider loading
-    `model_folder`), as users run it; the row from the log, and the call's seconds
-    (Inspect's start, the model's load and the task's setup included)."""
+    `model_folder`), as users run it: the row from the log, its wall time from the first
+    model call's start to the last one's end (Inspect's work between them included); and
+    where the call's time went (`Timing`)."""
     task_args: dict[str, Any] = {"data_dir": str(data), "method": "logprob"}
     task_args["context_window"] = window
     if args.prefill_chunk is not None:
         task_args["prefill_chunk"] = args.prefill_chunk
     device = torch.device(args.device)
     reset_peak(device)
-    started = time.perf_counter()
-    [log] = inspect_eval(
-        f"inspect_personamem/personamem_{split}",
-        task_args=task_args,
-        model="hf/local",
-        model_args={"model_path": str(model_folder), "device": args.device, "dtype": args.dtype},
-        log_dir=str(data / "logs"),
-        display="none",
-    )
-    seconds = time.perf_counter() - started
+    calls: list[tuple[float, float]] = []
+    option_logprobs = SharedPrefixLogprobs.option_logprobs
+
+    def timed(self: SharedPrefixLogprobs, prompt: OptionPrompt) -> Scored:
+        # the log-probabilities are copied to the host before it returns: the device is done
+        started = time.perf_counter()
+        scored = option_logprobs(self, prompt)
+        calls.append((started, time.perf_counter()))
+        return scored
+
+    SharedPrefixLogprobs.option_logprobs = timed  # type: ignore[method-assign]
+    try:
+        started = time.perf_counter()
+        [log] = inspect_eval(
+            f"inspect_personamem/personamem_{split}",
+            task_args=task_args,
+            model="hf/local",
+            model_args={
+                "model_path": str(model_folder),
+                "device": args.device,
+                "dtype": args.dtype,
+            },
+            log_dir=str(data / "logs"),
+            display="none",
+        )
+        ended = time.perf_counter()
+    finally:
+        SharedPrefixLogprobs.option_logprobs = option_logprobs  # type: ignore[method-assign]
     if log.status != "success" or not log.samples:
         raise SystemExit(f"inspect eval did not succeed ({log.status}): {log.error}")
     row = Row("shared prefix + reuse, whole split, through inspect eval (hf/)")
@@ -504,10 +521,16 @@ def through_inspect(
         row.questions += 1
         row.stats.add(ForwardStats(evidence.forward_tokens, evidence.reused_tokens))
         row.work.add(evidence.work())
-    began = min(datetime.fromisoformat(str(sample.started_at)) for sample in log.samples)
-    ended = max(datetime.fromisoformat(str(sample.completed_at)) for sample in log.samples)
-    row.wall = (ended - began).total_seconds()
-    return row, seconds
+    row.wall = calls[-1][1] - calls[0][0]
+    in_calls = sum(end - begin for begin, end in calls)
+    timing = {
+        "call_s": ended - started,
+        "before_first_model_call_s": calls[0][0] - started,
+        "model_calls_s": in_calls,
+        "between_model_calls_s": row.wall - in_calls,
+        "after_last_model_call_s": ended - calls[-1][1],
+    }
+    return row, timing
 
 
 def check_evidence(expected: dict[str, Evidence], logged: dict[str, Evidence]) -> dict[str, Any]:
@@ -680,14 +703,19 @@ def print_report(report: dict[str, Any]) -> None:
         )
     checked = report.get("through_inspect")
     if checked:
+        questions = checked["questions"]
         print(
-            f"\nthrough inspect eval: {seconds['inspect_eval']:.1f}s for the call (Inspect's "
-            f"start, the model's load and the task's setup included; the model was saved in "
-            f"{seconds['save_model']:.1f}s before it); per question the logged prefix, "
-            f"forward and reused tokens equal the whole split's ({checked['questions']}/"
-            f"{checked['questions']}); an option's mean log-probability per token differs by "
-            f"at most {checked['max_abs_difference']:.1e}; choices agree "
-            f"{checked['choices_agree']}/{checked['questions']}"
+            f"\nthrough inspect eval: per question the logged prefix, forward and reused "
+            f"tokens equal the whole split's ({questions}/{questions}); an option's mean "
+            f"log-probability per token differs by at most {checked['max_abs_difference']:.1e}; "
+            f"choices agree {checked['choices_agree']}/{questions}.\n"
+            f"the call: {checked['call_s']:.1f}s = {checked['before_first_model_call_s']:.1f}s "
+            f"before the first model call (Inspect's start, the model's load, the task's "
+            f"setup) + {checked['model_calls_s']:.1f}s in model calls + "
+            f"{checked['between_model_calls_s']:.2f}s between them "
+            f"({checked['between_model_calls_s'] / max(questions - 1, 1) * 1000:.1f} ms a "
+            f"question) + {checked['after_last_model_call_s']:.1f}s after the last; the model "
+            f"was saved in {seconds['save_model']:.1f}s before the call"
         )
 
 

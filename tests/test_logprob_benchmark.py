@@ -63,6 +63,15 @@ def test_benchmark_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert report["through_inspect"]["choices_agree"] == 5
     assert report["through_inspect"]["max_abs_difference"] < 1e-6
     assert "through inspect eval:" in printed and "(5/5)" in printed
+    timing = report["through_inspect"]
+    parts = ("before_first_model_call_s", "model_calls_s", "between_model_calls_s")
+    assert sum(timing[part] for part in (*parts, "after_last_model_call_s")) == pytest.approx(
+        timing["call_s"]
+    )
+    assert rows[4]["wall_s"] == pytest.approx(
+        timing["model_calls_s"] + timing["between_model_calls_s"]
+    )
+    assert all(timing[part] > 0 for part in parts)
 
 
 def test_a_log_that_differs_from_the_benchmark_is_an_error_naming_the_question() -> None:
