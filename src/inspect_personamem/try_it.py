@@ -83,15 +83,18 @@ def run(args: argparse.Namespace) -> int:
         "seed": args.seed,
     }
     for history in ("full", "none"):
-        logs_written = inspect_eval(
-            f"inspect_personamem/personamem_{split}",
-            task_args={"data_dir": str(questions.parent), "history": history},
-            model="personamem/oracle",
-            model_args=model_args,
-            log_dir=str(logs),
-            limit=args.limit,
-            display="none",
-        )
+        try:
+            logs_written = inspect_eval(
+                f"inspect_personamem/personamem_{split}",
+                task_args={"data_dir": str(questions.parent), "history": history},
+                model="personamem/oracle",
+                model_args=model_args,
+                log_dir=str(logs),
+                limit=args.limit,
+                display="none",
+            )
+        except KeyboardInterrupt:  # a Ctrl-C before Inspect's own handling of it began
+            logs_written = []
         if not logs_written:  # Inspect returns no log when the run is interrupted
             print(f"history={history}: interrupted; what was written is in {logs}")
             return 130
