@@ -39,8 +39,6 @@ from .prompt import final_answer
 from .records import QuestionRecord
 from .splits import Split, check_split
 
-PROVIDER = "personamem"
-
 
 @dataclass(frozen=True)
 class _Answer:
