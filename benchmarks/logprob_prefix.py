@@ -66,7 +66,7 @@ from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessageUser
 
 from inspect_personamem.contexts import open_context_store
-from inspect_personamem.local.choice import chosen, score_options
+from inspect_personamem.local.choice import OptionScore, chosen, score_options
 from inspect_personamem.local.hf import SharedPrefixLogprobs, naive_option_logprobs
 from inspect_personamem.local.random_model import ModelShape, random_llama, word_tokenizer
 from inspect_personamem.local.stats import ForwardStats, Scored
@@ -144,10 +144,15 @@ class Evidence:
         )
 
     def choice(self) -> str:
-        """The letter of the option with the highest mean log-probability per token (the
-        earliest on a tie), as `choice` picks from token log-probabilities."""
-        means = [x / n for x, n in zip(self.option_logprobs, self.option_tokens, strict=True)]
-        return LETTERS[means.index(max(means))]
+        """The letter `chosen` picks by mean log-probability per token, as `choice` does
+        from token log-probabilities."""
+        scores = [
+            OptionScore(letter, total, tokens, 0, total / tokens)
+            for letter, total, tokens in zip(
+                LETTERS, self.option_logprobs, self.option_tokens, strict=False
+            )
+        ]
+        return chosen(scores).letter
 
     def work(self) -> Work:
         return shared_work(self.prefix_tokens, self.option_tokens, self.reused_tokens)
@@ -266,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         encoding = time.perf_counter() - started
 
         rows = compare(model, tokenizer, first, args)
-        whole, prefixes, encoding_all = whole_split(model, tokenizer, prompts(), naive_count, args)
+        whole, encoding_all = whole_split(model, tokenizer, prompts(), naive_count, args)
         rows.append(whole)
         seconds = {
             "generate_split": generating,
@@ -286,6 +291,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             checked = {**check_evidence(whole.evidence, logged.evidence), **timing}
 
     naive_ids = [record.question_id for record in records[:naive_count]]
+    prefixes = [evidence.prefix_tokens for evidence in whole.evidence.values()]
     report = {
         "model": {
             **dataclasses.asdict(shape),
@@ -432,14 +438,13 @@ def whole_split(
     prompts: Iterator[tuple[str, OptionPrompt]],
     keep: int,
     args: argparse.Namespace,
-) -> tuple[Row, list[int], float]:
+) -> tuple[Row, float]:
     """Shared prefix + reuse over every question, once, each prompt built as it is
-    needed (a whole 128k split's prompts would not fit in memory); the row, every
-    prefix's length and the seconds spent building prompts. Log-probabilities are kept
-    for the first `keep` questions, each question's evidence for all."""
+    needed (a whole 128k split's prompts would not fit in memory); the row and the
+    seconds spent building prompts. Log-probabilities are kept for the first `keep`
+    questions, each question's evidence for all."""
     row = Row("shared prefix + reuse, whole split")
     logprobs = SharedPrefixLogprobs(model, tokenizer, prefill_chunk=args.prefill_chunk)
-    prefixes: list[int] = []
     device = model.device
     building = 0.0
     reset_peak(device)
@@ -461,13 +466,12 @@ def whole_split(
             tuple(float(sum(option)) for option in scored.logprobs),
             tuple(len(option) for option in prompt.options),
         )
-        prefixes.append(len(prompt.prefix))
         if len(row.logprobs) < keep:
             row.logprobs.append(scored.logprobs)
         started = time.perf_counter()
     building += time.perf_counter() - started
     row.peak_bytes = max_peak(None, device)
-    return row, prefixes, building
+    return row, building
 
 
 def through_inspect(
@@ -477,8 +481,11 @@ def through_inspect(
     `model_folder`), as users run it: the row from the log, its wall time from the first
     model call's start to the last one's end (Inspect's work between them included); and
     where the call's time went (`Timing`)."""
-    task_args: dict[str, Any] = {"data_dir": str(data), "method": "logprob"}
-    task_args["context_window"] = window
+    task_args: dict[str, Any] = {
+        "data_dir": str(data),
+        "method": "logprob",
+        "context_window": window,
+    }
     if args.prefill_chunk is not None:
         task_args["prefill_chunk"] = args.prefill_chunk
     device = torch.device(args.device)
