@@ -7,6 +7,9 @@ Names are flat in the log, so each family has its own prefix: `category_<key>` (
 independent, and treating them as such understates the error. `inspect view` shows a
 family's values in the order the metric returns them, so the groups are sorted: the
 paper's categories in the paper's order, sessions by number, topics by name.
+A question stopped by an Inspect limit before the model replied is scored with
+Inspect's unscored sentinel (see `scorer.py`): Inspect leaves it out of every metric
+here and counts it in the log's `unscored_samples`.
 """
 
 from __future__ import annotations

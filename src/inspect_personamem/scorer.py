@@ -8,16 +8,25 @@ from inspect_ai.solver import TaskState
 from .answer import judge
 from .metrics import personamem_metrics
 
+UNANSWERED = "unanswered"
+"""Score status of a question that reached the scorer without a reply from the model."""
+
 
 @scorer(metrics=personamem_metrics())
 def personamem_scorer() -> Scorer:
     """Correct iff the official extraction reads exactly the target letter.
 
     Responses with no letter or several letters are incorrect; the score's metadata
-    says which (`status`), so their share is reported as its own metric.
+    says which (`status`), so their share is reported as its own metric. A question
+    the model never replied to (the sample was stopped by an Inspect limit, such as
+    `--message-limit`, `--time-limit` or `--token-limit`, before the reply arrived)
+    is not an answer: its score is Inspect's unscored sentinel (NaN), which every
+    metric leaves out and Inspect counts in the log's `unscored_samples`.
     """
 
     async def score(state: TaskState, target: Target) -> Score:
+        if not state.output.choices:
+            return _unanswered()
         correct_letter = target.text.strip("() ")
         judgement = judge(state.output.completion, correct_letter)
         return Score(
@@ -32,3 +41,14 @@ def personamem_scorer() -> Scorer:
         )
 
     return score
+
+
+def _unanswered() -> Score:
+    return Score.unscored(
+        reason="stopped_before_reply",
+        explanation=(
+            "Not answered: the sample stopped before the model replied (an Inspect "
+            "limit; the sample's `limit` says which), so it is not scored."
+        ),
+        metadata={"status": UNANSWERED},
+    )
