@@ -4,9 +4,12 @@ memory systems that record or misbehave, and a split with a marker in every mess
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import anyio
 
 from inspect_personamem.memory.interface import HistoryMessage, MemoryItem
 from inspect_personamem.synthetic import generate_split
@@ -136,3 +139,59 @@ class FailingMemory(SpyMemory):
 class MalformedMemory(SpyMemory):
     async def search(self, query: str, top_k: int) -> list[MemoryItem]:
         return [{"text": "not an item"}]  # type: ignore[list-item]
+
+
+class WrongPositionMemory(SpyMemory):
+    """Names the history position `config["position"]` ("end": the question's end index,
+    an off-by-one), as a misbehaving plug-in might."""
+
+    async def search(self, query: str, top_k: int) -> list[MemoryItem]:
+        position = self.config["position"]
+        if position == "end":
+            position = len(self.positions)
+        return [MemoryItem(text="a message", position=position)]
+
+
+class HugeItemMemory(SpyMemory):
+    """Answers one item of 10 million characters."""
+
+    async def search(self, query: str, top_k: int) -> list[MemoryItem]:
+        return [MemoryItem(text="x" * 10_000_000)]
+
+
+class HangOnceMemory(SpyMemory):
+    """The first memory of each context takes its first messages, then hangs (until the
+    question is cancelled); later memories behave."""
+
+    hung: set[str] = set()
+
+    async def add(self, messages: Sequence[HistoryMessage]) -> None:
+        await super().add(messages)
+        if self.context_id not in HangOnceMemory.hung:
+            HangOnceMemory.hung.add(self.context_id)
+            await anyio.Event().wait()
+
+
+class BlockingMemory(SpyMemory):
+    """Blocks the event loop for `config["seconds"]` in its search (a synchronous call)."""
+
+    async def search(self, query: str, top_k: int) -> list[MemoryItem]:
+        time.sleep(self.config["seconds"])
+        return await super().search(query, top_k)
+
+
+class YieldingMemory(SpyMemory):
+    """Waits `config["seconds"]` in its search without holding the event loop."""
+
+    async def search(self, query: str, top_k: int) -> list[MemoryItem]:
+        await anyio.sleep(self.config["seconds"])
+        return await super().search(query, top_k)
+
+
+class ClosingMemory(SpyMemory):
+    """Records that it was closed."""
+
+    closed: list[str] = []
+
+    def close(self) -> None:
+        ClosingMemory.closed.append(self.context_id)

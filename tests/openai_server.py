@@ -44,6 +44,23 @@ def prompt_tokens(body: dict[str, Any]) -> int:
     return sum(len(str(m.get("content")).split()) for m in body["messages"])
 
 
+def mem0_stand_in_config(url: str) -> dict[str, Any]:
+    """A Mem0 config whose LLM and embedder are the stand-in at `url`."""
+    return {
+        "llm": {
+            "provider": "openai",
+            "config": {"model": "gpt-4o-mini", "api_key": "x", "openai_base_url": url},
+        },
+        "embedder": {
+            "provider": "openai",
+            "config": {
+                "model": "stand-in", "api_key": "x", "openai_base_url": url,
+                "embedding_dims": DIMENSIONS,
+            },
+        },
+    }  # fmt: skip
+
+
 @contextmanager
 def serve_openai(fail_embeddings: bool = False) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """Yield the stand-in's `/v1` base URL and the list of request bodies it received."""

@@ -15,7 +15,7 @@ from helpers import mock_model, run_task
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 from memory_fixtures import SpyMemory, split_with_markers, tiny_sentence_transformer
-from openai_server import prompt_tokens, serve_openai
+from openai_server import mem0_stand_in_config, prompt_tokens, serve_openai
 
 from inspect_personamem.contexts import ContextStore
 from inspect_personamem.memory.interface import HistoryMessage, MemoryComponentError, MemoryItem
@@ -165,14 +165,23 @@ def test_embeddings_computed_once_and_cached_on_disk(
 
 
 def test_paper_prompt_is_the_authors_baseline_prompt() -> None:
-    items = [MemoryItem('{"role": "user", "content": "x"}', 0.9, 3), MemoryItem("y", 0.5, 1)]
-    messages = paper_prompt(items, 5, "What now?", ["(a) one", "(b) two", "(c) 3", "(d) 4"])
+    context: list[ChatMessage] = [
+        ChatMessageSystem(content="persona"),
+        ChatMessageUser(content="u1"),
+        ChatMessageAssistant(content="a1"),
+        ChatMessageUser(content="x"),
+    ]
+    # an item naming a position is shown as that message, whatever text it carries
+    items = [MemoryItem("forged", 0.9, 3), MemoryItem("forged too", 0.5, 1)]
+    options = ["(a) one", "(b) two", "(c) 3", "(d) 4"]
+    messages = paper_prompt(items, context, 5, "What now?", options)
     assert messages[0] == ChatMessageSystem(content=PAPER_SYSTEM, id=messages[0].id)
     assert messages[1].text == (
-        '# 5 most similar contexts to the question: \n{"role": "user", "content": "x"}\ny\n\n'
+        '# 5 most similar contexts to the question: \n{"role": "user", "content": "x"}\n'
+        '{"role": "user", "content": "u1"}\n\n'
         "# Question: What now?\n\n# Choices: \n(a) one\n(b) two\n(c) 3\n(d) 4"
     )
-    facts = paper_prompt([MemoryItem("likes tea")], 5, "Q", ["(a) 1", "(b) 2", "(c) 3", "(d) 4"])
+    facts = paper_prompt([MemoryItem("likes tea")], context, 5, "Q", options)
     assert facts[1].text.startswith("# User facts: \nlikes tea\n\n# Question: Q")
 
 
@@ -297,21 +306,7 @@ def test_mem0_end_to_end_against_a_local_openai_stand_in(
     monkeypatch.setenv("MEM0_DIR", str(tmp_path / "mem0"))
     monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
     with serve_openai() as (url, requests):
-        config = {
-            "llm": {
-                "provider": "openai",
-                "config": {"model": "gpt-4o-mini", "api_key": "x", "openai_base_url": url},
-            },
-            "embedder": {
-                "provider": "openai",
-                "config": {
-                    "model": "stand-in",
-                    "api_key": "x",
-                    "openai_base_url": url,
-                    "embedding_dims": 64,
-                },
-            },
-        }
+        config = mem0_stand_in_config(url)
         (tmp_path / "mem0.json").write_text(json.dumps(config), encoding="utf-8")
         log = run(
             data,

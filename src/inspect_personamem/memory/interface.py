@@ -14,7 +14,27 @@ adds only `context[:end_index]` and rebuilds a memory rather than let it run ahe
 
 Run it with `-T method=memory -T memory=my_package.memory:MyMemory`
 (`-T memory_config=FILE` gives the `config` dict, read from YAML or JSON). A memory
-that reports its own cost adds a `usage()` method returning counts (LLM calls, tokens).
+that reports its own cost adds a `usage()` method returning counts (LLM calls, tokens);
+one that holds resources (files, clients) adds a `close()` method, called when the
+pool drops the memory (a rebuild, a failed or cancelled add) and when the run's
+memories are released (at the latest when the process exits).
+
+What the pool guarantees, and checks, at this boundary:
+- An item that names a history `position` must name an integer in
+  `[0, len(context[:end_index]))`, a message the question may see; anything else is an
+  error naming the question and the component. The prompt shows the message at that
+  position (its text in the item is not sent), so an item can never widen the history.
+- An item without a position (a derived fact) is sent as its text, which may hold at
+  most `MAX_ITEM_CHARACTERS` characters; a longer one is an error, not truncated.
+- `add` and `search` run on Inspect's event loop, shared by every question in flight:
+  blocking work inside them (a synchronous client, `time.sleep`, heavy computation)
+  stalls every other question. Run it in a worker thread
+  (`await anyio.to_thread.run_sync(...)`, as the Mem0 adapter does). The pool measures
+  the longest stretch each call held the loop without yielding, logs it per question
+  (`loop_blocked_seconds`) and warns, naming the component, past
+  `LOOP_BLOCK_WARNING_SECONDS`.
+- A question cancelled (an Inspect limit, Ctrl-C) while its messages are being added
+  leaves no partial memory: the memory is dropped and rebuilt for the next question.
 """
 
 from __future__ import annotations
@@ -22,6 +42,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
+
+MAX_ITEM_CHARACTERS = 32_768
+"""The longest text an item without a history position may carry (about 8k tokens)."""
+
+LOOP_BLOCK_WARNING_SECONDS = 1.0
+"""A memory call holding the event loop this long without yielding is warned about."""
 
 
 class MemoryComponentError(RuntimeError):
@@ -76,8 +102,9 @@ def usage_of(memory: MemorySystem) -> dict[str, int]:
     return {str(k): int(v) for k, v in counts.items() if isinstance(v, int | float)}
 
 
-def checked_items(items: Any, component: str, top_k: int) -> list[MemoryItem]:
-    """The items a memory returned, as MemoryItems; raise naming the component if malformed."""
+def checked_items(items: Any, component: str, top_k: int, visible: int) -> list[MemoryItem]:
+    """The items a memory returned, as MemoryItems; raise naming the component if they are
+    malformed, too many, too long, or name a position outside `[0, visible)`."""
     if isinstance(items, str | bytes) or not isinstance(items, Sequence):
         raise MemoryComponentError(
             f"{component}: search returned {type(items).__name__}, not a list of items"
@@ -85,16 +112,38 @@ def checked_items(items: Any, component: str, top_k: int) -> list[MemoryItem]:
     checked: list[MemoryItem] = []
     for index, item in enumerate(items):
         if isinstance(item, str):
-            checked.append(MemoryItem(text=item))
-        elif isinstance(item, MemoryItem) and isinstance(item.text, str):
-            checked.append(item)
-        else:
+            item = MemoryItem(text=item)
+        elif not (isinstance(item, MemoryItem) and isinstance(item.text, str)):
             raise MemoryComponentError(
                 f"{component}: search result {index} is {type(item).__name__}, "
                 "not a str or MemoryItem"
             )
+        problem = _item_problem(item, visible)
+        if problem:
+            raise MemoryComponentError(f"{component}: search result {index} {problem}")
+        checked.append(item)
     if len(checked) > top_k:
         raise MemoryComponentError(
             f"{component}: search returned {len(checked)} items, more than top_k={top_k}"
         )
     return checked
+
+
+def _item_problem(item: MemoryItem, visible: int) -> str:
+    """What is wrong with one item, or empty."""
+    position = item.position
+    if position is None:
+        if len(item.text) > MAX_ITEM_CHARACTERS:
+            return (
+                f"has {len(item.text):,} characters, more than the {MAX_ITEM_CHARACTERS:,} "
+                "an item may carry"
+            )
+        return ""
+    if not isinstance(position, int) or isinstance(position, bool):
+        return f"names position {position!r}, not an integer"
+    if not 0 <= position < visible:
+        return (
+            f"names history position {position}, outside the {visible} messages before "
+            f"the question (positions 0 to {visible - 1})"
+        )
+    return ""

@@ -4,10 +4,16 @@ One Mem0 `Memory` per shared context, built with `Memory.from_config` from the
 `-T memory_config` file (its `llm`, `embedder` and other keys, as Mem0 documents
 them; without a file, Mem0's defaults: OpenAI models with `OPENAI_API_KEY`). Unless
 the file says otherwise, the vector store is Qdrant in local mode (no server) in a
-fresh temporary folder and the history database is in memory, one per context, so no context's
+fresh folder and the history database is in memory, one per context, so no context's
 messages reach another's memory. Telemetry is off (`MEM0_TELEMETRY=False`) and
-Mem0's folder is a temporary one (`MEM0_DIR`), both set before Mem0 is imported
+Mem0's folder (`MEM0_DIR`) is a temporary one, both set before Mem0 is imported
 unless the user set them.
+
+The temporary folders (Mem0's, and each context's Qdrant store, which holds the facts
+extracted from the history) sit in one folder per process, `personamem-mem0-*` in the
+system's temporary directory: a memory's store is removed when the memory is closed
+(the pool drops it, or the run's memories are released), and the whole folder when
+the process exits.
 
 Each session (or part of one) is given to `Memory.add` as role/content messages
 for one user id, Mem0 extracting facts with its LLM (one call per add in mem0ai 2);
@@ -23,8 +29,11 @@ and the tokens the endpoint reports; other providers report calls only.
 
 from __future__ import annotations
 
+import atexit
 import copy
+import functools
 import os
+import shutil
 import tempfile
 import threading
 import uuid
@@ -40,10 +49,28 @@ USER_ID = "personamem_user"
 _import_lock = threading.Lock()
 
 
+_root_lock = threading.Lock()
+
+
+def _temporary_root() -> str:
+    """This process's folder of temporary Mem0 stores, removed when the process exits
+    (memories are made in worker threads, hence the lock)."""
+    with _root_lock:
+        return _make_root()
+
+
+@functools.cache
+def _make_root() -> str:
+    root = tempfile.mkdtemp(prefix="personamem-mem0-")
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return root
+
+
 def _memory_class() -> Any:
     with _import_lock:
         os.environ.setdefault("MEM0_TELEMETRY", "False")
-        os.environ.setdefault("MEM0_DIR", tempfile.mkdtemp(prefix="personamem-mem0-"))
+        if "MEM0_DIR" not in os.environ:
+            os.environ["MEM0_DIR"] = os.path.join(_temporary_root(), "mem0")
         try:
             from mem0 import Memory
         except ImportError as ex:
@@ -53,34 +80,38 @@ def _memory_class() -> Any:
     return Memory
 
 
-def mem0_config(config: dict[str, Any], context_id: str) -> tuple[dict[str, Any], float]:
-    """Mem0's config for one context (local in-memory stores unless configured), and the
-    search threshold."""
+def mem0_config(
+    config: dict[str, Any], context_id: str
+) -> tuple[dict[str, Any], float, str | None]:
+    """Mem0's config for one context (local stores unless configured), the search
+    threshold, and the temporary folder made for its vector store (None if configured)."""
     settings = copy.deepcopy(config)
     threshold = float(settings.pop("search_threshold", 0.0))
     dims = ((settings.get("embedder") or {}).get("config") or {}).get("embedding_dims")
-    store = settings.setdefault(
-        "vector_store",
-        {"provider": "qdrant", "config": {"path": tempfile.mkdtemp(prefix="personamem-qdrant-")}},
-    )
+    folder = None
+    if "vector_store" not in settings:
+        folder = tempfile.mkdtemp(prefix="qdrant-", dir=_temporary_root())
+        settings["vector_store"] = {"provider": "qdrant", "config": {"path": folder}}
+    store = settings["vector_store"]
     store_config = store.setdefault("config", {})
     store_config.setdefault("collection_name", f"personamem_{uuid.uuid4().hex[:12]}")
     if dims is not None and store.get("provider") == "qdrant":
         store_config.setdefault("embedding_model_dims", dims)
     settings.setdefault("history_db_path", ":memory:")
-    return settings, threshold
+    return settings, threshold, folder
 
 
 class Mem0Memory:
     """A Mem0 memory of one shared context."""
 
     def __init__(self, context_id: str, config: dict[str, Any]) -> None:
-        settings, self.threshold = mem0_config(config, context_id)
+        settings, self.threshold, self._folder = mem0_config(config, context_id)
         try:
             self._memory = _memory_class().from_config(settings)
-        except MemoryComponentError:
-            raise
         except Exception as ex:
+            self.close()
+            if isinstance(ex, MemoryComponentError):
+                raise
             raise MemoryComponentError(
                 f"mem0: Memory.from_config failed ({type(ex).__name__}: {ex})"
             ) from ex
@@ -110,6 +141,16 @@ class Mem0Memory:
         if not isinstance(hits, list):
             raise MemoryComponentError(f"mem0: search returned {type(result).__name__}")
         return [MemoryItem(text=str(hit["memory"]), score=hit.get("score")) for hit in hits]
+
+    def close(self) -> None:
+        """Close the vector store's client and remove its temporary folder, if one was
+        made for it."""
+        store = getattr(getattr(self, "_memory", None), "vector_store", None)
+        close_client = getattr(getattr(store, "client", None), "close", None)
+        if callable(close_client):
+            close_client()
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
 
     def usage(self) -> dict[str, int]:
         """Calls made to Mem0, and its models' calls and tokens where they are counted."""

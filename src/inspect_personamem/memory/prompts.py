@@ -12,6 +12,11 @@ Figure 5 numbers come from: under the system line `PAPER_SYSTEM`, one user messa
 with the retrieved items (most similar first, one a line), the question and the
 options one a line; the model answers with one letter (read by the official
 extraction, which takes a lone letter).
+
+In both, an item that names a history position is shown as the message at that
+position (in `paper`, its role and content as JSON, as the authors' retriever gave
+it), never as the text the item carries: positions are checked by the pool, so what
+the model sees of the history stays within `context[:end_index]`.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from collections.abc import Sequence
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
 from ..history import SystemMessagePolicy, conversation
-from .interface import MemoryItem
+from .interface import HistoryMessage, MemoryItem
+from .retrievers import embedded_text
 
 PAPER_SYSTEM = "You are an AI that answers only with A, B, C, or D."
 FACTS_HEADER = "# User facts:"
@@ -43,10 +49,14 @@ def official_prompt(
 
 
 def paper_prompt(
-    items: Sequence[MemoryItem], top_k: int, question: str, options: Sequence[str]
+    items: Sequence[MemoryItem],
+    context: Sequence[ChatMessage],
+    top_k: int,
+    question: str,
+    options: Sequence[str],
 ) -> list[ChatMessage]:
     """The authors' baseline prompt: retrieved items, question, options one a line."""
-    retrieved = "\n".join(item.text for item in items)
+    retrieved = "\n".join(_paper_text(item, context) for item in items)
     header = (
         f"# {top_k} most similar contexts to the question: "
         if any(item.position is not None for item in items) or not items
@@ -54,3 +64,11 @@ def paper_prompt(
     )
     text = f"{header}\n{retrieved}\n\n# Question: {question}\n\n# Choices: \n" + "\n".join(options)
     return [ChatMessageSystem(content=PAPER_SYSTEM), ChatMessageUser(content=text)]
+
+
+def _paper_text(item: MemoryItem, context: Sequence[ChatMessage]) -> str:
+    """An item as the paper prompt shows it: a history message as its role and content."""
+    if item.position is None:
+        return item.text
+    message = context[item.position]
+    return embedded_text(HistoryMessage(item.position, message.role, message.text))

@@ -5,7 +5,8 @@ Both feed a `MemoryPool` (one memory per shared context, never holding more than
 (`user_question_or_message`), and send the items in the chosen prompt
 (`prompts.py`). The evidence goes to the sample's metadata under `memory`: the
 items (history positions and scores, or texts), messages added and whether the
-memory was rebuilt, ingestion and search seconds, embedding counts so far, and the
+memory was rebuilt (and why), ingestion and search seconds, the longest time a call
+into the memory held the event loop, embedding counts so far, and the
 memory system's own usage where it reports it (this question's, and the run's so far).
 """
 
@@ -202,8 +203,9 @@ def _memory_solver(
             )
         else:
             state.messages = paper_prompt(
-                retrieval.items, top_k, question, state.metadata["options"]
-            )
+                retrieval.items, store.messages(context_id), top_k, question,
+                state.metadata["options"],
+            )  # fmt: skip
         sent = len(state.messages)
         state.metadata["memory"] = _evidence(retrieval, embeddings, pool)
         state = await generate(state)
@@ -221,9 +223,11 @@ def _evidence(
         "items": [_item_evidence(item) for item in retrieval.items],
         "visible_messages": retrieval.visible,
         "added_messages": retrieval.added,
-        "rebuilt": retrieval.rebuilt,
+        "rebuilt": retrieval.rebuilt is not None,
+        "rebuilt_because": retrieval.rebuilt,
         "ingest_seconds": retrieval.ingest_seconds,
         "search_seconds": retrieval.search_seconds,
+        "loop_blocked_seconds": retrieval.loop_blocked_seconds,
         "memory_usage": retrieval.memory_usage,
         "run_added_messages": pool.added_messages,
         "run_rebuilds": pool.rebuilds,

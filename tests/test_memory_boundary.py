@@ -1,0 +1,217 @@
+"""What a memory plug-in can and cannot do to a run: the pool's guarantees at its boundary
+(`memory/interface.py`): positions inside the visible history, bounded items,
+cancellation that leaves no partial memory, blocking calls measured and named, and
+memories closed when dropped or released."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import importlib.util
+import json
+import logging
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import mock_model, run_task
+from inspect_ai.log import EvalLog
+from memory_fixtures import ClosingMemory, HangOnceMemory, SpyMemory, split_with_markers
+from openai_server import mem0_stand_in_config, serve_openai
+
+from inspect_personamem.contexts import ContextStore
+from inspect_personamem.memory import pool as pool_module
+from inspect_personamem.memory.interface import MemorySystem
+from inspect_personamem.memory.pool import DROPPED, RAN_AHEAD, MemoryPool
+
+TASK = "inspect_personamem/personamem_32k"
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return split_with_markers(tmp_path_factory.mktemp("markers"))
+
+
+def run_memory(
+    data: Path, log_dir: Path, memory: str, config: dict[str, Any] | None = None,
+    order: str | None = None, **eval_args: Any,
+) -> EvalLog:  # fmt: skip
+    task_args: dict[str, Any] = {
+        "data_dir": str(data), "method": "memory", "memory": memory, "order": order,
+    }  # fmt: skip
+    if config is not None:
+        path = log_dir / "memory.json"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(config), encoding="utf-8")
+        task_args["memory_config"] = str(path)
+    model = mock_model(lambda messages: "<final_answer>(a)")
+    return run_task(TASK, model, log_dir, task_args, **eval_args)
+
+
+def no_model_call(log: EvalLog) -> bool:
+    return all(event.event != "model" for sample in log.samples or [] for event in sample.events)
+
+
+@pytest.mark.parametrize(
+    ("position", "problem"),
+    [
+        (-1, "names history position -1, outside the"),
+        ("end", "names history position \\d+, outside the \\d+ messages before the question"),
+        (10**6, "names history position 1000000, outside the"),
+        ("3", "names position '3', not an integer"),
+        (True, "names position True, not an integer"),
+    ],
+)
+def test_an_item_outside_the_visible_history_stops_the_run_naming_it(
+    data: Path, tmp_path: Path, position: object, problem: str
+) -> None:
+    memory = "memory_fixtures:WrongPositionMemory"
+    log = run_memory(data, tmp_path, memory, {"position": position})
+    assert log.status == "error" and log.error is not None
+    first_line = log.error.message.splitlines()[0]
+    assert re.search(
+        rf"question_id [0-9a-f-]+: memory system {memory}: search result 0 {problem}", first_line
+    ), first_line
+    assert no_model_call(log)
+
+
+def test_an_item_too_long_stops_the_run_naming_it(data: Path, tmp_path: Path) -> None:
+    log = run_memory(data, tmp_path, "memory_fixtures:HugeItemMemory")
+    assert log.status == "error" and log.error is not None
+    assert "search result 0 has 10,000,000 characters, more than the 32,768" in log.error.message
+    assert no_model_call(log)
+
+
+def test_a_question_cancelled_while_adding_leaves_no_partial_memory(
+    data: Path, tmp_path: Path
+) -> None:
+    """Each context's first memory hangs in its first add until the time limit cancels
+    the question: the next question of that context gets a new memory, fed once from
+    the start, and says it was rebuilt and why."""
+    SpyMemory.instances.clear()
+    HangOnceMemory.hung.clear()
+    log = run_memory(
+        data,
+        tmp_path,
+        "memory_fixtures:HangOnceMemory",
+        order="grouped",
+        time_limit=1,
+        max_samples=1,  # one question at a time: the others do not wait on the hung one
+    )
+    assert log.status == "success", log.error
+    assert log.samples
+    contexts = {s.metadata["shared_context_id"] for s in log.samples}
+    cancelled = [s for s in log.samples if s.limit is not None]
+    assert len(cancelled) == len(contexts)  # one question a context
+    for sample in cancelled:
+        assert sample.scores is not None
+        value = sample.scores["personamem_scorer"].value
+        assert isinstance(value, float) and math.isnan(value)
+    answered = [s for s in log.samples if s.limit is None]
+    rebuilt = [s.metadata["memory"]["rebuilt_because"] for s in answered]
+    assert rebuilt.count(DROPPED) == len(contexts)
+    assert set(rebuilt) <= {None, DROPPED}
+    assert max(s.metadata["memory"]["run_rebuilds"] for s in answered) == len(contexts)
+    by_context: dict[str, list[SpyMemory]] = {}
+    for spy in SpyMemory.instances:
+        by_context.setdefault(spy.context_id, []).append(spy)
+    for memories in by_context.values():
+        first, *later = memories
+        assert first.positions  # it took messages before it hung: a partial memory
+        assert len(later) == 1  # dropped, rebuilt once, then fed incrementally
+        assert later[0].positions == list(range(len(later[0].positions)))
+
+
+def retrieve(pool: MemoryPool, question: str, context: str, end: int) -> Any:
+    return asyncio.run(pool.retrieve(question, context, end, "q", 1))
+
+
+def test_a_memory_that_blocks_the_event_loop_is_measured_and_named(
+    data: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from memory_fixtures import BlockingMemory, YieldingMemory
+
+    monkeypatch.setattr(pool_module, "LOOP_BLOCK_WARNING_SECONDS", 0.05)
+    store = ContextStore(data / "shared_contexts_32k.jsonl")
+    context = next(iter(store._offsets))
+    polite = MemoryPool(store, lambda c: YieldingMemory(c, {"seconds": 0.2}), "polite memory")
+    with caplog.at_level(logging.WARNING, logger=pool_module.__name__):
+        waited = retrieve(polite, "q1", context, 10)
+        assert waited.search_seconds >= 0.2 > waited.loop_blocked_seconds
+        assert not caplog.records
+        rude = MemoryPool(store, lambda c: BlockingMemory(c, {"seconds": 0.1}), "rude memory")
+        blocked = retrieve(rude, "q2", context, 10)
+        retrieve(rude, "q3", context, 12)
+    assert blocked.loop_blocked_seconds >= 0.1
+    [warning] = caplog.records  # once a run
+    assert "rude memory held Inspect's event loop for 0.1 s" in warning.getMessage()
+    assert "question_id q2" in warning.getMessage()
+
+
+def test_memories_are_closed_when_dropped_and_when_the_pool_is_released(data: Path) -> None:
+    ClosingMemory.closed.clear()
+    store = ContextStore(data / "shared_contexts_32k.jsonl")
+    first, second = list(store._offsets)[:2]
+
+    def factory(context_id: str) -> MemorySystem:
+        return ClosingMemory(context_id, {})
+
+    pool = MemoryPool(store, factory, "closing memory")
+    assert retrieve(pool, "q1", first, 20).rebuilt is None
+    assert retrieve(pool, "q2", first, 10).rebuilt == RAN_AHEAD  # ran ahead: dropped
+    assert ClosingMemory.closed == [first]
+    retrieve(pool, "q3", second, 10)
+    del pool
+    gc.collect()
+    assert sorted(ClosingMemory.closed) == sorted([first, first, second])
+
+
+RUN_MEM0 = """
+import json, sys
+from inspect_ai import eval
+logs = eval(
+    "inspect_personamem/personamem_32k", model="personamem/oracle",
+    model_args={"questions": sys.argv[3]}, task_args=json.loads(sys.argv[1]),
+    display="none", log_dir=sys.argv[2], limit=6,
+)
+print(logs[0].status)
+"""
+
+
+@pytest.mark.slow
+def test_mem0_leaves_no_store_behind(data: Path, tmp_path: Path) -> None:
+    """A whole `inspect eval` process with Mem0 (its LLM and embedder the loopback
+    stand-in): the stores it made in the temporary directory are gone when it ends."""
+    if importlib.util.find_spec("mem0") is None:
+        pytest.skip("needs the memory extra")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    seen: list[str] = []
+    with serve_openai() as (url, requests):
+        config = mem0_stand_in_config(url)
+        (tmp_path / "mem0.json").write_text(json.dumps(config), encoding="utf-8")
+        task_args = {
+            "data_dir": str(data), "method": "memory", "memory": "mem0",
+            "memory_config": str(tmp_path / "mem0.json"),
+        }  # fmt: skip
+        env = {**os.environ, "TMPDIR": str(temporary)}
+        env.pop("MEM0_DIR", None)
+        process = subprocess.Popen(
+            [sys.executable, "-c", RUN_MEM0, json.dumps(task_args), str(tmp_path / "logs"),
+             str(data / "questions_32k.csv")],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        while process.poll() is None:  # what the run holds while it runs
+            seen.extend(p.name for p in temporary.glob("personamem-mem0-*/qdrant-*"))
+            time.sleep(0.05)
+        out, err = process.communicate()
+    assert out.strip().endswith("success"), err[-2000:]
+    assert any(r["path"].endswith("/chat/completions") for r in requests)
+    assert seen  # the stores were there during the run
+    assert list(temporary.iterdir()) == []
