@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Sequence
+from pathlib import Path
 
 import bm25s
 import numpy as np
 import pytest
 
+from inspect_personamem.memory import embeddings
+from inspect_personamem.memory.embeddings import (
+    CachedEmbedder,
+    EmbeddingCache,
+    SentenceTransformerEmbedder,
+)
 from inspect_personamem.memory.interface import HistoryMessage
 from inspect_personamem.memory.retrievers import BM25Retriever, _words
 
@@ -57,3 +65,29 @@ def test_bm25_with_no_word_in_common_returns_the_earliest() -> None:
     asyncio.run(retriever.add(corpus(10, 0)))
     found = asyncio.run(retriever.search("nothing shared", 3))
     assert [(item.position, item.score) for item in found] == [(0, 0.0), (1, 0.0), (2, 0.0)]
+
+
+def test_the_embedding_cache_key_holds_the_truncation_length(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vectors embedded under one truncation length are not served under another."""
+
+    class Counting:
+        def __init__(self) -> None:
+            self.name = SentenceTransformerEmbedder("some/model").name
+            self.texts: list[str] = []
+
+        async def embed(self, texts: Sequence[str]) -> np.ndarray:
+            self.texts += texts
+            return np.ones((len(texts), 3), dtype=np.float32)
+
+    cache = EmbeddingCache(tmp_path)
+    first = Counting()
+    asyncio.run(CachedEmbedder(first, cache).embed(["a", "b"]))
+    again = Counting()
+    asyncio.run(CachedEmbedder(again, cache).embed(["a", "b"]))
+    assert (first.texts, again.texts) == (["a", "b"], [])  # same key: from the cache
+    monkeypatch.setattr(embeddings, "MAX_TOKENS", 256)
+    shorter = Counting()
+    asyncio.run(CachedEmbedder(shorter, cache).embed(["a", "b"]))
+    assert shorter.texts == ["a", "b"]

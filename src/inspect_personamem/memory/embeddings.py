@@ -11,8 +11,10 @@ An embedder spec (`-T embedder=...`) names one of:
 
 Vectors are L2-normalised here whatever the model returns, so similarity is a dot
 product of unit vectors (the paper's). `CachedEmbedder` embeds each distinct text
-once per model, in batches, and keeps the vectors on disk (SQLite, keyed by model
-and the text's SHA-256), so a second run embeds nothing it already has.
+once per model, in batches, and keeps the vectors on disk (SQLite, keyed by the
+embedder's `name`, which holds everything that changes a vector: the model and, for
+local models, the truncation length; and the text's SHA-256), so a second run embeds
+nothing it already has.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any, Protocol
 import anyio
 import httpx
 import numpy as np
+import platformdirs
 
 from ..http_client import async_client
 from .interface import MemoryComponentError
@@ -44,12 +47,12 @@ CACHE_ENV = "PERSONAMEM_EMBEDDING_CACHE"
 
 
 def default_cache_dir() -> Path:
-    """Where embeddings are kept: PERSONAMEM_EMBEDDING_CACHE, else the user cache folder."""
+    """Where embeddings are kept: PERSONAMEM_EMBEDDING_CACHE, else the user cache folder
+    (`platformdirs`: ~/.cache/inspect_personamem/embeddings on Linux)."""
     configured = os.environ.get(CACHE_ENV)
     if configured:
         return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "inspect_personamem" / "embeddings"
+    return Path(platformdirs.user_cache_dir("inspect_personamem")) / "embeddings"
 
 
 class Embedder(Protocol):
@@ -65,7 +68,8 @@ class SentenceTransformerEmbedder:
     """A sentence-transformers model (hub id or local folder), loaded on first use."""
 
     def __init__(self, model: str, device: str | None = None, batch_size: int = 32) -> None:
-        self.name = f"sentence-transformers:{model}"
+        # the cache key: everything on this side that changes a vector
+        self.name = f"sentence-transformers:{model}:max_tokens={MAX_TOKENS}"
         self.model_id = model
         self.device = device
         self.batch_size = batch_size
