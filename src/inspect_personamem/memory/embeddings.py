@@ -33,6 +33,7 @@ import httpx
 import numpy as np
 import platformdirs
 
+from ..errors import PersonaMemArgumentError
 from ..http_client import async_client
 from .interface import MemoryComponentError
 
@@ -154,7 +155,7 @@ class OpenAIEmbedder:
 def embedder_for(spec: str, device: str | None = None) -> Embedder:
     """The embedder a `-T embedder=...` spec names (see the module docstring)."""
     if not spec.strip():
-        raise ValueError("PersonaMem task parameter embedder='': name a model")
+        raise PersonaMemArgumentError("PersonaMem task parameter embedder='': name a model")
     if spec.startswith("openai/"):
         base_url = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1")
         return OpenAIEmbedder(spec.removeprefix("openai/"), base_url, _key("OPENAI_API_KEY"))
@@ -163,7 +164,7 @@ def embedder_for(spec: str, device: str | None = None) -> Embedder:
         prefix = service.upper().replace("-", "_")
         service_url = os.environ.get(f"{prefix}_BASE_URL")
         if not service or not model or not service_url:
-            raise ValueError(
+            raise PersonaMemArgumentError(
                 f"PersonaMem task parameter embedder={spec!r}: expected "
                 f"openai-api/<service>/<model> with {prefix or '<SERVICE>'}_BASE_URL set"
             )

@@ -22,6 +22,7 @@ import yaml
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..contexts import ContextStore, history_store
+from ..errors import PersonaMemArgumentError
 from ..history import SystemMessagePolicy
 from .embeddings import DEFAULT_EMBEDDER, CachedEmbedder, EmbeddingCache, default_cache_dir
 from .embeddings import embedder_for as make_embedder
@@ -63,7 +64,7 @@ def rag_solver(
     _check_top_k(top_k)
     if retriever == "bm25":
         if embedder != DEFAULT_EMBEDDER:
-            raise ValueError(
+            raise PersonaMemArgumentError(
                 f"PersonaMem task parameter embedder={embedder!r} has no effect with "
                 "retriever='bm25': leave it out"
             )
@@ -106,7 +107,7 @@ def memory_solver(
     store = _required_store(contexts_file, "memory")
     _check_top_k(top_k)
     if not memory:
-        raise ValueError(
+        raise PersonaMemArgumentError(
             "PersonaMem task parameter memory: method='memory' needs one: "
             "-T memory=mem0 or -T memory=package.module:Factory"
         )
@@ -126,19 +127,19 @@ def memory_factory(spec: str, config: dict[str, Any]) -> MemoryFactory:
         return lambda context_id: Mem0Memory(context_id, config)
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
-        raise ValueError(
+        raise PersonaMemArgumentError(
             f"PersonaMem task parameter memory={spec!r}: expected 'mem0' or "
             "'package.module:Factory'"
         )
     try:
         target = getattr(importlib.import_module(module_name), attribute)
-    except (ImportError, AttributeError) as ex:
-        raise ValueError(
+    except Exception as ex:  # a missing module or name, or one that fails as it loads
+        raise PersonaMemArgumentError(
             f"PersonaMem task parameter memory={spec!r}: cannot import it "
             f"({type(ex).__name__}: {ex})"
         ) from ex
     if not callable(target):
-        raise ValueError(f"PersonaMem task parameter memory={spec!r}: not callable")
+        raise PersonaMemArgumentError(f"PersonaMem task parameter memory={spec!r}: not callable")
     return lambda context_id: target(context_id, config)
 
 
@@ -151,18 +152,18 @@ def read_memory_config(path: str | None) -> dict[str, Any]:
         text = file.read_text(encoding="utf-8")
         value = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
     except (OSError, ValueError, yaml.YAMLError) as ex:
-        raise ValueError(
+        raise PersonaMemArgumentError(
             f"memory_config {path}: cannot read it ({type(ex).__name__}: {ex})"
         ) from ex
     if not isinstance(value, dict):
-        raise ValueError(f"memory_config {path}: expected a mapping at the top level")
+        raise PersonaMemArgumentError(f"memory_config {path}: expected a mapping at the top level")
     return value
 
 
 def _required_store(contexts_file: str | None, method: str) -> ContextStore:
     store = history_store(contexts_file)
     if store is None:
-        raise ValueError(
+        raise PersonaMemArgumentError(
             f"method={method!r} retrieves from the history, so history='none' does not "
             "apply (the no-history baseline is method='generate', history='none')"
         )
@@ -171,7 +172,7 @@ def _required_store(contexts_file: str | None, method: str) -> ContextStore:
 
 def _check_top_k(top_k: int) -> None:
     if top_k < 1:
-        raise ValueError(f"PersonaMem task parameter top_k={top_k}: at least 1 needed")
+        raise PersonaMemArgumentError(f"PersonaMem task parameter top_k={top_k}: at least 1 needed")
 
 
 def _memory_solver(
