@@ -1,12 +1,36 @@
-"""Pytest fixtures and markers; helpers to import live in `helpers.py`."""
+"""Pytest fixtures, and the markers of tests that need an optional extra; helpers to
+import live in `helpers.py`."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
 
 from inspect_personamem.synthetic import generate_split
+
+EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "local_model": ("local", ("torch", "transformers", "accelerate")),
+    "report": ("report", ("matplotlib",)),
+    "memory": ("memory", ("sentence_transformers", "mem0")),
+}
+"""Marker -> (the extra it needs, the modules that extra brings)."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip, with the reason, every test marked for an extra that is not installed."""
+    for marker, (extra, modules) in EXTRAS.items():
+        missing = [module for module in modules if importlib.util.find_spec(module) is None]
+        if not missing:
+            continue
+        skip = pytest.mark.skip(
+            reason=f"needs the {extra} extra ({', '.join(missing)} missing): "
+            f"pip install -e '.[{extra}]'"
+        )
+        for item in items:
+            if marker in item.keywords:
+                item.add_marker(skip)
 
 
 @pytest.fixture

@@ -7,12 +7,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-import torch
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
+pytest.importorskip("torch", reason="needs the local extra: pip install -e '.[local]'")
 pytest.importorskip("transformers", reason="needs the local extra: pip install -e '.[local]'")
 pytestmark = pytest.mark.local_model
 
+import torch  # noqa: E402
 from logprob_fixtures import LocalSetup, make_setup  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 

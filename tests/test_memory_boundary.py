@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import importlib.util
 import json
 import logging
 import math
@@ -185,11 +184,10 @@ print(logs[0].status)
 
 
 @pytest.mark.slow
+@pytest.mark.memory
 def test_mem0_leaves_no_store_behind(data: Path, tmp_path: Path) -> None:
     """A whole `inspect eval` process with Mem0 (its LLM and embedder the loopback
     stand-in): the stores it made in the temporary directory are gone when it ends."""
-    if importlib.util.find_spec("mem0") is None:
-        pytest.skip("needs the memory extra")
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     seen: list[str] = []

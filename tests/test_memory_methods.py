@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import re
 from collections import Counter
@@ -76,13 +75,19 @@ METHODS: dict[str, dict[str, Any]] = {
 
 
 @pytest.mark.parametrize("order", ORDERS)
-@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize(
+    "method",
+    [
+        pytest.param(method, marks=pytest.mark.memory) if method == "rag-dense" else method
+        for method in sorted(METHODS)
+    ],
+)
 def test_nothing_past_the_end_index_reaches_the_model(
-    data: Path, tiny_model: str, tmp_path: Path, method: str, order: str
+    data: Path, tmp_path: Path, method: str, order: str, request: pytest.FixtureRequest
 ) -> None:
     arguments = dict(METHODS[method])
-    if method == "rag-dense":
-        arguments["embedder"] = tiny_model
+    if method == "rag-dense":  # a local model: the memory extra
+        arguments["embedder"] = request.getfixturevalue("tiny_model")
     log = run(data, tmp_path, order=order, **arguments)
     assert log.status == "success", log.error
     numbers = context_numbers(data)
@@ -132,6 +137,7 @@ def test_a_lower_end_index_rebuilds_the_memory(data: Path, tmp_path: Path) -> No
         assert spy.positions == list(range(len(spy.positions)))
 
 
+@pytest.mark.memory
 def test_embeddings_computed_once_and_cached_on_disk(
     data: Path, tiny_model: str, tmp_path: Path
 ) -> None:
@@ -296,13 +302,12 @@ def test_bad_memory_arguments_fail_before_any_sample(
         personamem_32k(data_dir=str(data), **arguments)
 
 
+@pytest.mark.memory
 def test_mem0_end_to_end_against_a_local_openai_stand_in(
     data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The real mem0ai package, its LLM and embedder served by the stand-in: facts are
     extracted from each session as it arrives and searched per question."""
-    if importlib.util.find_spec("mem0") is None:  # not imported: its telemetry flag is
-        pytest.skip("needs the memory extra")  # read once, at import, by the adapter
     monkeypatch.setenv("MEM0_DIR", str(tmp_path / "mem0"))
     monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
     with serve_openai() as (url, requests):
