@@ -21,6 +21,7 @@ from .errors import PersonaMemDataError
 from .options import OPTION_LETTER, Options, OptionsFormatError, parse_options
 from .question_types import normalise_question_type
 from .splits import Split
+from .utf8 import not_utf8, shown
 
 COLUMNS: dict[str, type] = {
     "persona_id": int,
@@ -45,6 +46,7 @@ INT_COLUMNS = tuple(name for name, kind in COLUMNS.items() if kind is int)
 REQUIRED_COLUMNS = frozenset(COLUMNS)
 
 _INTEGER = re.compile(r"-?[0-9]+")
+_RESAVE = " (the file must be UTF-8; re-save it as UTF-8)"
 
 
 @dataclass(frozen=True)
@@ -99,9 +101,10 @@ def _iter_records(path: Path, split: Split) -> Iterator[tuple[int, QuestionRecor
         reader = csv.DictReader(file)
         fieldnames = reader.fieldnames or ()
         for name in fieldnames:
-            if _undecodable(name):
+            where = not_utf8(name)
+            if where is not None:
                 raise PersonaMemDataError.at(
-                    path, f"header: {_not_utf8(name)}", line=1, field=_shown(name)
+                    path, f"header: {where}{_RESAVE}", line=1, field=shown(name)
                 )
         missing = REQUIRED_COLUMNS - set(fieldnames)
         if missing:
@@ -112,28 +115,9 @@ def _iter_records(path: Path, split: Split) -> Iterator[tuple[int, QuestionRecor
             start = reader.line_num + 1
 
 
-def _undecodable(text: str) -> bool:
-    """Whether `text` holds bytes that were not UTF-8 (read as lone surrogates)."""
-    return any("\udc80" <= char <= "\udcff" for char in text)
-
-
-def _not_utf8(text: str) -> str:
-    index = next(i for i, char in enumerate(text) if "\udc80" <= char <= "\udcff")
-    byte = ord(text[index]) - 0xDC00
-    return (
-        f"byte 0x{byte:02x} at character {index + 1} is not UTF-8 "
-        "(the file must be UTF-8; re-save it as UTF-8)"
-    )
-
-
-def _shown(text: str) -> str:
-    """`text` printable: undecodable bytes as `\\xNN`."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
 def _record(path: Path, split: Split, row: dict[Any, Any], line: int) -> QuestionRecord:
     raw_id = row.get("question_id")
-    question_id = _shown(raw_id) if raw_id else None
+    question_id = shown(raw_id) if raw_id else None
 
     def fail(field: str, message: str) -> PersonaMemDataError:
         return PersonaMemDataError.at(
@@ -145,8 +129,9 @@ def _record(path: Path, split: Split, row: dict[Any, Any], line: int) -> Questio
     for name, value in row.items():
         if value is None:
             raise fail(name, "value missing: the row has fewer fields than the header")
-        if _undecodable(value):
-            raise fail(name, _not_utf8(value))
+        where = not_utf8(value)
+        if where is not None:
+            raise fail(name, where + _RESAVE)
     if not question_id:
         raise fail("question_id", "empty question id")
     if not row["user_question_or_message"].strip():
