@@ -15,7 +15,7 @@ from .contexts import open_context_store
 from .dataset import NegativeEndIndexPolicy, build_dataset, check_against_contexts
 from .dataset_spec import DataSource
 from .errors import PersonaMemArgumentError
-from .files import locate_split_files
+from .files import data_release, locate_split_files
 from .history import SystemMessagePolicy
 from .local.choice import Normalization
 from .memory.solver import MemoryPrompt, Retriever
@@ -108,13 +108,10 @@ def personamem(
     answering = checked_method(method, arguments, task_defaults())
     source = DataSource(split, data_dir, repo_id, revision)
     files = locate_split_files(source)
+    rows = source.spec.read_questions(files.questions, split)
+    release = data_release(source, files, len(rows))
     store = open_context_store(files.contexts)
-    records = check_against_contexts(
-        source.spec.read_questions(files.questions, split),
-        store,
-        files.questions,
-        negative_end_index,
-    )
+    records = check_against_contexts(rows, store, files.questions, negative_end_index)
     solver = build_solver(
         answering,
         arguments,
@@ -131,6 +128,7 @@ def personamem(
         metadata={
             "split": split,
             "data_source": files.source,
+            "data_release": release,
             "method": method,
             "dataset": source.spec.name,
             "revision": source.pinned,
