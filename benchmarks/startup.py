@@ -22,6 +22,7 @@ import argparse
 import functools
 import gc
 import json
+import logging
 import tempfile
 import time
 from collections.abc import Callable
@@ -75,6 +76,8 @@ def main() -> None:
         "--data", type=Path, help="keep the generated files here (reused when present)"
     )
     args = parser.parse_args()
+    # synthetic files are not the released ones, which each build would warn about
+    logging.getLogger("inspect_personamem.files").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory() as tmp:
         root = args.data or Path(tmp)
         print("| shape | messages | parse s | build s | build / parse |")
