@@ -2,11 +2,11 @@
 
 `DatasetSpec` holds the repository, the pinned revision, the licence, the splits and
 their file names, the row reader, the label mapping per split and what is known of
-the released question files (rows, bytes, sha256), against which a copy is checked. `PERSONAMEM` is
-the released PersonaMem (v1); a later version (PersonaMem-v2) is a second spec, not
-edits across modules. `DataSource` is one split of a spec, located: the spec, the
-split and where its files come from (a folder, or the hub at a revision), so that
-these travel together instead of as four loose arguments.
+the released question files (rows, bytes, sha256), which a copy is checked against.
+`PERSONAMEM` is the released PersonaMem (v1); a later version (PersonaMem-v2) is a
+second spec, not edits across modules. `DataSource` is one split of a spec, located:
+the spec, the split and where its files come from (a folder, or the hub at a
+revision), so that these travel together instead of as four loose arguments.
 """
 
 from __future__ import annotations

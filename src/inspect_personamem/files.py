@@ -41,17 +41,21 @@ class SplitFiles:
     questions: Path
     contexts: Path
     source: str
-    release: bool
-    """Downloaded from the spec's own repository at its pinned revision: they must be
-    the released files."""
+    must_be_released: bool
+    """Downloaded from the spec's own repository at its pinned revision, so they must
+    be the released files."""
 
 
 def locate_split_files(source: DataSource) -> SplitFiles:
     """Resolve the split's two files to local paths, downloading them if needed."""
     questions, where = locate_question_file(source)
     contexts, _ = _locate(source.spec.contexts_file(source.split), source)
-    release = _folder(source) is None and source.is_release
-    return SplitFiles(questions=questions, contexts=contexts, source=where, release=release)
+    return SplitFiles(
+        questions=questions,
+        contexts=contexts,
+        source=where,
+        must_be_released=_folder(source) is None and source.is_release,
+    )
 
 
 def data_release(source: DataSource, files: SplitFiles, rows: int) -> str:
@@ -62,7 +66,7 @@ def data_release(source: DataSource, files: SplitFiles, rows: int) -> str:
     difference = source.spec.release_difference(source.split, files.questions, rows)
     if difference is None:
         return RELEASED
-    if files.release:
+    if files.must_be_released:
         raise PersonaMemDataError(
             f"{files.questions} is not the released {name} of {source.repo} at revision "
             f"{source.pinned} ({difference}): a damaged download? Delete it from the Hugging "
