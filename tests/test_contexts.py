@@ -124,3 +124,13 @@ def test_a_context_id_that_is_not_the_first_key_is_found_for_the_message(
     assert store.line_with_key("z") is None
     with pytest.raises(PersonaMemDataError, match=r"found keys 'meta', 'y'"):
         store.messages("meta")
+
+
+def test_a_byte_that_is_not_utf8_is_counted_in_characters_after_other_non_ascii(
+    tmp_path: Path,
+) -> None:
+    path = write_lines(tmp_path / "c.jsonl", [context_line("x", 2)])
+    text = "  message 1 ca\u0301f\u00e9 \U0001f600 ".encode() + b"\xff"
+    path.write_bytes(path.read_bytes().replace(b"  message 1 cafe", text))
+    with pytest.raises(PersonaMemDataError, match="byte 0xff at character 21 is not UTF-8"):
+        ContextStore(path).messages("x")

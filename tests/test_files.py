@@ -3,20 +3,26 @@ against a local stand-in server (no mocking of huggingface_hub)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import REAL_QUESTIONS, require
 from hub_server import serve_hub
 
 from inspect_personamem.dataset_spec import DATA_DIR_ENV, PERSONAMEM, DataSource
 from inspect_personamem.errors import PersonaMemDataError
 from inspect_personamem.files import locate_split_files
+from inspect_personamem.records import read_questions
+from inspect_personamem.synthetic import contexts_for_questions, write_contexts
+from inspect_personamem.tasks import personamem
 
 DEFAULT_REPO_ID, DEFAULT_REVISION = PERSONAMEM.repo_id, PERSONAMEM.revision
 
@@ -32,13 +38,26 @@ LOCATE = (
     "except PersonaMemDataError as ex:\n"
     "    print(json.dumps({'error': str(ex)}))\n"
 )
+BUILD = (
+    "import json, sys\n"
+    "from inspect_personamem.tasks import personamem\n"
+    "from inspect_personamem.errors import PersonaMemDataError\n"
+    "try:\n"
+    "    task = personamem('32k', **json.loads(sys.argv[1]))\n"
+    "    print(json.dumps({'data_release': (task.metadata or {})['data_release']}))\n"
+    "except PersonaMemDataError as ex:\n"
+    "    print(json.dumps({'error': str(ex)}))\n"
+)
 
 
-def locate_in_subprocess(env: dict[str, str], **kwargs: str) -> dict[str, str]:
-    """Run the locator in a fresh interpreter: huggingface_hub reads HF_* at import."""
+def locate_in_subprocess(
+    env: dict[str, str], script: str = LOCATE, **kwargs: str
+) -> dict[str, str]:
+    """Run the locator (or `script`) in a fresh interpreter: huggingface_hub reads HF_*
+    at import."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("HF_") and k != DATA_DIR_ENV}
     result = subprocess.run(
-        [sys.executable, "-c", LOCATE, json.dumps(kwargs)],
+        [sys.executable, "-c", script, json.dumps(kwargs)],
         env={**clean, **env},
         capture_output=True,
         text=True,
@@ -169,3 +188,113 @@ def test_a_data_dir_that_is_not_a_folder(tmp_path: Path) -> None:
         "questions_32k.csv and shared_contexts_32k.jsonl of bowen-upenn/PersonaMem in a "
         "folder and point --data-dir there."
     )
+
+
+def real_split(folder: Path, rows: int | None = None) -> Path:
+    """A folder with the real 32k question file (its first `rows` rows, cut at a row
+    boundary, if given) and synthetic contexts that fit it."""
+    folder.mkdir()
+    lines = require(REAL_QUESTIONS).read_bytes().split(b"\r\n")
+    questions = folder / "questions_32k.csv"
+    questions.write_bytes(b"\r\n".join(lines if rows is None else lines[: rows + 1]))
+    records = read_questions(questions, "32k")
+    sizes = contexts_for_questions([record.columns for record in records])
+    write_contexts(folder / "shared_contexts_32k.jsonl", sizes, message_chars=20)
+    return folder
+
+
+def data_release(folder: Path) -> str:
+    return str((personamem("32k", data_dir=str(folder)).metadata or {})["data_release"])
+
+
+def test_the_real_question_file_is_marked_released(tmp_path: Path) -> None:
+    assert data_release(real_split(tmp_path / "data")) == "released"
+
+
+def test_a_cut_question_file_is_marked_not_released_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Cut at a row boundary, it is valid CSV: only the released row count tells."""
+    folder = real_split(tmp_path / "data", rows=489)
+    assert data_release(folder) == (
+        "not the released file: 489 rows, the released questions_32k.csv has 589"
+    )
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warning == (
+        f"{(folder / 'questions_32k.csv').resolve()} is not the released questions_32k.csv of "
+        f"{DEFAULT_REPO_ID} at revision {DEFAULT_REVISION} (489 rows, the released "
+        "questions_32k.csv has 589): results are not comparable with runs on the released data."
+    )
+
+
+@pytest.mark.parametrize(
+    ("edit", "difference"),
+    [
+        (
+            lambda raw: raw + b"\r\n",
+            "1,305,368 bytes, the released questions_32k.csv has 1,305,366",
+        ),
+        (
+            lambda raw: raw.replace(b"(c)", b"(d)", 1),
+            "sha256 {digest}, the released questions_32k.csv has "
+            "cccd34cf53e0bc4d9536c04cff5ca045156d9a4e227e83327112482840bbc93c",
+        ),
+    ],
+    ids=["bytes", "sha256"],
+)
+def test_the_same_rows_with_other_bytes_are_not_the_released_file(
+    tmp_path: Path, edit: Callable[[bytes], bytes], difference: str
+) -> None:
+    folder = real_split(tmp_path / "data")
+    questions = folder / "questions_32k.csv"
+    questions.write_bytes(edit(questions.read_bytes()))
+    digest = hashlib.sha256(questions.read_bytes()).hexdigest()
+    assert data_release(folder) == "not the released file: " + difference.format(digest=digest)
+
+
+def test_a_synthetic_split_is_marked_not_released(small_split: Path) -> None:
+    assert data_release(small_split) == (
+        "not the released file: 24 rows, the released questions_32k.csv has 589"
+    )
+
+
+@pytest.mark.slow
+def test_the_real_file_from_the_pinned_revision_is_released(tmp_path: Path) -> None:
+    folder = real_split(tmp_path / "data")
+    with serve_hub(folder, DEFAULT_REPO_ID, DEFAULT_REVISION) as (endpoint, _):
+        found = locate_in_subprocess(
+            {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")}, BUILD
+        )
+    assert found == {"data_release": "released"}
+
+
+@pytest.mark.slow
+def test_another_file_from_the_pinned_revision_is_an_error(
+    small_split: Path, tmp_path: Path
+) -> None:
+    """There, the file can only be a damaged download (or a hub serving other data)."""
+    with serve_hub(small_split, DEFAULT_REPO_ID, DEFAULT_REVISION) as (endpoint, _):
+        found = locate_in_subprocess(
+            {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")}, BUILD
+        )
+    path, message = found["error"].split(" is not ", 1)
+    assert Path(path).is_relative_to(tmp_path / "c")  # the cached download
+    assert message == (
+        f"the released questions_32k.csv of {DEFAULT_REPO_ID} at revision {DEFAULT_REVISION} "
+        "(24 rows, the released questions_32k.csv has 589): a damaged download? Delete it from "
+        "the Hugging Face cache (huggingface-cli delete-cache) and run again."
+    )
+
+
+@pytest.mark.slow
+def test_another_revision_is_marked_not_released(small_split: Path, tmp_path: Path) -> None:
+    revision = "1" * 40
+    with serve_hub(small_split, DEFAULT_REPO_ID, revision) as (endpoint, _):
+        found = locate_in_subprocess(
+            {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")},
+            BUILD,
+            revision=revision,
+        )
+    assert found == {
+        "data_release": "not the released file: 24 rows, the released questions_32k.csv has 589"
+    }

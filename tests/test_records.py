@@ -172,3 +172,24 @@ def test_row_with_more_fields_than_the_header(tmp_path: Path) -> None:
     path.write_bytes(EXCERPT.read_bytes() + b",surplus")
     with pytest.raises(PersonaMemDataError, match="row has 1 more fields than the header"):
         read_questions(path, "32k")
+
+
+TOO_LONG = (
+    "a field longer than 131,072 characters, the most the csv module reads (a quote left "
+    "open runs a field on into the rows after it)"
+)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["x" * 140_000, "['(a) x, \"y\", z', " * 10_000 + "]"],
+    ids=["unquoted", "quoted-with-commas-and-quotes"],
+)
+def test_a_field_over_the_csv_modules_limit_names_line_and_field(
+    tmp_path: Path, value: str
+) -> None:
+    path, _ = write_with(tmp_path, "all_options", value)
+    with pytest.raises(PersonaMemDataError) as info:
+        read_questions(path, "32k")
+    assert str(info.value) == f"{path}, line 5, field 'all_options': {TOO_LONG}"
+    assert csv.field_size_limit() == 131_072  # the process's limit is left as it was

@@ -8,12 +8,15 @@ import re
 import subprocess
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from helpers import REAL_QUESTIONS, REFERENCE_RESPONSES, mock_model, require, run_task
+from inspect_ai import Task, eval_retry
+from inspect_ai._util.registry import registry_params
 from inspect_ai.log import EvalLog, EvalSample
-from inspect_ai.model import ChatMessage
+from inspect_ai.model import ChatMessage, get_model
 from inspect_ai.scorer import Score
 
 from inspect_personamem.contexts import ContextStore
@@ -22,6 +25,7 @@ from inspect_personamem.history import conversation
 from inspect_personamem.question_types import normalise_question_type
 from inspect_personamem.records import read_questions
 from inspect_personamem.synthetic import contexts_for_questions, write_contexts
+from inspect_personamem.tasks import personamem, personamem_32k
 
 TASK = "inspect_personamem/personamem_32k"
 
@@ -135,6 +139,58 @@ def test_the_inspect_command_prints_a_deliberate_error_alone(
     assert "expected a single-key object {context_id: [messages]}, found keys" in output
     assert "field 'shared_context_id': its shared context cannot be read" in output
     assert not (tmp_path / "logs").exists()
+
+
+def test_a_relative_data_dir_is_logged_absolute_and_the_log_retries_from_elsewhere(
+    small_split: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inspect logs the task arguments as the task was called with them, and `eval-retry`
+    creates the task from them: a relative folder must reach the log absolute."""
+    monkeypatch.chdir(small_split.parent)
+    oracle = get_model("personamem/oracle", questions=str(small_split / "questions_32k.csv"))
+    log = run_task(TASK, oracle, tmp_path / "logs", {"data_dir": small_split.name})
+    assert log.status == "success", log.error
+    assert log.eval.task_args["data_dir"] == str(small_split)
+    assert log.eval.task_args_passed == {"data_dir": str(small_split)}
+    assert log.location
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    (retried,) = eval_retry(log.location, log_dir=str(tmp_path / "retried"), display="none")
+    assert retried.status == "success", retried.error
+    assert retried.samples is not None and len(retried.samples) == 24
+
+
+@pytest.mark.parametrize("task", [personamem, personamem_32k])
+@pytest.mark.parametrize(
+    ("arguments", "absolute"),
+    [
+        ({"method": "rag", "retriever": "bm25", "embedding_cache": "cache"}, "embedding_cache"),
+        ({"method": "rag", "retriever": "bm25", "embedding_cache": "none"}, None),
+        (
+            {"method": "memory", "memory": "memory_fixtures:SpyMemory", "memory_config": "m.yaml"},
+            "memory_config",
+        ),
+    ],
+)
+def test_path_arguments_become_absolute_however_the_task_is_called(
+    small_split: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    task: Callable[..., Task],
+    arguments: dict[str, str],
+    absolute: str | None,
+) -> None:
+    """From Python too, by keyword or position; `embedding_cache=none` names no folder."""
+    monkeypatch.chdir(small_split.parent)
+    (small_split.parent / "m.yaml").write_text("a: 1\n", encoding="utf-8")
+    positional = ("32k",) if task is personamem else ()
+    made = task(*positional, small_split.name, **arguments)
+    assert registry_params(made) == {
+        **({"split": "32k"} if positional else {}),
+        "data_dir": str(small_split),
+        **arguments,
+        **({absolute: str(small_split.parent / arguments[absolute])} if absolute else {}),
+    }
 
 
 def test_unknown_split_fails_naming_the_choices(small_split: Path) -> None:

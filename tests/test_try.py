@@ -13,6 +13,7 @@ import pytest
 from helpers import REAL_QUESTIONS, require
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from inspect_ai.model import get_model
 
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.oracle import OracleModel
@@ -89,6 +90,30 @@ def test_oracle_arguments_are_checked(small_split: Path) -> None:
         OracleModel("oracle", questions=str(renamed))
 
 
+def test_oracle_with_a_question_file_missing_here_says_what_to_pass(
+    small_split: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inspect logs model arguments as given: a relative `-M questions` names nothing
+    when the log is retried from another folder, which must say so in one line."""
+    monkeypatch.chdir(tmp_path)
+    relative = f"{small_split.name}/questions_32k.csv"
+    assert OracleModel("oracle", questions=relative).source == Path(relative)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    with pytest.raises(PersonaMemArgumentError) as info:
+        get_model("personamem/oracle", memoize=False, questions=relative)
+    assert str(info.value) == (
+        f"personamem/oracle: -M questions={relative}: no such file (relative to the current "
+        f"folder {elsewhere}). Pass the question file the task reads as an absolute path: a "
+        "log keeps model arguments as given, so a relative one names nothing when the log is "
+        "retried from another folder."
+    )
+    missing = str(tmp_path / "missing.csv")
+    with pytest.raises(PersonaMemArgumentError, match=f"questions={missing}: no such file. "):
+        OracleModel("oracle", questions=missing)
+
+
 def test_oracle_names_a_question_it_does_not_know(small_split: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
     generate_split(other, "32k", contexts=1, min_messages=20, max_messages=30, questions=2, seed=9)
@@ -128,6 +153,11 @@ def test_try_command_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     histories = {str(log.eval.task_args["history"]): log for log in logs}
     assert set(histories) == {"full", "none"}
     assert all(log.status == "success" and log.eval.model == "personamem/oracle" for log in logs)
+    # logged absolute (--out is relative here): a retry from another folder finds the files
+    assert {log.eval.model_args["questions"] for log in logs} == {
+        str(out / "data" / "questions_32k.csv")
+    }
+    assert {log.eval.task_args["data_dir"] for log in logs} == {str(out / "data")}
     assert accuracy(histories["full"]) > accuracy(histories["none"])
     assert (out / "report" / "index.html").is_file()
     assert (out / "report" / "tables" / "gain.md").is_file()

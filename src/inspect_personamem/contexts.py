@@ -21,6 +21,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
 from .errors import PersonaMemDataError
+from .utf8 import not_utf8, shown
 
 _KEY = re.compile(rb'\{\s*"((?:[^"\\]|\\.)*)"\s*:')
 _BOM = b"\xef\xbb\xbf"
@@ -136,27 +137,18 @@ def _messages(value: Any, where: str) -> tuple[ChatMessage, ...]:
             raise PersonaMemDataError(
                 f"{where}, message {index}, field 'content': expected a string"
             )
-        bad = _first_undecodable(content)
+        bad = not_utf8(content)
         if bad is not None:
-            byte = ord(content[bad]) - 0xDC00
             raise PersonaMemDataError(
-                f"{where}, message {index}, field 'content': byte 0x{byte:02x} at character "
-                f"{bad + 1} is not UTF-8 (the file must be UTF-8)"
+                f"{where}, message {index}, field 'content': {bad} (the file must be UTF-8)"
             )
         messages.append(_ROLES[role](content=content))
     return tuple(messages)
 
 
-def _first_undecodable(text: str) -> int | None:
-    """Index of the first byte that was not UTF-8 (read as a lone surrogate), or None."""
-    return next((i for i, char in enumerate(text) if "\udc80" <= char <= "\udcff"), None)
-
-
 def _shown(value: object) -> str:
     """`repr(value)`, undecodable bytes as `\\xNN` (a lone surrogate cannot be printed)."""
-    if isinstance(value, str):
-        value = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return repr(value)
+    return repr(shown(value) if isinstance(value, str) else value)
 
 
 @functools.lru_cache(maxsize=8)

@@ -6,6 +6,11 @@ revision (cached by huggingface_hub; `HF_HUB_OFFLINE=1` uses the cache only and
 fails fast). A named folder is used as is, never mixed with the hub. Whatever fails
 ends in one PersonaMemDataError that says what failed and how to provide the files.
 
+The question file is then checked against what is known of the released one (rows,
+bytes, sha256: `DatasetSpec.released`): from the hub at the pinned revision a
+difference is an error (a damaged download); from a folder, or another revision, it
+is a warning and a mark in the task's metadata (`data_release`), which the report shows.
+
 Failing fast: a file of a pinned commit never changes, so the local cache is tried
 first, without the network. huggingface_hub retries a failed connection for about
 25 s; when the hub's host cannot be resolved or connected to at all (no network),
@@ -15,6 +20,7 @@ proxy, where the proxy resolves the host).
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import socket
@@ -22,8 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .dataset_spec import DATA_DIR_ENV, DataSource
+from .dataset_spec import DATA_DIR_ENV, NOT_RELEASED, RELEASED, DataSource
 from .errors import PersonaMemDataError
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -33,13 +41,43 @@ class SplitFiles:
     questions: Path
     contexts: Path
     source: str
+    must_be_released: bool
+    """Downloaded from the spec's own repository at its pinned revision, so they must
+    be the released files."""
 
 
 def locate_split_files(source: DataSource) -> SplitFiles:
     """Resolve the split's two files to local paths, downloading them if needed."""
     questions, where = locate_question_file(source)
     contexts, _ = _locate(source.spec.contexts_file(source.split), source)
-    return SplitFiles(questions=questions, contexts=contexts, source=where)
+    return SplitFiles(
+        questions=questions,
+        contexts=contexts,
+        source=where,
+        must_be_released=_folder(source) is None and source.is_release,
+    )
+
+
+def data_release(source: DataSource, files: SplitFiles, rows: int) -> str:
+    """`released` where the question file (of `rows` rows) matches everything known of
+    the released one; else `not the released file: <the first difference>`, with a
+    warning, or an error where the file had to be the released one."""
+    name = source.spec.questions_file(source.split)
+    difference = source.spec.release_difference(source.split, files.questions, rows)
+    if difference is None:
+        return RELEASED
+    if files.must_be_released:
+        raise PersonaMemDataError(
+            f"{files.questions} is not the released {name} of {source.repo} at revision "
+            f"{source.pinned} ({difference}): a damaged download? Delete it from the Hugging "
+            "Face cache (huggingface-cli delete-cache) and run again."
+        )
+    logger.warning(
+        f"{files.questions} is not the released {name} of {source.spec.repo_id} at revision "
+        f"{source.spec.revision} ({difference}): results are not comparable with runs on the "
+        "released data."
+    )
+    return NOT_RELEASED + difference
 
 
 def locate_question_file(source: DataSource) -> tuple[Path, str]:
@@ -61,12 +99,18 @@ _PROXY_VARIABLES = (
 
 
 def _locate(name: str, source: DataSource) -> tuple[Path, str]:
-    if source.data_dir is not None:
-        return _from_folder(name, source, Path(source.data_dir), source.data_dir_option)
-    env_dir = os.environ.get(DATA_DIR_ENV)
-    if env_dir:
-        return _from_folder(name, source, Path(env_dir), DATA_DIR_ENV)
+    folder = _folder(source)
+    if folder is not None:
+        return _from_folder(name, source, *folder)
     return _from_hub(name, source)
+
+
+def _folder(source: DataSource) -> tuple[Path, str] | None:
+    """The local folder to read the files from and what named it; None: the hub."""
+    if source.data_dir is not None:
+        return Path(source.data_dir), source.data_dir_option
+    env_dir = os.environ.get(DATA_DIR_ENV)
+    return (Path(env_dir), DATA_DIR_ENV) if env_dir else None
 
 
 def _from_folder(name: str, source: DataSource, folder: Path, given_by: str) -> tuple[Path, str]:

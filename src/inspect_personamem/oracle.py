@@ -6,7 +6,10 @@ answers correctly with a chosen probability, else with another option. Inspect
 finds it by its provider name, `personamem` (registered in `_registry.py`):
 
     inspect eval inspect_personamem/personamem_32k --model personamem/oracle \\
-        -M questions=data/questions_32k.csv -M accuracy=0.8 -T data_dir=data
+        -M questions=$PWD/data/questions_32k.csv -M accuracy=0.8 -T data_dir=data
+
+(`questions` absolute: Inspect logs model arguments as given, and a retry of the log
+from another folder must find the file.)
 
 Each draw is a hash of (seed, model name, history or not, question), so a rerun
 gives the same answers. It works with every prompt the tasks send (shuffled options
@@ -80,6 +83,22 @@ def _question_split(path: Path, split: str | None) -> Split:
     return found
 
 
+def _question_file(questions: str) -> Path:
+    """The question file `-M questions` names, which must exist where the model is made.
+
+    Inspect logs model arguments as given, so a relative path fails from another folder
+    (`inspect eval-retry` of the log): the error says so."""
+    path = Path(questions)
+    if path.is_file():
+        return path
+    where = "" if path.is_absolute() else f" (relative to the current folder {Path.cwd()})"
+    raise PersonaMemArgumentError(
+        f"personamem/oracle: -M questions={questions}: no such file{where}. Pass the question "
+        "file the task reads as an absolute path: a log keeps model arguments as given, so "
+        "a relative one names nothing when the log is retried from another folder."
+    )
+
+
 def _probability(name: str, value: Any) -> float:
     number = float(value)
     if not 0.0 <= number <= 1.0:
@@ -126,7 +145,7 @@ class OracleModel(ModelAPI):
             raise PersonaMemArgumentError(
                 "personamem/oracle needs the question file it answers: -M questions=PATH"
             )
-        path = Path(questions)
+        path = _question_file(questions)
         self.accuracy = _probability("accuracy", accuracy)
         self.accuracy_without_history = _probability(
             "accuracy_without_history", accuracy_without_history

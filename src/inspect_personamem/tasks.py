@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import inspect
 import types
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+from pathlib import Path
+from typing import Any, Final, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
 from inspect_ai import Task, task
+from inspect_ai.util import registry_info
 
 from . import settings
 from .contexts import open_context_store
 from .dataset import NegativeEndIndexPolicy, build_dataset, check_against_contexts
 from .dataset_spec import DataSource
 from .errors import PersonaMemArgumentError
-from .files import locate_split_files
+from .files import data_release, locate_split_files
 from .history import SystemMessagePolicy
 from .local.choice import Normalization
 from .memory.solver import MemoryPrompt, Retriever
@@ -29,8 +32,54 @@ TASK_VERSION = "1.1.0"
 """Version of the tasks (`Task(version=...)`, in every log): bumped when what is scored
 or how can change; see the README's changelog."""
 
+PATHS: Final[dict[str, tuple[str, ...]]] = {
+    "data_dir": (),
+    "memory_config": (),
+    "embedding_cache": ("none",),
+}
+"""Task parameters naming a file or folder -> their values that name none."""
 
-@task
+try:  # inspect-ai 0.3.x: where Inspect looks a task up by name. No public API puts a
+    # wrapper there: the `task` decorator registers its own, which records the arguments
+    # it is called with, before the task function could change them.
+    from inspect_ai._util.registry import registry_add
+except ImportError:  # pragma: no cover - a future Inspect without it: paths logged as given
+    registry_add = None  # type: ignore[assignment]
+
+TaskFunction = TypeVar("TaskFunction", bound=Callable[..., Task])
+
+
+def _task_with_absolute_paths(function: TaskFunction) -> TaskFunction:
+    """`function` registered as an Inspect task whose path arguments (`PATHS`) are made
+    absolute before Inspect's task wrapper records them.
+
+    Inspect logs a task's arguments as its wrapper was called with them, and `inspect
+    eval-retry` creates the task again from the log, perhaps in another folder, where a
+    relative `data_dir` names nothing. So what the registry holds under the task's name
+    (what `inspect eval` and `eval-retry` call) is this function, as is what Python
+    callers import: both resolve paths against the folder the task is created in.
+    """
+    registered = task(name=function.__name__)(function)
+    if registry_add is None:  # pragma: no cover
+        return registered
+    signature = inspect.signature(function)
+
+    @functools.wraps(registered)
+    def with_absolute_paths(*args: Any, **kwargs: Any) -> Task:
+        bound = signature.bind_partial(*args, **kwargs)
+        # by keyword: a split task takes no positional argument
+        arguments = dict(zip(signature.parameters, bound.args, strict=False)) | bound.kwargs
+        for name, not_paths in PATHS.items():
+            value = arguments.get(name)
+            if isinstance(value, str) and value not in not_paths:
+                arguments[name] = str(Path(value).absolute())
+        return registered(**arguments)
+
+    registry_add(with_absolute_paths, registry_info(registered))
+    return cast(TaskFunction, with_absolute_paths)
+
+
+@_task_with_absolute_paths
 def personamem(
     split: Split = "32k",
     data_dir: str | None = None,
@@ -108,13 +157,10 @@ def personamem(
     answering = checked_method(method, arguments, task_defaults())
     source = DataSource(split, data_dir, repo_id, revision)
     files = locate_split_files(source)
+    rows = source.spec.read_questions(files.questions, split)
+    release = data_release(source, files, len(rows))
     store = open_context_store(files.contexts)
-    records = check_against_contexts(
-        source.spec.read_questions(files.questions, split),
-        store,
-        files.questions,
-        negative_end_index,
-    )
+    records = check_against_contexts(rows, store, files.questions, negative_end_index)
     solver = build_solver(
         answering,
         arguments,
@@ -131,6 +177,7 @@ def personamem(
         metadata={
             "split": split,
             "data_source": files.source,
+            "data_release": release,
             "method": method,
             "dataset": source.spec.name,
             "revision": source.pinned,
@@ -233,7 +280,7 @@ def _split_task(split: Split) -> Callable[..., Task]:
     )
     split_task.__doc__ = f"PersonaMem, {split} split. Parameters as for `personamem`."
     split_task.__name__ = split_task.__qualname__ = f"personamem_{split}"
-    return task(name=f"personamem_{split}")(split_task)
+    return _task_with_absolute_paths(split_task)
 
 
 personamem_32k, personamem_128k, personamem_1M = (_split_task(split) for split in SPLITS)

@@ -71,9 +71,11 @@ def run(args: argparse.Namespace) -> int:
             f"{logs} already holds logs, which the report would mix in; "
             "remove it or pass another --out"
         )
+    # absolute: a log keeps the oracle's model arguments as given, and a retry of it
+    # from another folder must find the file
     questions = write_split(
         args.out / "data", split, args.questions, count=args.questions_count, seed=args.seed
-    )
+    ).absolute()
     print(f"data: {questions.parent} ({'real questions' if args.questions else 'synthetic'})")
     model_args = {
         "questions": str(questions),
