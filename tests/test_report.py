@@ -27,20 +27,24 @@ from typing import Any
 
 import pytest
 from helpers import mock_model
-from inspect_ai import Task
+from inspect_ai import Task, task_with
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessage, Model
-from inspect_ai.scorer import match
+from inspect_ai.scorer import Score, Scorer, Target, match, scorer
+from inspect_ai.solver import TaskState
 
+from inspect_personamem import scorer as personamem
 from inspect_personamem.cli import main
+from inspect_personamem.metrics import personamem_metrics
 from inspect_personamem.question_types import CATEGORIES, CATEGORY_TITLES
 from inspect_personamem.report import ReportError, build_report
 from inspect_personamem.report.figures import DPI, SIZES
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import read_runs
 from inspect_personamem.synthetic import generate_split
+from inspect_personamem.tasks import personamem_128k
 
 pytestmark = pytest.mark.report
 
@@ -630,7 +634,7 @@ def test_overall_tables_fit_a_1400_px_page(report_dir: Path) -> None:
             cells = max(len(html.unescape(row[i])) for row in rows)
             wraps = i in (0, len(columns) - 1)
             widths.append(16 * 13 if wraps else max(longest_word, cells) * 7.5)
-        assert len(columns) <= 13
+        assert len(columns) <= 14
         assert sum(width + 15 for width in widths) <= 1400 - 2 * 16, (name, widths)
 
 
@@ -819,3 +823,52 @@ def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
         assert float(row["published"]) == number
         ours = mean(list(expected[method].values.values()))
         assert close(row["this run"], ours) and close(row["difference"], ours - number)
+
+
+@scorer(metrics=personamem_metrics(), name="personamem_scorer")
+def unanswered_scorer() -> Scorer:
+    """The task's scorer, with a sample that an Inspect limit stopped before the model
+    replied unscored (`Score.unscored`, status `unanswered`), as the task's own scorer
+    does from issue 17 on."""
+    scored = personamem.personamem_scorer()
+
+    async def score(state: TaskState, target: Target) -> Score | None:
+        if state.output.empty:
+            return Score.unscored(metadata={"status": "unanswered"})
+        return await scored(state, target)
+
+    return score
+
+
+def test_samples_stopped_by_a_limit_are_counted_not_scored(logs: Logs, tmp_path: Path) -> None:
+    """A message limit below some histories' length stops those samples before the
+    model is called: the report counts them, skips them as Inspect's metrics do, and
+    its recomputation still matches what Inspect stored."""
+    task = task_with(personamem_128k(data_dir=str(logs.data)), scorer=unanswered_scorer())
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    [log] = inspect_eval(
+        task, model=model, log_dir=str(tmp_path / "logs"), display="none", message_limit=16
+    )
+    stopped = [s.limit.type for s in log.samples or [] if s.limit is not None]
+    assert 0 < len(stopped) < QUESTIONS and set(stopped) == {"message"}
+    assert log.results is not None and log.results.scores[0].unscored_samples == len(stopped)
+    answered = [s for s in log.samples or [] if s.limit is None]
+    accuracy = mean(
+        [1.0 if s.scores and s.scores["personamem_scorer"].value == "C" else 0.0 for s in answered]
+    )
+
+    report = build_report([tmp_path / "logs"], tmp_path / "out")
+    [summary] = report.summaries
+    assert (summary.run.unanswered, summary.run.limits) == (len(stopped), {"message": len(stopped)})
+    assert not summary.run.complete
+    assert close(str(summary.overall.accuracy), accuracy)
+    [row] = read_csv(tmp_path / "out", "overall")
+    assert row["unanswered samples"] == str(len(stopped))
+    assert row["questions scored"] == str(len(answered))
+    assert row["check against Inspect"].startswith("matches (")
+    assert f"{summary.label}: matches Inspect" in "\n".join(report.notes)
+    assert any(
+        f"{len(stopped)} sample(s) not answered: stopped by an Inspect limit "
+        f"(message limit: {len(stopped)})" in note
+        for note in report.notes
+    )

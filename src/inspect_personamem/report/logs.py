@@ -7,14 +7,17 @@ field of the sample's metadata (category, topic, `distance_to_ref_in_blocks`,
 
 Real logs are untidy, and each case is kept visible rather than smoothed over:
 interrupted runs (status `started`, `error` or `cancelled`) give the samples that
-were scored; samples that errored are counted; with several epochs a question's
-value is its mean over the scored epochs; several logs of the same model and
-setting stay separate runs, told apart by their start time.
+were scored; samples that errored are counted; samples stopped by an Inspect limit
+before the model answered (an unscored score, NaN, which Inspect's metrics skip) are
+counted and skipped alike; with several epochs a question's value is its mean over
+the scored epochs; several logs of the same model and setting stay separate runs,
+told apart by their start time.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import math
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -27,7 +30,7 @@ from inspect_ai.log import (
     read_eval_log,
     read_eval_log_sample_summaries,
 )
-from inspect_ai.scorer import value_to_float
+from inspect_ai.scorer import Score, Value, value_to_float
 
 from ..errors import PersonaMemError
 from ..metrics import CLUSTER_KEY
@@ -64,7 +67,8 @@ class SampleResult:
     """Share of the scored epochs whose answer had no single option letter."""
     epochs: int
     first_epoch_unparsed: bool
-    """Inspect keeps the first epoch's score metadata; its `unparsed` metric uses it."""
+    """Inspect keeps the first epoch's score metadata, an unanswered epoch's too; its
+    `unparsed` metric uses it."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,13 @@ class Run:
     samples: tuple[SampleResult, ...]
     errors: int
     """Sample epochs that ended in an error (they have no score)."""
+    unanswered: int
+    """Sample epochs stopped by an Inspect limit before the model answered: their score
+    is Inspect's unscored sentinel (NaN), which Inspect's metrics skip, and so does the
+    report."""
+    limits: dict[str, int]
+    """The limit that stopped each unanswered sample epoch (`message`, `time`, ...; the
+    sample summary's `limit`) -> how many it stopped."""
     stored_metrics: dict[str, float] | None
     """The metrics Inspect stored for the scorer; None for an unfinished run."""
     stored_ids: frozenset[str] | None
@@ -107,7 +118,9 @@ class Run:
 
     @property
     def complete(self) -> bool:
-        return self.status == "success" and len(self.samples) == self.planned
+        return (
+            self.status == "success" and len(self.samples) == self.planned and not self.unanswered
+        )
 
     @property
     def subset(self) -> str:
@@ -204,11 +217,14 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
     scorer = SCORER if SCORER in scorer_names or not scorer_names else scorer_names[0]
     epochs: dict[str, list[EvalSampleSummary]] = defaultdict(list)
     errors = 0
+    limits: Counter[str] = Counter()
     for summary in summaries:
         if summary.error is not None:
             errors += 1
         elif summary.scores and scorer in summary.scores:
             epochs[str(summary.id)].append(summary)
+            if unscored(summary.scores[scorer].value):
+                limits[summary.limit or "unknown"] += 1
     stored = None
     if header.results is not None:
         stored = {
@@ -225,6 +241,7 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
             for reduction in header.reductions
             if reduction.scorer == scorer
             for score in reduction.samples
+            if not unscored(score.value)
         )
     planned = len(spec.dataset.sample_ids) if spec.dataset.sample_ids else spec.dataset.samples or 0
     return Run(
@@ -240,14 +257,27 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         reducer=", ".join(spec.config.epochs_reducer or ["mean"]),
         planned=planned,
         dataset_size=max(planned, spec.dataset.samples or 0),
-        samples=tuple(_sample(file, scorer, sample_epochs) for sample_epochs in epochs.values()),
+        samples=tuple(
+            sample
+            for sample_epochs in epochs.values()
+            if (sample := _sample(file, scorer, sample_epochs)) is not None
+        ),
         errors=errors,
+        unanswered=limits.total(),
+        limits=dict(limits),
         stored_metrics=stored,
         stored_ids=stored_ids,
     )
 
 
-def _sample(file: str, scorer: str, epochs: list[EvalSampleSummary]) -> SampleResult:
+def unscored(value: Value) -> bool:
+    """Whether a score value is Inspect's unscored sentinel (`Score.unscored`: NaN),
+    which Inspect's metrics and epoch reducers skip."""
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _sample(file: str, scorer: str, epochs: list[EvalSampleSummary]) -> SampleResult | None:
+    """A question's result over its scored epochs; None where no epoch was scored."""
     epochs = sorted(epochs, key=lambda summary: summary.epoch)
     first = epochs[0]
     metadata = first.metadata
@@ -259,7 +289,11 @@ def _sample(file: str, scorer: str, epochs: list[EvalSampleSummary]) -> SampleRe
     if missing:
         raise ReportError(f"{file}: sample {first.id} lacks metadata field(s) {', '.join(missing)}")
     scores = [summary.scores[scorer] for summary in epochs if summary.scores]
-    unparsed = [(score.metadata or {}).get("status", "single") != "single" for score in scores]
+    first_unparsed = _unparsed(scores[0])
+    scores = [score for score in scores if not unscored(score.value)]
+    if not scores:
+        return None
+    unparsed = [_unparsed(score) for score in scores]
     return SampleResult(
         id=str(first.id),
         category=str(metadata["category"]),
@@ -269,8 +303,12 @@ def _sample(file: str, scorer: str, epochs: list[EvalSampleSummary]) -> SampleRe
         value=sum(_to_float(score.value) for score in scores) / len(scores),
         unparsed=sum(unparsed) / len(unparsed),
         epochs=len(scores),
-        first_epoch_unparsed=unparsed[0],
+        first_epoch_unparsed=first_unparsed,
     )
+
+
+def _unparsed(score: Score) -> bool:
+    return bool((score.metadata or {}).get("status", "single") != "single")
 
 
 def _split_of(task: str) -> str:
@@ -293,6 +331,13 @@ def _run_notes(run: Run) -> list[str]:
         )
     if run.errors:
         notes.append(f"{where}: {run.errors} sample(s) ended in an error and have no score")
+    if run.unanswered:
+        limits = ", ".join(f"{limit} limit: {count}" for limit, count in sorted(run.limits.items()))
+        notes.append(
+            f"{where}: {run.unanswered} sample(s) not answered: stopped by an Inspect limit "
+            f"({limits}) before the model replied; left out of the scores, as Inspect's "
+            "metrics leave them out"
+        )
     if run.epochs > 1:
         notes.append(
             f"{where}: {run.epochs} epochs; each question counts once, with its mean over epochs"

@@ -74,8 +74,8 @@ def overall_table(summaries: Sequence[RunSummary]) -> Table:
     both would be wider than a page)."""
     columns = (
         "run", "accuracy", "ci95 low", "ci95 high", "stderr (clustered)", "questions scored",
-        "questions planned", "contexts", "errored samples", "unparsed share", "epochs",
-        "status", "check against Inspect",
+        "questions planned", "contexts", "errored samples", "unanswered samples",
+        "unparsed share", "epochs", "status", "check against Inspect",
     )  # fmt: skip
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
@@ -88,6 +88,7 @@ def overall_table(summaries: Sequence[RunSummary]) -> Table:
             s.run.planned,
             s.overall.contexts,
             s.run.errors,
+            s.run.unanswered,
             s.unparsed,
             s.run.epochs,
             s.run.status,
@@ -101,9 +102,11 @@ def overall_table(summaries: Sequence[RunSummary]) -> Table:
         "Question-weighted accuracy with a 95% interval: mean ± t(contexts−1) × the "
         "standard error clustered by shared context (Inspect's `stderr`/`ci` with "
         "`cluster='shared_context_id'`). With several epochs each question counts once, "
-        "with its mean over epochs. `unparsed share`: answers (all epochs) with no single "
-        "option letter. The last column compares every recomputed number with the "
-        "metrics Inspect stored in the log (the notes above give the details).",
+        "with its mean over epochs. `unanswered samples`: stopped by an Inspect limit "
+        "before the model replied, unscored (Inspect's metrics skip them too). `unparsed "
+        "share`: answers (all epochs) with no single option letter. The last column "
+        "compares every recomputed number with the metrics Inspect stored in the log (the "
+        "notes above give the details).",
         columns,
         rows,
     )
