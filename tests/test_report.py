@@ -43,7 +43,7 @@ from inspect_personamem.report import ReportError, build_report
 from inspect_personamem.report.figures import DPI, SIZES
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import read_runs
-from inspect_personamem.synthetic import generate_split
+from inspect_personamem.synthetic import generate_split, write_questions
 from inspect_personamem.tasks import personamem_128k
 
 pytestmark = pytest.mark.report
@@ -872,3 +872,30 @@ def test_samples_stopped_by_a_limit_are_counted_not_scored(logs: Logs, tmp_path:
         f"(message limit: {len(stopped)})" in note
         for note in report.notes
     )
+
+
+def test_topics_with_line_breaks_and_long_topics_match_inspect(tmp_path: Path) -> None:
+    """Sample summaries collapse a topic's whitespace (CR/LF too) and shorten it past
+    1024 characters; the metric names Inspect stored keep it whole. The check compares
+    the two as Inspect stores them: a match, not a false MISMATCH."""
+    questions, _ = generate_split(
+        tmp_path / "data", "128k", contexts=2, min_messages=8, max_messages=12, questions=8
+    )
+    with questions.open(encoding="utf-8", newline="") as file:
+        rows = list(csv.DictReader(file))
+    long_topic = " ".join(["preferences"] * 120)
+    odd = {rows[0]["topic"]: "travel\r\nPlanning", rows[1]["topic"]: long_topic}
+    for row in rows:
+        row["topic"] = odd.get(row["topic"], row["topic"])
+    write_questions(questions, rows)
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    log = read_eval_log(run(model, tmp_path / "logs", tmp_path / "data"))
+    assert log.results is not None
+    assert "topic_travel\r\nPlanning" in log.results.scores[0].metrics
+    report = build_report([tmp_path / "logs"], tmp_path / "out")
+    [summary] = report.summaries
+    assert not any("MISMATCH" in note for note in report.notes)
+    assert f"{summary.label}: matches Inspect" in "\n".join(report.notes)
+    topics = set(read_csv(tmp_path / "out", "topics")[0]) - {"run"}
+    # whole words, as many as fit 1024 characters with the "..."
+    assert {"travel Planning", " ".join(["preferences"] * 85) + "..."} <= topics
