@@ -37,6 +37,7 @@ from inspect_ai.solver import TaskState
 
 from inspect_personamem import scorer as personamem
 from inspect_personamem.cli import main
+from inspect_personamem.dataset_spec import PERSONAMEM
 from inspect_personamem.metrics import personamem_metrics
 from inspect_personamem.question_types import CATEGORIES, CATEGORY_TITLES
 from inspect_personamem.report import ReportError, build_report
@@ -899,3 +900,39 @@ def test_topics_with_line_breaks_and_long_topics_match_inspect(tmp_path: Path) -
     topics = set(read_csv(tmp_path / "out", "topics")[0]) - {"run"}
     # whole words, as many as fit 1024 characters with the "..."
     assert {"travel Planning", " ".join(["preferences"] * 85) + "..."} <= topics
+
+
+def test_runs_of_one_model_name_with_other_model_arguments_are_other_models(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """Two `personamem/oracle` models (another `-M decay`), each run with and without the
+    history: each full-history run is paired with its own model's baseline."""
+    questions = str(logs.data / PERSONAMEM.questions_file("128k"))
+    locations: dict[tuple[str, str], str] = {}
+    for decay in ("0.0", "0.1"):
+        for history in ("full", "none"):
+            [log] = inspect_eval(
+                TASK,
+                task_args={"data_dir": str(logs.data), "history": history},
+                model="personamem/oracle",
+                model_args={"questions": questions, "decay": float(decay)},
+                log_dir=str(tmp_path / "logs"),
+                display="none",
+            )
+            locations[decay, history] = str(log.location)
+    report = build_report([tmp_path / "logs"], tmp_path / "out")
+    labels = {s.run.location: s.label for s in report.summaries}
+    assert len(set(labels.values())) == 4
+    assert labels[locations["0.1", "none"]] == "personamem/oracle (decay=0.1), no history"
+    gains = {row["run"]: row for row in read_csv(tmp_path / "out", "gain")}
+    assert len(gains) == 2
+    for decay in ("0.0", "0.1"):
+        full, none = locations[decay, "full"], locations[decay, "none"]
+        row = gains[labels[full]]
+        assert row["baseline (no history)"] == labels[none]
+        values = [mean(list(expected_from_log(x).values.values())) for x in (full, none)]
+        assert close(row["overall"], values[0] - values[1])
+    groups = {row["runs of"] for row in read_csv(tmp_path / "out", "methods")}
+    assert groups == {f"personamem/oracle (decay={d}), 128k" for d in ("0.0", "0.1")}
+    models = {row["model"] for row in read_csv(tmp_path / "out", "runs")}
+    assert models == {"personamem/oracle (decay=0.0)", "personamem/oracle (decay=0.1)"}

@@ -16,6 +16,7 @@ told apart by their start time.
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -45,6 +46,12 @@ SCORER = "personamem_scorer"
 
 SETTING_DEFAULTS: dict[str, str] = {key: str(value) for key, value in SCORING_DEFAULTS.items()}
 """The value a log without the argument ran with: the task's default."""
+
+ANSWER_NEUTRAL_MODEL_ARGS = frozenset({"device"})
+"""Model arguments (`-M`) that say where a model runs, not which model answers: left
+out of a run's model. Every other model argument is part of it (`Run.model_id`)."""
+
+ModelId = tuple[str, tuple[tuple[str, str], ...]]
 
 _to_float = value_to_float()
 
@@ -81,6 +88,9 @@ class Run:
     """The task version (`Task(version=...)`) the log was made with."""
     split: str
     model: str
+    model_args: dict[str, str]
+    """The model's arguments (`-M`, the log's `model_args`) as text, less
+    `ANSWER_NEUTRAL_MODEL_ARGS`."""
     settings: dict[str, str]
     created: datetime
     status: str
@@ -108,13 +118,19 @@ class Run:
     the stop, which can be fewer than the scored samples the log holds."""
 
     @property
-    def key(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    def model_id(self) -> ModelId:
+        """The model: its name and arguments. Two `hf/local` runs with another
+        `model_path`, or two `personamem/oracle` runs with another `decay`, are two models."""
+        return (self.model, tuple(sorted(self.model_args.items())))
+
+    @property
+    def key(self) -> tuple[ModelId, str, tuple[tuple[str, str], ...]]:
         """Model x split x setting: runs with equal keys differ only in time.
 
         The split, not the task name: `personamem_128k` and `personamem -T split=128k`
         are the same task.
         """
-        return (self.model, self.split, tuple(sorted(self.settings.items())))
+        return (self.model_id, self.split, tuple(sorted(self.settings.items())))
 
     @property
     def complete(self) -> bool:
@@ -250,6 +266,11 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         version=str(spec.task_version),
         split=split,
         model=spec.model,
+        model_args={
+            key: value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+            for key, value in (spec.model_args or {}).items()
+            if key not in ANSWER_NEUTRAL_MODEL_ARGS
+        },
         settings=settings,
         created=datetime.fromisoformat(spec.created).astimezone(timezone.utc),
         status=header.status,
