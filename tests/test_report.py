@@ -936,3 +936,44 @@ def test_runs_of_one_model_name_with_other_model_arguments_are_other_models(
     assert groups == {f"personamem/oracle (decay={d}), 128k" for d in ("0.0", "0.1")}
     models = {row["model"] for row in read_csv(tmp_path / "out", "runs")}
     assert models == {"personamem/oracle (decay=0.0)", "personamem/oracle (decay=0.1)"}
+
+
+def test_a_run_that_scored_nothing_is_left_out_of_every_comparison(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """A RAG run whose every sample errored (its retriever could not load, say) beside
+    complete full- and no-history runs of the same model: compared over the questions
+    all runs scored, it would empty the methods table and the gain."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for key in ("a_full", "a_none"):
+        shutil.copy(logs.locations[key], folder / f"{key}.eval")
+
+    def unreachable(messages: list[ChatMessage]) -> str:
+        raise RuntimeError("the retriever could not load")
+
+    rag_args = {"method": "rag", "retriever": "bm25", "top_k": 4}
+    model = mock_model(unreachable, "mockllm/model-a")
+    run(model, folder, logs.data, task_args=rag_args, fail_on_error=False)
+    out = tmp_path / "out"
+    report = build_report([folder], out, name_overrides={"mockllm/model-a": "GPT-4o"})
+    [empty] = [s for s in report.summaries if s.run.settings["method"] == "rag"]
+    assert empty.overall.n == 0 and empty.run.errors == QUESTIONS
+    rows = read_csv(out, "methods")
+    assert list(rows[0])[2:] == ["no history", "full history"]
+    by_type = {row["question type"]: row for row in rows}
+    assert by_type["questions"] == {
+        "runs of": "mockllm/model-a, 128k",
+        "question type": "questions",
+        "no history": str(QUESTIONS),
+        "full history": str(QUESTIONS),
+    }
+    assert all(by_type["macro average"][m] for m in ("no history", "full history"))
+    [gain] = read_csv(out, "gain")
+    assert gain["method"] == "full history" and gain["questions compared"] == str(QUESTIONS)
+    published = read_csv(out, "published_methods")
+    assert empty.label not in {row["run"] for row in published}
+    assert {row["method"] for row in published} == {"full history"}
+    assert f"{empty.label}: no question scored, so it is left out of every comparison" in (
+        "\n".join(report.notes)
+    )

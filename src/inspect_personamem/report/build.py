@@ -175,11 +175,18 @@ def build_report(
         summarise(run, label) for run, label in zip(read.runs, run_labels(read.runs), strict=True)
     ]
     notes.extend(f"{s.label}: {check(s).text}" for s in summaries)
+    notes.extend(
+        f"{s.label}: no question scored, so it is left out of every comparison of runs "
+        "(methods side by side, gain over no history, published numbers)"
+        for s in summaries
+        if not s.overall.n
+    )
     pairs = gain_pairs(summaries)
     groups = method_groups(summaries)
-    matches = _published_matches(summaries, name_overrides or {}, notes, include_subsets)
+    compared = [s for s in summaries if s.overall.n]
+    matches = _published_matches(compared, name_overrides or {}, notes, include_subsets)
     method_matches = _published_method_matches(
-        summaries, name_overrides or {}, notes, include_subsets
+        compared, name_overrides or {}, notes, include_subsets
     )
 
     figure_dir = out / "figures"

@@ -247,10 +247,15 @@ def _preferred(runs: Sequence[RunSummary]) -> RunSummary:
 
 
 def _by_kind(summaries: Sequence[RunSummary]) -> list[RunSummary]:
-    """One run per model, split and setting (`_preferred`), in the order first met."""
+    """One run per model, split and setting (`_preferred`), in the order first met.
+
+    A run that scored no question (every sample errored, say) is left out: compared
+    over the questions all runs scored, it would leave no question to compare.
+    """
     kinds: dict[object, list[RunSummary]] = defaultdict(list)
     for s in summaries:
-        kinds[s.run.key].append(s)
+        if s.overall.n:
+            kinds[s.run.key].append(s)
     return [_preferred(runs) for runs in kinds.values()]
 
 
