@@ -862,6 +862,10 @@ def test_samples_stopped_by_a_limit_are_counted_not_scored(logs: Logs, tmp_path:
     [summary] = report.summaries
     assert (summary.run.unanswered, summary.run.limits) == (len(stopped), {"message": len(stopped)})
     assert not summary.run.complete
+    assert report.headline == (
+        f"Incomplete runs: {summary.label} ({len(answered)} of {QUESTIONS} scored, "
+        f"{len(stopped)} not answered: stopped by an Inspect limit)"
+    )
     assert close(str(summary.overall.accuracy), accuracy)
     [row] = read_csv(tmp_path / "out", "overall")
     assert row["unanswered samples"] == str(len(stopped))
@@ -977,3 +981,84 @@ def test_a_run_that_scored_nothing_is_left_out_of_every_comparison(
     assert f"{empty.label}: no question scored, so it is left out of every comparison" in (
         "\n".join(report.notes)
     )
+
+
+def test_a_run_on_other_data_is_marked_and_kept_out_of_the_published_comparison(
+    logs: Logs, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The task records whether its question file is the released one
+    (`data_release`); an older log does not say (unknown)."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    reason = "24 rows, the released questions_128k.csv has 2727"
+    for key, release in (("a_full", f"not the released file: {reason}"), ("a_none", "released")):
+        log = read_eval_log(logs.locations[key])
+        log.eval.metadata = {**(log.eval.metadata or {}), "data_release": release}
+        write_eval_log(log, str(folder / f"{key}.eval"))
+    shutil.copy(logs.locations["b_epochs"], folder / "b_epochs.eval")
+    out = tmp_path / "out"
+    report = build_report([folder], out, name_overrides={"mockllm/model-a": "GPT-4o"})
+    labels = {Path(s.run.location).stem: s.label for s in report.summaries}
+    other = labels["a_full"]
+    assert other == "mockllm/model-a, full history, not released data"
+    for name in ("overall", "runs", "categories", "gain", "sessions", "topics", "estimates"):
+        assert other in {row["run"] for row in read_csv(out, name)}, name
+    data = {row["run"]: row["data"] for row in read_csv(out, "runs")}
+    assert data == {
+        other: "not released",
+        labels["a_none"]: "released",
+        labels["b_epochs"]: "unknown",
+    }
+    notes = "\n".join(report.notes)
+    assert f"its question file is not the released file ({reason})" in notes
+    assert f"{other}: its question file is not the released file; the published numbers" in notes
+    assert "(--include-unreleased-data compares it)" in notes
+    assert not (out / "tables" / "published.csv").exists()
+    assert report.headline == f"Incomplete runs: {other} (not the released file: {reason})"
+
+    command = ["report", str(folder), "--out", str(tmp_path / "all")]
+    assert main([*command, "--published-name", "mockllm/model-a=GPT-4o",
+                 "--include-unreleased-data"]) == 0  # fmt: skip
+    assert capsys.readouterr().out.splitlines()[0] == report.headline
+    assert {row["run"] for row in read_csv(tmp_path / "all", "published")} == {other}
+
+
+def test_the_first_line_names_every_run_that_is_not_a_complete_success(
+    logs: Logs, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for key in ("a_full", "a_errors", "b_interrupted"):
+        shutil.copy(logs.locations[key], folder / f"{key}.eval")
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    run(model, folder, logs.data, limit=10, task_args={"history": "none"})
+    out = tmp_path / "out"
+    assert main(["report", str(folder), "--out", str(out)]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    page = (out / "index.html").read_text(encoding="utf-8")
+    body = page.split("<body>", 1)[1].lstrip()
+    assert body.startswith(f'<p class="headline">{html.escape(line)}</p>')
+
+    labels = {Path(s.run.location).stem: s.label for s in build_report([folder], out).summaries}
+    errors = expected_from_log(logs.locations["a_errors"])
+    interrupted = expected_from_log(logs.locations["b_interrupted"])
+    [limited] = set(labels) - {"a_full", "a_errors", "b_interrupted"}
+    assert errors.errors and interrupted.errors
+    assert line == (
+        "Incomplete runs: "
+        f"{labels['a_errors']} ({len(errors.values)} of {QUESTIONS} scored, "
+        f"{errors.errors} errored); "
+        f"{labels['b_interrupted']} (status error, {len(interrupted.values)} of {QUESTIONS} "
+        f"scored, {interrupted.errors} errored); "
+        f"{labels[limited]} (only 10 of the split's {QUESTIONS} questions)"
+    )
+
+    complete = tmp_path / "complete"
+    complete.mkdir()
+    for key in ("a_full", "a_none"):
+        shutil.copy(logs.locations[key], complete / f"{key}.eval")
+    assert main(["report", str(complete), "--out", str(tmp_path / "out2")]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "All 2 runs complete."
+    page = (tmp_path / "out2" / "index.html").read_text(encoding="utf-8")
+    body = page.split("<body>", 1)[1].lstrip()
+    assert body.startswith('<p class="headline">All 2 runs complete.</p>')

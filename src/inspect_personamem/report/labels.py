@@ -1,12 +1,12 @@
 """Short, unique labels for runs, as figures and tables show them.
 
 A label is the model name plus only what tells runs apart: the model arguments in
-which runs of that model differ (`personamem/oracle (decay=0.1)`), the split when runs of
-several splits are shown, the method (`method_label`: `full history`, `no history`,
+which runs of that model differ (`personamem/oracle (decay=0.1)`), the split when runs
+of several splits are shown, the method (`method_label`: `full history`, `no history`,
 `rag (bm25, top 4)`, ...) when methods differ, each other setting that differs
-between the runs, `subset N/M`
-for a run over part of its split, and the start time when the same model and setting
-were run more than once.
+between the runs, `subset N/M` for a run over part of its split, `not released data`
+for a run on another question file than the released one, and the start time when
+the same model and setting were run more than once.
 """
 
 from __future__ import annotations
@@ -34,8 +34,7 @@ def run_labels(runs: Sequence[Run]) -> list[str]:
             for run, words in zip(runs, parts, strict=True):
                 words.append(f"{key}={run.settings[key]}")
     for run, words in zip(runs, parts, strict=True):
-        if run.subset:
-            words.append(run.subset)
+        words.extend(run.marks)
     counts = Counter(run.key for run in runs)
     for run, words in zip(runs, parts, strict=True):
         if counts[run.key] > 1:

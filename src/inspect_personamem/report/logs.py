@@ -53,6 +53,13 @@ out of a run's model. Every other model argument is part of it (`Run.model_id`).
 
 ModelId = tuple[str, tuple[tuple[str, str], ...]]
 
+RELEASED = "released"
+"""The task's `data_release` metadata for the released question file; any other value
+says why the file is not it (`not the released file: 489 rows, ...`)."""
+UNRELEASED_PREFIX = "not the released file: "
+UNRELEASED_MARK = "not released data"
+"""What the label of a run on other data than the released file says."""
+
 _to_float = value_to_float()
 
 
@@ -116,6 +123,9 @@ class Run:
     """The questions those metrics are over (the log's epoch reductions), None where the
     log does not say: an interrupted run's metrics cover the samples finished before
     the stop, which can be fewer than the scored samples the log holds."""
+    data_release: str | None
+    """The task's `data_release` metadata: `RELEASED`, or why the question file is not
+    the released one; None for a log made before the task recorded it (unknown)."""
 
     @property
     def model_id(self) -> ModelId:
@@ -133,10 +143,24 @@ class Run:
         return (self.model_id, self.split, tuple(sorted(self.settings.items())))
 
     @property
+    def shortfalls(self) -> list[str]:
+        """Why the run is not a complete success, a few words each; none if it is one."""
+        words = [f"status {self.status}"] if self.status != "success" else []
+        if len(self.samples) < self.planned:
+            words.append(f"{len(self.samples)} of {self.planned} scored")
+        if self.errors:
+            words.append(f"{self.errors} errored")
+        if self.unanswered:
+            words.append(f"{self.unanswered} not answered: stopped by an Inspect limit")
+        if self.subset:
+            words.append(f"only {self.planned} of the split's {self.dataset_size} questions")
+        if self.unreleased:
+            words.append(f"{UNRELEASED_PREFIX}{self.unreleased}")
+        return words
+
+    @property
     def complete(self) -> bool:
-        return (
-            self.status == "success" and len(self.samples) == self.planned and not self.unanswered
-        )
+        return not self.shortfalls
 
     @property
     def subset(self) -> str:
@@ -145,6 +169,20 @@ class Run:
         return (
             f"subset {self.planned}/{self.dataset_size}" if self.planned < self.dataset_size else ""
         )
+
+    @property
+    def unreleased(self) -> str:
+        """Why the run's question file is not the released one; empty where it is, or
+        where the log does not say."""
+        if self.data_release in (None, RELEASED):
+            return ""
+        return self.data_release.removeprefix(UNRELEASED_PREFIX) or self.data_release
+
+    @property
+    def marks(self) -> list[str]:
+        """What every label of the run says about its data: `subset 10/2727`, `not
+        released data`."""
+        return [mark for mark in (self.subset, self.unreleased and UNRELEASED_MARK) if mark]
 
 
 @dataclass
@@ -226,9 +264,8 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         key: str(task_args[key]) if key in task_args else default
         for key, default in SETTING_DEFAULTS.items()
     }
-    split = str(
-        (spec.metadata or {}).get("split") or task_args.get("split") or _split_of(spec.task)
-    )
+    metadata: dict[str, Any] = spec.metadata or {}
+    split = str(metadata.get("split") or task_args.get("split") or _split_of(spec.task))
     scorer_names = [scorer.name for scorer in spec.scorers or []]
     scorer = SCORER if SCORER in scorer_names or not scorer_names else scorer_names[0]
     epochs: dict[str, list[EvalSampleSummary]] = defaultdict(list)
@@ -288,6 +325,7 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         limits=dict(limits),
         stored_metrics=stored,
         stored_ids=stored_ids,
+        data_release=str(metadata["data_release"]) if "data_release" in metadata else None,
     )
 
 
@@ -349,6 +387,11 @@ def _run_notes(run: Run) -> list[str]:
         notes.append(
             f"{where}: a {run.subset}: {run.planned} of the {run.dataset_size} questions of "
             "its split (--limit or --sample-id), so labelled in every table and figure"
+        )
+    if run.unreleased:
+        notes.append(
+            f"{where}: its question file is not the released file ({run.unreleased}), so "
+            f"labelled `{UNRELEASED_MARK}` in every table and figure"
         )
     if run.errors:
         notes.append(f"{where}: {run.errors} sample(s) ended in an error and have no score")

@@ -19,7 +19,7 @@ from ..question_types import CATEGORIES, CATEGORY_TITLES
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
 from .check import check
 from .labels import METHOD_SETTINGS, TIME_FORMAT, baseline_settings, method_label, model_labels
-from .logs import SETTING_DEFAULTS, ModelId
+from .logs import SETTING_DEFAULTS, ModelId, Run
 from .published import SPLIT, PublishedMethod, PublishedModel
 
 Cell = str | int | float | None
@@ -122,6 +122,7 @@ def runs_table(summaries: Sequence[RunSummary]) -> Table:
             s.run.split,
             s.run.version,
             s.run.created.strftime(TIME_FORMAT),
+            _data(s.run),
             ", ".join(
                 f"{key}={value}"
                 for key, value in s.run.settings.items()
@@ -135,11 +136,19 @@ def runs_table(summaries: Sequence[RunSummary]) -> Table:
         "runs",
         "The runs",
         "Model: its name, with the model arguments (`-M`) in which runs of that name "
-        "differ. Settings: the task arguments that change what is scored, where they "
+        "differ. Data: whether the question file was the released one, as the task "
+        "recorded it (the notes say why not; `unknown` for a log made before the task "
+        "recorded it). Settings: the task arguments that change what is scored, where they "
         "differ from the task's defaults (a log without an argument ran with its default).",
-        ("run", "model", "split", "task version", "started (UTC)", "settings"),
+        ("run", "model", "split", "task version", "started (UTC)", "data", "settings"),
         rows,
     )
+
+
+def _data(run: Run) -> str:
+    if run.data_release is None:
+        return "unknown"
+    return "not released" if run.unreleased else "released"
 
 
 def category_table(summaries: Sequence[RunSummary]) -> Table:
