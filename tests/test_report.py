@@ -27,20 +27,25 @@ from typing import Any
 
 import pytest
 from helpers import mock_model
-from inspect_ai import Task
+from inspect_ai import Task, task_with
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessage, Model
-from inspect_ai.scorer import match
+from inspect_ai.scorer import Score, Scorer, Target, match, scorer
+from inspect_ai.solver import TaskState
 
+from inspect_personamem import scorer as personamem
 from inspect_personamem.cli import main
+from inspect_personamem.dataset_spec import PERSONAMEM
+from inspect_personamem.metrics import personamem_metrics
 from inspect_personamem.question_types import CATEGORIES, CATEGORY_TITLES
 from inspect_personamem.report import ReportError, build_report
 from inspect_personamem.report.figures import DPI, SIZES
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import read_runs
-from inspect_personamem.synthetic import generate_split
+from inspect_personamem.synthetic import generate_split, write_questions
+from inspect_personamem.tasks import personamem_128k
 
 pytestmark = pytest.mark.report
 
@@ -630,7 +635,7 @@ def test_overall_tables_fit_a_1400_px_page(report_dir: Path) -> None:
             cells = max(len(html.unescape(row[i])) for row in rows)
             wraps = i in (0, len(columns) - 1)
             widths.append(16 * 13 if wraps else max(longest_word, cells) * 7.5)
-        assert len(columns) <= 13
+        assert len(columns) <= 14
         assert sum(width + 15 for width in widths) <= 1400 - 2 * 16, (name, widths)
 
 
@@ -819,3 +824,241 @@ def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
         assert float(row["published"]) == number
         ours = mean(list(expected[method].values.values()))
         assert close(row["this run"], ours) and close(row["difference"], ours - number)
+
+
+@scorer(metrics=personamem_metrics(), name="personamem_scorer")
+def unanswered_scorer() -> Scorer:
+    """The task's scorer, with a sample that an Inspect limit stopped before the model
+    replied unscored (`Score.unscored`, status `unanswered`), as the task's own scorer
+    does from issue 17 on."""
+    scored = personamem.personamem_scorer()
+
+    async def score(state: TaskState, target: Target) -> Score | None:
+        if state.output.empty:
+            return Score.unscored(metadata={"status": "unanswered"})
+        return await scored(state, target)
+
+    return score
+
+
+def test_samples_stopped_by_a_limit_are_counted_not_scored(logs: Logs, tmp_path: Path) -> None:
+    """A message limit below some histories' length stops those samples before the
+    model is called: the report counts them, skips them as Inspect's metrics do, and
+    its recomputation still matches what Inspect stored."""
+    task = task_with(personamem_128k(data_dir=str(logs.data)), scorer=unanswered_scorer())
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    [log] = inspect_eval(
+        task, model=model, log_dir=str(tmp_path / "logs"), display="none", message_limit=16
+    )
+    stopped = [s.limit.type for s in log.samples or [] if s.limit is not None]
+    assert 0 < len(stopped) < QUESTIONS and set(stopped) == {"message"}
+    assert log.results is not None and log.results.scores[0].unscored_samples == len(stopped)
+    answered = [s for s in log.samples or [] if s.limit is None]
+    accuracy = mean(
+        [1.0 if s.scores and s.scores["personamem_scorer"].value == "C" else 0.0 for s in answered]
+    )
+
+    report = build_report([tmp_path / "logs"], tmp_path / "out")
+    [summary] = report.summaries
+    assert (summary.run.unanswered, summary.run.limits) == (len(stopped), {"message": len(stopped)})
+    assert not summary.run.complete
+    assert report.headline == (
+        f"Incomplete runs: {summary.label} ({len(answered)} of {QUESTIONS} scored, "
+        f"{len(stopped)} not answered: stopped by an Inspect limit)"
+    )
+    assert close(str(summary.overall.accuracy), accuracy)
+    [row] = read_csv(tmp_path / "out", "overall")
+    assert row["unanswered samples"] == str(len(stopped))
+    assert row["questions scored"] == str(len(answered))
+    assert row["check against Inspect"].startswith("matches (")
+    assert f"{summary.label}: matches Inspect" in "\n".join(report.notes)
+    assert any(
+        f"{len(stopped)} sample(s) not answered: stopped by an Inspect limit "
+        f"(message limit: {len(stopped)})" in note
+        for note in report.notes
+    )
+
+
+def test_topics_with_line_breaks_and_long_topics_match_inspect(tmp_path: Path) -> None:
+    """Sample summaries collapse a topic's whitespace (CR/LF too) and shorten it past
+    1024 characters; the metric names Inspect stored keep it whole. The check compares
+    the two as Inspect stores them: a match, not a false MISMATCH."""
+    questions, _ = generate_split(
+        tmp_path / "data", "128k", contexts=2, min_messages=8, max_messages=12, questions=8
+    )
+    with questions.open(encoding="utf-8", newline="") as file:
+        rows = list(csv.DictReader(file))
+    long_topic = " ".join(["preferences"] * 120)
+    odd = {rows[0]["topic"]: "travel\r\nPlanning", rows[1]["topic"]: long_topic}
+    for row in rows:
+        row["topic"] = odd.get(row["topic"], row["topic"])
+    write_questions(questions, rows)
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    log = read_eval_log(run(model, tmp_path / "logs", tmp_path / "data"))
+    assert log.results is not None
+    assert "topic_travel\r\nPlanning" in log.results.scores[0].metrics
+    report = build_report([tmp_path / "logs"], tmp_path / "out")
+    [summary] = report.summaries
+    assert not any("MISMATCH" in note for note in report.notes)
+    assert f"{summary.label}: matches Inspect" in "\n".join(report.notes)
+    topics = set(read_csv(tmp_path / "out", "topics")[0]) - {"run"}
+    # whole words, as many as fit 1024 characters with the "..."
+    assert {"travel Planning", " ".join(["preferences"] * 85) + "..."} <= topics
+
+
+def test_runs_of_one_model_name_with_other_model_arguments_are_other_models(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """Two `personamem/oracle` models (another `-M decay`), each run with and without the
+    history: each full-history run is paired with its own model's baseline."""
+    questions = str(logs.data / PERSONAMEM.questions_file("128k"))
+    locations: dict[tuple[str, str], str] = {}
+    for decay in ("0.0", "0.1"):
+        for history in ("full", "none"):
+            [log] = inspect_eval(
+                TASK,
+                task_args={"data_dir": str(logs.data), "history": history},
+                model="personamem/oracle",
+                model_args={"questions": questions, "decay": float(decay)},
+                log_dir=str(tmp_path / "logs"),
+                display="none",
+            )
+            locations[decay, history] = str(log.location)
+    report = build_report([tmp_path / "logs"], tmp_path / "out")
+    labels = {s.run.location: s.label for s in report.summaries}
+    assert len(set(labels.values())) == 4
+    assert labels[locations["0.1", "none"]] == "personamem/oracle (decay=0.1), no history"
+    gains = {row["run"]: row for row in read_csv(tmp_path / "out", "gain")}
+    assert len(gains) == 2
+    for decay in ("0.0", "0.1"):
+        full, none = locations[decay, "full"], locations[decay, "none"]
+        row = gains[labels[full]]
+        assert row["baseline (no history)"] == labels[none]
+        values = [mean(list(expected_from_log(x).values.values())) for x in (full, none)]
+        assert close(row["overall"], values[0] - values[1])
+    groups = {row["runs of"] for row in read_csv(tmp_path / "out", "methods")}
+    assert groups == {f"personamem/oracle (decay={d}), 128k" for d in ("0.0", "0.1")}
+    models = {row["model"] for row in read_csv(tmp_path / "out", "runs")}
+    assert models == {"personamem/oracle (decay=0.0)", "personamem/oracle (decay=0.1)"}
+
+
+def test_a_run_that_scored_nothing_is_left_out_of_every_comparison(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """A RAG run whose every sample errored (its retriever could not load, say) beside
+    complete full- and no-history runs of the same model: compared over the questions
+    all runs scored, it would empty the methods table and the gain."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for key in ("a_full", "a_none"):
+        shutil.copy(logs.locations[key], folder / f"{key}.eval")
+
+    def unreachable(messages: list[ChatMessage]) -> str:
+        raise RuntimeError("the retriever could not load")
+
+    rag_args = {"method": "rag", "retriever": "bm25", "top_k": 4}
+    model = mock_model(unreachable, "mockllm/model-a")
+    run(model, folder, logs.data, task_args=rag_args, fail_on_error=False)
+    out = tmp_path / "out"
+    report = build_report([folder], out, name_overrides={"mockllm/model-a": "GPT-4o"})
+    [empty] = [s for s in report.summaries if s.run.settings["method"] == "rag"]
+    assert empty.overall.n == 0 and empty.run.errors == QUESTIONS
+    rows = read_csv(out, "methods")
+    assert list(rows[0])[2:] == ["no history", "full history"]
+    by_type = {row["question type"]: row for row in rows}
+    assert by_type["questions"] == {
+        "runs of": "mockllm/model-a, 128k",
+        "question type": "questions",
+        "no history": str(QUESTIONS),
+        "full history": str(QUESTIONS),
+    }
+    assert all(by_type["macro average"][m] for m in ("no history", "full history"))
+    [gain] = read_csv(out, "gain")
+    assert gain["method"] == "full history" and gain["questions compared"] == str(QUESTIONS)
+    published = read_csv(out, "published_methods")
+    assert empty.label not in {row["run"] for row in published}
+    assert {row["method"] for row in published} == {"full history"}
+    assert f"{empty.label}: no question scored, so it is left out of every comparison" in (
+        "\n".join(report.notes)
+    )
+
+
+def test_a_run_on_other_data_is_marked_and_kept_out_of_the_published_comparison(
+    logs: Logs, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The task records whether its question file is the released one
+    (`data_release`); an older log does not say (unknown)."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    reason = "24 rows, the released questions_128k.csv has 2727"
+    for key, release in (("a_full", f"not the released file: {reason}"), ("a_none", "released")):
+        log = read_eval_log(logs.locations[key])
+        log.eval.metadata = {**(log.eval.metadata or {}), "data_release": release}
+        write_eval_log(log, str(folder / f"{key}.eval"))
+    shutil.copy(logs.locations["b_epochs"], folder / "b_epochs.eval")
+    out = tmp_path / "out"
+    report = build_report([folder], out, name_overrides={"mockllm/model-a": "GPT-4o"})
+    labels = {Path(s.run.location).stem: s.label for s in report.summaries}
+    other = labels["a_full"]
+    assert other == "mockllm/model-a, full history, not released data"
+    for name in ("overall", "runs", "categories", "gain", "sessions", "topics", "estimates"):
+        assert other in {row["run"] for row in read_csv(out, name)}, name
+    data = {row["run"]: row["data"] for row in read_csv(out, "runs")}
+    assert data == {
+        other: "not released",
+        labels["a_none"]: "released",
+        labels["b_epochs"]: "unknown",
+    }
+    notes = "\n".join(report.notes)
+    assert f"its question file is not the released file ({reason})" in notes
+    assert f"{other}: its question file is not the released file; the published numbers" in notes
+    assert "(--include-unreleased-data compares it)" in notes
+    assert not (out / "tables" / "published.csv").exists()
+    assert report.headline == f"Incomplete runs: {other} (not the released file: {reason})"
+
+    command = ["report", str(folder), "--out", str(tmp_path / "all")]
+    assert main([*command, "--published-name", "mockllm/model-a=GPT-4o",
+                 "--include-unreleased-data"]) == 0  # fmt: skip
+    assert capsys.readouterr().out.splitlines()[0] == report.headline
+    assert {row["run"] for row in read_csv(tmp_path / "all", "published")} == {other}
+
+
+def test_the_first_line_names_every_run_that_is_not_a_complete_success(
+    logs: Logs, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for key in ("a_full", "a_errors", "b_interrupted"):
+        shutil.copy(logs.locations[key], folder / f"{key}.eval")
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    run(model, folder, logs.data, limit=10, task_args={"history": "none"})
+    out = tmp_path / "out"
+    assert main(["report", str(folder), "--out", str(out)]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    page = (out / "index.html").read_text(encoding="utf-8")
+    body = page.split("<body>", 1)[1].lstrip()
+    assert body.startswith(f'<p class="headline">{html.escape(line)}</p>')
+
+    labels = {Path(s.run.location).stem: s.label for s in build_report([folder], out).summaries}
+    errors = expected_from_log(logs.locations["a_errors"])
+    interrupted = expected_from_log(logs.locations["b_interrupted"])
+    [limited] = set(labels) - {"a_full", "a_errors", "b_interrupted"}
+    assert errors.errors and interrupted.errors
+    assert line == (
+        "Incomplete runs: "
+        f"{labels['a_errors']} ({len(errors.values)} of {QUESTIONS} scored, "
+        f"{errors.errors} errored); "
+        f"{labels['b_interrupted']} (status error, {len(interrupted.values)} of {QUESTIONS} "
+        f"scored, {interrupted.errors} errored); "
+        f"{labels[limited]} (only 10 of the split's {QUESTIONS} questions)"
+    )
+
+    complete = tmp_path / "complete"
+    complete.mkdir()
+    for key in ("a_full", "a_none"):
+        shutil.copy(logs.locations[key], complete / f"{key}.eval")
+    assert main(["report", str(complete), "--out", str(tmp_path / "out2")]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "All 2 runs complete."
+    page = (tmp_path / "out2" / "index.html").read_text(encoding="utf-8")
+    body = page.split("<body>", 1)[1].lstrip()
+    assert body.startswith('<p class="headline">All 2 runs complete.</p>')

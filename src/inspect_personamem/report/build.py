@@ -54,6 +54,8 @@ TITLE = "PersonaMem report"
 @dataclass(frozen=True)
 class Report:
     index: Path
+    headline: str
+    """The first line of the page and of the command's output (`headline`)."""
     summaries: list[RunSummary]
     tables: list[Table]
     figures: list[FigureFile]
@@ -71,17 +73,28 @@ def _figures_module() -> ModuleType:
     return figures
 
 
+@dataclass(frozen=True)
+class Inclusion:
+    """Which runs over other questions than the published numbers' are compared with
+    them all the same."""
+
+    subsets: bool = False
+    """Runs over part of their split (`--include-subsets`)."""
+    unreleased: bool = False
+    """Runs on another question file than the released one (`--include-unreleased-data`)."""
+
+
 def _published_matches(
     summaries: Sequence[RunSummary],
     overrides: Mapping[str, str],
     notes: list[str],
-    include_subsets: bool,
+    include: Inclusion,
 ) -> list[tuple[RunSummary, PublishedModel]]:
     """Runs compared with published numbers; notes say why the others are not.
 
     The published numbers are full-history runs of the official prompt over the whole
-    split, so only runs with `history=full` and `method=generate` are compared, and
-    runs over a subset of the split only when `include_subsets`.
+    released split, so only runs with `history=full` and `method=generate` are compared,
+    and runs over a subset of the split or on other data only as `include` says.
     """
     models = published_models()
     matches = []
@@ -101,11 +114,11 @@ def _published_matches(
                 f"method={s.run.settings['method']}; the published numbers are full-history "
                 f"runs of the official prompt, so it is not compared with {name}"
             )
-        elif _subset_left_out(s, name, notes, include_subsets):
+        elif _left_out(s, name, notes, include):
             pass
         else:
             matches.append((s, models[name]))
-            if not s.run.complete:
+            if s.overall.n < s.run.planned:
                 notes.append(
                     f"{s.label}: compared with {name} on the {s.overall.n} of "
                     f"{s.run.planned} questions it scored (a partial run)"
@@ -119,22 +132,30 @@ def _published_matches(
     return matches
 
 
-def _subset_left_out(s: RunSummary, name: str, notes: list[str], include_subsets: bool) -> bool:
-    """Whether a run over part of its split is left out of the comparison with `name`."""
-    if not s.run.subset or include_subsets:
-        return False
-    notes.append(
-        f"{s.label}: a {s.run.subset} of the split; the published numbers are over the "
-        f"whole split, so it is not compared with {name} (--include-subsets compares it)"
-    )
-    return True
+def _left_out(s: RunSummary, name: str, notes: list[str], include: Inclusion) -> bool:
+    """Whether a run over part of its split, or on other data than the released file,
+    is left out of the comparison with `name`."""
+    if s.run.subset and not include.subsets:
+        notes.append(
+            f"{s.label}: a {s.run.subset} of the split; the published numbers are over the "
+            f"whole split, so it is not compared with {name} (--include-subsets compares it)"
+        )
+        return True
+    if s.run.unreleased and not include.unreleased:
+        notes.append(
+            f"{s.label}: its question file is not the released file; the published numbers "
+            f"are over the released file, so it is not compared with {name} "
+            "(--include-unreleased-data compares it)"
+        )
+        return True
+    return False
 
 
 def _published_method_matches(
     summaries: Sequence[RunSummary],
     overrides: Mapping[str, str],
     notes: list[str],
-    include_subsets: bool,
+    include: Inclusion,
 ) -> list[tuple[RunSummary, PublishedMethod]]:
     """Runs next to the published number of their model, split and method, if any."""
     matches: list[tuple[RunSummary, PublishedMethod]] = []
@@ -146,9 +167,18 @@ def _published_method_matches(
             for p in published_methods()
             if (p.model, p.split, p.method) == (name, s.run.split, method)
         ]
-        if published and name and not _subset_left_out(s, name, notes, include_subsets):
+        if published and name and not _left_out(s, name, notes, include):
             matches.extend((s, p) for p in published)
     return matches
+
+
+def headline(summaries: Sequence[RunSummary]) -> str:
+    """The report's first line: every run that is not a complete success, and why."""
+    incomplete = [s for s in summaries if not s.run.complete]
+    if not incomplete:
+        return f"All {len(summaries)} run{'s' if len(summaries) != 1 else ''} complete."
+    runs = "; ".join(f"{s.label} ({', '.join(s.run.shortfalls)})" for s in incomplete)
+    return f"Incomplete runs: {runs}"
 
 
 def build_report(
@@ -158,12 +188,14 @@ def build_report(
     name_overrides: Mapping[str, str] | None = None,
     title: str = "",
     include_subsets: bool = False,
+    include_unreleased: bool = False,
 ) -> Report:
     """Read the logs in `paths` and write the report into `out`.
 
     `name_overrides` maps Inspect model names to published names (see `published.py`);
     `title` is added to the page's and every figure's title (e.g. "mockllm run");
-    `include_subsets` compares runs over part of a split with the published numbers.
+    `include_subsets` compares runs over part of a split with the published numbers,
+    `include_unreleased` runs on another question file than the released one.
     """
     figures = _figures_module()
     read = read_runs(paths)
@@ -175,12 +207,19 @@ def build_report(
         summarise(run, label) for run, label in zip(read.runs, run_labels(read.runs), strict=True)
     ]
     notes.extend(f"{s.label}: {check(s).text}" for s in summaries)
+    notes.extend(
+        f"{s.label}: no question scored, so it is left out of every comparison of runs "
+        "(methods side by side, gain over no history, published numbers)"
+        for s in summaries
+        if not s.overall.n
+    )
     pairs = gain_pairs(summaries)
     groups = method_groups(summaries)
-    matches = _published_matches(summaries, name_overrides or {}, notes, include_subsets)
-    method_matches = _published_method_matches(
-        summaries, name_overrides or {}, notes, include_subsets
-    )
+    compared = [s for s in summaries if s.overall.n]
+    include = Inclusion(include_subsets, include_unreleased)
+    matches = _published_matches(compared, name_overrides or {}, notes, include)
+    method_matches = _published_method_matches(compared, name_overrides or {}, notes, include)
+    notes = list(dict.fromkeys(notes))  # both published comparisons may say the same
 
     figure_dir = out / "figures"
     for pattern in ("published_*", "methods_*"):  # of an earlier report into `out`
@@ -241,9 +280,11 @@ def build_report(
         (table_dir / f"{table.name}.md").write_text(table.markdown(), encoding="utf-8")
         (table_dir / f"{table.name}.csv").write_text(table.csv(), encoding="utf-8")
     page_title = f"{TITLE}: {title}" if title else TITLE
-    index = write_page(out / "index.html", page_title, notes, sections)
+    first_line = headline(summaries)
+    index = write_page(out / "index.html", page_title, first_line, notes, sections)
     return Report(
         index=index,
+        headline=first_line,
         summaries=summaries,
         tables=tables,
         figures=[category_figure, sessions_figure, *method_figures, *published_figures],

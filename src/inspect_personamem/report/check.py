@@ -5,16 +5,38 @@ summary: a different epoch reducer, a log edited by hand, or a bug on either sid
 An interrupted run is compared over the questions its stored metrics cover, or not
 at all where the log does not name them, and the check says so.
 The report shows the recomputed numbers and flags the mismatch; it never hides it.
+
+The recomputed group names come from the sample summaries, in which Inspect collapses
+the whitespace of text metadata and shortens it (`summary_text`); the stored names
+keep the text whole, so they are brought through the same transform before matching.
 """
 
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 
 from .accuracy import RunSummary, on_questions
 
 TOLERANCE = 1e-9
+TEXT_FAMILIES = ("category_", "topic_")
+"""Metric name prefixes whose group names are text metadata (`metrics.py`)."""
+
+
+def summary_text(text: str) -> str:
+    """Text metadata as Inspect's sample summaries keep it: a copy of Inspect's
+    `inspect_ai.log._util.thin_text` (whitespace, CR/LF too, collapsed to single
+    spaces; shortened to 1024 characters with `...`), which is not public."""
+    return textwrap.shorten(text[: 1024 * 8], width=1024, placeholder="...")
+
+
+def as_summarised(name: str) -> str:
+    """A stored metric's name with its group named as the sample summaries name it."""
+    for prefix in TEXT_FAMILIES:
+        if name.startswith(prefix):
+            return prefix + summary_text(name.removeprefix(prefix))
+    return name
 
 
 @dataclass(frozen=True)
@@ -76,9 +98,9 @@ def check(summary: RunSummary) -> Check:
     like: an interrupted run's stored metrics cover the samples finished before the
     stop (the log's reductions name them), so the comparison is over those."""
     run = summary.run
-    stored = run.stored_metrics
-    if stored is None:
+    if run.stored_metrics is None:
         return Check(0, (), f"no stored metrics (run status: {run.status})")
+    stored = {as_summarised(name): value for name, value in run.stored_metrics.items()}
     scored = {s.id for s in run.samples}
     scope = ""
     if run.stored_ids is None and run.status != "success":

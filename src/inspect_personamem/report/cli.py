@@ -19,7 +19,9 @@ def run(args: argparse.Namespace) -> int:
         name_overrides=parse_name_overrides(args.published_name),
         title=args.title,
         include_subsets=args.include_subsets,
+        include_unreleased=args.include_unreleased_data,
     )
+    print(report.headline)
     for note in report.notes:
         print(f"note: {note}")
     print(
@@ -54,6 +56,13 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="compare runs over part of a split (--limit, --sample-id) with the published "
         "numbers too; without it they are left out of that comparison (with a note). "
         "Such runs are labelled 'subset N/M' everywhere",
+    )
+    parser.add_argument(
+        "--include-unreleased-data",
+        action="store_true",
+        help="compare runs on another question file than the released one (as the task "
+        "recorded it) with the published numbers too; without it they are left out of that "
+        "comparison (with a note). Such runs are labelled 'not released data' everywhere",
     )
     parser.add_argument("--title", default="", help="added to the page's and every figure's title")
     parser.set_defaults(handler=run)

@@ -105,7 +105,7 @@ def methods_figure(group: MethodGroup, folder: Path, stem: str, title: str) -> l
         axes,
         [
             (
-                ", ".join(filter(None, [label, s.run.subset])) + f" (macro {s.macro:.2f})",
+                ", ".join([label, *s.run.marks]) + f" (macro {s.macro:.2f})",
                 [s.categories.get(k, NO_ESTIMATE) for k in CATEGORIES],
             )
             for label, s in group.runs

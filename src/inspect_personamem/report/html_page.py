@@ -31,6 +31,7 @@ figure { margin: 1em 0 2em; }
 figure img { max-width: 100%; border: 1px solid #ddd; }
 .note { color: #555; font-size: 14px; max-width: 1000px; }
 ul.notes li { font-size: 14px; }
+.headline { font-weight: bold; margin-top: 0; }
 """
 
 
@@ -77,14 +78,17 @@ def _figure(figure: FigureFile, folder: Path) -> str:
 def write_page(
     path: Path,
     title: str,
+    headline: str,
     notes: Sequence[str],
     sections: Sequence[Table | FigureFile],
 ) -> Path:
-    """Write the index page at `path`; figure files are relative to its folder."""
+    """Write the index page at `path`, `headline` its first visible line; figure files
+    are relative to its folder."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>",
+        f'<p class="headline">{html.escape(headline)}</p>',
         f"<h1>{html.escape(title)}</h1>",
     ]
     if notes:

@@ -1,16 +1,17 @@
 """Short, unique labels for runs, as figures and tables show them.
 
-A label is the model name plus only what tells runs apart: the split when runs of
-several splits are shown, the method (`method_label`: `full history`, `no history`,
+A label is the model name plus only what tells runs apart: the model arguments in
+which runs of that model differ (`personamem/oracle (decay=0.1)`), the split when runs
+of several splits are shown, the method (`method_label`: `full history`, `no history`,
 `rag (bm25, top 4)`, ...) when methods differ, each other setting that differs
-between the runs, `subset N/M`
-for a run over part of its split, and the start time when the same model and setting
-were run more than once.
+between the runs, `subset N/M` for a run over part of its split, `not released data`
+for a run on another question file than the released one, and the start time when
+the same model and setting were run more than once.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 
 from .logs import SETTING_DEFAULTS, Run
@@ -20,7 +21,7 @@ TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 def run_labels(runs: Sequence[Run]) -> list[str]:
     """One label per run, in the order of `runs`."""
-    parts: list[list[str]] = [[run.model] for run in runs]
+    parts: list[list[str]] = [[model] for model in model_labels(runs)]
     if len({run.split for run in runs}) > 1:
         for run, words in zip(runs, parts, strict=True):
             words.append(run.split)
@@ -33,8 +34,7 @@ def run_labels(runs: Sequence[Run]) -> list[str]:
             for run, words in zip(runs, parts, strict=True):
                 words.append(f"{key}={run.settings[key]}")
     for run, words in zip(runs, parts, strict=True):
-        if run.subset:
-            words.append(run.subset)
+        words.extend(run.marks)
     counts = Counter(run.key for run in runs)
     for run, words in zip(runs, parts, strict=True):
         if counts[run.key] > 1:
@@ -45,6 +45,27 @@ def run_labels(runs: Sequence[Run]) -> list[str]:
         seen[label] += 1
         if seen[label] > 1:  # started within the same second
             labels[i] = f"{label} #{seen[label]}"
+    return labels
+
+
+def model_labels(runs: Sequence[Run]) -> list[str]:
+    """Each run's model as labels show it: its name, with the model arguments in which
+    the runs of that name differ (`personamem/oracle (decay=0.1)`)."""
+    by_name: dict[str, list[Run]] = defaultdict(list)
+    for run in runs:
+        by_name[run.model].append(run)
+    differing = {
+        name: sorted(
+            key
+            for key in {key for run in same for key in run.model_args}
+            if len({run.model_args.get(key) for run in same}) > 1
+        )
+        for name, same in by_name.items()
+    }
+    labels = []
+    for run in runs:
+        args = [f"{k}={run.model_args[k]}" for k in differing[run.model] if k in run.model_args]
+        labels.append(f"{run.model} ({', '.join(args)})" if args else run.model)
     return labels
 
 

@@ -7,14 +7,18 @@ field of the sample's metadata (category, topic, `distance_to_ref_in_blocks`,
 
 Real logs are untidy, and each case is kept visible rather than smoothed over:
 interrupted runs (status `started`, `error` or `cancelled`) give the samples that
-were scored; samples that errored are counted; with several epochs a question's
-value is its mean over the scored epochs; several logs of the same model and
-setting stay separate runs, told apart by their start time.
+were scored; samples that errored are counted; samples stopped by an Inspect limit
+before the model answered (an unscored score, NaN, which Inspect's metrics skip) are
+counted and skipped alike; with several epochs a question's value is its mean over
+the scored epochs; several logs of the same model and setting stay separate runs,
+told apart by their start time.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import json
+import math
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -27,7 +31,7 @@ from inspect_ai.log import (
     read_eval_log,
     read_eval_log_sample_summaries,
 )
-from inspect_ai.scorer import value_to_float
+from inspect_ai.scorer import Score, Value, value_to_float
 
 from ..errors import PersonaMemError
 from ..metrics import CLUSTER_KEY
@@ -42,6 +46,19 @@ SCORER = "personamem_scorer"
 
 SETTING_DEFAULTS: dict[str, str] = {key: str(value) for key, value in SCORING_DEFAULTS.items()}
 """The value a log without the argument ran with: the task's default."""
+
+ANSWER_NEUTRAL_MODEL_ARGS = frozenset({"device"})
+"""Model arguments (`-M`) that say where a model runs, not which model answers: left
+out of a run's model. Every other model argument is part of it (`Run.model_id`)."""
+
+ModelId = tuple[str, tuple[tuple[str, str], ...]]
+
+RELEASED = "released"
+"""The task's `data_release` metadata for the released question file; any other value
+says why the file is not it (`not the released file: 489 rows, ...`)."""
+UNRELEASED_PREFIX = "not the released file: "
+UNRELEASED_MARK = "not released data"
+"""What the label of a run on other data than the released file says."""
 
 _to_float = value_to_float()
 
@@ -64,7 +81,8 @@ class SampleResult:
     """Share of the scored epochs whose answer had no single option letter."""
     epochs: int
     first_epoch_unparsed: bool
-    """Inspect keeps the first epoch's score metadata; its `unparsed` metric uses it."""
+    """Inspect keeps the first epoch's score metadata, an unanswered epoch's too; its
+    `unparsed` metric uses it."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +95,9 @@ class Run:
     """The task version (`Task(version=...)`) the log was made with."""
     split: str
     model: str
+    model_args: dict[str, str]
+    """The model's arguments (`-M`, the log's `model_args`) as text, less
+    `ANSWER_NEUTRAL_MODEL_ARGS`."""
     settings: dict[str, str]
     created: datetime
     status: str
@@ -89,25 +110,57 @@ class Run:
     samples: tuple[SampleResult, ...]
     errors: int
     """Sample epochs that ended in an error (they have no score)."""
+    unanswered: int
+    """Sample epochs stopped by an Inspect limit before the model answered: their score
+    is Inspect's unscored sentinel (NaN), which Inspect's metrics skip, and so does the
+    report."""
+    limits: dict[str, int]
+    """The limit that stopped each unanswered sample epoch (`message`, `time`, ...; the
+    sample summary's `limit`) -> how many it stopped."""
     stored_metrics: dict[str, float] | None
     """The metrics Inspect stored for the scorer; None for an unfinished run."""
     stored_ids: frozenset[str] | None
     """The questions those metrics are over (the log's epoch reductions), None where the
     log does not say: an interrupted run's metrics cover the samples finished before
     the stop, which can be fewer than the scored samples the log holds."""
+    data_release: str | None
+    """The task's `data_release` metadata: `RELEASED`, or why the question file is not
+    the released one; None for a log made before the task recorded it (unknown)."""
 
     @property
-    def key(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    def model_id(self) -> ModelId:
+        """The model: its name and arguments. Two `hf/local` runs with another
+        `model_path`, or two `personamem/oracle` runs with another `decay`, are two models."""
+        return (self.model, tuple(sorted(self.model_args.items())))
+
+    @property
+    def key(self) -> tuple[ModelId, str, tuple[tuple[str, str], ...]]:
         """Model x split x setting: runs with equal keys differ only in time.
 
         The split, not the task name: `personamem_128k` and `personamem -T split=128k`
         are the same task.
         """
-        return (self.model, self.split, tuple(sorted(self.settings.items())))
+        return (self.model_id, self.split, tuple(sorted(self.settings.items())))
+
+    @property
+    def shortfalls(self) -> list[str]:
+        """Why the run is not a complete success, a few words each; none if it is one."""
+        words = [f"status {self.status}"] if self.status != "success" else []
+        if len(self.samples) < self.planned:
+            words.append(f"{len(self.samples)} of {self.planned} scored")
+        if self.errors:
+            words.append(f"{self.errors} errored")
+        if self.unanswered:
+            words.append(f"{self.unanswered} not answered: stopped by an Inspect limit")
+        if self.subset:
+            words.append(f"only {self.planned} of the split's {self.dataset_size} questions")
+        if self.unreleased:
+            words.append(f"{UNRELEASED_PREFIX}{self.unreleased}")
+        return words
 
     @property
     def complete(self) -> bool:
-        return self.status == "success" and len(self.samples) == self.planned
+        return not self.shortfalls
 
     @property
     def subset(self) -> str:
@@ -116,6 +169,20 @@ class Run:
         return (
             f"subset {self.planned}/{self.dataset_size}" if self.planned < self.dataset_size else ""
         )
+
+    @property
+    def unreleased(self) -> str:
+        """Why the run's question file is not the released one; empty where it is, or
+        where the log does not say."""
+        if self.data_release in (None, RELEASED):
+            return ""
+        return self.data_release.removeprefix(UNRELEASED_PREFIX) or self.data_release
+
+    @property
+    def marks(self) -> list[str]:
+        """What every label of the run says about its data: `subset 10/2727`, `not
+        released data`."""
+        return [mark for mark in (self.subset, self.unreleased and UNRELEASED_MARK) if mark]
 
 
 @dataclass
@@ -197,18 +264,20 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         key: str(task_args[key]) if key in task_args else default
         for key, default in SETTING_DEFAULTS.items()
     }
-    split = str(
-        (spec.metadata or {}).get("split") or task_args.get("split") or _split_of(spec.task)
-    )
+    metadata: dict[str, Any] = spec.metadata or {}
+    split = str(metadata.get("split") or task_args.get("split") or _split_of(spec.task))
     scorer_names = [scorer.name for scorer in spec.scorers or []]
     scorer = SCORER if SCORER in scorer_names or not scorer_names else scorer_names[0]
     epochs: dict[str, list[EvalSampleSummary]] = defaultdict(list)
     errors = 0
+    limits: Counter[str] = Counter()
     for summary in summaries:
         if summary.error is not None:
             errors += 1
         elif summary.scores and scorer in summary.scores:
             epochs[str(summary.id)].append(summary)
+            if unscored(summary.scores[scorer].value):
+                limits[summary.limit or "unknown"] += 1
     stored = None
     if header.results is not None:
         stored = {
@@ -225,6 +294,7 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
             for reduction in header.reductions
             if reduction.scorer == scorer
             for score in reduction.samples
+            if not unscored(score.value)
         )
     planned = len(spec.dataset.sample_ids) if spec.dataset.sample_ids else spec.dataset.samples or 0
     return Run(
@@ -233,6 +303,11 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         version=str(spec.task_version),
         split=split,
         model=spec.model,
+        model_args={
+            key: value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+            for key, value in (spec.model_args or {}).items()
+            if key not in ANSWER_NEUTRAL_MODEL_ARGS
+        },
         settings=settings,
         created=datetime.fromisoformat(spec.created).astimezone(timezone.utc),
         status=header.status,
@@ -240,14 +315,28 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         reducer=", ".join(spec.config.epochs_reducer or ["mean"]),
         planned=planned,
         dataset_size=max(planned, spec.dataset.samples or 0),
-        samples=tuple(_sample(file, scorer, sample_epochs) for sample_epochs in epochs.values()),
+        samples=tuple(
+            sample
+            for sample_epochs in epochs.values()
+            if (sample := _sample(file, scorer, sample_epochs)) is not None
+        ),
         errors=errors,
+        unanswered=limits.total(),
+        limits=dict(limits),
         stored_metrics=stored,
         stored_ids=stored_ids,
+        data_release=str(metadata["data_release"]) if "data_release" in metadata else None,
     )
 
 
-def _sample(file: str, scorer: str, epochs: list[EvalSampleSummary]) -> SampleResult:
+def unscored(value: Value) -> bool:
+    """Whether a score value is Inspect's unscored sentinel (`Score.unscored`: NaN),
+    which Inspect's metrics and epoch reducers skip."""
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _sample(file: str, scorer: str, epochs: list[EvalSampleSummary]) -> SampleResult | None:
+    """A question's result over its scored epochs; None where no epoch was scored."""
     epochs = sorted(epochs, key=lambda summary: summary.epoch)
     first = epochs[0]
     metadata = first.metadata
@@ -259,7 +348,11 @@ def _sample(file: str, scorer: str, epochs: list[EvalSampleSummary]) -> SampleRe
     if missing:
         raise ReportError(f"{file}: sample {first.id} lacks metadata field(s) {', '.join(missing)}")
     scores = [summary.scores[scorer] for summary in epochs if summary.scores]
-    unparsed = [(score.metadata or {}).get("status", "single") != "single" for score in scores]
+    first_unparsed = _unparsed(scores[0])
+    scores = [score for score in scores if not unscored(score.value)]
+    if not scores:
+        return None
+    unparsed = [_unparsed(score) for score in scores]
     return SampleResult(
         id=str(first.id),
         category=str(metadata["category"]),
@@ -269,8 +362,12 @@ def _sample(file: str, scorer: str, epochs: list[EvalSampleSummary]) -> SampleRe
         value=sum(_to_float(score.value) for score in scores) / len(scores),
         unparsed=sum(unparsed) / len(unparsed),
         epochs=len(scores),
-        first_epoch_unparsed=unparsed[0],
+        first_epoch_unparsed=first_unparsed,
     )
+
+
+def _unparsed(score: Score) -> bool:
+    return bool((score.metadata or {}).get("status", "single") != "single")
 
 
 def _split_of(task: str) -> str:
@@ -291,8 +388,20 @@ def _run_notes(run: Run) -> list[str]:
             f"{where}: a {run.subset}: {run.planned} of the {run.dataset_size} questions of "
             "its split (--limit or --sample-id), so labelled in every table and figure"
         )
+    if run.unreleased:
+        notes.append(
+            f"{where}: its question file is not the released file ({run.unreleased}), so "
+            f"labelled `{UNRELEASED_MARK}` in every table and figure"
+        )
     if run.errors:
         notes.append(f"{where}: {run.errors} sample(s) ended in an error and have no score")
+    if run.unanswered:
+        limits = ", ".join(f"{limit} limit: {count}" for limit, count in sorted(run.limits.items()))
+        notes.append(
+            f"{where}: {run.unanswered} sample(s) not answered: stopped by an Inspect limit "
+            f"({limits}) before the model replied; left out of the scores, as Inspect's "
+            "metrics leave them out"
+        )
     if run.epochs > 1:
         notes.append(
             f"{where}: {run.epochs} epochs; each question counts once, with its mean over epochs"

@@ -18,8 +18,8 @@ from typing import Any
 from ..question_types import CATEGORIES, CATEGORY_TITLES
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
 from .check import check
-from .labels import METHOD_SETTINGS, TIME_FORMAT, baseline_settings, method_label
-from .logs import SETTING_DEFAULTS
+from .labels import METHOD_SETTINGS, TIME_FORMAT, baseline_settings, method_label, model_labels
+from .logs import SETTING_DEFAULTS, ModelId, Run
 from .published import SPLIT, PublishedMethod, PublishedModel
 
 Cell = str | int | float | None
@@ -74,8 +74,8 @@ def overall_table(summaries: Sequence[RunSummary]) -> Table:
     both would be wider than a page)."""
     columns = (
         "run", "accuracy", "ci95 low", "ci95 high", "stderr (clustered)", "questions scored",
-        "questions planned", "contexts", "errored samples", "unparsed share", "epochs",
-        "status", "check against Inspect",
+        "questions planned", "contexts", "errored samples", "unanswered samples",
+        "unparsed share", "epochs", "status", "check against Inspect",
     )  # fmt: skip
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
@@ -88,6 +88,7 @@ def overall_table(summaries: Sequence[RunSummary]) -> Table:
             s.run.planned,
             s.overall.contexts,
             s.run.errors,
+            s.run.unanswered,
             s.unparsed,
             s.run.epochs,
             s.run.status,
@@ -101,9 +102,11 @@ def overall_table(summaries: Sequence[RunSummary]) -> Table:
         "Question-weighted accuracy with a 95% interval: mean ± t(contexts−1) × the "
         "standard error clustered by shared context (Inspect's `stderr`/`ci` with "
         "`cluster='shared_context_id'`). With several epochs each question counts once, "
-        "with its mean over epochs. `unparsed share`: answers (all epochs) with no single "
-        "option letter. The last column compares every recomputed number with the "
-        "metrics Inspect stored in the log (the notes above give the details).",
+        "with its mean over epochs. `unanswered samples`: stopped by an Inspect limit "
+        "before the model replied, unscored (Inspect's metrics skip them too). `unparsed "
+        "share`: answers (all epochs) with no single option letter. The last column "
+        "compares every recomputed number with the metrics Inspect stored in the log (the "
+        "notes above give the details).",
         columns,
         rows,
     )
@@ -111,13 +114,15 @@ def overall_table(summaries: Sequence[RunSummary]) -> Table:
 
 def runs_table(summaries: Sequence[RunSummary]) -> Table:
     """What each run was: model, split, task version, start, and its settings."""
+    models = model_labels([s.run for s in summaries])
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
             s.label,
-            s.run.model,
+            model,
             s.run.split,
             s.run.version,
             s.run.created.strftime(TIME_FORMAT),
+            _data(s.run),
             ", ".join(
                 f"{key}={value}"
                 for key, value in s.run.settings.items()
@@ -125,16 +130,25 @@ def runs_table(summaries: Sequence[RunSummary]) -> Table:
             )
             or "all defaults",
         )
-        for s in summaries
+        for s, model in zip(summaries, models, strict=True)
     )
     return Table(
         "runs",
         "The runs",
-        "Settings: the task arguments that change what is scored, where they differ from "
-        "the task's defaults (a log without an argument ran with its default).",
-        ("run", "model", "split", "task version", "started (UTC)", "settings"),
+        "Model: its name, with the model arguments (`-M`) in which runs of that name "
+        "differ. Data: whether the question file was the released one, as the task "
+        "recorded it (the notes say why not; `unknown` for a log made before the task "
+        "recorded it). Settings: the task arguments that change what is scored, where they "
+        "differ from the task's defaults (a log without an argument ran with its default).",
+        ("run", "model", "split", "task version", "started (UTC)", "data", "settings"),
         rows,
     )
+
+
+def _data(run: Run) -> str:
+    if run.data_release is None:
+        return "unknown"
+    return "not released" if run.unreleased else "released"
 
 
 def category_table(summaries: Sequence[RunSummary]) -> Table:
@@ -242,10 +256,15 @@ def _preferred(runs: Sequence[RunSummary]) -> RunSummary:
 
 
 def _by_kind(summaries: Sequence[RunSummary]) -> list[RunSummary]:
-    """One run per model, split and setting (`_preferred`), in the order first met."""
+    """One run per model, split and setting (`_preferred`), in the order first met.
+
+    A run that scored no question (every sample errored, say) is left out: compared
+    over the questions all runs scored, it would leave no question to compare.
+    """
     kinds: dict[object, list[RunSummary]] = defaultdict(list)
     for s in summaries:
-        kinds[s.run.key].append(s)
+        if s.overall.n:
+            kinds[s.run.key].append(s)
     return [_preferred(runs) for runs in kinds.values()]
 
 
@@ -266,14 +285,15 @@ class GainPair:
 
 
 def gain_pairs(summaries: Sequence[RunSummary]) -> list[GainPair]:
-    """Every run with a history, paired with the no-history run of the same model, split
-    and other settings; of several runs of one kind the latest complete one is taken."""
+    """Every run with a history, paired with the no-history run of the same model (name
+    and arguments), split and other settings; of several runs of one kind the latest
+    complete one is taken."""
     kinds = _by_kind(summaries)
     baselines = {s.run.key: s for s in kinds if s.run.settings["history"] == "none"}
     pairs = []
     for s in kinds:
         settings = baseline_settings(s.run.settings)
-        baseline = baselines.get((s.run.model, s.run.split, tuple(sorted(settings.items()))))
+        baseline = baselines.get((s.run.model_id, s.run.split, tuple(sorted(settings.items()))))
         if baseline is not None and baseline is not s:
             pairs.append(GainPair(*_on_common_questions([s, baseline])))
     return pairs
@@ -303,10 +323,11 @@ def gain_table(pairs: Sequence[GainPair]) -> Table:
     return Table(
         "gain",
         "Gain over no history, for every method",
-        "Accuracy points a run gains over the run of the same model, split and other "
-        "settings without the history (`history=none`): of the same method, or for `rag` "
-        "and `memory` of the official prompt. Over the questions both runs scored; where "
-        "a kind of run was made several times, the latest complete one (else the latest).",
+        "Accuracy points a run gains over the run of the same model (name and model "
+        "arguments), split and other settings without the history (`history=none`): of "
+        "the same method, or for `rag` and `memory` of the official prompt. Over the "
+        "questions both runs scored; where a kind of run was made several times, the "
+        "latest complete one (else the latest).",
         columns,
         rows,
     )
@@ -314,8 +335,8 @@ def gain_table(pairs: Sequence[GainPair]) -> Table:
 
 @dataclass(frozen=True)
 class MethodGroup:
-    """Runs of one model, split and setting that differ only in how they answered
-    (`METHOD_SETTINGS`), each over the questions all of them scored."""
+    """Runs of one model (name and arguments), split and setting that differ only in
+    how they answered (`METHOD_SETTINGS`), each over the questions all of them scored."""
 
     title: str
     runs: tuple[tuple[str, RunSummary], ...]
@@ -328,11 +349,13 @@ FIRST_METHODS = {"no history": 0, "full history": 1}
 
 def method_groups(summaries: Sequence[RunSummary]) -> list[MethodGroup]:
     """The groups of two or more methods (the paper's Figure 5, per model)."""
-    groups: dict[tuple[str, str, tuple[tuple[str, str], ...]], list[RunSummary]]
+    labels = model_labels([s.run for s in summaries])
+    models = {s.run.model_id: label for s, label in zip(summaries, labels, strict=True)}
+    groups: dict[tuple[ModelId, str, tuple[tuple[str, str], ...]], list[RunSummary]]
     groups = defaultdict(list)
     for s in _by_kind(summaries):
         rest = tuple((k, v) for k, v in s.run.settings.items() if k not in METHOD_SETTINGS)
-        groups[(s.run.model, s.run.split, rest)].append(s)
+        groups[(s.run.model_id, s.run.split, rest)].append(s)
     result = []
     for (model, split, rest), members in groups.items():
         if len(members) < 2:
@@ -345,7 +368,7 @@ def method_groups(summaries: Sequence[RunSummary]) -> list[MethodGroup]:
         other = [f"{k}={v}" for k, v in rest if v != SETTING_DEFAULTS[k]]
         result.append(
             MethodGroup(
-                ", ".join([model, split, *other]),
+                ", ".join([models[model], split, *other]),
                 tuple(zip((label for label, _ in labelled), runs, strict=True)),
             )
         )
@@ -373,9 +396,9 @@ def methods_table(groups: Sequence[MethodGroup]) -> Table:
     return Table(
         "methods",
         "Methods side by side per question type (the paper's Figure 5)",
-        "Runs of one model, split and setting that differ only in how they answered, each "
-        "over the questions all of them scored. Where a kind of run was made several "
-        "times, the latest complete one (else the latest).",
+        "Runs of one model (name and model arguments), split and setting that differ only "
+        "in how they answered, each over the questions all of them scored. Where a kind of "
+        "run was made several times, the latest complete one (else the latest).",
         ("runs of", "question type", *methods),
         tuple(rows),
     )
