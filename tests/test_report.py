@@ -27,27 +27,35 @@ from typing import Any
 
 import pytest
 from helpers import mock_model
-from inspect_ai import Task, task_with
+from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessage, Model
-from inspect_ai.scorer import Score, Scorer, Target, match, scorer
-from inspect_ai.solver import TaskState
+from inspect_ai.scorer import match
 
-from inspect_personamem import scorer as personamem
+from inspect_personamem import tasks
 from inspect_personamem.cli import main
-from inspect_personamem.dataset_spec import PERSONAMEM
-from inspect_personamem.metrics import personamem_metrics
+from inspect_personamem.dataset_spec import PERSONAMEM, RELEASED
 from inspect_personamem.question_types import CATEGORIES, CATEGORY_TITLES
 from inspect_personamem.report import ReportError, build_report
 from inspect_personamem.report.figures import DPI, SIZES
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import read_runs
 from inspect_personamem.synthetic import generate_split, write_questions
-from inspect_personamem.tasks import personamem_128k
 
 pytestmark = pytest.mark.report
+
+
+@pytest.fixture(autouse=True, scope="module")
+def synthetic_data_stands_for_the_release() -> Iterator[None]:
+    """The synthetic splits these runs ask stand in for the released files: their runs
+    are recorded as on the released data (the mark of other data is tested by grafting
+    it into a log, and the check itself in test_files.py)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tasks, "data_release", lambda *args: RELEASED)
+        yield
+
 
 ROOT = Path(__file__).resolve().parents[1]
 TASK = "inspect_personamem/personamem_128k"
@@ -826,30 +834,12 @@ def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
         assert close(row["this run"], ours) and close(row["difference"], ours - number)
 
 
-@scorer(metrics=personamem_metrics(), name="personamem_scorer")
-def unanswered_scorer() -> Scorer:
-    """The task's scorer, with a sample that an Inspect limit stopped before the model
-    replied unscored (`Score.unscored`, status `unanswered`), as the task's own scorer
-    does from issue 17 on."""
-    scored = personamem.personamem_scorer()
-
-    async def score(state: TaskState, target: Target) -> Score | None:
-        if state.output.empty:
-            return Score.unscored(metadata={"status": "unanswered"})
-        return await scored(state, target)
-
-    return score
-
-
 def test_samples_stopped_by_a_limit_are_counted_not_scored(logs: Logs, tmp_path: Path) -> None:
     """A message limit below some histories' length stops those samples before the
     model is called: the report counts them, skips them as Inspect's metrics do, and
     its recomputation still matches what Inspect stored."""
-    task = task_with(personamem_128k(data_dir=str(logs.data)), scorer=unanswered_scorer())
     model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
-    [log] = inspect_eval(
-        task, model=model, log_dir=str(tmp_path / "logs"), display="none", message_limit=16
-    )
+    log = read_eval_log(run(model, tmp_path / "logs", logs.data, message_limit=16))
     stopped = [s.limit.type for s in log.samples or [] if s.limit is not None]
     assert 0 < len(stopped) < QUESTIONS and set(stopped) == {"message"}
     assert log.results is not None and log.results.scores[0].unscored_samples == len(stopped)
@@ -995,7 +985,11 @@ def test_a_run_on_other_data_is_marked_and_kept_out_of_the_published_comparison(
         log = read_eval_log(logs.locations[key])
         log.eval.metadata = {**(log.eval.metadata or {}), "data_release": release}
         write_eval_log(log, str(folder / f"{key}.eval"))
-    shutil.copy(logs.locations["b_epochs"], folder / "b_epochs.eval")
+    older = read_eval_log(logs.locations["b_epochs"])  # made before the task said
+    older.eval.metadata = {
+        k: v for k, v in (older.eval.metadata or {}).items() if k != "data_release"
+    }
+    write_eval_log(older, str(folder / "b_epochs.eval"))
     out = tmp_path / "out"
     report = build_report([folder], out, name_overrides={"mockllm/model-a": "GPT-4o"})
     labels = {Path(s.run.location).stem: s.label for s in report.summaries}

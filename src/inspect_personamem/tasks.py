@@ -157,17 +157,17 @@ def personamem(
     answering = checked_method(method, arguments, task_defaults())
     source = DataSource(split, data_dir, repo_id, revision)
     files = locate_split_files(source)
-    rows = source.spec.read_questions(files.questions, split)
-    release = data_release(source, files, len(rows))
-    store = open_context_store(files.contexts)
-    records = check_against_contexts(rows, store, files.questions, negative_end_index)
-    solver = build_solver(
+    solver = build_solver(  # first: it checks the method's own arguments
         answering,
         arguments,
         contexts_file=str(files.contexts) if history == "full" else None,
         system_messages=system_messages,
         keep_history_in_log=keep_history_in_log,
     )
+    rows = source.spec.read_questions(files.questions, split)
+    release = data_release(source, files, len(rows))
+    store = open_context_store(files.contexts)
+    records = check_against_contexts(rows, store, files.questions, negative_end_index)
     ordered = order_records(records, order or answering.default_order, interleave_block)
     return Task(
         dataset=build_dataset(ordered, f"personamem_{split}", shuffle),

@@ -33,6 +33,7 @@ from inspect_ai.log import (
 )
 from inspect_ai.scorer import Score, Value, value_to_float
 
+from ..dataset_spec import NOT_RELEASED, RELEASED
 from ..errors import PersonaMemError
 from ..metrics import CLUSTER_KEY
 from ..settings import SCORING_DEFAULTS
@@ -53,10 +54,6 @@ out of a run's model. Every other model argument is part of it (`Run.model_id`).
 
 ModelId = tuple[str, tuple[tuple[str, str], ...]]
 
-RELEASED = "released"
-"""The task's `data_release` metadata for the released question file; any other value
-says why the file is not it (`not the released file: 489 rows, ...`)."""
-UNRELEASED_PREFIX = "not the released file: "
 UNRELEASED_MARK = "not released data"
 """What the label of a run on other data than the released file says."""
 
@@ -155,7 +152,7 @@ class Run:
         if self.subset:
             words.append(f"only {self.planned} of the split's {self.dataset_size} questions")
         if self.unreleased:
-            words.append(f"{UNRELEASED_PREFIX}{self.unreleased}")
+            words.append(f"{NOT_RELEASED}{self.unreleased}")
         return words
 
     @property
@@ -176,7 +173,7 @@ class Run:
         where the log does not say."""
         if self.data_release in (None, RELEASED):
             return ""
-        return self.data_release.removeprefix(UNRELEASED_PREFIX) or self.data_release
+        return self.data_release.removeprefix(NOT_RELEASED) or self.data_release
 
     @property
     def marks(self) -> list[str]:
