@@ -110,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"history={history}: accuracy {accuracy:.3f} (log: {log.location})")
     report = build_report([logs], args.out / "report", title=TITLE)
     print(f"report: {report.index}")
+    print(f"report says: {report.headline}")
     print(f"next: inspect view --log-dir {logs}")
     return 0
 
