@@ -24,10 +24,15 @@ from inspect_personamem.cost.prompt_cache import (
     requests_for,
     simulate,
 )
-from inspect_personamem.order import INTERLEAVE_BLOCK, ORDERS, SampleOrder, order_records
-from inspect_personamem.records import QuestionRecord, read_questions
-from inspect_personamem.splits import SPLITS, Split
-from inspect_personamem.synthetic import SHAPES, context_sizes, question_rows, write_questions
+from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, SampleOrder, order_records
+from inspect_personamem.data.records import QuestionRecord, read_questions
+from inspect_personamem.data.splits import SPLITS, Split
+from inspect_personamem.offline.synthetic import (
+    SHAPES,
+    context_sizes,
+    question_rows,
+    write_questions,
+)
 
 REAL_32K = Path(__file__).resolve().parents[2] / "shared" / "data" / "questions_32k.csv"
 

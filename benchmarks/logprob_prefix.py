@@ -65,18 +65,18 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessageUser
 
-from inspect_personamem.contexts import open_context_store
-from inspect_personamem.local.choice import OptionScore, chosen, score_options
-from inspect_personamem.local.hf import SharedPrefixLogprobs, naive_option_logprobs
-from inspect_personamem.local.random_model import ModelShape, random_llama, word_tokenizer
-from inspect_personamem.local.stats import ForwardStats, Scored
-from inspect_personamem.local.template import OptionPrompt, PrefixEncoder
-from inspect_personamem.local.truncation import fit_prompt
-from inspect_personamem.options import LETTERS
-from inspect_personamem.order import order_records
-from inspect_personamem.records import read_questions
-from inspect_personamem.splits import Split
-from inspect_personamem.synthetic import SHAPES, SplitShape, generate_shape
+from inspect_personamem.answer.logprob.choice import OptionScore, chosen, score_options
+from inspect_personamem.answer.logprob.hf import SharedPrefixLogprobs, naive_option_logprobs
+from inspect_personamem.answer.logprob.stats import ForwardStats, Scored
+from inspect_personamem.answer.logprob.template import OptionPrompt, PrefixEncoder
+from inspect_personamem.answer.logprob.truncation import fit_prompt
+from inspect_personamem.data.contexts import open_context_store
+from inspect_personamem.data.options import LETTERS
+from inspect_personamem.data.order import order_records
+from inspect_personamem.data.records import read_questions
+from inspect_personamem.data.splits import Split
+from inspect_personamem.offline.random_model import ModelShape, random_llama, word_tokenizer
+from inspect_personamem.offline.synthetic import SHAPES, SplitShape, generate_shape
 
 MODEL_SHAPES = {
     "tiny": ModelShape(hidden=256, layers=4, heads=4, kv_heads=2, intermediate=512),

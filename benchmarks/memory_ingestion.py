@@ -38,15 +38,15 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from openai_server import serve_openai  # noqa: E402  (the tests' stand-in endpoint)
 
-from inspect_personamem.contexts import ContextStore, open_context_store  # noqa: E402
-from inspect_personamem.memory.embeddings import CachedEmbedder, embedder_for  # noqa: E402
-from inspect_personamem.memory.interface import MemorySystem  # noqa: E402
-from inspect_personamem.memory.pool import MemoryPool  # noqa: E402
-from inspect_personamem.memory.retrievers import BM25Retriever, DenseRetriever  # noqa: E402
-from inspect_personamem.order import order_records  # noqa: E402
-from inspect_personamem.records import QuestionRecord, read_questions  # noqa: E402
-from inspect_personamem.splits import check_split  # noqa: E402
-from inspect_personamem.synthetic import generate_shape  # noqa: E402
+from inspect_personamem.data.contexts import ContextStore, open_context_store  # noqa: E402
+from inspect_personamem.data.order import order_records  # noqa: E402
+from inspect_personamem.data.records import QuestionRecord, read_questions  # noqa: E402
+from inspect_personamem.data.splits import check_split  # noqa: E402
+from inspect_personamem.history.memory.embeddings import CachedEmbedder, embedder_for  # noqa: E402
+from inspect_personamem.history.memory.interface import MemorySystem  # noqa: E402
+from inspect_personamem.history.memory.pool import MemoryPool  # noqa: E402
+from inspect_personamem.history.memory.retrievers import BM25Retriever, DenseRetriever  # noqa: E402
+from inspect_personamem.offline.synthetic import generate_shape  # noqa: E402
 
 Factory = Callable[[], Callable[[str], MemorySystem]]
 """A new run's memory factory (a new embedder cache for `dense`)."""

@@ -46,7 +46,7 @@ from typing import Any, Literal
 
 import zstandard
 
-from inspect_personamem.splits import check_split
+from inspect_personamem.data.splits import check_split
 
 DESIGNS = (
     "shared",
@@ -97,8 +97,8 @@ def naive_input_task(split: str, folder: str) -> Any:
     from inspect_ai.model import ChatMessageUser
     from inspect_ai.solver import generate
 
-    from inspect_personamem.contexts import open_context_store
-    from inspect_personamem.scorer import personamem_scorer
+    from inspect_personamem.data.contexts import open_context_store
+    from inspect_personamem.scoring.scorer import personamem_scorer
     from inspect_personamem.tasks import personamem
 
     task = personamem(split=check_split(split), data_dir=folder)
@@ -119,7 +119,7 @@ def worker_run(split: str, folder: str, design: str, samples: int, profile: bool
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
     from inspect_personamem import settings
-    from inspect_personamem.contexts import open_context_store
+    from inspect_personamem.data.contexts import open_context_store
     from inspect_personamem.tasks import personamem
 
     def reply(*_: Any) -> ModelOutput:
@@ -235,7 +235,7 @@ def main() -> None:
             print(json.dumps(worker_run(split, folder, design, int(samples), profile == "1")))
         return
 
-    from inspect_personamem.synthetic import generate_shape
+    from inspect_personamem.offline.synthetic import generate_shape
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from openai_server import serve_openai  # the tests' stand-in embedding endpoint

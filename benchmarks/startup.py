@@ -30,10 +30,10 @@ from pathlib import Path
 
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
-from inspect_personamem.contexts import open_context_store
-from inspect_personamem.dataset_spec import PERSONAMEM
-from inspect_personamem.splits import Split, check_split
-from inspect_personamem.synthetic import generate_shape
+from inspect_personamem.data.contexts import open_context_store
+from inspect_personamem.data.spec import PERSONAMEM
+from inspect_personamem.data.splits import Split, check_split
+from inspect_personamem.offline.synthetic import generate_shape
 from inspect_personamem.tasks import personamem
 
 ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
@@ -77,7 +77,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     # synthetic files are not the released ones, which each build would warn about
-    logging.getLogger("inspect_personamem.files").setLevel(logging.ERROR)
+    logging.getLogger("inspect_personamem.data.files").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory() as tmp:
         root = args.data or Path(tmp)
         print("| shape | messages | parse s | build s | build / parse |")

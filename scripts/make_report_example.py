@@ -16,8 +16,8 @@ from pathlib import Path
 
 from inspect_ai import eval as inspect_eval
 
+from inspect_personamem.offline.synthetic import generate_split
 from inspect_personamem.report import build_report
-from inspect_personamem.synthetic import generate_split
 
 TITLE = "EXAMPLE ONLY: personamem/oracle on synthetic data, not real results"
 MODELS = {  # name -> (accuracy with history, without history) at one session elapsed

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from inspect_personamem.synthetic import generate_split
+from inspect_personamem.offline.synthetic import generate_split
 
 EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "local_model": ("local", ("torch", "transformers", "accelerate")),

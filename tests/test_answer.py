@@ -5,7 +5,7 @@ import csv
 import pytest
 from helpers import REFERENCE_RESPONSES, require
 
-from inspect_personamem.answer import final_answer_segment, judge, option_letters
+from inspect_personamem.scoring.extraction import final_answer_segment, judge, option_letters
 
 
 def test_reference_run_scores_exactly_as_the_official_column() -> None:

@@ -19,8 +19,7 @@ from inspect_ai.model import (
     GenerateConfig,
 )
 
-from inspect_personamem.cache_breakpoints import prefix_ends, with_cache_breakpoints
-from inspect_personamem.contexts import open_context_store
+from inspect_personamem.answer.cache_breakpoints import with_cache_breakpoints
 from inspect_personamem.cost.prompt_cache import (
     CacheSettings,
     Request,
@@ -28,9 +27,10 @@ from inspect_personamem.cost.prompt_cache import (
     requests_for,
     simulate,
 )
-from inspect_personamem.order import ORDERS, order_records
-from inspect_personamem.records import QuestionRecord, read_questions
-from inspect_personamem.synthetic import generate_split
+from inspect_personamem.data.contexts import open_context_store
+from inspect_personamem.data.order import ORDERS, order_records, prefix_ends
+from inspect_personamem.data.records import QuestionRecord, read_questions
+from inspect_personamem.offline.synthetic import generate_split
 
 # two contexts; prefix tokens grow with the end index
 REQUESTS = [

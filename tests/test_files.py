@@ -17,19 +17,19 @@ import pytest
 from helpers import REAL_QUESTIONS, require
 from hub_server import serve_hub
 
-from inspect_personamem.dataset_spec import DATA_DIR_ENV, PERSONAMEM, DataSource
+from inspect_personamem.data.files import locate_split_files
+from inspect_personamem.data.records import read_questions
+from inspect_personamem.data.spec import DATA_DIR_ENV, PERSONAMEM, DataSource
 from inspect_personamem.errors import PersonaMemDataError
-from inspect_personamem.files import locate_split_files
-from inspect_personamem.records import read_questions
-from inspect_personamem.synthetic import contexts_for_questions, write_contexts
+from inspect_personamem.offline.synthetic import contexts_for_questions, write_contexts
 from inspect_personamem.tasks import personamem
 
 DEFAULT_REPO_ID, DEFAULT_REVISION = PERSONAMEM.repo_id, PERSONAMEM.revision
 
 LOCATE = (
     "import json, sys\n"
-    "from inspect_personamem.dataset_spec import DataSource\n"
-    "from inspect_personamem.files import locate_split_files\n"
+    "from inspect_personamem.data.spec import DataSource\n"
+    "from inspect_personamem.data.files import locate_split_files\n"
     "from inspect_personamem.errors import PersonaMemDataError\n"
     "try:\n"
     "    f = locate_split_files(DataSource('32k', **json.loads(sys.argv[1])))\n"

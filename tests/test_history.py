@@ -7,7 +7,7 @@ from inspect_ai.model import (
     ChatMessageUser,
 )
 
-from inspect_personamem.history import conversation, merge_system_messages
+from inspect_personamem.history.system_messages import conversation, merge_system_messages
 
 HISTORY: list[ChatMessage] = [
     ChatMessageSystem(content="Persona A"),

@@ -26,7 +26,7 @@ from inspect_ai.model import (
 from inspect_ai.scorer import CORRECT
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from inspect_personamem.scorer import UNANSWERED
+from inspect_personamem.scoring.scorer import UNANSWERED
 
 TASK = "inspect_personamem/personamem_32k"
 HANG_WORD = "HANG"

@@ -17,16 +17,14 @@ import torch  # noqa: E402
 from logprob_fixtures import LocalSetup, make_setup  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
-from inspect_personamem.contexts import open_context_store  # noqa: E402
-from inspect_personamem.local import hf  # noqa: E402
-from inspect_personamem.local.choice import chosen, score_options  # noqa: E402
-from inspect_personamem.local.hf import (  # noqa: E402
+from inspect_personamem.answer.logprob import hf  # noqa: E402
+from inspect_personamem.answer.logprob.choice import chosen, score_options  # noqa: E402
+from inspect_personamem.answer.logprob.hf import (  # noqa: E402
     SharedPrefixLogprobs,
     naive_option_logprobs,
     packed_mask,
 )
-from inspect_personamem.local.random_model import END_OF_TURN  # noqa: E402
-from inspect_personamem.local.template import (  # noqa: E402
+from inspect_personamem.answer.logprob.template import (  # noqa: E402
     OptionPrompt,
     PrefixEncoder,
     build_prompt,
@@ -34,8 +32,10 @@ from inspect_personamem.local.template import (  # noqa: E402
     encode,
     shared_text,
 )
-from inspect_personamem.local.truncation import ContextWindowError, fit_prompt  # noqa: E402
-from inspect_personamem.records import QuestionRecord, read_questions  # noqa: E402
+from inspect_personamem.answer.logprob.truncation import ContextWindowError, fit_prompt  # noqa: E402
+from inspect_personamem.data.contexts import open_context_store  # noqa: E402
+from inspect_personamem.data.records import QuestionRecord, read_questions  # noqa: E402
+from inspect_personamem.offline.random_model import END_OF_TURN  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -365,7 +365,7 @@ def test_common_prefix_length() -> None:
 
 def shared_texts(setup: LocalSetup, tokenizer: Any) -> list[str]:
     """The shared text of each question, in the order method=logprob sends them."""
-    from inspect_personamem.order import order_records
+    from inspect_personamem.data.order import order_records
 
     store = open_context_store(setup.contexts)
     texts = []
@@ -449,7 +449,7 @@ def test_fit_prompt_with_a_kept_encoder_equals_fresh_encodings(
 ) -> None:
     """The encoder kept across questions (as the solver keeps it) changes no prompt, with
     or without truncation."""
-    from inspect_personamem.order import order_records
+    from inspect_personamem.data.order import order_records
 
     store = open_context_store(setup.contexts)
     encoder = PrefixEncoder(tokenizer)

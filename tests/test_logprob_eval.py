@@ -17,12 +17,12 @@ pytestmark = pytest.mark.local_model
 from logprob_fixtures import LocalSetup, completions_server, make_setup  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
-from inspect_personamem.contexts import open_context_store  # noqa: E402
-from inspect_personamem.local.hf import naive_option_logprobs  # noqa: E402
-from inspect_personamem.local.server import CompletionsLogprobs, ServerResponseError  # noqa: E402
-from inspect_personamem.local.template import OptionPrompt, build_prompt  # noqa: E402
-from inspect_personamem.options import LETTERS  # noqa: E402
-from inspect_personamem.records import read_questions  # noqa: E402
+from inspect_personamem.answer.logprob.hf import naive_option_logprobs  # noqa: E402
+from inspect_personamem.answer.logprob.server import CompletionsLogprobs, ServerResponseError  # noqa: E402
+from inspect_personamem.answer.logprob.template import OptionPrompt, build_prompt  # noqa: E402
+from inspect_personamem.data.contexts import open_context_store  # noqa: E402
+from inspect_personamem.data.options import LETTERS  # noqa: E402
+from inspect_personamem.data.records import read_questions  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +104,7 @@ def test_hf_eval_reuses_the_previous_questions_cache(setup: LocalSetup, tmp_path
 def test_prefill_chunk_reaches_the_model_and_keeps_the_scores(
     setup: LocalSetup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from inspect_personamem.local import hf
+    from inspect_personamem.answer.logprob import hf
 
     passes: list[int] = []  # tokens of each prefill pass
     prefill = hf.SharedPrefixLogprobs._prefill

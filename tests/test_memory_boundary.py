@@ -24,10 +24,10 @@ from inspect_ai.log import EvalLog
 from memory_fixtures import ClosingMemory, HangOnceMemory, SpyMemory, split_with_markers
 from openai_server import mem0_stand_in_config, serve_openai
 
-from inspect_personamem.contexts import ContextStore
-from inspect_personamem.memory import pool as pool_module
-from inspect_personamem.memory.interface import MemorySystem
-from inspect_personamem.memory.pool import DROPPED, RAN_AHEAD, MemoryPool
+from inspect_personamem.data.contexts import ContextStore
+from inspect_personamem.history.memory import pool as pool_module
+from inspect_personamem.history.memory.interface import MemorySystem
+from inspect_personamem.history.memory.pool import DROPPED, RAN_AHEAD, MemoryPool
 
 TASK = "inspect_personamem/personamem_32k"
 

@@ -16,12 +16,16 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSyste
 from memory_fixtures import SpyMemory, split_with_markers, tiny_sentence_transformer
 from openai_server import mem0_stand_in_config, prompt_tokens, serve_openai
 
-from inspect_personamem.contexts import ContextStore
-from inspect_personamem.memory.interface import HistoryMessage, MemoryComponentError, MemoryItem
-from inspect_personamem.memory.pool import MemoryPool
-from inspect_personamem.memory.prompts import PAPER_SYSTEM, official_prompt, paper_prompt
-from inspect_personamem.memory.retrievers import embedded_text
-from inspect_personamem.order import ORDERS
+from inspect_personamem.data.contexts import ContextStore
+from inspect_personamem.data.order import ORDERS
+from inspect_personamem.history.memory.interface import (
+    HistoryMessage,
+    MemoryComponentError,
+    MemoryItem,
+)
+from inspect_personamem.history.memory.pool import MemoryPool
+from inspect_personamem.history.memory.prompts import PAPER_SYSTEM, official_prompt, paper_prompt
+from inspect_personamem.history.memory.retrievers import embedded_text
 
 TASK = "inspect_personamem/personamem_32k"
 MARKER = re.compile(r"marker(\d+)x(\d+)")

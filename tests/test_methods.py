@@ -8,9 +8,9 @@ import pytest
 from helpers import mock_model, run_task
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_personamem.contexts import history_store, sample_history
+from inspect_personamem.data.contexts import history_store, sample_history
+from inspect_personamem.data.prompt import final_answer
 from inspect_personamem.methods import METHODS, AnsweringMethod
-from inspect_personamem.prompt import final_answer
 
 
 @pytest.mark.parametrize(

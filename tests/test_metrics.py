@@ -9,9 +9,9 @@ from helpers import mock_model, run_task
 from inspect_ai.scorer import CORRECT, INCORRECT, SampleScore, Score
 from inspect_ai.util import registry_info
 
-from inspect_personamem.metrics import personamem_metrics, unparsed
-from inspect_personamem.question_types import CATEGORIES
-from inspect_personamem.synthetic import generate_split
+from inspect_personamem.data.question_types import CATEGORIES
+from inspect_personamem.offline.synthetic import generate_split
+from inspect_personamem.scoring.metrics import personamem_metrics, unparsed
 
 
 def sample_score(

@@ -5,7 +5,7 @@ import csv
 import pytest
 from helpers import EXCERPT, REAL_QUESTIONS, require
 
-from inspect_personamem.options import OptionsFormatError, parse_options, shuffled_order
+from inspect_personamem.data.options import OptionsFormatError, parse_options, shuffled_order
 
 
 def test_both_serialisations_round_trip_on_the_real_file() -> None:

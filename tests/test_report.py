@@ -36,13 +36,13 @@ from inspect_ai.scorer import match
 
 from inspect_personamem import tasks
 from inspect_personamem.cli import main
-from inspect_personamem.dataset_spec import PERSONAMEM, RELEASED
-from inspect_personamem.question_types import CATEGORIES, CATEGORY_TITLES
+from inspect_personamem.data.question_types import CATEGORIES, CATEGORY_TITLES
+from inspect_personamem.data.spec import PERSONAMEM, RELEASED
+from inspect_personamem.offline.synthetic import generate_split, write_questions
 from inspect_personamem.report import ReportError, build_report
 from inspect_personamem.report.figures import DPI, SIZES
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import read_runs
-from inspect_personamem.synthetic import generate_split, write_questions
 
 pytestmark = pytest.mark.report
 

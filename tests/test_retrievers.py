@@ -11,14 +11,14 @@ import bm25s
 import numpy as np
 import pytest
 
-from inspect_personamem.memory import embeddings
-from inspect_personamem.memory.embeddings import (
+from inspect_personamem.history.memory import embeddings
+from inspect_personamem.history.memory.embeddings import (
     CachedEmbedder,
     EmbeddingCache,
     SentenceTransformerEmbedder,
 )
-from inspect_personamem.memory.interface import HistoryMessage
-from inspect_personamem.memory.retrievers import BM25Retriever, _words
+from inspect_personamem.history.memory.interface import HistoryMessage
+from inspect_personamem.history.memory.retrievers import BM25Retriever, _words
 
 
 def corpus(size: int, seed: int) -> list[HistoryMessage]:

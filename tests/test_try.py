@@ -16,8 +16,8 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import get_model
 
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.oracle import OracleModel
-from inspect_personamem.synthetic import generate_split
+from inspect_personamem.offline.oracle import OracleModel
+from inspect_personamem.offline.synthetic import generate_split
 
 CLI = Path(sys.executable).parent / "inspect-personamem"
 

@@ -9,7 +9,7 @@ from .tasks import personamem, personamem_1M, personamem_32k, personamem_128k
 @modelapi(name="personamem")
 def personamem_oracle() -> type[ModelAPI]:
     """`--model personamem/oracle`: see `oracle.py` (imported only when used)."""
-    from .oracle import OracleModel
+    from .offline.oracle import OracleModel
 
     return OracleModel
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 from .cost.cli import add_command as add_estimate
 from .errors import PersonaMemError
+from .offline.try_it import add_command as add_try
 from .report.cli import add_command as add_report
-from .try_it import add_command as add_try
 
 
 def parser() -> argparse.ArgumentParser:

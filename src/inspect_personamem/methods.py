@@ -16,11 +16,11 @@ from typing import Any
 
 from inspect_ai.solver import Solver
 
+from .answer.choice import personamem_solver
+from .answer.logprob.solver import logprob_solver
+from .data.order import SampleOrder
 from .errors import PersonaMemArgumentError
-from .local.solver import logprob_solver
-from .memory.solver import memory_solver, rag_solver
-from .order import SampleOrder
-from .solver import personamem_solver
+from .history.retrieved import memory_solver, rag_solver
 
 
 @dataclass(frozen=True)

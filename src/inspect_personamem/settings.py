@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from .dataset import NegativeEndIndexPolicy
-from .dataset_spec import PERSONAMEM
-from .history import SystemMessagePolicy
-from .local.choice import Normalization
-from .memory.embeddings import DEFAULT_EMBEDDER
-from .memory.solver import MemoryPrompt, Retriever
+from .answer.logprob.choice import Normalization
+from .data.samples import NegativeEndIndexPolicy
+from .data.spec import PERSONAMEM
+from .history.memory.embeddings import DEFAULT_EMBEDDER
+from .history.retrieved import MemoryPrompt, Retriever
+from .history.system_messages import SystemMessagePolicy
 
 HistoryMode = Literal["full", "none"]
 

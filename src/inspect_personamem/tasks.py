@@ -14,19 +14,19 @@ from inspect_ai import Task, task
 from inspect_ai.util import registry_info
 
 from . import settings
-from .contexts import open_context_store
-from .dataset import NegativeEndIndexPolicy, build_dataset, check_against_contexts
-from .dataset_spec import DataSource
+from .answer.logprob.choice import Normalization
+from .data.contexts import open_context_store
+from .data.files import data_release, locate_split_files
+from .data.order import INTERLEAVE_BLOCK, SampleOrder, order_records
+from .data.samples import NegativeEndIndexPolicy, build_dataset, check_against_contexts
+from .data.spec import DataSource
+from .data.splits import SPLITS, Split
 from .errors import PersonaMemArgumentError
-from .files import data_release, locate_split_files
-from .history import SystemMessagePolicy
-from .local.choice import Normalization
-from .memory.solver import MemoryPrompt, Retriever
+from .history.retrieved import MemoryPrompt, Retriever
+from .history.system_messages import SystemMessagePolicy
 from .methods import build_solver, checked_method
-from .order import INTERLEAVE_BLOCK, SampleOrder, order_records
-from .scorer import personamem_scorer
+from .scoring.scorer import personamem_scorer
 from .settings import HistoryMode
-from .splits import SPLITS, Split
 
 TASK_VERSION = "1.1.0"
 """Version of the tasks (`Task(version=...)`, in every log): bumped when what is scored

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..arg_types import AMOUNT, COUNT, DURATION, POSITIVE_COUNT
-from ..dataset_spec import PERSONAMEM
+from ..data.order import INTERLEAVE_BLOCK, ORDERS
+from ..data.spec import PERSONAMEM
+from ..data.splits import SPLITS, check_split
 from ..errors import PersonaMemArgumentError
-from ..order import INTERLEAVE_BLOCK, ORDERS
-from ..splits import SPLITS, check_split
 
 if TYPE_CHECKING:
     from .estimate import CostEstimate
@@ -61,7 +61,7 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run(args: argparse.Namespace) -> int:
     # imported here so that `inspect-personamem --help` needs no Inspect import
-    from ..dataset_spec import DataSource
+    from ..data.spec import DataSource
     from .estimate import estimate_cost
     from .prices import Price, load_prices
     from .prompt_cache import CacheSettings

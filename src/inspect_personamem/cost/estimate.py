@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..dataset_spec import DataSource
-from ..files import locate_question_file
-from ..order import INTERLEAVE_BLOCK, ORDERS, SampleOrder, order_records
-from ..splits import Split
+from ..data.files import locate_question_file
+from ..data.order import INTERLEAVE_BLOCK, ORDERS, SampleOrder, order_records
+from ..data.spec import DataSource
+from ..data.splits import Split
 from .prices import PER_MILLION, Price
 from .prompt_cache import CacheResult, CacheSettings, ideal_cached_tokens, requests_for, simulate
 

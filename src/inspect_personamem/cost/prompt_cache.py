@@ -18,8 +18,8 @@ import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..prompt import final_user_message
-from ..records import QuestionRecord
+from ..data.prompt import final_user_message
+from ..data.records import QuestionRecord
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from typing import TypeVar, cast
 
 from inspect_ai.scorer import Metric, SampleScore, Score, Value, accuracy, ci, stderr
 
-from ..metrics import CLUSTER_KEY
-from ..question_types import CATEGORIES
+from ..data.question_types import CATEGORIES
+from ..scoring.metrics import CLUSTER_KEY
 from .logs import Run, SampleResult
 
 LEVEL = 0.95

@@ -17,7 +17,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..question_types import CATEGORIES, CATEGORY_TITLES
+from ..data.question_types import CATEGORIES, CATEGORY_TITLES
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary
 from .published import SPLIT, PublishedModel
 from .tables import MethodGroup

@@ -33,11 +33,11 @@ from inspect_ai.log import (
 )
 from inspect_ai.scorer import Score, Value, value_to_float
 
-from ..dataset_spec import NOT_RELEASED, RELEASED
+from ..data.spec import NOT_RELEASED, RELEASED
+from ..data.splits import SPLITS
 from ..errors import PersonaMemError
-from ..metrics import CLUSTER_KEY
+from ..scoring.metrics import CLUSTER_KEY
 from ..settings import SCORING_DEFAULTS
-from ..splits import SPLITS
 
 PERSONAMEM_TASKS = frozenset({"personamem", *(f"personamem_{split}" for split in SPLITS)})
 """Task names (without the package prefix) whose logs a report reads."""

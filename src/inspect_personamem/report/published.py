@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 
-from ..question_types import (
+from ..data.question_types import (
     ACKNOWLEDGE_PREFERENCES,
     GENERALIZE,
     NEW_IDEAS,

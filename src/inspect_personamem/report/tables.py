@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..question_types import CATEGORIES, CATEGORY_TITLES
+from ..data.question_types import CATEGORIES, CATEGORY_TITLES
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
 from .check import check
 from .labels import METHOD_SETTINGS, TIME_FORMAT, baseline_settings, method_label, model_labels

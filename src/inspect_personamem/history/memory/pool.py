@@ -32,7 +32,7 @@ from typing import Any, Generic, TypeVar, cast
 import anyio
 from inspect_ai.model import ChatMessage
 
-from ..contexts import ContextStore
+from ...data.contexts import ContextStore
 from .interface import (
     LOOP_BLOCK_WARNING_SECONDS,
     HistoryMessage,

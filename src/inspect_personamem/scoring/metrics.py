@@ -28,7 +28,7 @@ from inspect_ai.scorer import (
     stderr,
 )
 
-from .question_types import CATEGORIES
+from ..data.question_types import CATEGORIES
 
 CLUSTER_KEY = "shared_context_id"
 

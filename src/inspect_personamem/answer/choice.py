@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from ..data.contexts import history_store, sample_history
+from ..history.system_messages import SystemMessagePolicy, conversation
 from .cache_breakpoints import with_cache_breakpoints
-from .contexts import history_store, sample_history
-from .history import SystemMessagePolicy, conversation
 
 
 @solver

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import PersonaMemDataError
+from ..errors import PersonaMemDataError
 from .options import OPTION_LETTER, Options, OptionsFormatError, parse_options
 from .question_types import normalise_question_type
 from .splits import Split

@@ -16,10 +16,10 @@ from typing import Any, Literal
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from .cache_breakpoints import prefix_ends
+from ..errors import PersonaMemDataError
 from .contexts import ContextStore
-from .errors import PersonaMemDataError
 from .options import LETTERS, shuffled_order
+from .order import prefix_ends
 from .prompt import final_user_message
 from .records import QuestionRecord
 

@@ -6,6 +6,7 @@
   on-disk cache.
 - `retrievers`: the built-in RAG memories, `dense` and `bm25`.
 - `mem0`: the Mem0 memory system (the `memory` extra).
-- `prompts`: the `official` and `paper` prompts around the retrieved items.
-- `solver`: the `rag` and `memory` answering methods.
+- `prompts`: the retrieved items as a history, and the authors' `paper` prompt.
+
+The `rag` and `memory` history sources that use them are in `../retrieved.py`.
 """

@@ -3,9 +3,10 @@
 Inspect starts samples in dataset order with bounded concurrency, and a provider
 caches a prompt prefix only once a request with it has been processed. Questions
 sharing a history share its prefix, so siblings should not be in flight together,
-yet should follow each other while the cache still holds their prefix. See
-`cache.py` for the simulation that compares the orders and README "Scale and cost"
-for the table.
+yet should follow each other while the cache still holds their prefix.
+`cost/prompt_cache.py` simulates the orders (`benchmarks/cache_orders.py` prints the
+comparison); `prefix_ends` chooses the history ends each question marks as cache
+breakpoints.
 """
 
 from __future__ import annotations
@@ -66,3 +67,27 @@ def order_records(
         for record in rank
         if record is not None
     ]
+
+
+MAX_BREAKPOINTS = 4
+"""Anthropic accepts at most four cache breakpoints per request."""
+
+
+def prefix_ends(records: Sequence[QuestionRecord]) -> dict[str, list[int]]:
+    """Question id -> the history ends worth marking as cache breakpoints.
+
+    Its own end (so later siblings can reuse it) and the largest earlier ends of
+    other questions of its context (which earlier siblings wrote to the cache),
+    four at most, longest first.
+    """
+    ends: dict[str, set[int]] = {}
+    for record in records:
+        ends.setdefault(record.context_id, set()).add(record.end_index)
+    chosen: dict[str, list[int]] = {}
+    for record in records:
+        shorter = sorted(
+            (e for e in ends[record.context_id] if 0 < e < record.end_index), reverse=True
+        )
+        own = [record.end_index] if record.end_index > 0 else []
+        chosen[record.question_id] = (own + shorter)[:MAX_BREAKPOINTS]
+    return chosen

@@ -33,8 +33,8 @@ import httpx
 import numpy as np
 import platformdirs
 
-from ..errors import PersonaMemArgumentError
-from ..http_client import async_client
+from ...errors import PersonaMemArgumentError
+from ...http_client import async_client
 from .interface import MemoryComponentError
 
 DEFAULT_EMBEDDER = "BAAI/bge-m3"

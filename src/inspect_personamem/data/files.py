@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .dataset_spec import DATA_DIR_ENV, NOT_RELEASED, RELEASED, DataSource
-from .errors import PersonaMemDataError
+from ..errors import PersonaMemDataError
+from .spec import DATA_DIR_ENV, NOT_RELEASED, RELEASED, DataSource
 
 logger = logging.getLogger(__name__)
 

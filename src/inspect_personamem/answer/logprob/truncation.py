@@ -19,7 +19,7 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage
 
-from ..history import SystemMessagePolicy, conversation
+from ...history.system_messages import SystemMessagePolicy, conversation
 from .template import (
     OptionPrompt,
     PrefixEncoder,

@@ -35,12 +35,12 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from .dataset_spec import PERSONAMEM
-from .errors import PersonaMemArgumentError
-from .options import LETTERS
-from .prompt import final_answer
-from .records import QuestionRecord
-from .splits import Split, check_split
+from ..data.options import LETTERS
+from ..data.prompt import final_answer
+from ..data.records import QuestionRecord
+from ..data.spec import PERSONAMEM
+from ..data.splits import Split, check_split
+from ..errors import PersonaMemArgumentError
 
 
 @dataclass(frozen=True)

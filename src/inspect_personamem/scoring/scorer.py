@@ -5,7 +5,7 @@ from __future__ import annotations
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from .answer import judge
+from .extraction import judge
 from .metrics import personamem_metrics
 
 UNANSWERED = "unanswered"

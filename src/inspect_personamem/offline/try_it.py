@@ -12,10 +12,10 @@ import argparse
 import shutil
 from pathlib import Path
 
-from .arg_types import POSITIVE_COUNT, PROBABILITY
-from .dataset_spec import PERSONAMEM
-from .errors import PersonaMemArgumentError
-from .splits import SPLITS, Split, check_split
+from ..arg_types import POSITIVE_COUNT, PROBABILITY
+from ..data.spec import PERSONAMEM
+from ..data.splits import SPLITS, Split, check_split
+from ..errors import PersonaMemArgumentError
 from .synthetic import contexts_for_questions, generate_split, write_contexts
 
 TITLE = "TRY-IT: the offline personamem/oracle model, not a real model"
@@ -62,7 +62,7 @@ def _split_of(args: argparse.Namespace) -> Split:
 def run(args: argparse.Namespace) -> int:
     from inspect_ai import eval as inspect_eval
 
-    from .report import build_report
+    from ..report import build_report
 
     split = _split_of(args)
     logs = args.out / "logs"

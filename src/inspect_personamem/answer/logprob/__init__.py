@@ -5,6 +5,7 @@ fits them into the context window, `hf` computes the options' log-probabilities 
 transformers model sharing the prefix's attention cache, `server` on an
 OpenAI-compatible server (vLLM), `backend` picks one for an Inspect model, `stats`
 holds what a question cost, `choice` normalises and picks, and `solver` ties them into
-an Inspect solver. `random_model` builds (or saves) a random model and tokenizer for tests
-and benchmarks.
+an Inspect solver.
+(`offline/random_model.py` builds a random model and tokenizer for tests, benchmarks
+and the offline recipes.)
 """

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from ..options import LETTERS
+from ...data.options import LETTERS
 
 Normalization = Literal["tokens", "chars", "sum"]
 

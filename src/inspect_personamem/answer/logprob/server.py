@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..http_client import async_client
+from ...http_client import async_client
 from .stats import ForwardStats, Scored
 from .template import OptionPrompt
 

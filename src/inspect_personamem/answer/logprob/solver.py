@@ -17,10 +17,10 @@ import anyio
 from inspect_ai.model import ChatMessage, ChatMessageUser, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ..contexts import history_store, sample_history
-from ..history import SystemMessagePolicy
-from ..options import Options
-from ..prompt import final_answer
+from ...data.contexts import history_store, sample_history
+from ...data.options import Options
+from ...data.prompt import final_answer
+from ...history.system_messages import SystemMessagePolicy
 from .backend import Backend, backend_for
 from .choice import Normalization, as_metadata, chosen, score_options
 from .template import ChatTemplateError

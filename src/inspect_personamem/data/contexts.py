@@ -20,7 +20,7 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
-from .errors import PersonaMemDataError
+from ..errors import PersonaMemDataError
 from .utf8 import not_utf8, shown
 
 _KEY = re.compile(rb'\{\s*"((?:[^"\\]|\\.)*)"\s*:')

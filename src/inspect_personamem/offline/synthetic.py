@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .dataset_spec import PERSONAMEM
-from .options import LETTERS
-from .question_types import RAW_LABELS
-from .records import COLUMNS
-from .splits import Split
+from ..data.options import LETTERS
+from ..data.question_types import RAW_LABELS
+from ..data.records import COLUMNS
+from ..data.spec import PERSONAMEM
+from ..data.splits import Split
 
 TOPICS = (
     "therapy", "travelPlanning", "foodRecommendation", "musicRecommendation",

@@ -21,15 +21,15 @@ from typing import Any, Literal
 import yaml
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ..contexts import ContextStore, history_store
+from ..data.contexts import ContextStore, history_store
 from ..errors import PersonaMemArgumentError
-from ..history import SystemMessagePolicy
-from .embeddings import DEFAULT_EMBEDDER, CachedEmbedder, EmbeddingCache, default_cache_dir
-from .embeddings import embedder_for as make_embedder
-from .interface import MemoryFactory, MemoryItem
-from .pool import MemoryPool, Retrieval
-from .prompts import official_prompt, paper_prompt
-from .retrievers import BM25Retriever, DenseRetriever
+from .memory.embeddings import DEFAULT_EMBEDDER, CachedEmbedder, EmbeddingCache, default_cache_dir
+from .memory.embeddings import embedder_for as make_embedder
+from .memory.interface import MemoryFactory, MemoryItem
+from .memory.pool import MemoryPool, Retrieval
+from .memory.prompts import official_prompt, paper_prompt
+from .memory.retrievers import BM25Retriever, DenseRetriever
+from .system_messages import SystemMessagePolicy
 
 Retriever = Literal["dense", "bm25"]
 MemoryPrompt = Literal["official", "paper"]
@@ -122,7 +122,7 @@ def memory_solver(
 def memory_factory(spec: str, config: dict[str, Any]) -> MemoryFactory:
     """The factory a `-T memory=...` spec names: "mem0", or "module:attribute"."""
     if spec == "mem0":
-        from .mem0 import Mem0Memory
+        from .memory.mem0 import Mem0Memory
 
         return lambda context_id: Mem0Memory(context_id, config)
     module_name, _, attribute = spec.partition(":")

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
-from ..history import SystemMessagePolicy, conversation
+from ..system_messages import SystemMessagePolicy, conversation
 from .interface import HistoryMessage, MemoryItem
 from .retrievers import embedded_text
 

@@ -1,0 +1,1 @@
+"""Answers to scores: the official extraction, the scorer, the metrics."""
