@@ -24,7 +24,7 @@ from inspect_personamem.cost.prompt_cache import (
     requests_for,
     simulate,
 )
-from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, SampleOrder, order_records
+from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, order_records
 from inspect_personamem.data.records import QuestionRecord, read_questions
 from inspect_personamem.data.splits import SPLITS, Split
 from inspect_personamem.offline.synthetic import (
@@ -33,6 +33,7 @@ from inspect_personamem.offline.synthetic import (
     question_rows,
     write_questions,
 )
+from inspect_personamem.types import SampleOrder
 
 REAL_32K = Path(__file__).resolve().parents[2] / "shared" / "data" / "questions_32k.csv"
 

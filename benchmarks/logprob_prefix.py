@@ -3,7 +3,7 @@
 One process, one random Llama-style model built directly on the device (`--shape`,
 `--dtype`, `--device`; nothing goes through disk), one synthetic split in the real
 splits' shapes or a small one for CPU (`--split-shape`), its questions in the order
-method=logprob sends them ("grouped": by context, ascending end index). Four rows:
+answer=logprob sends them ("grouped": by context, ascending end index). Four rows:
 
 - naive: one full forward pass of history + question + option per option, over the
   first `--naive-questions` questions;
@@ -13,7 +13,7 @@ method=logprob sends them ("grouped": by context, ascending end index). Four row
   running only what the new prefix does not share, same questions;
 - shared + reuse over the whole split;
 - with `--through-inspect`, the whole split again through `inspect eval` with
-  `method=logprob` and Inspect's `hf/` provider (the model saved to a temporary folder
+  `answer=logprob` and Inspect's `hf/` provider (the model saved to a temporary folder
   and loaded from it), the path users run; each question's logged evidence (prefix,
   forward and reused tokens, summed option log-probabilities) is checked against the
   row before.
@@ -477,13 +477,13 @@ def whole_split(
 def through_inspect(
     data: Path, model_folder: Path, split: Split, window: int, args: argparse.Namespace
 ) -> tuple[Row, dict[str, float]]:
-    """The whole split through `inspect eval` (method=logprob, the hf/ provider loading
+    """The whole split through `inspect eval` (answer=logprob, the hf/ provider loading
     `model_folder`), as users run it: the row from the log, its wall time from the first
     model call's start to the last one's end (Inspect's work between them included); and
     where the call's time went (`Timing`)."""
     task_args: dict[str, Any] = {
         "data_dir": str(data),
-        "method": "logprob",
+        "answer": "logprob",
         "context_window": window,
     }
     if args.prefill_chunk is not None:

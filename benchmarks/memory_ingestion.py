@@ -1,4 +1,4 @@
-"""Ingestion and retrieval per question for `method=rag`, at each split's shape:
+"""Ingestion and retrieval per question for `history=rag`, at each split's shape:
 the incremental pool (this package) against a memory rebuilt for every question
 (the authors' baselines), side by side in one run.
 

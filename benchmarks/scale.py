@@ -18,7 +18,7 @@ see `synthetic.SHAPES`), each measurement runs in a fresh Python process:
    - `naive-log`: the same, but the history left in the logged messages
      (`keep_history_in_log=True`);
    - `naive-input`: the history copied into every `Sample.input`;
-   - `rag-bm25`, `rag-dense`: `method=rag` (the 5 most similar messages instead of the
+   - `rag-bm25`, `rag-dense`: `history=rag` (the 5 most similar messages instead of the
      history) with BM25, or dense embeddings from a stand-in of an OpenAI-compatible
      `/v1/embeddings` endpoint on loopback (`tests/openai_server.py`, no model), no
      embedding cache; ingestion and retrieval are in the harness time.
@@ -134,10 +134,10 @@ def worker_run(split: str, folder: str, design: str, samples: int, profile: bool
         task = personamem(
             split=check_split(split),
             data_dir=folder,
-            method="rag",
+            history="rag",
             retriever=retriever,
             embedding_cache="none",
-            embedder="openai/stand-in" if retriever == "dense" else settings.EMBEDDER,
+            embedder="openai/stand-in" if retriever == "dense" else settings.DEFAULT_EMBEDDER,
         )
     else:
         task = personamem(

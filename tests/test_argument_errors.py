@@ -16,7 +16,7 @@ INSPECT = Path(sys.executable).parent / "inspect"
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["-T", "top_k=0"], "top_k=0: at least 1 needed"),
+        (["-T", "top_k=0"], "top_k=0: must be at least 1"),
         (["-T", "memory=nowhere.at_all:X"], "memory='nowhere.at_all:X': cannot import it"),
         (["-T", "memory=json:NoSuchClass"], "has no attribute 'NoSuchClass'"),
     ],
@@ -26,7 +26,7 @@ def test_a_bad_memory_argument_is_one_message_from_inspect(
 ) -> None:
     done = subprocess.run(
         [str(INSPECT), "eval", "inspect_personamem/personamem_32k", "--model", "mockllm/model",
-         "-T", f"data_dir={small_split}", "-T", "method=memory", *arguments,
+         "-T", f"data_dir={small_split}", "-T", "history=memory", *arguments,
          "--log-dir", str(tmp_path / "logs")],
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
         env={**os.environ, "COLUMNS": "1000"},

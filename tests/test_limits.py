@@ -131,7 +131,7 @@ def test_every_history_and_method_is_unscored_when_stopped(
         TASK,
         mock_model(answer_a),
         tmp_path / "rag",
-        {"data_dir": str(small_split), "method": "rag", "retriever": "bm25"},
+        {"data_dir": str(small_split), "history": "rag", "retriever": "bm25"},
         message_limit=1,
     )
     assert assert_limited_are_unscored(log, "message") == (0, len(samples(log)))

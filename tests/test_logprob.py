@@ -364,7 +364,7 @@ def test_common_prefix_length() -> None:
 
 
 def shared_texts(setup: LocalSetup, tokenizer: Any) -> list[str]:
-    """The shared text of each question, in the order method=logprob sends them."""
+    """The shared text of each question, in the order answer=logprob sends them."""
     from inspect_personamem.data.order import order_records
 
     store = open_context_store(setup.contexts)

@@ -1,4 +1,4 @@
-"""`inspect eval` with method=logprob: through the hf/ provider, and through the vllm/
+"""`inspect eval` with answer=logprob: through the hf/ provider, and through the vllm/
 provider against a stand-in completions server."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> LocalSetup:
 
 
 def run(setup: LocalSetup, log_dir: Path, model: str, **kwargs: Any) -> EvalLog:
-    task_args = {"data_dir": str(setup.data), "method": "logprob", **kwargs.pop("task_args", {})}
+    task_args = {"data_dir": str(setup.data), "answer": "logprob", **kwargs.pop("task_args", {})}
     [log] = inspect_eval(
         "inspect_personamem/personamem_32k",
         task_args=task_args,
@@ -201,10 +201,10 @@ def test_logprob_method_sends_each_contexts_questions_together(setup: LocalSetup
             (str(m["shared_context_id"]), int(m["end_index_in_shared_context"])) for m in metadata
         ]
 
-    grouped = order(method="logprob")
+    grouped = order(answer="logprob")
     assert grouped == sorted(
         grouped, key=lambda key: ([c for c, _ in grouped].index(key[0]), key[1])
     )
     assert len({c for c, _ in grouped}) == 2
-    assert order(method="logprob", order="interleaved") == order()
+    assert order(answer="logprob", order="interleaved") == order()
     assert order() != grouped

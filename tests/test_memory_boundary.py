@@ -42,7 +42,7 @@ def run_memory(
     order: str | None = None, **eval_args: Any,
 ) -> EvalLog:  # fmt: skip
     task_args: dict[str, Any] = {
-        "data_dir": str(data), "method": "memory", "memory": memory, "order": order,
+        "data_dir": str(data), "history": "memory", "memory": memory, "order": order,
     }  # fmt: skip
     if config is not None:
         path = log_dir / "memory.json"
@@ -195,7 +195,7 @@ def test_mem0_leaves_no_store_behind(data: Path, tmp_path: Path) -> None:
         config = mem0_stand_in_config(url)
         (tmp_path / "mem0.json").write_text(json.dumps(config), encoding="utf-8")
         task_args = {
-            "data_dir": str(data), "method": "memory", "memory": "mem0",
+            "data_dir": str(data), "history": "memory", "memory": "mem0",
             "memory_config": str(tmp_path / "mem0.json"),
         }  # fmt: skip
         env = {**os.environ, "TMPDIR": str(temporary)}

@@ -24,8 +24,9 @@ from inspect_personamem.history.memory.interface import (
     MemoryItem,
 )
 from inspect_personamem.history.memory.pool import MemoryPool
-from inspect_personamem.history.memory.prompts import PAPER_SYSTEM, official_prompt, paper_prompt
+from inspect_personamem.history.memory.prompts import PAPER_SYSTEM, paper_prompt, retrieved_history
 from inspect_personamem.history.memory.retrievers import embedded_text
+from inspect_personamem.history.system_messages import conversation
 
 TASK = "inspect_personamem/personamem_32k"
 MARKER = re.compile(r"marker(\d+)x(\d+)")
@@ -72,9 +73,9 @@ def sent_markers(log: EvalLog) -> dict[str, set[tuple[int, int]]]:
 
 METHODS: dict[str, dict[str, Any]] = {
     "generate": {},
-    "rag-bm25": {"method": "rag", "retriever": "bm25", "top_k": 4},
-    "rag-dense": {"method": "rag", "top_k": 4, "embedding_cache": "none"},
-    "memory": {"method": "memory", "memory": "memory_fixtures:SpyMemory"},
+    "rag-bm25": {"history": "rag", "retriever": "bm25", "top_k": 4},
+    "rag-dense": {"history": "rag", "top_k": 4, "embedding_cache": "none"},
+    "memory": {"history": "memory", "memory": "memory_fixtures:SpyMemory"},
 }
 
 
@@ -116,7 +117,7 @@ def test_nothing_past_the_end_index_reaches_the_model(
 
 def test_ascending_order_adds_each_message_once(data: Path, tmp_path: Path) -> None:
     SpyMemory.instances.clear()
-    log = run(data, tmp_path, method="memory", memory="memory_fixtures:SpyMemory")
+    log = run(data, tmp_path, history="memory", memory="memory_fixtures:SpyMemory")
     assert log.samples
     longest: dict[str, int] = {}
     for sample in log.samples:
@@ -133,7 +134,7 @@ def test_ascending_order_adds_each_message_once(data: Path, tmp_path: Path) -> N
 
 def test_a_lower_end_index_rebuilds_the_memory(data: Path, tmp_path: Path) -> None:
     SpyMemory.instances.clear()
-    log = run(data, tmp_path, method="memory", memory="memory_fixtures:SpyMemory", order="random")
+    log = run(data, tmp_path, history="memory", memory="memory_fixtures:SpyMemory", order="random")
     assert log.samples
     rebuilt = [s for s in log.samples if s.metadata["memory"]["rebuilt"]]
     assert rebuilt and len(SpyMemory.instances) > 3
@@ -146,7 +147,7 @@ def test_embeddings_computed_once_and_cached_on_disk(
     data: Path, tiny_model: str, tmp_path: Path
 ) -> None:
     cache = tmp_path / "cache"
-    args = {"method": "rag", "embedder": tiny_model, "embedding_cache": str(cache)}
+    args = {"history": "rag", "embedder": tiny_model, "embedding_cache": str(cache)}
     first = run(data, tmp_path / "a", **args)
     assert first.samples
     counts = max(
@@ -204,13 +205,13 @@ def test_official_prompt_keeps_chronological_order_and_roles() -> None:
     ]
     final = [ChatMessageUser(content="question")]
     items = [MemoryItem("u2", 0.9, 3), MemoryItem("p", 0.8, 0), MemoryItem("a1", 0.1, 2)]
-    sent = official_prompt(items, context, final, "keep")
+    sent = conversation(retrieved_history(items, context), final, "keep")
     assert [(m.role, m.text) for m in sent] == [
         ("system", "persona"), ("assistant", "a1"), ("user", "u2"), ("user", "question"),
     ]  # fmt: skip
-    dropped = official_prompt(items, context, final, "drop")
+    dropped = conversation(retrieved_history(items, context), final, "drop")
     assert [m.text for m in dropped] == ["a1", "u2", "question"]
-    facts = official_prompt([MemoryItem("likes tea")], context, final, "keep")
+    facts = conversation(retrieved_history([MemoryItem("likes tea")], context), final, "keep")
     assert [m.text for m in facts] == ["# User facts:\nlikes tea", "question"]
 
 
@@ -224,7 +225,7 @@ def test_official_prompt_keeps_chronological_order_and_roles() -> None:
 def test_a_failing_memory_names_the_question_and_the_component(
     data: Path, tmp_path: Path, memory: str, expected: str
 ) -> None:
-    log = run(data, tmp_path, method="memory", memory=memory)
+    log = run(data, tmp_path, history="memory", memory=memory)
     assert log.status == "error" and log.error is not None
     assert re.search(f"question_id [0-9a-f-]+: .*{expected}", log.error.message), log.error.message
     assert f"memory system {memory}" in log.error.message or "MalformedMemory" in memory
@@ -258,7 +259,7 @@ def test_a_failing_embedding_endpoint_names_the_question(
     with serve_openai(fail_embeddings=True) as (url, _):
         monkeypatch.setenv("STANDIN_BASE_URL", url)
         log = run(
-            data, tmp_path, method="rag", embedder="openai-api/standin/e5", embedding_cache="none"
+            data, tmp_path, history="rag", embedder="openai-api/standin/e5", embedding_cache="none"
         )
     assert log.status == "error" and log.error is not None
     assert re.search(
@@ -273,7 +274,7 @@ def test_dense_retrieval_through_an_openai_compatible_endpoint(
     with serve_openai() as (url, requests):
         monkeypatch.setenv("STANDIN_BASE_URL", url)
         log = run(
-            data, tmp_path, method="rag", embedder="openai-api/standin/e5", embedding_cache="none"
+            data, tmp_path, history="rag", embedder="openai-api/standin/e5", embedding_cache="none"
         )
     assert log.status == "success", log.error
     embedded = [text for r in requests for text in r["input"]]
@@ -284,16 +285,15 @@ def test_dense_retrieval_through_an_openai_compatible_endpoint(
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        ({"method": "rag", "retriever": "tfidf"}, "retriever='tfidf': choose one of dense, bm25"),
-        ({"method": "rag", "top_k": 0}, "top_k=0: at least 1 needed"),
-        ({"method": "rag", "history": "none"}, "history='none' does not apply"),
+        ({"history": "rag", "retriever": "tfidf"}, "retriever='tfidf': choose one of dense, bm25"),
+        ({"history": "rag", "top_k": 0}, "top_k=0: must be at least 1"),
         (
-            {"method": "rag", "retriever": "bm25", "embedder": "x"},
+            {"history": "rag", "retriever": "bm25", "embedder": "x"},
             "no effect with retriever='bm25'",
         ),
-        ({"method": "memory"}, "method='memory' needs one"),
-        ({"method": "memory", "memory": "nowhere.at_all:Memory"}, "cannot import it"),
-        ({"method": "memory", "memory": "mem1"}, "expected 'mem0' or 'package.module:Factory'"),
+        ({"history": "memory"}, "method='memory' needs one"),
+        ({"history": "memory", "memory": "nowhere.at_all:Memory"}, "cannot import it"),
+        ({"history": "memory", "memory": "mem1"}, "expected 'mem0' or 'package.module:Factory'"),
         ({"method": "generate", "top_k": 3}, "top_k have no effect with method='generate'"),
     ],
 )
@@ -320,7 +320,7 @@ def test_mem0_end_to_end_against_a_local_openai_stand_in(
         log = run(
             data,
             tmp_path / "logs",
-            method="memory",
+            history="memory",
             memory="mem0",
             memory_config=str(tmp_path / "mem0.json"),
             order="grouped",

@@ -775,9 +775,9 @@ def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
         shutil.copy(logs.locations[key], folder / f"{key}.eval")
     model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
     rag = run(
-        model, folder, logs.data, task_args={"method": "rag", "retriever": "bm25", "top_k": 4}
+        model, folder, logs.data, task_args={"history": "rag", "retriever": "bm25", "top_k": 4}
     )
-    memory_args = {"method": "memory", "memory": "memory_fixtures:SpyMemory"}
+    memory_args = {"history": "memory", "memory": "memory_fixtures:SpyMemory"}
     memory = run(model, folder, logs.data, task_args=memory_args)
     out = tmp_path / "out"
     report = build_report([folder], out, name_overrides={"mockllm/model-a": "GPT-4o"})
@@ -946,7 +946,7 @@ def test_a_run_that_scored_nothing_is_left_out_of_every_comparison(
     def unreachable(messages: list[ChatMessage]) -> str:
         raise RuntimeError("the retriever could not load")
 
-    rag_args = {"method": "rag", "retriever": "bm25", "top_k": 4}
+    rag_args = {"history": "rag", "retriever": "bm25", "top_k": 4}
     model = mock_model(unreachable, "mockllm/model-a")
     run(model, folder, logs.data, task_args=rag_args, fail_on_error=False)
     out = tmp_path / "out"

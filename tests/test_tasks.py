@@ -60,7 +60,7 @@ class Recorder:
         ("system_messages", "kep"),
         ("negative_end_index", "skipp"),
         ("order", "fille"),
-        ("method", "loglik"),
+        ("answer", "loglik"),
         ("normalization", "token"),
         ("shuffle", "3"),
         ("keep_history_in_log", "yes"),
@@ -87,9 +87,9 @@ def test_a_misspelt_parameter_fails_naming_it(small_split: Path, name: str, valu
 def test_an_out_of_range_parameter_fails_before_any_sample(
     small_split: Path, tmp_path: Path, name: str, value: object, message: str
 ) -> None:
-    task_args = {"data_dir": str(small_split), "method": "logprob", name: value}
+    task_args = {"data_dir": str(small_split), "answer": "logprob", name: value}
     if name == "data_dir":
-        task_args["method"] = "generate"
+        task_args["answer"] = "choice"
     with pytest.raises(PersonaMemArgumentError, match=re.escape(message)):
         run_task(TASK, mock_model(Recorder()), tmp_path / "logs", task_args)
     assert not (tmp_path / "logs").exists()  # stopped before a log was started
@@ -165,10 +165,10 @@ def test_a_relative_data_dir_is_logged_absolute_and_the_log_retries_from_elsewhe
 @pytest.mark.parametrize(
     ("arguments", "absolute"),
     [
-        ({"method": "rag", "retriever": "bm25", "embedding_cache": "cache"}, "embedding_cache"),
-        ({"method": "rag", "retriever": "bm25", "embedding_cache": "none"}, None),
+        ({"history": "rag", "retriever": "bm25", "embedding_cache": "cache"}, "embedding_cache"),
+        ({"history": "rag", "retriever": "bm25", "embedding_cache": "none"}, None),
         (
-            {"method": "memory", "memory": "memory_fixtures:SpyMemory", "memory_config": "m.yaml"},
+            {"history": "memory", "memory": "memory_fixtures:SpyMemory", "memory_config": "m.yaml"},
             "memory_config",
         ),
     ],

@@ -1,5 +1,6 @@
-"""PersonaMem (COLM 2025, "Know Me, Respond to Me") as Inspect AI tasks."""
+"""PersonaMem (COLM 2025, "Know Me, Respond to Me") as Inspect AI tasks.
 
-from .tasks import personamem, personamem_1M, personamem_32k, personamem_128k
-
-__all__ = ["personamem", "personamem_32k", "personamem_128k", "personamem_1M"]
+The tasks are in `tasks` (Inspect finds them through `_registry`); importing the
+package imports nothing else, so the report and the command-line tools load only
+what they use.
+"""

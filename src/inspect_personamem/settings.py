@@ -1,70 +1,541 @@
-"""The task settings that change what is scored, with their defaults, in one place.
+"""Every task parameter, in tables: the common ones, and the two axes that compose.
 
-The task takes its parameter defaults from here, and the report reads here what a
-log that lacks an argument ran with (it never imports the task module). Every task
-parameter is either a scoring setting (`SCORING_DEFAULTS`) or listed in
-`NOT_SCORING`; a test holds the task's signature to that.
+A run is a point of a cross product: what the model sees of the past (`history`:
+`HISTORIES`) times how it answers (`answer`: `ANSWERS`). Each value of an axis is one
+`AxisValue`: the parameters only it reads (each a `Parameter`: name, default,
+choices or bound, whether it changes what is scored, help), the module and function
+that build it, the question order that suits it, its label in reports, and what it
+refuses to be combined with. The task's signature, `scoring_defaults()`, `tasks.yaml`,
+the README's parameter table and the report's labels come from here (or are held
+equal to it by tests).
+
+Adding a source of history or a way to answer is one module (its builder) and one
+entry here. Builders are named by import path and imported only when a task is
+built, so this module, and the report that reads it, import no solver.
+
+A history builder takes the split's context store and its own parameters, and
+returns an async function from a sample's state to `history.seen.Seen`. An answer
+builder takes that function, `system_messages`, `keep_history_in_log` and its own
+parameters, and returns the Inspect solver.
 """
 
 from __future__ import annotations
 
-from typing import Final, Literal
+import difflib
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
 
-from .answer.logprob.choice import Normalization
-from .data.samples import NegativeEndIndexPolicy
+from .data.order import INTERLEAVE_BLOCK
 from .data.spec import PERSONAMEM
-from .history.memory.embeddings import DEFAULT_EMBEDDER
-from .history.retrieved import MemoryPrompt, Retriever
-from .history.system_messages import SystemMessagePolicy
+from .errors import PersonaMemArgumentError
+from .types import SampleOrder
 
-HistoryMode = Literal["full", "none"]
+DEFAULT_EMBEDDER: Final = "BAAI/bge-m3"
+"""The paper's dense model (the authors ran it through FlagEmbedding in fp16)."""
 
-HISTORY: Final[HistoryMode] = "full"
-SYSTEM_MESSAGES: Final[SystemMessagePolicy] = "keep"
-SHUFFLE: Final[int | None] = None
-NEGATIVE_END_INDEX: Final[NegativeEndIndexPolicy] = "official"
-METHOD: Final = "generate"
-NORMALIZATION: Final[Normalization] = "tokens"
-CONTEXT_WINDOW: Final[int | None] = None
-RETRIEVER: Final[Retriever] = "dense"
-EMBEDDER: Final = DEFAULT_EMBEDDER
-TOP_K: Final = 5
-MEMORY: Final[str | None] = None
-MEMORY_CONFIG: Final[str | None] = None
-MEMORY_PROMPT: Final[MemoryPrompt] = "official"
-REPO_ID: Final = PERSONAMEM.repo_id
-REVISION: Final = PERSONAMEM.revision
+Kind = type[bool] | type[int] | type[str]
+Settings = Mapping[str, Any]
 
-SCORING_DEFAULTS: Final[dict[str, object]] = {
-    "history": HISTORY,
-    "system_messages": SYSTEM_MESSAGES,
-    "shuffle": SHUFFLE,
-    "method": METHOD,
-    "normalization": NORMALIZATION,
-    "context_window": CONTEXT_WINDOW,
-    "retriever": RETRIEVER,
-    "embedder": EMBEDDER,
-    "top_k": TOP_K,
-    "memory": MEMORY,
-    "memory_config": MEMORY_CONFIG,  # the memory system's own models and settings
-    "memory_prompt": MEMORY_PROMPT,
-    "negative_end_index": NEGATIVE_END_INDEX,
-    "repo_id": REPO_ID,  # which files: another revision is other data
-    "revision": REVISION,
-}
-"""Task arguments that change what is scored -> the task's default."""
 
-NOT_SCORING: Final = frozenset(
-    {
-        "split",  # the data, recorded apart (a report keys runs by it)
-        "data_dir",  # where the files are read from, not which files
-        "keep_history_in_log",  # what the log keeps
-        "order",  # when questions are sent (prompt caching), not what they are
-        "interleave_block",
-        "cache_breakpoints",  # cache markers: the same prompt, priced differently
-        "option_batch_size",  # memory use of method=logprob, same numbers
-        "prefill_chunk",
-        "embedding_cache",  # where embeddings are kept, not what they are
-    }
+@dataclass(frozen=True)
+class Parameter:
+    """One task parameter."""
+
+    name: str
+    default: Any
+    kind: Kind
+    help: str
+    choices: tuple[Any, ...] = ()
+    table: Mapping[str, AxisValue] | None = None
+    """For an axis (`history`, `answer`): its table, whose names are the choices."""
+    minimum: int | None = None
+    scoring: bool = True
+    """Whether a value other than the default changes what is scored (a report keys
+    runs by these); False for where files are, what a log keeps, order and speed."""
+
+    @property
+    def allowed(self) -> tuple[Any, ...]:
+        """The values it takes, where they are a list (empty: any of its kind)."""
+        return tuple(self.table) if self.table is not None else self.choices
+
+    def check(self, value: Any) -> None:
+        """Raise a one-line error naming the parameter if `value` is not one of its."""
+        if value is None and self.default is None:  # None is a value where it is the default
+            return
+        if self.allowed and value not in self.allowed:
+            raise PersonaMemArgumentError(
+                f"PersonaMem task parameter {self.name}={value!r}: choose one of "
+                f"{', '.join(map(str, self.allowed))}"
+            )
+        if type(value) is not self.kind:
+            raise PersonaMemArgumentError(
+                f"PersonaMem task parameter {self.name}={value!r}: {_KIND_NAMES[self.kind]} needed"
+            )
+        if self.minimum is not None and int(value) < self.minimum:
+            raise PersonaMemArgumentError(
+                f"PersonaMem task parameter {self.name}={value!r}: must be at least "
+                f"{self.minimum}"
+                + (" (leave it out for the default)" if self.default is None else "")
+            )
+
+
+_KIND_NAMES: dict[Kind, str] = {bool: "true or false", int: "an integer", str: "a string"}
+
+
+def _always(settings: Settings) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class AxisValue:
+    """One value of an axis: what it does, its own parameters, how it is built."""
+
+    name: str
+    summary: str
+    builder: str
+    """`module:function` (module relative to this package) that builds it."""
+    parameters: tuple[Parameter, ...] = ()
+    label: Callable[[Settings], str] = lambda settings: ""
+    """Its words in a report's run label, from a run's settings (empty: none)."""
+    order: SampleOrder | None = None
+    """The question order that suits it, where it has one (an answer's wins)."""
+    refuses: Callable[[Settings], str | None] = field(default=_always)
+    """Why it cannot run with these settings (the other axis's), or None."""
+
+    def build(self, *args: Any, **kwargs: Any) -> Any:
+        """Import the builder and call it."""
+        module, _, function = self.builder.partition(":")
+        built = getattr(importlib.import_module(module, __package__), function)
+        return built(*args, **kwargs)
+
+
+def _changed(settings: Settings, *names: str) -> list[str]:
+    """The values of `names` in a run's settings that differ from their defaults."""
+    return [str(settings[n]) for n in names if str(settings[n]) != str(parameters()[n].default)]
+
+
+# Parameters that two values share are one object each.
+TOP_K = Parameter("top_k", 5, int, "Items retrieved per question.", minimum=1)
+MEMORY_PROMPT = Parameter(
+    "memory_prompt",
+    "official",
+    str,
+    "official (the retrieved items as the history, then the official question, scored as "
+    "every other run) or paper (the authors' RAG prompt, one letter answered; with "
+    "answer=choice only).",
+    choices=("official", "paper"),
 )
-"""Task arguments that do not change what is scored."""
+
+
+def _retrieval_words(settings: Settings, words: list[str]) -> str:
+    if str(settings["memory_prompt"]) != MEMORY_PROMPT.default:
+        words.append(f"{settings['memory_prompt']} prompt")
+    return ", ".join(words)
+
+
+def _rag_label(settings: Settings) -> str:
+    dense = str(settings["retriever"]) == "dense"
+    words = [str(settings["retriever"]), *(_changed(settings, "embedder") if dense else [])]
+    words.append(f"top {settings['top_k']}")
+    return f"rag ({_retrieval_words(settings, words)})"
+
+
+def _memory_label(settings: Settings) -> str:
+    words = [str(settings["memory"]), *_changed(settings, "memory_config")]
+    words += [f"top {k}" for k in _changed(settings, "top_k")]
+    return f"memory ({_retrieval_words(settings, words)})"
+
+
+HISTORIES: Final[dict[str, AxisValue]] = {
+    "full": AxisValue(
+        "full",
+        "the whole history before the question, `context[:end_index]` (the paper's setting)",
+        ".history.context:full_history",
+        label=lambda settings: "full history",
+    ),
+    "none": AxisValue(
+        "none",
+        "nothing: the question alone (the no-history baseline)",
+        ".history.context:no_history",
+        label=lambda settings: "no history",
+    ),
+    "rag": AxisValue(
+        "rag",
+        "the top_k history messages most similar to the question (paper §4.4)",
+        ".history.retrieved:rag_history",
+        parameters=(
+            Parameter(
+                "retriever",
+                "dense",
+                str,
+                "dense (embeddings of each message's role and content, the paper's) or "
+                "bm25 (no model).",
+                choices=("dense", "bm25"),
+            ),
+            Parameter(
+                "embedder",
+                DEFAULT_EMBEDDER,
+                str,
+                "retriever=dense: a sentence-transformers hub id or local folder, "
+                "openai/<model>, or openai-api/<service>/<model> (any OpenAI-compatible "
+                "/v1/embeddings at <SERVICE>_BASE_URL).",
+            ),
+            TOP_K,
+            MEMORY_PROMPT,
+            Parameter(
+                "embedding_cache",
+                None,
+                str,
+                "Folder of the on-disk embedding cache (default PERSONAMEM_EMBEDDING_CACHE, "
+                "else the user cache folder); none turns it off.",
+                scoring=False,
+            ),
+        ),
+        label=_rag_label,
+    ),
+    "memory": AxisValue(
+        "memory",
+        "the items a memory system (Mem0 or any plug-in), fed the history as it grows, "
+        "returns for the question",
+        ".history.retrieved:memory_history",
+        parameters=(
+            Parameter(
+                "memory",
+                None,
+                str,
+                "mem0 (the memory extra) or package.module:Factory (a memory system "
+                "implementing inspect_personamem.history.memory.interface).",
+            ),
+            Parameter(
+                "memory_config",
+                None,
+                str,
+                "A YAML or JSON file whose mapping is given to the memory system (for "
+                "mem0, its Memory.from_config settings).",
+            ),
+            TOP_K,
+            MEMORY_PROMPT,
+        ),
+        label=_memory_label,
+    ),
+}
+"""`-T history=...`: what the model sees of the past."""
+
+
+def _logprob_label(settings: Settings) -> str:
+    return ", ".join(["logprob", *_changed(settings, "normalization", "context_window")])
+
+
+def _logprob_refuses(settings: Settings) -> str | None:
+    if settings.get("memory_prompt") == "paper":
+        return (
+            "memory_prompt='paper' is the authors' multiple-choice prompt (the model names "
+            "a letter); with answer='logprob' the model never sees the options: leave "
+            "memory_prompt out"
+        )
+    return None
+
+
+ANSWERS: Final[dict[str, AxisValue]] = {
+    "choice": AxisValue(
+        "choice",
+        "the official prompt: history, question, instruction and the four options; the "
+        "model writes its answer",
+        ".answer.choice:choice_solver",
+        parameters=(
+            Parameter(
+                "cache_breakpoints",
+                True,
+                bool,
+                "On Anthropic models with history=full, mark the history end (and earlier "
+                "siblings' history ends) as explicit prompt-cache breakpoints; no effect on "
+                "other providers or with system_messages=merge.",
+                scoring=False,
+            ),
+        ),
+        order="interleaved",
+    ),
+    "logprob": AxisValue(
+        "logprob",
+        "the paper's log-likelihood setting (local models on hf/ or vllm/): the options "
+        "never shown, each scored as the assistant's reply",
+        ".answer.logprob.solver:logprob_solver",
+        parameters=(
+            Parameter(
+                "normalization",
+                "tokens",
+                str,
+                "An option's score: its summed log-probability per token (the paper's), "
+                "per character, or unnormalised.",
+                choices=("tokens", "chars", "sum"),
+            ),
+            Parameter(
+                "context_window",
+                None,
+                int,
+                "Prompt tokens allowed (the oldest history messages are cut to fit, "
+                "recorded per sample); none takes the model's own limit.",
+                minimum=1,
+            ),
+            Parameter(
+                "option_batch_size",
+                4,
+                int,
+                "hf/ models: options scored in one pass on the shared prefix's attention cache.",
+                minimum=1,
+                scoring=False,
+            ),
+            Parameter(
+                "prefill_chunk",
+                None,
+                int,
+                "hf/ models: the most prefix tokens run in one pass (bounds activation "
+                "memory on long histories); none runs it at once.",
+                minimum=1,
+                scoring=False,
+            ),
+        ),
+        label=_logprob_label,
+        order="grouped",
+        refuses=_logprob_refuses,
+    ),
+}
+"""`-T answer=...`: how the model answers."""
+
+COMMON: Final[tuple[Parameter, ...]] = (
+    Parameter(
+        "split",
+        "32k",
+        str,
+        "Context length of the split (only `personamem` takes it).",
+        choices=("32k", "128k", "1M"),
+        scoring=False,  # recorded apart: a report keys runs by it
+    ),
+    Parameter(
+        "data_dir",
+        None,
+        str,
+        "Local folder holding the split's two files; else PERSONAMEM_DATA_DIR, else the "
+        "hub. Logged absolute.",
+        scoring=False,
+    ),
+    Parameter("repo_id", PERSONAMEM.repo_id, str, "Hugging Face dataset repository of the files."),
+    Parameter("revision", PERSONAMEM.revision, str, "Revision of repo_id (pinned)."),
+    Parameter(
+        "history",
+        "full",
+        str,
+        "What the model sees of the past: "
+        + "; ".join(f"{v.name} ({v.summary})" for v in HISTORIES.values())
+        + ".",
+        table=HISTORIES,
+    ),
+    Parameter(
+        "answer",
+        "choice",
+        str,
+        "How the model answers: "
+        + "; ".join(f"{v.name} ({v.summary})" for v in ANSWERS.values())
+        + ".",
+        table=ANSWERS,
+    ),
+    Parameter(
+        "system_messages",
+        "keep",
+        str,
+        "System messages inside the history: keep (as sent to gpt-4.1), merge (the "
+        "official o-series conversion), or drop.",
+        choices=("keep", "merge", "drop"),
+    ),
+    Parameter(
+        "shuffle",
+        None,
+        int,
+        "Seed of a per-question reordering of the options; none keeps the official order.",
+    ),
+    Parameter(
+        "negative_end_index",
+        "official",
+        str,
+        "Rows whose end index is negative (about 44 in 128k): official (slice as Python "
+        "does, warn with a count), skip, or error.",
+        choices=("official", "skip", "error"),
+    ),
+    Parameter(
+        "keep_history_in_log",
+        False,
+        bool,
+        "Keep the history in the logged messages after generation (it is always in the "
+        "logged model call).",
+        scoring=False,
+    ),
+    Parameter(
+        "order",
+        None,
+        str,
+        "Order the questions are sent in: interleaved (round-robin across blocks of "
+        "contexts: the most prompt-cache hits), grouped (a local model reuses the previous "
+        "question's attention cache), file or random; none takes the answer's "
+        "(interleaved for choice, grouped for logprob).",
+        choices=("interleaved", "grouped", "file", "random"),
+        scoring=False,
+    ),
+    Parameter(
+        "interleave_block",
+        INTERLEAVE_BLOCK,
+        int,
+        "order=interleaved: contexts round-robined at a time, at least (about the "
+        "requests in flight); 0 round-robins across all contexts.",
+        minimum=0,
+        scoring=False,
+    ),
+)
+"""The parameters every run takes, whatever its axes."""
+
+
+def parameters() -> dict[str, Parameter]:
+    """Every task parameter by name, in the order the task takes them (read from the
+    tables each time, so that an entry added to one counts at once)."""
+    found: dict[str, Parameter] = {p.name: p for p in COMMON}
+    for value in (*HISTORIES.values(), *ANSWERS.values()):
+        for parameter in value.parameters:
+            if found.setdefault(parameter.name, parameter) is not parameter:
+                raise RuntimeError(f"two parameters named {parameter.name}")  # pragma: no cover
+    return found
+
+
+def scoring_defaults() -> dict[str, Any]:
+    """Task arguments that change what is scored -> their default (what a log that lacks
+    one ran with)."""
+    return {name: p.default for name, p in parameters().items() if p.scoring}
+
+
+def owners(name: str) -> list[str]:
+    """`history=rag`, `answer=logprob`, ...: the axis values that read a parameter."""
+    return [
+        f"{axis}={value.name}"
+        for axis, table in (("history", HISTORIES), ("answer", ANSWERS))
+        for value in table.values()
+        if any(p.name == name for p in value.parameters)
+    ]
+
+
+@dataclass(frozen=True)
+class Point:
+    """The axis values a run's arguments chose."""
+
+    history: AxisValue
+    answer: AxisValue
+
+    @property
+    def order(self) -> SampleOrder:
+        return self.answer.order or self.history.order or "interleaved"
+
+    def own(self, value: AxisValue, arguments: Settings) -> dict[str, Any]:
+        """The arguments of `value`'s own parameters."""
+        return {p.name: arguments[p.name] for p in value.parameters}
+
+
+def checked_point(arguments: Settings) -> Point:
+    """The run's axis values, after checking every argument: its values (choices,
+    type, bound), no parameter of an unchosen value set away from its default (it
+    would silently change nothing), and a combination that means something. Every
+    error is one line, raised before any data are read."""
+    declared = parameters()
+    for name, value in arguments.items():
+        declared[name].check(value)
+    point = Point(HISTORIES[arguments["history"]], ANSWERS[arguments["answer"]])
+    chosen = {p.name for value in (point.history, point.answer) for p in value.parameters}
+    ignored = sorted(
+        name
+        for value in (*HISTORIES.values(), *ANSWERS.values())
+        for name in (p.name for p in value.parameters)
+        if name not in chosen and arguments[name] != declared[name].default
+    )
+    if ignored:
+        readers = "; ".join(f"{name}: {', '.join(owners(name))}" for name in dict.fromkeys(ignored))
+        raise PersonaMemArgumentError(
+            f"PersonaMem task parameter(s) {', '.join(dict.fromkeys(ignored))} have no effect "
+            f"with history={point.history.name!r}, answer={point.answer.name!r} (read by "
+            f"{readers}): leave them out"
+        )
+    for value, other in ((point.answer, point.history), (point.history, point.answer)):
+        why = value.refuses(arguments)
+        if why:
+            raise PersonaMemArgumentError(
+                f"PersonaMem: {value.name} does not run with {other.name}: {why}"
+            )
+    return point
+
+
+def axes_label(settings: Settings) -> str:
+    """How a run saw the past and answered, in words: `full history`, `no history`,
+    `rag (bm25, top 4)`, `memory (mem0)`, `full history, logprob`."""
+    words = [
+        HISTORIES[str(settings["history"])].label(settings),
+        ANSWERS[str(settings["answer"])].label(settings),
+    ]
+    return ", ".join(word for word in words if word)
+
+
+def all_arguments(named: Mapping[str, Any], unknown: Mapping[str, Any]) -> dict[str, Any]:
+    """Every parameter's argument: the task's named ones, and those a table declares that
+    the signature does not list (a new entry's, before the signature lists it), at their
+    defaults where not given. A name no table declares is an error suggesting the one
+    meant."""
+    declared = parameters()
+    check_unknown({k: v for k, v in unknown.items() if k not in declared})
+    given = {**named, **unknown}
+    return {name: given.get(name, p.default) for name, p in declared.items()}
+
+
+def check_unknown(unknown: Mapping[str, Any]) -> None:
+    """Raise on arguments no table declares, suggesting the name meant."""
+    if not unknown:
+        return
+    known = list(parameters())
+    problems = []
+    for name, value in unknown.items():
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        problems.append(f"{name}={value!r}{hint}")
+    raise PersonaMemArgumentError(
+        f"PersonaMem task has no parameter {'; '.join(problems)}. "
+        f"Its parameters: {', '.join(known)}"
+    )
+
+
+def axis_settings() -> frozenset[str]:
+    """Settings that say how a run saw the past and answered; the others say what it
+    answered (data, prompt): a report groups runs that differ only in these."""
+    values = (*HISTORIES.values(), *ANSWERS.values())
+    return frozenset({"history", "answer"} | {p.name for v in values for p in v.parameters})
+
+
+def no_history_settings(settings: Settings) -> dict[str, Any]:
+    """The settings of the run a run's gain from the history is measured against: the
+    same answer with `history=none` (every history source's parameter at its default)."""
+    baseline = dict(settings, history="none")
+    for value in HISTORIES.values():
+        baseline.update({p.name: str(p.default) for p in value.parameters})
+    return baseline
+
+
+LEGACY_METHODS: Final[dict[str, dict[str, str]]] = {
+    "generate": {},
+    "logprob": {"answer": "logprob"},
+    "rag": {"history": "rag"},
+    "memory": {"history": "memory"},
+}
+"""Task version 1's `method=` in the two axes (what `method=X` now is)."""
+
+
+def current_arguments(task_args: Mapping[str, Any]) -> dict[str, Any]:
+    """A log's task arguments in today's terms: version 1's `method` becomes the axes."""
+    arguments = dict(task_args)
+    method = arguments.pop("method", None)
+    if method is not None:
+        arguments.update(LEGACY_METHODS.get(str(method), {}))
+    return arguments

@@ -1,34 +1,42 @@
-"""The PersonaMem tasks: `personamem` (any split) and one task per split."""
+"""The PersonaMem tasks: `personamem` (any split) and one task per split.
+
+Every parameter is declared in `settings.py` (the common ones and the two axes,
+`history` and `answer`); the signature below lists them for Inspect and for readers,
+and a test holds it equal to those tables.
+"""
 
 from __future__ import annotations
 
-import difflib
 import functools
 import inspect
-import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints
+from typing import Any, Final, TypeVar, cast
 
 from inspect_ai import Task, task
 from inspect_ai.util import registry_info
 
 from . import settings
-from .answer.logprob.choice import Normalization
 from .data.contexts import open_context_store
 from .data.files import data_release, locate_split_files
-from .data.order import INTERLEAVE_BLOCK, SampleOrder, order_records
-from .data.samples import NegativeEndIndexPolicy, build_dataset, check_against_contexts
-from .data.spec import DataSource
+from .data.order import INTERLEAVE_BLOCK, order_records
+from .data.samples import build_dataset, check_against_contexts
+from .data.spec import PERSONAMEM, DataSource
 from .data.splits import SPLITS, Split
 from .errors import PersonaMemArgumentError
-from .history.retrieved import MemoryPrompt, Retriever
-from .history.system_messages import SystemMessagePolicy
-from .methods import build_solver, checked_method
 from .scoring.scorer import personamem_scorer
-from .settings import HistoryMode
+from .types import (
+    AnswerName,
+    HistoryName,
+    MemoryPrompt,
+    NegativeEndIndexPolicy,
+    Normalization,
+    Retriever,
+    SampleOrder,
+    SystemMessagePolicy,
+)
 
-TASK_VERSION = "1.1.0"
+TASK_VERSION = "2.0.0"
 """Version of the tasks (`Task(version=...)`, in every log): bumped when what is scored
 or how can change; see the README's changelog."""
 
@@ -83,28 +91,28 @@ def _task_with_absolute_paths(function: TaskFunction) -> TaskFunction:
 def personamem(
     split: Split = "32k",
     data_dir: str | None = None,
-    repo_id: str = settings.REPO_ID,
-    revision: str = settings.REVISION,
-    history: HistoryMode = settings.HISTORY,
-    system_messages: SystemMessagePolicy = settings.SYSTEM_MESSAGES,
-    shuffle: int | None = settings.SHUFFLE,
-    negative_end_index: NegativeEndIndexPolicy = settings.NEGATIVE_END_INDEX,
+    repo_id: str = PERSONAMEM.repo_id,
+    revision: str = PERSONAMEM.revision,
+    history: HistoryName = "full",
+    answer: AnswerName = "choice",
+    system_messages: SystemMessagePolicy = "keep",
+    shuffle: int | None = None,
+    negative_end_index: NegativeEndIndexPolicy = "official",
     keep_history_in_log: bool = False,
     order: SampleOrder | None = None,
     interleave_block: int = INTERLEAVE_BLOCK,
-    method: str = settings.METHOD,
+    retriever: Retriever = "dense",
+    embedder: str = settings.DEFAULT_EMBEDDER,
+    top_k: int = 5,
+    memory_prompt: MemoryPrompt = "official",
+    embedding_cache: str | None = None,
+    memory: str | None = None,
+    memory_config: str | None = None,
     cache_breakpoints: bool = True,
-    normalization: Normalization = settings.NORMALIZATION,
-    context_window: int | None = settings.CONTEXT_WINDOW,
+    normalization: Normalization = "tokens",
+    context_window: int | None = None,
     option_batch_size: int = 4,
     prefill_chunk: int | None = None,
-    retriever: Retriever = settings.RETRIEVER,
-    embedder: str = settings.EMBEDDER,
-    top_k: int = settings.TOP_K,
-    memory: str | None = settings.MEMORY,
-    memory_config: str | None = settings.MEMORY_CONFIG,
-    memory_prompt: MemoryPrompt = settings.MEMORY_PROMPT,
-    embedding_cache: str | None = None,
     **unknown: Any,
 ) -> Task:
     """PersonaMem: pick the reply that fits the user's current profile after a long history.
@@ -115,60 +123,50 @@ def personamem(
             default: the PERSONAMEM_DATA_DIR variable, else the Hugging Face hub.
         repo_id: Hugging Face dataset repository of the files.
         revision: Revision of repo_id (pinned by default).
-        history: "full" sends the history; "none" sends the question alone (baseline).
+        history: What the model sees of the past: "full", "none", "rag" or "memory".
+        answer: How it answers: "choice" (the official prompt) or "logprob" (the
+            log-likelihood setting, local models).
         system_messages: "keep", "merge" (official conversion for o-series models) or "drop".
         shuffle: Seed for a per-question reordering of the options; None keeps the official order.
-        negative_end_index: Rows with a negative end index: "official" (slice as Python
-            does), "skip" or "error".
+        negative_end_index: Rows with a negative end index: "official", "skip" or "error".
         keep_history_in_log: Keep the history in the logged messages after generation.
-        order: Order of the questions: "interleaved" (round-robin across blocks of contexts,
-            the most prompt-cache hits under concurrency), "grouped", "file" or "random";
-            default: the method's ("interleaved" for generate; "grouped" for logprob, where
-            a local model reuses the previous question's attention cache).
-        interleave_block: order="interleaved": contexts round-robined at a time, at
-            least (about the requests in flight); 0 interleaves all contexts.
-        method: How the model answers (see `methods.METHODS`): "generate" (the official
-            prompt, the model answers), "logprob" (the paper's log-likelihood setting
-            for local models: hf/ or vllm/ providers), "rag" (retrieved history
-            messages) or "memory" (a memory system).
-        cache_breakpoints: method="generate", Anthropic models: mark history ends as
+        order: Order of the questions ("interleaved", "grouped", "file", "random");
+            default: the answer's.
+        interleave_block: order="interleaved": contexts round-robined at a time.
+        retriever: history="rag": "dense" or "bm25".
+        embedder: history="rag", retriever="dense": the embedding model.
+        top_k: history="rag" or "memory": items retrieved per question.
+        memory_prompt: history="rag" or "memory": "official" or "paper".
+        embedding_cache: history="rag": folder of the embedding cache ("none": none).
+        memory: history="memory": "mem0" or "package.module:Factory".
+        memory_config: history="memory": a YAML/JSON file given to the memory system.
+        cache_breakpoints: answer="choice", Anthropic models: mark history ends as
             prompt-cache breakpoints.
-        normalization: method="logprob": "tokens" (mean per token), "chars" or "sum".
-        context_window: method="logprob": prompt tokens allowed; default: the model's.
-        option_batch_size: method="logprob", hf/ models: options scored per batch.
-        prefill_chunk: method="logprob", hf/ models: the most prefix tokens run in one
-            pass (bounds activation memory on long histories); None: all at once.
-        retriever: method="rag": "dense" (embeddings, the paper's) or "bm25".
-        embedder: method="rag", retriever="dense": a sentence-transformers hub id or
-            folder (default BAAI/bge-m3), `openai/<model>` or `openai-api/<service>/<model>`.
-        top_k: method="rag" or "memory": items retrieved per question.
-        memory: method="memory": "mem0" or "package.module:Factory".
-        memory_config: method="memory": a YAML/JSON file passed to the memory system.
-        memory_prompt: method="rag" or "memory": "official" (retrieved messages as the
-            history, then the official question) or "paper" (the authors' RAG prompt).
-        embedding_cache: method="rag": folder of the embedding cache ("none": no cache).
+        normalization: answer="logprob": "tokens", "chars" or "sum".
+        context_window: answer="logprob": prompt tokens allowed; default: the model's.
+        option_batch_size: answer="logprob", hf/ models: options scored per pass.
+        prefill_chunk: answer="logprob", hf/ models: the most prefix tokens in one pass.
         **unknown: No other argument is taken: any other name (a misspelt `-T histroy=none`)
             is an error. (Inspect drops an argument the signature lacks with only a
             warning; this catch-all lets the task see it and stop.)
     """
-    arguments = dict(locals())  # first, while the locals are the arguments
-    check_unknown(arguments.pop("unknown"))
-    check_arguments(arguments)
-    answering = checked_method(method, arguments, task_defaults())
+    named = dict(locals())  # first, while the locals are the arguments
+    arguments = settings.all_arguments(named, named.pop("unknown"))
+    point = settings.checked_point(arguments)
     source = DataSource(split, data_dir, repo_id, revision)
     files = locate_split_files(source)
-    solver = build_solver(  # first: it checks the method's own arguments
-        answering,
-        arguments,
-        contexts_file=str(files.contexts) if history == "full" else None,
+    store = open_context_store(files.contexts)
+    see = point.history.build(store, **point.own(point.history, arguments))
+    solver = point.answer.build(
+        see,
         system_messages=system_messages,
         keep_history_in_log=keep_history_in_log,
+        **point.own(point.answer, arguments),
     )
     rows = source.spec.read_questions(files.questions, split)
     release = data_release(source, files, len(rows))
-    store = open_context_store(files.contexts)
     records = check_against_contexts(rows, store, files.questions, negative_end_index)
-    ordered = order_records(records, order or answering.default_order, interleave_block)
+    ordered = order_records(records, order or point.order, interleave_block)
     return Task(
         dataset=build_dataset(ordered, f"personamem_{split}", shuffle),
         solver=solver,
@@ -178,89 +176,12 @@ def personamem(
             "split": split,
             "data_source": files.source,
             "data_release": release,
-            "method": method,
+            "history": point.history.name,
+            "answer": point.answer.name,
             "dataset": source.spec.name,
             "revision": source.pinned,
         },
     )
-
-
-def task_parameters() -> dict[str, inspect.Parameter]:
-    """The named parameters of `personamem` (not its catch-all for unknown names)."""
-    return {
-        name: parameter
-        for name, parameter in inspect.signature(personamem).parameters.items()
-        if parameter.kind is not inspect.Parameter.VAR_KEYWORD
-    }
-
-
-def task_defaults() -> dict[str, Any]:
-    """Parameter name -> default of `personamem`."""
-    return {name: parameter.default for name, parameter in task_parameters().items()}
-
-
-def check_unknown(unknown: Mapping[str, Any]) -> None:
-    """Raise on arguments `personamem` does not take, suggesting the name meant."""
-    if not unknown:
-        return
-    known = list(task_parameters())
-    problems = []
-    for name, value in unknown.items():
-        close = difflib.get_close_matches(name, known, n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        problems.append(f"{name}={value!r}{hint}")
-    raise PersonaMemArgumentError(
-        f"PersonaMem task has no parameter {'; '.join(problems)}. "
-        f"Its parameters: {', '.join(known)}"
-    )
-
-
-MINIMUM: dict[str, int] = {
-    "option_batch_size": 1,
-    "prefill_chunk": 1,
-    "context_window": 1,
-    "interleave_block": 0,
-}
-"""Integer parameters with a lower bound (None, where allowed, means the default)."""
-
-
-def check_arguments(arguments: Mapping[str, Any]) -> None:
-    """Raise on an argument of `personamem` outside its type's values, naming them.
-
-    Task arguments arrive from the command line unchecked: a misspelt
-    `-T history=Full` must fail rather than silently run another setting.
-    """
-    hints = get_type_hints(personamem)
-    for name, value in arguments.items():
-        members = get_args(hints[name]) if _is_union(hints[name]) else (hints[name],)
-        if value is None and type(None) in members:
-            continue
-        allowed = [
-            v for member in members if get_origin(member) is Literal for v in get_args(member)
-        ]
-        if allowed and value not in allowed:
-            raise PersonaMemArgumentError(
-                f"PersonaMem task parameter {name}={value!r}: choose one of "
-                f"{', '.join(map(str, allowed))}"
-            )
-        plain = [member for member in members if member in (bool, int, str)]
-        if plain and type(value) not in plain:
-            needed = " or ".join(_TYPE_NAMES[member] for member in plain)
-            raise PersonaMemArgumentError(
-                f"PersonaMem task parameter {name}={value!r}: {needed} needed"
-            )
-        if name in MINIMUM and value < MINIMUM[name]:
-            raise PersonaMemArgumentError(
-                f"PersonaMem task parameter {name}={value!r}: must be at least {MINIMUM[name]}"
-                + (" (leave it out for the model's own window)" if name == "context_window" else "")
-            )
-
-
-_TYPE_NAMES = {bool: "true or false", int: "an integer", str: "a string"}
-
-
-def _is_union(hint: Any) -> bool:
-    return get_origin(hint) in (Union, types.UnionType)
 
 
 def _split_task(split: Split) -> Callable[..., Task]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..data.files import locate_question_file
-from ..data.order import INTERLEAVE_BLOCK, ORDERS, SampleOrder, order_records
+from ..data.order import INTERLEAVE_BLOCK, ORDERS, order_records
 from ..data.spec import DataSource
 from ..data.splits import Split
+from ..types import SampleOrder
 from .prices import PER_MILLION, Price
 from .prompt_cache import CacheResult, CacheSettings, ideal_cached_tokens, requests_for, simulate
 

@@ -157,16 +157,7 @@ def open_context_store(path: Path) -> ContextStore:
     return ContextStore(path)
 
 
-def history_store(contexts_file: str | None) -> ContextStore | None:
-    """The store a solver reads histories from; None for the no-history baseline."""
-    return open_context_store(Path(contexts_file)) if contexts_file is not None else None
-
-
-def sample_history(
-    store: ContextStore | None, metadata: Mapping[str, Any]
-) -> Sequence[ChatMessage]:
-    """A question's history, `context[:end_index]` of its shared context (none without a
-    store): the one lookup every answering method uses, so none sees past its end index."""
-    if store is None:
-        return ()
+def sample_history(store: ContextStore, metadata: Mapping[str, Any]) -> Sequence[ChatMessage]:
+    """A question's history, `context[:end_index]` of its shared context: the one lookup
+    every history source uses, so none sees past its end index."""
     return store.history(metadata["shared_context_id"], metadata["end_index_in_shared_context"])

@@ -14,11 +14,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from itertools import zip_longest
-from typing import Literal
 
+from ..types import SampleOrder
 from .records import QuestionRecord
 
-SampleOrder = Literal["interleaved", "grouped", "file", "random"]
 ORDERS: tuple[SampleOrder, ...] = ("interleaved", "grouped", "file", "random")
 RANDOM_ORDER_SEED = 20250414
 """Fixed seed of the `random` order, so that reruns send questions in the same order."""

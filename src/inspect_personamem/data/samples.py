@@ -12,11 +12,12 @@ import bisect
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from ..errors import PersonaMemDataError
+from ..types import NegativeEndIndexPolicy
 from .contexts import ContextStore
 from .options import LETTERS, shuffled_order
 from .order import prefix_ends
@@ -25,7 +26,6 @@ from .records import QuestionRecord
 
 logger = logging.getLogger(__name__)
 
-NegativeEndIndexPolicy = Literal["official", "skip", "error"]
 
 DISTANCE_BIN_EDGES = (1, 2, 4, 7, 11, 21, 41)
 """Lower edges of the coarse sessions-elapsed bins: 1, 2-3, 4-6, 7-10, 11-20, 21-40, 41+."""

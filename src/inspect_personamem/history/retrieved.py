@@ -1,9 +1,11 @@
-"""The `rag` and `memory` answering methods: retrieve from a leak-free memory, then ask.
+"""`history=rag` and `history=memory`: what a leak-free memory returns for the question.
 
 Both feed a `MemoryPool` (one memory per shared context, never holding more than
 `context[:end_index]` of the question at hand), search it with the question
-(`user_question_or_message`), and send the items in the chosen prompt
-(`prompts.py`). The evidence goes to the sample's metadata under `memory`: the
+(`user_question_or_message`), and hand the items on as the history
+(`memory/prompts.py`): the retrieved messages in their original order and roles, a
+memory system's facts as one user message; with `memory_prompt=paper`, the authors'
+RAG prompt instead. The evidence goes to the sample's metadata under `memory`: the
 items (history positions and scores, or texts), messages added and whether the
 memory was rebuilt (and why), ingestion and search seconds, the longest time a call
 into the memory held the event loop, embedding counts so far, and the
@@ -16,107 +18,85 @@ import importlib
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
-from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.solver import TaskState
 
-from ..data.contexts import ContextStore, history_store
+from ..data.contexts import ContextStore
 from ..errors import PersonaMemArgumentError
-from .memory.embeddings import DEFAULT_EMBEDDER, CachedEmbedder, EmbeddingCache, default_cache_dir
+from ..settings import DEFAULT_EMBEDDER
+from ..types import MemoryPrompt, Retriever
+from .memory.embeddings import CachedEmbedder, EmbeddingCache, default_cache_dir
 from .memory.embeddings import embedder_for as make_embedder
 from .memory.interface import MemoryFactory, MemoryItem
 from .memory.pool import MemoryPool, Retrieval
-from .memory.prompts import official_prompt, paper_prompt
+from .memory.prompts import paper_prompt, retrieved_history
 from .memory.retrievers import BM25Retriever, DenseRetriever
-from .system_messages import SystemMessagePolicy
-
-Retriever = Literal["dense", "bm25"]
-MemoryPrompt = Literal["official", "paper"]
+from .seen import See, Seen
 
 
-@solver
-def rag_solver(
-    contexts_file: str | None,
-    system_messages: SystemMessagePolicy = "keep",
-    keep_history_in_log: bool = False,
+def rag_history(
+    store: ContextStore,
     retriever: Retriever = "dense",
     embedder: str = DEFAULT_EMBEDDER,
     top_k: int = 5,
     memory_prompt: MemoryPrompt = "official",
     embedding_cache: str | None = None,
-) -> Solver:
-    """Retrieve the `top_k` history messages most similar to the question, then answer.
+) -> See:
+    """The `top_k` history messages most similar to the question.
 
     Args:
-        contexts_file: The split's shared-context JSONL (retrieval needs the history).
-        system_messages: System messages among the retrieved ones (official prompt).
-        keep_history_in_log: Leave the prompt's messages in `state.messages`.
+        store: The split's shared contexts.
         retriever: "dense" (embeddings, the paper's) or "bm25" (no model).
         embedder: retriever="dense": a sentence-transformers id or folder,
             `openai/<model>` or `openai-api/<service>/<model>`.
         top_k: Messages retrieved per question.
-        memory_prompt: "official" or "paper" (see `prompts.py`).
+        memory_prompt: "official" or "paper" (see `memory/prompts.py`).
         embedding_cache: Folder of the embedding cache; default: the user cache
             folder (PERSONAMEM_EMBEDDING_CACHE overrides); "none": no disk cache.
     """
-    store = _required_store(contexts_file, "rag")
-    _check_top_k(top_k)
     if retriever == "bm25":
         if embedder != DEFAULT_EMBEDDER:
             raise PersonaMemArgumentError(
                 f"PersonaMem task parameter embedder={embedder!r} has no effect with "
                 "retriever='bm25': leave it out"
             )
-        return _memory_solver(
-            store, lambda _: BM25Retriever(), "retriever bm25", None,
-            system_messages, keep_history_in_log, top_k, memory_prompt,
-        )  # fmt: skip
+        pool = MemoryPool(store, lambda _: BM25Retriever(), "retriever bm25")
+        return _retrieved(pool, None, top_k, memory_prompt)
     cache = None if embedding_cache == "none" else EmbeddingCache(
         Path(embedding_cache) if embedding_cache else default_cache_dir()
     )  # fmt: skip
     embeddings = CachedEmbedder(make_embedder(embedder), cache)
-    return _memory_solver(
-        store, lambda _: DenseRetriever(embeddings), f"dense retriever ({embedder})",
-        embeddings, system_messages, keep_history_in_log, top_k, memory_prompt,
-    )  # fmt: skip
+    pool = MemoryPool(store, lambda _: DenseRetriever(embeddings), f"dense retriever ({embedder})")
+    return _retrieved(pool, embeddings, top_k, memory_prompt)
 
 
-@solver
-def memory_solver(
-    contexts_file: str | None,
-    system_messages: SystemMessagePolicy = "keep",
-    keep_history_in_log: bool = False,
+def memory_history(
+    store: ContextStore,
     memory: str | None = None,
     memory_config: str | None = None,
     top_k: int = 5,
     memory_prompt: MemoryPrompt = "official",
-) -> Solver:
-    """Ask a memory system, fed the history incrementally, for the `top_k` relevant items.
+) -> See:
+    """The `top_k` items of a memory system fed the history incrementally.
 
     Args:
-        contexts_file: The split's shared-context JSONL.
-        system_messages: System messages in the official prompt.
-        keep_history_in_log: Leave the prompt's messages in `state.messages`.
+        store: The split's shared contexts.
         memory: "mem0", or "package.module:Factory" (a class or function taking
-            `(context_id, config)`; see `interface.py`).
+            `(context_id, config)`; see `memory/interface.py`).
         memory_config: A YAML or JSON file whose mapping is passed as `config`.
         top_k: Items asked for per question.
-        memory_prompt: "official" or "paper" (see `prompts.py`).
+        memory_prompt: "official" or "paper" (see `memory/prompts.py`).
     """
-    store = _required_store(contexts_file, "memory")
-    _check_top_k(top_k)
     if not memory:
         raise PersonaMemArgumentError(
-            "PersonaMem task parameter memory: method='memory' needs one: "
+            "PersonaMem task parameter memory: history='memory' needs one: "
             "-T memory=mem0 or -T memory=package.module:Factory"
         )
     config = read_memory_config(memory_config)
-    factory = memory_factory(memory, config)
-    return _memory_solver(
-        store, factory, f"memory system {memory}", None,
-        system_messages, keep_history_in_log, top_k, memory_prompt,
-    )  # fmt: skip
+    pool = MemoryPool(store, memory_factory(memory, config), f"memory system {memory}")
+    return _retrieved(pool, None, top_k, memory_prompt)
 
 
 def memory_factory(spec: str, config: dict[str, Any]) -> MemoryFactory:
@@ -160,35 +140,10 @@ def read_memory_config(path: str | None) -> dict[str, Any]:
     return value
 
 
-def _required_store(contexts_file: str | None, method: str) -> ContextStore:
-    store = history_store(contexts_file)
-    if store is None:
-        raise PersonaMemArgumentError(
-            f"method={method!r} retrieves from the history, so history='none' does not "
-            "apply (the no-history baseline is method='generate', history='none')"
-        )
-    return store
-
-
-def _check_top_k(top_k: int) -> None:
-    if top_k < 1:
-        raise PersonaMemArgumentError(f"PersonaMem task parameter top_k={top_k}: at least 1 needed")
-
-
-def _memory_solver(
-    store: ContextStore,
-    factory: MemoryFactory,
-    component: str,
-    embeddings: CachedEmbedder | None,
-    system_messages: SystemMessagePolicy,
-    keep_history_in_log: bool,
-    top_k: int,
-    memory_prompt: MemoryPrompt,
-) -> Solver:
-    pool = MemoryPool(store, factory, component)
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        final_message = list(state.messages)
+def _retrieved(
+    pool: MemoryPool, embeddings: CachedEmbedder | None, top_k: int, memory_prompt: MemoryPrompt
+) -> See:
+    async def see(state: TaskState) -> Seen:
         context_id = str(state.metadata["shared_context_id"])
         question = str(state.metadata["user_question_or_message"])
         retrieval = await pool.retrieve(
@@ -198,23 +153,14 @@ def _memory_solver(
             question,
             top_k,
         )
-        if memory_prompt == "official":
-            state.messages = official_prompt(
-                retrieval.items, store.messages(context_id), final_message, system_messages
-            )
-        else:
-            state.messages = paper_prompt(
-                retrieval.items, store.messages(context_id), top_k, question,
-                state.metadata["options"],
-            )  # fmt: skip
-        sent = len(state.messages)
         state.metadata["memory"] = _evidence(retrieval, embeddings, pool)
-        state = await generate(state)
-        if not keep_history_in_log:
-            state.messages = final_message + state.messages[sent:]
-        return state
+        context = pool.store.messages(context_id)
+        if memory_prompt == "paper":
+            options = state.metadata["options"]
+            return Seen((), prompt=paper_prompt(retrieval.items, context, top_k, question, options))
+        return Seen(retrieved_history(retrieval.items, context))
 
-    return solve
+    return see
 
 
 def _evidence(

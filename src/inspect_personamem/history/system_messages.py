@@ -15,11 +15,10 @@ is explicit:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
 
-SystemMessagePolicy = Literal["keep", "merge", "drop"]
+from ..types import SystemMessagePolicy
 
 
 def conversation(

@@ -93,7 +93,7 @@ def _published_matches(
     """Runs compared with published numbers; notes say why the others are not.
 
     The published numbers are full-history runs of the official prompt over the whole
-    released split, so only runs with `history=full` and `method=generate` are compared,
+    released split, so only runs with `history=full` and `answer=choice` are compared,
     and runs over a subset of the split or on other data only as `include` says.
     """
     models = published_models()
@@ -108,10 +108,10 @@ def _published_matches(
                 f"{s.label}: ran on the {s.run.split} split; the published numbers are "
                 f"for {SPLIT}, so it is not compared with {name}"
             )
-        elif (s.run.settings["history"], s.run.settings["method"]) != ("full", "generate"):
+        elif (s.run.settings["history"], s.run.settings["answer"]) != ("full", "choice"):
             notes.append(
                 f"{s.label}: history={s.run.settings['history']}, "
-                f"method={s.run.settings['method']}; the published numbers are full-history "
+                f"answer={s.run.settings['answer']}; the published numbers are full-history "
                 f"runs of the official prompt, so it is not compared with {name}"
             )
         elif _left_out(s, name, notes, include):

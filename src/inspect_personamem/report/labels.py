@@ -2,8 +2,9 @@
 
 A label is the model name plus only what tells runs apart: the model arguments in
 which runs of that model differ (`personamem/oracle (decay=0.1)`), the split when runs
-of several splits are shown, the method (`method_label`: `full history`, `no history`,
-`rag (bm25, top 4)`, ...) when methods differ, each other setting that differs
+of several splits are shown, how it saw the past and answered (`settings.axes_label`:
+`full history`, `no history`, `rag (bm25, top 4)`, `full history, logprob`, ...) when
+runs differ in it, each other setting that differs
 between the runs, `subset N/M` for a run over part of its split, `not released data`
 for a run on another question file than the released one, and the start time when
 the same model and setting were run more than once.
@@ -12,9 +13,10 @@ the same model and setting were run more than once.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from .logs import SETTING_DEFAULTS, Run
+from ..settings import axes_label, axis_settings
+from .logs import Run, setting_defaults
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
@@ -25,12 +27,12 @@ def run_labels(runs: Sequence[Run]) -> list[str]:
     if len({run.split for run in runs}) > 1:
         for run, words in zip(runs, parts, strict=True):
             words.append(run.split)
-    methods = [method_label(run.settings) for run in runs]
+    methods = [axes_label(run.settings) for run in runs]
     if len(set(methods)) > 1:
         for method, words in zip(methods, parts, strict=True):
             words.append(method)
-    for key in SETTING_DEFAULTS:
-        if key not in METHOD_SETTINGS and len({run.settings[key] for run in runs}) > 1:
+    for key in setting_defaults():
+        if key not in axis_settings() and len({run.settings[key] for run in runs}) > 1:
             for run, words in zip(runs, parts, strict=True):
                 words.append(f"{key}={run.settings[key]}")
     for run, words in zip(runs, parts, strict=True):
@@ -67,43 +69,3 @@ def model_labels(runs: Sequence[Run]) -> list[str]:
         args = [f"{k}={run.model_args[k]}" for k in differing[run.model] if k in run.model_args]
         labels.append(f"{run.model} ({', '.join(args)})" if args else run.model)
     return labels
-
-
-RETRIEVAL_SETTINGS = ("retriever", "embedder", "top_k", "memory", "memory_config", "memory_prompt")
-"""Settings of `method=rag` and `method=memory` only."""
-METHOD_SETTINGS = ("history", "method", "normalization", "context_window", *RETRIEVAL_SETTINGS)
-"""Settings that say how a run answered; the others say what it answered (data, prompt)."""
-
-
-def method_label(settings: Mapping[str, str]) -> str:
-    """How a run answered, in words: `full history`, `no history`, `rag (dense, top 5)`,
-    `memory (mem0)`, `logprob, full history`; a non-default setting of the method is
-    added (`rag (dense, BAAI/bge-small-en, top 5, paper prompt)`)."""
-    method, history = settings["method"], f"{settings['history']} history"
-
-    def changed(*keys: str) -> list[str]:
-        return [settings[k] for k in keys if settings[k] != SETTING_DEFAULTS[k]]
-
-    if method == "rag":
-        embedder = changed("embedder") if settings["retriever"] == "dense" else []
-        words = [settings["retriever"], *embedder, f"top {settings['top_k']}"]
-    elif method == "memory":
-        words = [settings["memory"], *changed("memory_config")]
-        words += [f"top {k}" for k in changed("top_k")]
-    elif method == "logprob":
-        return ", ".join(["logprob", history, *changed("normalization", "context_window")])
-    else:
-        return history.replace("none history", "no history")
-    if settings["memory_prompt"] != SETTING_DEFAULTS["memory_prompt"]:
-        words.append(f"{settings['memory_prompt']} prompt")
-    return f"{method} ({', '.join(words)})"
-
-
-def baseline_settings(settings: Mapping[str, str]) -> dict[str, str]:
-    """The settings of the no-history run a run's gain is measured against: its own
-    method without the history, or for `rag` and `memory` (which need a history) the
-    official prompt without one."""
-    baseline = dict(settings, history="none")
-    if settings["method"] in ("rag", "memory"):
-        baseline.update(method="generate", **{k: SETTING_DEFAULTS[k] for k in RETRIEVAL_SETTINGS})
-    return baseline

@@ -37,7 +37,7 @@ from ..data.spec import NOT_RELEASED, RELEASED
 from ..data.splits import SPLITS
 from ..errors import PersonaMemError
 from ..scoring.metrics import CLUSTER_KEY
-from ..settings import SCORING_DEFAULTS
+from ..settings import current_arguments, scoring_defaults
 
 PERSONAMEM_TASKS = frozenset({"personamem", *(f"personamem_{split}" for split in SPLITS)})
 """Task names (without the package prefix) whose logs a report reads."""
@@ -45,7 +45,12 @@ PERSONAMEM_TASKS = frozenset({"personamem", *(f"personamem_{split}" for split in
 SCORER = "personamem_scorer"
 """The task's scorer; a log naming another single scorer (a future method) uses that one."""
 
-SETTING_DEFAULTS: dict[str, str] = {key: str(value) for key, value in SCORING_DEFAULTS.items()}
+
+def setting_defaults() -> dict[str, str]:
+    """The value a log without an argument ran with: the task's default."""
+    return {key: str(value) for key, value in scoring_defaults().items()}
+
+
 """The value a log without the argument ran with: the task's default."""
 
 ANSWER_NEUTRAL_MODEL_ARGS = frozenset({"device"})
@@ -256,10 +261,10 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
 
 def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> Run:
     spec = header.eval
-    task_args: dict[str, Any] = dict(spec.task_args or {})
+    task_args = current_arguments(spec.task_args or {})  # version 1's method= too
     settings = {
         key: str(task_args[key]) if key in task_args else default
-        for key, default in SETTING_DEFAULTS.items()
+        for key, default in setting_defaults().items()
     }
     metadata: dict[str, Any] = spec.metadata or {}
     split = str(metadata.get("split") or task_args.get("split") or _split_of(spec.task))

@@ -31,7 +31,7 @@ from ..data.question_types import (
     REVISIT_REASONS,
     TRACK_EVOLUTION,
 )
-from .labels import method_label
+from ..settings import axes_label
 from .logs import ReportError
 
 BY_QUESTION_TYPE = "published_128k_by_question_type.csv"
@@ -159,12 +159,15 @@ def published_methods() -> tuple[PublishedMethod, ...]:
 
 
 def published_method(settings: Mapping[str, str]) -> str | None:
-    """The published method a run is an instance of (any retriever is `rag`), or None."""
-    method = settings["method"]
-    if method == "generate":
-        return method_label(settings)
-    if method == "rag":
+    """The published method a run is an instance of (any retriever is `rag`), or None:
+    the published numbers are all of the multiple-choice prompt (`answer=choice`)."""
+    history = settings["history"]
+    if settings["answer"] != "choice":
+        return None
+    if history in ("full", "none"):
+        return axes_label(settings)
+    if history == "rag":
         return "rag"
-    if method == "memory" and settings["memory"] == "mem0":
+    if history == "memory" and settings["memory"] == "mem0":
         return "memory (mem0)"
     return None

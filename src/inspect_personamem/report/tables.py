@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..data.question_types import CATEGORIES, CATEGORY_TITLES
+from ..settings import axes_label, axis_settings, no_history_settings
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
 from .check import check
-from .labels import METHOD_SETTINGS, TIME_FORMAT, baseline_settings, method_label, model_labels
-from .logs import SETTING_DEFAULTS, ModelId, Run
+from .labels import TIME_FORMAT, model_labels
+from .logs import ModelId, Run, setting_defaults
 from .published import SPLIT, PublishedMethod, PublishedModel
 
 Cell = str | int | float | None
@@ -126,7 +127,7 @@ def runs_table(summaries: Sequence[RunSummary]) -> Table:
             ", ".join(
                 f"{key}={value}"
                 for key, value in s.run.settings.items()
-                if value != SETTING_DEFAULTS[key]
+                if value != setting_defaults()[key]
             )
             or "all defaults",
         )
@@ -277,7 +278,7 @@ def _on_common_questions(summaries: Sequence[RunSummary]) -> list[RunSummary]:
 
 @dataclass(frozen=True)
 class GainPair:
-    """A run and its no-history baseline (`baseline_settings`), over the questions both
+    """A run and its no-history baseline (`settings.no_history_settings`), over the questions both
     scored."""
 
     run: RunSummary
@@ -292,7 +293,7 @@ def gain_pairs(summaries: Sequence[RunSummary]) -> list[GainPair]:
     baselines = {s.run.key: s for s in kinds if s.run.settings["history"] == "none"}
     pairs = []
     for s in kinds:
-        settings = baseline_settings(s.run.settings)
+        settings = no_history_settings(s.run.settings)
         baseline = baselines.get((s.run.model_id, s.run.split, tuple(sorted(settings.items()))))
         if baseline is not None and baseline is not s:
             pairs.append(GainPair(*_on_common_questions([s, baseline])))
@@ -307,7 +308,7 @@ def gain_table(pairs: Sequence[GainPair]) -> Table:
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
             p.run.label,
-            method_label(p.run.run.settings),
+            axes_label(p.run.run.settings),
             p.baseline.label,
             p.run.overall.n,
             p.run.overall.accuracy - p.baseline.overall.accuracy,
@@ -336,7 +337,7 @@ def gain_table(pairs: Sequence[GainPair]) -> Table:
 @dataclass(frozen=True)
 class MethodGroup:
     """Runs of one model (name and arguments), split and setting that differ only in
-    how they answered (`METHOD_SETTINGS`), each over the questions all of them scored."""
+    how they answered (`settings.axis_settings`), each over the questions all of them scored."""
 
     title: str
     runs: tuple[tuple[str, RunSummary], ...]
@@ -354,18 +355,18 @@ def method_groups(summaries: Sequence[RunSummary]) -> list[MethodGroup]:
     groups: dict[tuple[ModelId, str, tuple[tuple[str, str], ...]], list[RunSummary]]
     groups = defaultdict(list)
     for s in _by_kind(summaries):
-        rest = tuple((k, v) for k, v in s.run.settings.items() if k not in METHOD_SETTINGS)
+        rest = tuple((k, v) for k, v in s.run.settings.items() if k not in axis_settings())
         groups[(s.run.model_id, s.run.split, rest)].append(s)
     result = []
     for (model, split, rest), members in groups.items():
         if len(members) < 2:
             continue
         labelled = sorted(
-            ((method_label(s.run.settings), s) for s in members),
+            ((axes_label(s.run.settings), s) for s in members),
             key=lambda item: (FIRST_METHODS.get(item[0], len(FIRST_METHODS)), item[0]),
         )
         runs = _on_common_questions([s for _, s in labelled])
-        other = [f"{k}={v}" for k, v in rest if v != SETTING_DEFAULTS[k]]
+        other = [f"{k}={v}" for k, v in rest if v != setting_defaults()[k]]
         result.append(
             MethodGroup(
                 ", ".join([models[model], split, *other]),
@@ -442,7 +443,7 @@ def published_methods_table(matches: Sequence[tuple[RunSummary, PublishedMethod]
         rows.append(
             (
                 s.label,
-                method_label(s.run.settings),
+                axes_label(s.run.settings),
                 published.model,
                 published.split,
                 published.measure,

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ...data.options import LETTERS
-
-Normalization = Literal["tokens", "chars", "sum"]
+from ...types import Normalization
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The log-likelihood solver (the paper's generative setting, §4.5).
 
-The model sees the history and the question (`user_question_or_message` alone: no
+The model sees what the history source gives (the whole history, none, or retrieved
+items) and the question (`user_question_or_message` alone: no
 instruction, no options) and each option, without its `(x) ` letter, is scored as
 the assistant's reply. The option with the best normalised log-probability is
 written as `<final_answer>(x)`, so `personamem_scorer` and its metrics score this
@@ -17,12 +18,12 @@ import anyio
 from inspect_ai.model import ChatMessage, ChatMessageUser, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ...data.contexts import history_store, sample_history
 from ...data.options import Options
 from ...data.prompt import final_answer
-from ...history.system_messages import SystemMessagePolicy
+from ...history.seen import See
+from ...types import Normalization, SystemMessagePolicy
 from .backend import Backend, backend_for
-from .choice import Normalization, as_metadata, chosen, score_options
+from .choice import as_metadata, chosen, score_options
 from .template import ChatTemplateError
 from .truncation import ContextWindowError, fit_prompt
 
@@ -31,19 +32,19 @@ logger = logging.getLogger(__name__)
 
 @solver
 def logprob_solver(
-    contexts_file: str | None,
+    see: See,
     system_messages: SystemMessagePolicy = "keep",
+    keep_history_in_log: bool = False,
     normalization: Normalization = "tokens",
     context_window: int | None = None,
     option_batch_size: int = 4,
-    keep_history_in_log: bool = False,
     prefill_chunk: int | None = None,
 ) -> Solver:
     """Pick the option the model finds most likely after the history and question.
 
     Args:
-        contexts_file: The split's shared-context JSONL; None scores after the question
-            alone (the no-history baseline).
+        see: The history source (`history=...`): the whole history, none, or retrieved
+            items (a source that replaces the whole prompt does not apply).
         system_messages: What to do with system messages inside the history.
         normalization: "tokens" (mean per token, the paper's), "chars" or "sum".
         context_window: Tokens the prompt may use; default: the model's own limit.
@@ -52,7 +53,6 @@ def logprob_solver(
         prefill_chunk: On a local model, the most prefix tokens run in one pass (bounds
             activation memory); None: the whole prefix at once.
     """
-    store = history_store(contexts_file)
     backends: dict[int, Backend] = {}
     creating = anyio.Lock()
 
@@ -70,7 +70,8 @@ def logprob_solver(
         question: list[ChatMessage] = [
             ChatMessageUser(content=str(state.metadata["user_question_or_message"]))
         ]
-        history = sample_history(store, state.metadata)
+        seen = await see(state)
+        history = seen.messages
         bodies = Options(texts=tuple(state.metadata["options"]), style="json").bodies()
         async with backend.prompt_lock:
             try:

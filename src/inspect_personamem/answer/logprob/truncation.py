@@ -19,7 +19,8 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage
 
-from ...history.system_messages import SystemMessagePolicy, conversation
+from ...history.system_messages import conversation
+from ...types import SystemMessagePolicy
 from .template import (
     OptionPrompt,
     PrefixEncoder,

@@ -37,9 +37,6 @@ from ...errors import PersonaMemArgumentError
 from ...http_client import async_client
 from .interface import MemoryComponentError
 
-DEFAULT_EMBEDDER = "BAAI/bge-m3"
-"""The paper's dense model (the authors ran it through FlagEmbedding in fp16)."""
-
 MAX_TOKENS = 512
 """Texts are cut at 512 tokens, as the authors' encoder (FlagEmbedding's `encode`) cut them."""
 

@@ -1,9 +1,10 @@
 """The two prompts around retrieved items (`-T memory_prompt=official|paper`).
 
 `official` (default): the retrieved history messages, in their original order and
-roles, stand in for the history, under the `system_messages` policy, followed by
-the official final user message (question, instruction, options), so a RAG run
-scores exactly like a full-history or no-history run and compares with them.
+roles, stand in for the history (`retrieved_history`), and the answer adds what it
+adds after any history (with `answer=choice`, the official final user message under
+the `system_messages` policy), so a RAG run scores exactly like a full-history or
+no-history run and compares with them.
 Items that are not history messages (a memory system's facts) are sent as one
 user message, `# User facts:` and one item a line, before the final user message.
 
@@ -25,7 +26,6 @@ from collections.abc import Sequence
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
-from ..system_messages import SystemMessagePolicy, conversation
 from .interface import HistoryMessage, MemoryItem
 from .retrievers import embedded_text
 
@@ -33,19 +33,18 @@ PAPER_SYSTEM = "You are an AI that answers only with A, B, C, or D."
 FACTS_HEADER = "# User facts:"
 
 
-def official_prompt(
-    items: Sequence[MemoryItem],
-    context: Sequence[ChatMessage],
-    final_message: Sequence[ChatMessage],
-    policy: SystemMessagePolicy,
+def retrieved_history(
+    items: Sequence[MemoryItem], context: Sequence[ChatMessage]
 ) -> list[ChatMessage]:
-    """Retrieved messages as the history, then the official final user message."""
+    """The items as a history: the retrieved messages in their original order and roles,
+    then a memory system's facts as one user message (the `official` prompt adds the
+    question after them, as after any history)."""
     positions = sorted({item.position for item in items if item.position is not None})
     history: list[ChatMessage] = [context[position] for position in positions]
     facts = [item.text for item in items if item.position is None]
     if facts:
         history.append(ChatMessageUser(content="\n".join([FACTS_HEADER, *facts])))
-    return conversation(history, final_message, policy)
+    return history
 
 
 def paper_prompt(

@@ -1,0 +1,20 @@
+"""The literal types shared across the package: the values a task parameter takes.
+
+They sit at the bottom so that data, history, answer, scoring and report can all name
+them without importing one another.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+HistoryName = Literal["full", "none", "rag", "memory"]
+"""What the model sees of the past (`-T history=...`)."""
+AnswerName = Literal["choice", "logprob"]
+"""How the model answers (`-T answer=...`)."""
+SystemMessagePolicy = Literal["keep", "merge", "drop"]
+NegativeEndIndexPolicy = Literal["official", "skip", "error"]
+SampleOrder = Literal["interleaved", "grouped", "file", "random"]
+Normalization = Literal["tokens", "chars", "sum"]
+Retriever = Literal["dense", "bm25"]
+MemoryPrompt = Literal["official", "paper"]

@@ -1,0 +1,15 @@
+"""A test-only history source: the last `last_n` messages before the question."""
+
+from __future__ import annotations
+
+from inspect_ai.solver import TaskState
+
+from inspect_personamem.data.contexts import ContextStore, sample_history
+from inspect_personamem.history.seen import See, Seen
+
+
+def recent_history(store: ContextStore, last_n: int = 10) -> See:
+    async def see(state: TaskState) -> Seen:
+        return Seen(list(sample_history(store, state.metadata))[-last_n:])
+
+    return see

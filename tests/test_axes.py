@@ -1,0 +1,138 @@
+"""The two axes: what the model sees of the past x how it answers, each a table of
+small objects whose arguments are checked against it, and which compose."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import mock_model, run_task
+from inspect_ai.log import EvalLog, resolve_sample_attachments
+from inspect_ai.model import ChatMessage
+
+from inspect_personamem import settings
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.settings import AxisValue, Parameter
+
+TASK = "inspect_personamem/personamem_32k"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "ignored", "chosen"),
+    [
+        ({"normalization": "chars"}, "normalization", "history='full', answer='choice'"),
+        ({"prefill_chunk": 64}, "prefill_chunk", "history='full', answer='choice'"),
+        ({"top_k": 3}, "top_k", "history='full', answer='choice'"),
+        (
+            {"answer": "logprob", "cache_breakpoints": False},
+            "cache_breakpoints",
+            "answer='logprob'",
+        ),
+        ({"history": "rag", "memory": "mem0"}, "memory", "history='rag'"),
+    ],
+)
+def test_an_argument_of_a_value_not_chosen_is_an_error_naming_who_reads_it(
+    small_split: Path, arguments: dict[str, Any], ignored: str, chosen: str
+) -> None:
+    from inspect_personamem.tasks import personamem_32k
+
+    with pytest.raises(PersonaMemArgumentError, match=f"{ignored} have no effect with .*{chosen}"):
+        personamem_32k(data_dir=str(small_split), **arguments)
+
+
+def test_an_argument_left_at_its_default_is_accepted(small_split: Path) -> None:
+    from inspect_personamem.tasks import personamem_32k
+
+    task = personamem_32k(data_dir=str(small_split), answer="logprob", cache_breakpoints=True)
+    assert task.metadata is not None
+    assert (task.metadata["history"], task.metadata["answer"]) == ("full", "logprob")
+
+
+def test_a_meaningless_combination_is_an_error_saying_why(small_split: Path) -> None:
+    from inspect_personamem.tasks import personamem_32k
+
+    with pytest.raises(PersonaMemArgumentError, match="the model never sees the options"):
+        personamem_32k(
+            data_dir=str(small_split), history="rag", retriever="bm25", memory_prompt="paper",
+            answer="logprob",
+        )  # fmt: skip
+
+
+def sent(log: EvalLog) -> dict[str, list[ChatMessage]]:
+    """Per question, the messages its model call received."""
+    assert log.status == "success", log.error
+    return {
+        str(sample.id): next(e.input for e in sample.events if e.event == "model")
+        for sample in map(resolve_sample_attachments, log.samples or [])
+    }
+
+
+@pytest.mark.parametrize(
+    "history",
+    [
+        {"history": "full"},
+        {"history": "none"},
+        {"history": "rag", "retriever": "bm25", "top_k": 3},
+        {"history": "memory", "memory": "memory_fixtures:SpyMemory"},
+    ],
+)
+def test_every_history_composes_with_the_choice_answer(
+    small_split: Path, tmp_path: Path, history: dict[str, Any]
+) -> None:
+    """Whatever the source, the last message is the official final user message and
+    what comes before it is what the source gave."""
+    log = run_task(
+        TASK, mock_model(lambda messages: "<final_answer>(a)"), tmp_path,
+        {"data_dir": str(small_split), **history},
+    )  # fmt: skip
+    assert log.samples
+    for sample in log.samples:
+        messages = sent(log)[str(sample.id)]
+        assert messages[-1].text == sample.input
+        before = messages[:-1]
+        end = sample.metadata["end_index_in_shared_context"]
+        if history["history"] == "full":
+            assert len(before) == end
+        elif history["history"] == "none":
+            assert before == []
+        elif history["history"] == "rag":
+            assert 0 < len(before) <= 3
+        else:
+            assert [m.text for m in before] == [f"# User facts:\nheld {end - 1}"]
+
+
+RECENT = AxisValue(
+    "recent",
+    "the last last_n messages before the question (a test-only source)",
+    "axis_fixtures:recent_history",
+    parameters=(Parameter("last_n", 10, int, "Messages kept.", minimum=1),),
+    label=lambda settings: f"last {settings['last_n']} messages",
+)
+
+
+def test_a_new_source_of_history_is_one_module_and_one_table_entry(
+    small_split: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry with a parameter the task's signature does not list: it runs, its
+    parameter is checked, and the report labels its runs with its own words."""
+    from inspect_personamem.report import build_report
+
+    monkeypatch.setitem(settings.HISTORIES, "recent", RECENT)
+    model = mock_model(lambda messages: "<final_answer>(a)")
+    args = {"data_dir": str(small_split)}
+    recent = run_task(TASK, model, tmp_path / "logs", {**args, "history": "recent", "last_n": 7})
+    assert recent.eval.task_args["last_n"] == 7
+    assert all(len(messages) == 8 for messages in sent(recent).values())
+    run_task(TASK, model, tmp_path / "logs", args)
+    with pytest.raises(PersonaMemArgumentError, match="last_n=0: must be at least 1"):
+        run_task(TASK, model, tmp_path / "bad", {**args, "history": "recent", "last_n": 0})
+    with pytest.raises(PersonaMemArgumentError, match=re.escape("last_n have no effect")):
+        run_task(TASK, model, tmp_path / "bad", {**args, "last_n": 3})
+    report = build_report([tmp_path / "logs"], tmp_path / "report")
+    labels = sorted(s.label for s in report.summaries)
+    assert labels == [  # synthetic data: not the released file
+        "mockllm/model, full history, not released data",
+        "mockllm/model, last 7 messages, not released data",
+    ]
