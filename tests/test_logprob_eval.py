@@ -70,7 +70,7 @@ def test_hf_eval_end_to_end(setup: LocalSetup, tmp_path: Path) -> None:
         model_args={"model_path": str(setup.model), "device": "cpu"},
         task_args={"context_window": 200, "option_batch_size": 2},
     )
-    assert log.eval.task_args["method"] == "logprob"
+    assert log.eval.task_args["answer"] == "logprob"
     assert log.results is not None
     metrics = log.results.scores[0].metrics
     assert {"accuracy", "stderr", "category_macro"} <= set(metrics)

@@ -291,10 +291,10 @@ def test_dense_retrieval_through_an_openai_compatible_endpoint(
             {"history": "rag", "retriever": "bm25", "embedder": "x"},
             "no effect with retriever='bm25'",
         ),
-        ({"history": "memory"}, "method='memory' needs one"),
+        ({"history": "memory"}, "history='memory' needs one"),
         ({"history": "memory", "memory": "nowhere.at_all:Memory"}, "cannot import it"),
         ({"history": "memory", "memory": "mem1"}, "expected 'mem0' or 'package.module:Factory'"),
-        ({"method": "generate", "top_k": 3}, "top_k have no effect with method='generate'"),
+        ({"top_k": 3}, "top_k have no effect with history='full'"),
     ],
 )
 def test_bad_memory_arguments_fail_before_any_sample(

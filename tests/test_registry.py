@@ -1,22 +1,35 @@
-"""The installed package registers the tasks that tasks.yaml lists, with its parameters."""
+"""The installed package registers the tasks that tasks.yaml lists; the task signature,
+tasks.yaml and the README's tables are held equal to the parameter tables."""
 
 from __future__ import annotations
 
 import csv
+import importlib.util
 import inspect
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 import yaml
 from helpers import REAL_QUESTIONS, require
 from inspect_ai.util import registry_info
 
-from inspect_personamem.methods import METHODS
-from inspect_personamem.settings import NOT_SCORING, SCORING_DEFAULTS
+from inspect_personamem.settings import parameters, scoring_defaults
 from inspect_personamem.tasks import TASK_VERSION, personamem
 
-LISTING = yaml.safe_load((Path(__file__).parents[1] / "tasks.yaml").read_text(encoding="utf-8"))
+ROOT = Path(__file__).parents[1]
+LISTING = yaml.safe_load((ROOT / "tasks.yaml").read_text(encoding="utf-8"))
+
+
+def generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "generate_docs", ROOT / "scripts/generate_docs.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def registered_tasks() -> dict[str, Any]:
@@ -33,48 +46,47 @@ def registered_tasks() -> dict[str, Any]:
 
 def named(function: Any) -> dict[str, inspect.Parameter]:
     """A task's named parameters; each also takes `**unknown`, only to reject it."""
-    parameters = dict(inspect.signature(function).parameters)
-    assert parameters.pop("unknown").kind is inspect.Parameter.VAR_KEYWORD
-    return parameters
+    signature = dict(inspect.signature(function).parameters)
+    assert signature.pop("unknown").kind is inspect.Parameter.VAR_KEYWORD
+    return signature
 
 
 def test_listing_names_exactly_the_registered_tasks() -> None:
     assert sorted(registered_tasks()) == sorted(t["name"] for t in LISTING["tasks"])
 
 
-def test_listing_parameters_and_defaults_match_the_signatures() -> None:
-    listed = {p["name"]: p["default"] for p in LISTING["parameters"]}
+def test_the_signature_is_the_tables() -> None:
+    """Names, order, defaults and choices: the signature lists what settings.py declares."""
+    declared = parameters()
+    signature = named(personamem)
+    assert list(signature) == list(declared)
+    hints = get_type_hints(personamem)
+    for name, parameter in declared.items():
+        assert signature[name].default == parameter.default, name
+        hint = hints[name]
+        members = (hint,) if get_origin(hint) is Literal else get_args(hint) or (hint,)
+        literal = [v for m in members if get_origin(m) is Literal for v in get_args(m)]
+        assert tuple(literal) == parameter.allowed, name
     for name, function in registered_tasks().items():
-        parameters = named(function)
-        expected = dict(listed)
+        expected = {k: p.default for k, p in named(personamem).items()}
         if name != "inspect_personamem/personamem":
             expected.pop("split")
-        assert {k: p.default for k, p in parameters.items()} == expected, name
+        assert {k: p.default for k, p in named(function).items()} == expected, name
 
 
-def test_listing_choices_match_the_parameter_types() -> None:
-    from typing import Literal, get_args, get_origin, get_type_hints
-
-    hints = get_type_hints(personamem)
-    for parameter in LISTING["parameters"]:
-        hint = hints[parameter["name"]]
-        members = (hint,) if get_origin(hint) is Literal else get_args(hint) or (hint,)
-        choices = [v for m in members if get_origin(m) is Literal for v in get_args(m)]
-        if choices and type(None) in members:
-            choices.insert(0, None)
-        if parameter["name"] == "method":  # checked against the method table
-            choices = list(METHODS)
-        assert parameter.get("choices", []) == choices, parameter["name"]
+def test_every_parameter_says_whether_it_changes_what_is_scored() -> None:
+    assert set(scoring_defaults()) == {n for n, p in parameters().items() if p.scoring}
+    assert {"history", "answer", "top_k", "normalization"} <= set(scoring_defaults())
+    assert not {"data_dir", "order", "embedding_cache", "split"} & set(scoring_defaults())
 
 
-def test_every_parameter_is_a_scoring_setting_or_listed_as_not_one() -> None:
-    """A new task parameter must say whether it changes what is scored (the report
-    tells runs apart by the scoring settings)."""
-    parameters = named(personamem)
-    assert set(SCORING_DEFAULTS).isdisjoint(NOT_SCORING)
-    assert set(parameters) == set(SCORING_DEFAULTS) | NOT_SCORING
-    for name, default in SCORING_DEFAULTS.items():
-        assert parameters[name].default == default, name
+def test_tasks_yaml_and_the_readme_are_what_the_tables_generate() -> None:
+    docs = generator()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert docs.readme_text(readme) == readme, "run python scripts/generate_docs.py"
+    listing = (ROOT / "tasks.yaml").read_text(encoding="utf-8")
+    assert docs.tasks_yaml_text(listing) == listing, "run python scripts/generate_docs.py"
+    assert LISTING["parameters"] == docs.parameter_entries()
 
 
 def test_listing_carries_the_task_version() -> None:

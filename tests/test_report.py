@@ -289,7 +289,7 @@ def test_reads_every_run_and_skips_other_tasks(logs: Logs) -> None:
     assert 0 < len(interrupted.samples) < interrupted.planned == QUESTIONS
     assert interrupted.stored_metrics is None
     assert {run.settings["history"] for run in result.runs} == {"full", "none"}
-    assert {run.settings["method"] for run in result.runs} == {"generate"}
+    assert {run.settings["answer"] for run in result.runs} == {"choice"}
     assert {run.split for run in result.runs} == {"128k"}
     assert any("2 epochs" in note and "mean over epochs" in note for note in result.notes)
     assert any("ended in an error" in note for note in result.notes)
@@ -406,7 +406,7 @@ def test_published_comparison_uses_the_named_model(logs: Logs, report_dir: Path)
     assert len(published) == 2
     assert all("full history" in row["run"] for row in published)
     page = (report_dir / "index.html").read_text(encoding="utf-8")
-    assert "history=none, method=generate; the published numbers are full-history" in page
+    assert "history=none, answer=choice; the published numbers are full-history" in page
     gpt_4o = published_gpt_4o()
     for row in published:
         assert float(row["overall"]) == 0.45
@@ -503,16 +503,29 @@ def test_a_log_whose_samples_cannot_be_read_is_skipped_with_a_note(
     )
 
 
-def test_method_is_a_setting_and_generate_by_default(logs: Logs, tmp_path: Path) -> None:
+def test_how_a_run_answered_is_a_setting_and_version_1_methods_are_read(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """`answer` tells runs apart; a log of task version 1 (`method=...`) is read in
+    today's terms (`method=rag` is `history=rag`, `method=logprob` is `answer=logprob`)."""
     log = read_eval_log(logs.locations["a_full"], header_only=True)
-    log.eval.task_args["method"] = "logprob"
+    log.eval.task_args["answer"] = "logprob"
     write_eval_log(log, str(tmp_path / "logprob.json"))
-    runs = read_runs([logs.locations["a_full"], tmp_path / "logprob.json"]).runs
-    assert [run.settings["method"] for run in runs] == ["generate", "logprob"]
-    assert runs[0].key != runs[1].key
+    del log.eval.task_args["answer"]
+    log.eval.task_args.update(method="rag", retriever="bm25")
+    write_eval_log(log, str(tmp_path / "version_1.json"))
+    paths: list[str | Path] = [
+        logs.locations["a_full"], tmp_path / "logprob.json", tmp_path / "version_1.json",
+    ]  # fmt: skip
+    runs = read_runs(paths).runs
+    assert [(run.settings["history"], run.settings["answer"]) for run in runs] == [
+        ("full", "choice"), ("full", "logprob"), ("rag", "choice"),
+    ]  # fmt: skip
+    assert "method" not in runs[2].settings and len({run.key for run in runs}) == 3
     assert run_labels(runs) == [
         "mockllm/model-a, full history",
-        "mockllm/model-a, logprob, full history",
+        "mockllm/model-a, full history, logprob",
+        "mockllm/model-a, rag (bm25, top 5)",
     ]
 
 
@@ -951,7 +964,7 @@ def test_a_run_that_scored_nothing_is_left_out_of_every_comparison(
     run(model, folder, logs.data, task_args=rag_args, fail_on_error=False)
     out = tmp_path / "out"
     report = build_report([folder], out, name_overrides={"mockllm/model-a": "GPT-4o"})
-    [empty] = [s for s in report.summaries if s.run.settings["method"] == "rag"]
+    [empty] = [s for s in report.summaries if s.run.settings["history"] == "rag"]
     assert empty.overall.n == 0 and empty.run.errors == QUESTIONS
     rows = read_csv(out, "methods")
     assert list(rows[0])[2:] == ["no history", "full history"]

@@ -112,6 +112,10 @@ def test_an_unknown_argument_is_an_error_naming_the_one_meant(
     )
     with pytest.raises(PersonaMemArgumentError, match="personamem_32k runs the 32k split"):
         run_task(TASK, mock_model(Recorder()), tmp_path, {"split": "128k"})
+    with pytest.raises(PersonaMemArgumentError) as gone:  # task version 1's parameter
+        run_task(TASK, mock_model(Recorder()), tmp_path, {"method": "rag"})
+    assert "method is gone (task version 2)" in str(gone.value)
+    assert "method=logprob is -T answer=logprob; method=rag is -T history=rag" in str(gone.value)
 
 
 def test_the_inspect_command_prints_a_deliberate_error_alone(

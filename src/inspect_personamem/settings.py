@@ -151,19 +151,19 @@ def _memory_label(settings: Settings) -> str:
 HISTORIES: Final[dict[str, AxisValue]] = {
     "full": AxisValue(
         "full",
-        "the whole history before the question, `context[:end_index]` (the paper's setting)",
+        "the whole history before the question, `context[:end_index]`, as in the paper",
         ".history.context:full_history",
         label=lambda settings: "full history",
     ),
     "none": AxisValue(
         "none",
-        "nothing: the question alone (the no-history baseline)",
+        "nothing, the question alone: the no-history baseline",
         ".history.context:no_history",
         label=lambda settings: "no history",
     ),
     "rag": AxisValue(
         "rag",
-        "the top_k history messages most similar to the question (paper §4.4)",
+        "the top_k history messages most similar to the question, as in the paper's §4.4",
         ".history.retrieved:rag_history",
         parameters=(
             Parameter(
@@ -197,7 +197,7 @@ HISTORIES: Final[dict[str, AxisValue]] = {
     ),
     "memory": AxisValue(
         "memory",
-        "the items a memory system (Mem0 or any plug-in), fed the history as it grows, "
+        "the items a memory system, Mem0 or any plug-in, fed the history as it grows, "
         "returns for the question",
         ".history.retrieved:memory_history",
         parameters=(
@@ -259,8 +259,8 @@ ANSWERS: Final[dict[str, AxisValue]] = {
     ),
     "logprob": AxisValue(
         "logprob",
-        "the paper's log-likelihood setting (local models on hf/ or vllm/): the options "
-        "never shown, each scored as the assistant's reply",
+        "the paper's log-likelihood setting for local models on hf/ or vllm/: the "
+        "options never shown, each scored as the assistant's reply",
         ".answer.logprob.solver:logprob_solver",
         parameters=(
             Parameter(
@@ -492,9 +492,17 @@ def all_arguments(named: Mapping[str, Any], unknown: Mapping[str, Any]) -> dict[
 
 
 def check_unknown(unknown: Mapping[str, Any]) -> None:
-    """Raise on arguments no table declares, suggesting the name meant."""
+    """Raise on arguments no table declares, suggesting the name meant (for version 1's
+    `method`, what it is now)."""
     if not unknown:
         return
+    if "method" in unknown:
+        now = {m: " ".join(f"-T {k}={v}" for k, v in a.items()) for m, a in LEGACY_METHODS.items()}
+        raise PersonaMemArgumentError(
+            "PersonaMem task parameter method is gone (task version 2): what the model sees "
+            "of the past is -T history=..., how it answers -T answer=...; "
+            + "; ".join(f"method={m} is {now[m] or 'the default'}" for m in LEGACY_METHODS)
+        )
     known = list(parameters())
     problems = []
     for name, value in unknown.items():
@@ -519,7 +527,7 @@ def no_history_settings(settings: Settings) -> dict[str, Any]:
     same answer with `history=none` (every history source's parameter at its default)."""
     baseline = dict(settings, history="none")
     for value in HISTORIES.values():
-        baseline.update({p.name: str(p.default) for p in value.parameters})
+        baseline.update({p.name: str(p.default) for p in value.parameters if p.name in settings})
     return baseline
 
 
