@@ -18,6 +18,7 @@ from openai_server import mem0_stand_in_config, prompt_tokens, serve_openai
 
 from inspect_personamem.data.contexts import ContextStore
 from inspect_personamem.data.order import ORDERS
+from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.interface import (
     HistoryMessage,
     MemoryComponentError,
@@ -358,3 +359,19 @@ def test_mem0_end_to_end_against_a_local_openai_stand_in(
     )
     assert used["mem0_add_calls"] > 0 and used["mem0_search_calls"] == len(log.samples)
     assert run_totals == dict(used)
+
+
+def test_a_dense_embedder_that_cannot_be_had_fails_at_once_naming_what_to_pass(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not a folder, not in the (empty) cache, and the hub offline: an error before any
+    sample, where loading would retry the hub for minutes."""
+    import huggingface_hub.constants
+
+    from inspect_personamem.tasks import personamem_32k
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path))
+    with pytest.raises(PersonaMemArgumentError, match="HF_HUB_OFFLINE is set") as error:
+        personamem_32k(data_dir=str(data), history="rag")
+    assert "-T retriever=bm25 (no model)" in str(error.value)

@@ -144,8 +144,8 @@ def _from_hub(name: str, source: DataSource) -> tuple[Path, str]:
             pass
         else:
             return Path(cached).resolve(), where
-    if not _offline():
-        unreachable = _unreachable_hub()
+    if not hub_offline():
+        unreachable = unreachable_hub()
         if unreachable is not None:
             raise _hub_error(name, source, unreachable)
     try:
@@ -158,7 +158,7 @@ def _from_hub(name: str, source: DataSource) -> tuple[Path, str]:
 
 def _hub_error(name: str, source: DataSource, reason: str) -> PersonaMemDataError:
     repo, revision, spec = source.repo, source.pinned, source.spec
-    offline = " (HF_HUB_OFFLINE is set: only the local cache was tried)" if _offline() else ""
+    offline = " (HF_HUB_OFFLINE is set: only the local cache was tried)" if hub_offline() else ""
     return PersonaMemDataError(
         f"Could not get {name} of dataset {repo} at revision {revision} from the "
         f"Hugging Face hub{offline}: {reason}\n"
@@ -169,7 +169,7 @@ def _hub_error(name: str, source: DataSource, reason: str) -> PersonaMemDataErro
     )
 
 
-def _unreachable_hub() -> str | None:
+def unreachable_hub() -> str | None:
     """Why the hub's host cannot be reached at all (no retry would help), or None.
 
     Behind a proxy the host need not resolve here, so nothing is checked."""
@@ -198,7 +198,7 @@ def _unreachable_hub() -> str | None:
     return f"no connection to the hub at {host}:{port} ({'; '.join(errors)})"
 
 
-def _offline() -> bool:
+def hub_offline() -> bool:
     from huggingface_hub import constants
 
     return bool(constants.HF_HUB_OFFLINE)

@@ -33,6 +33,7 @@ import httpx
 import numpy as np
 import platformdirs
 
+from ...data.files import hub_offline, unreachable_hub
 from ...errors import PersonaMemArgumentError
 from ...http_client import async_client
 from .interface import MemoryComponentError
@@ -166,7 +167,33 @@ def embedder_for(spec: str, device: str | None = None) -> Embedder:
                 f"openai-api/<service>/<model> with {prefix or '<SERVICE>'}_BASE_URL set"
             )
         return OpenAIEmbedder(model, service_url, _key(f"{prefix}_API_KEY"))
+    check_loadable(spec)
     return SentenceTransformerEmbedder(spec, device=device)
+
+
+def check_loadable(model: str) -> None:
+    """Fail at once, before any sample, where a sentence-transformers model can be had
+    neither from a folder, nor from the hub's local cache, nor from the hub (offline,
+    `HF_HUB_OFFLINE=1`, or its host unreachable): loading it would retry for minutes.
+    """
+    if Path(model).is_dir():
+        return
+    from huggingface_hub import snapshot_download
+
+    try:
+        snapshot_download(model, local_files_only=True)
+        return
+    except Exception:  # not in the cache: the hub is needed
+        pass
+    why = "HF_HUB_OFFLINE is set" if hub_offline() else unreachable_hub()
+    if why:
+        raise PersonaMemArgumentError(
+            f"PersonaMem task parameter embedder={model!r}: not a folder and not in the "
+            f"Hugging Face cache, and the hub cannot be reached ({why}). Pass a local "
+            "sentence-transformers folder (-T embedder=/path/to/model), an embedding server "
+            "(-T embedder=openai-api/<service>/<model> with <SERVICE>_BASE_URL), or "
+            "-T retriever=bm25 (no model)"
+        )
 
 
 def _key(variable: str) -> str | None:
