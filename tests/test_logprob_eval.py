@@ -208,3 +208,41 @@ def test_logprob_method_sends_each_contexts_questions_together(setup: LocalSetup
     assert len({c for c, _ in grouped}) == 2
     assert order(answer="logprob", order="interleaved") == order()
     assert order() != grouped
+
+
+@pytest.mark.parametrize(
+    "history",
+    [
+        {"history": "rag", "retriever": "bm25", "top_k": 3},
+        {"history": "memory", "memory": "memory_fixtures:SpyMemory"},
+        {"history": "none"},
+    ],
+)
+def test_logprob_composes_with_every_history(
+    setup: LocalSetup, tmp_path: Path, history: dict[str, Any]
+) -> None:
+    """What the source gives is the history the options are scored after: retrieved
+    messages, a memory's facts, or nothing; the options are never shown."""
+    log = run(
+        setup,
+        tmp_path,
+        "hf/local",
+        model_args={"model_path": str(setup.model), "device": "cpu"},
+        task_args={"context_window": 400, "keep_history_in_log": True, **history},
+    )
+    assert log.eval.metadata is not None
+    assert (log.eval.metadata["history"], log.eval.metadata["answer"]) == (
+        history["history"], "logprob",
+    )  # fmt: skip
+    assert log.samples is not None and len(log.samples) == 6
+    for sample in log.samples:
+        before = sample.messages[:-2]  # the history kept in the log, then question, reply
+        assert sample.messages[-2].text == sample.metadata["user_question_or_message"]
+        if history["history"] == "rag":
+            assert 0 < len(before) <= 3 and "memory" in sample.metadata
+        elif history["history"] == "memory":
+            end = sample.metadata["end_index_in_shared_context"]
+            assert [m.text for m in before] == [f"# User facts:\nheld {end - 1}"]
+        else:
+            assert before == []
+        assert sample.metadata["logprob"]["chosen"] in LETTERS
