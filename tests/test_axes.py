@@ -112,6 +112,7 @@ RECENT = AxisValue(
 )
 
 
+@pytest.mark.report
 def test_a_new_source_of_history_is_one_module_and_one_table_entry(
     small_split: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -118,6 +118,7 @@ def test_an_unknown_argument_is_an_error_naming_the_one_meant(
     assert "method=logprob is -T answer=logprob; method=rag is -T history=rag" in str(gone.value)
 
 
+@pytest.mark.slow  # a process of its own
 def test_the_inspect_command_prints_a_deliberate_error_alone(
     small_split: Path, tmp_path: Path
 ) -> None:

@@ -40,11 +40,13 @@ from inspect_personamem.data.question_types import CATEGORIES, CATEGORY_TITLES
 from inspect_personamem.data.spec import PERSONAMEM, RELEASED
 from inspect_personamem.offline.synthetic import generate_split, write_questions
 from inspect_personamem.report import ReportError, build_report
-from inspect_personamem.report.figures import DPI, SIZES
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import read_runs
 
+pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
 pytestmark = pytest.mark.report
+
+from inspect_personamem.report.figures import DPI, SIZES  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -57,7 +59,7 @@ def synthetic_data_stands_for_the_release() -> Iterator[None]:
         yield
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TASK = "inspect_personamem/personamem_128k"
 T_975 = {1: 12.706204736174698, 2: 4.302652729749464, 3: 3.182446305284263}
 """Student's t, 97.5% quantile, by degrees of freedom."""

@@ -80,7 +80,13 @@ METHODS: dict[str, dict[str, Any]] = {
 }
 
 
-@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize(
+    "order",  # the default and the one that rebuilds memories in the fast suite
+    [
+        o if o in ("interleaved", "random") else pytest.param(o, marks=pytest.mark.slow)
+        for o in ORDERS
+    ],
+)
 @pytest.mark.parametrize(
     "method",
     [

@@ -148,7 +148,11 @@ def test_other_repository_and_revision(small_split: Path, tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("endpoint", "reason"),
     [
-        ("http://personamem-test.invalid", "the hub's host personamem-test.invalid cannot be"),
+        pytest.param(  # a name lookup: seconds where the resolver is slow to say no
+            "http://personamem-test.invalid",
+            "the hub's host personamem-test.invalid cannot be",
+            marks=pytest.mark.slow,
+        ),
         ("http://127.0.0.1:{port}", "no connection to the hub at 127.0.0.1:{port}"),
     ],
 )

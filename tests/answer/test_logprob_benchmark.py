@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("transformers", reason="needs the local extra: pip install -e '.[local]'")
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
-SCRIPT = Path(__file__).parents[1] / "benchmarks" / "logprob_prefix.py"
+SCRIPT = Path(__file__).parents[2] / "benchmarks" / "logprob_prefix.py"
 
 
 def load_benchmark() -> ModuleType:

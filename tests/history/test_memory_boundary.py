@@ -87,6 +87,7 @@ def test_an_item_too_long_stops_the_run_naming_it(data: Path, tmp_path: Path) ->
     assert no_model_call(log)
 
 
+@pytest.mark.slow  # three questions run out a one-second time limit, one after another
 def test_a_question_cancelled_while_adding_leaves_no_partial_memory(
     data: Path, tmp_path: Path
 ) -> None:
