@@ -26,6 +26,22 @@ def test_token_counts_come_from_the_question_file(small_split: Path) -> None:
     assert result.ideal_cached_tokens == ideal_cached_tokens(requests_for(records))
 
 
+def test_a_limit_counts_the_questions_inspect_eval_limit_asks(
+    small_split: Path, tmp_path: Path
+) -> None:
+    """`--limit N` prices the first N questions in the task's order: the ones a run with
+    `inspect eval --limit N` asks."""
+    result = estimate_cost(DataSource("32k", small_split), limit=5, output_tokens_per_question=10)
+    log = run_task(
+        "inspect_personamem/personamem_32k", mock_model(lambda m: "(a)"), tmp_path,
+        {"data_dir": str(small_split)}, limit=5,
+    )  # fmt: skip
+    asked = {str(sample.id) for sample in log.samples or []}
+    records = {r.question_id: r for r in read_questions(small_split / "questions_32k.csv", "32k")}
+    history = sum(int(records[q].columns["context_length_in_tokens"]) for q in asked)
+    assert (result.questions, result.output_tokens, result.prefix_tokens) == (5, 50, history)
+
+
 def test_cost_with_and_without_caching(small_split: Path) -> None:
     result = estimate_cost(DataSource("32k", small_split), settings=CacheSettings(1, 1.0, None))
     assert result.cache.cached_tokens == result.ideal_cached_tokens > 0

@@ -66,6 +66,7 @@ def test_oracle_answers_right_with_the_chosen_probability(
     assert accuracy(log) == expected
 
 
+@pytest.mark.slow  # four runs of the split
 def test_oracle_is_better_with_history_and_repeatable(small_split: Path, tmp_path: Path) -> None:
     full = oracle_run(small_split, tmp_path / "a", accuracy=0.9, accuracy_without_history=0.1)
     none = oracle_run(

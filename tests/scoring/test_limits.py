@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from helpers import mock_model, run_task
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import (
@@ -98,6 +99,7 @@ def test_a_message_limit_leaves_questions_unscored(small_split: Path, tmp_path: 
     assert scored and limited  # the split's histories are 30 to 60 messages long
 
 
+@pytest.mark.slow  # waits out a one-second time limit
 def test_a_time_limit_on_a_hanging_model_leaves_questions_unscored(
     small_split: Path, tmp_path: Path
 ) -> None:

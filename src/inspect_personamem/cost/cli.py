@@ -38,6 +38,9 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     parser.add_argument("--output-tokens", type=COUNT, default=300, help="expected per question")
     parser.add_argument(
+        "--limit", type=POSITIVE_COUNT, help="only the first N questions (as inspect eval --limit)"
+    )
+    parser.add_argument(
         "--concurrency",
         type=POSITIVE_COUNT,
         default=10,
@@ -82,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         interleave_block=args.interleave_block,
         settings=CacheSettings(args.concurrency, args.latency, args.cache_ttl),
         output_tokens_per_question=args.output_tokens,
+        limit=args.limit,
     )
     overrides = {
         "--price-input": args.price_input,

@@ -63,21 +63,25 @@ def estimate_cost(
     interleave_block: int = INTERLEAVE_BLOCK,
     settings: CacheSettings | None = None,
     output_tokens_per_question: int = 300,
+    limit: int | None = None,
 ) -> CostEstimate:
-    """Count a run's tokens and simulate its prompt caching."""
+    """Count a run's tokens and simulate its prompt caching; with `limit`, of the first
+    `limit` questions in each order, as `inspect eval --limit` asks them."""
     questions, where = locate_question_file(source)
     records = source.spec.read_questions(questions, source.split)
     settings = settings or CacheSettings()
-    by_order = {o: requests_for(order_records(records, o, interleave_block)) for o in ORDERS}
+    by_order = {
+        o: requests_for(order_records(records, o, interleave_block)[:limit]) for o in ORDERS
+    }
     caching = {o: simulate(requests, settings) for o, requests in by_order.items()}
     requests = by_order[order]
     return CostEstimate(
         split=source.split,
-        questions=len(records),
+        questions=len(by_order[order]),
         source=where,
         cache=caching[order],
         shares={o: result.share for o, result in caching.items()},
         ideal_cached_tokens=ideal_cached_tokens(requests),
         prefix_tokens=sum(r.prefix_tokens for r in requests),
-        output_tokens=output_tokens_per_question * len(records),
+        output_tokens=output_tokens_per_question * len(by_order[order]),
     )
