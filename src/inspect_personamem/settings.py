@@ -304,6 +304,12 @@ ANSWERS: Final[dict[str, AxisValue]] = {
 }
 """`-T answer=...`: how the model answers."""
 
+def _axis(name: str, default: str, table: Mapping[str, AxisValue], what: str) -> Parameter:
+    """The parameter that picks one value of an axis; its help lists the values."""
+    values = "; ".join(f"{value.name}: {value.summary}" for value in table.values())
+    return Parameter(name, default, str, f"{what}. {values}.", table=table)
+
+
 COMMON: Final[tuple[Parameter, ...]] = (
     Parameter(
         "split",
@@ -323,24 +329,8 @@ COMMON: Final[tuple[Parameter, ...]] = (
     ),
     Parameter("repo_id", PERSONAMEM.repo_id, str, "Hugging Face dataset repository of the files."),
     Parameter("revision", PERSONAMEM.revision, str, "Revision of repo_id (pinned)."),
-    Parameter(
-        "history",
-        "full",
-        str,
-        "What the model sees of the past: "
-        + "; ".join(f"{v.name} ({v.summary})" for v in HISTORIES.values())
-        + ".",
-        table=HISTORIES,
-    ),
-    Parameter(
-        "answer",
-        "choice",
-        str,
-        "How the model answers: "
-        + "; ".join(f"{v.name} ({v.summary})" for v in ANSWERS.values())
-        + ".",
-        table=ANSWERS,
-    ),
+    _axis("history", "full", HISTORIES, "What the model sees of the past"),
+    _axis("answer", "choice", ANSWERS, "How the model answers"),
     Parameter(
         "system_messages",
         "keep",
