@@ -451,11 +451,12 @@ def checked_point(arguments: Settings) -> Point:
             f"with history={point.history.name!r}, answer={point.answer.name!r} (read by "
             f"{readers}): leave them out"
         )
-    for value, other in ((point.answer, point.history), (point.history, point.answer)):
+    for value in (point.answer, point.history):
         why = value.refuses(arguments)
         if why:
             raise PersonaMemArgumentError(
-                f"PersonaMem: {value.name} does not run with {other.name}: {why}"
+                f"PersonaMem task parameters history={point.history.name!r}, "
+                f"answer={point.answer.name!r}: {why}"
             )
     return point
 
