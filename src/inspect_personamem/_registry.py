@@ -1,17 +1,33 @@
-"""Entry point for Inspect: importing this module registers the tasks and the
-offline `personamem/oracle` model."""
+"""Entry point for Inspect: importing this module registers the tasks and the offline
+models of the `personamem` provider: `personamem/oracle` and `personamem/floor`."""
+
+from typing import Any, cast
 
 from inspect_ai.model import ModelAPI, modelapi
 
+from .errors import PersonaMemArgumentError
 from .tasks import personamem, personamem_1M, personamem_32k, personamem_128k
 
 
-@modelapi(name="personamem")
-def personamem_oracle() -> type[ModelAPI]:
-    """`--model personamem/oracle`: see `oracle.py` (imported only when used)."""
+def _offline_model(model_name: str, *args: Any, **kwargs: Any) -> ModelAPI:
+    """The offline model `personamem/<model_name>` names (imported only when used)."""
+    from .offline.floor import FloorModel
     from .offline.oracle import OracleModel
 
-    return OracleModel
+    models: dict[str, type[ModelAPI]] = {"oracle": OracleModel, "floor": FloorModel}
+    if model_name not in models:
+        raise PersonaMemArgumentError(
+            f"personamem/{model_name}: no such model; choose personamem/oracle (knows the "
+            "answers) or personamem/floor (a model-free baseline)"
+        )
+    return models[model_name](model_name, *args, **kwargs)
+
+
+@modelapi(name="personamem")
+def personamem_models() -> type[ModelAPI]:
+    """`--model personamem/oracle` (`offline/oracle.py`), `personamem/floor`
+    (`offline/floor.py`)."""
+    return cast(type[ModelAPI], _offline_model)
 
 
 __all__ = [
@@ -19,5 +35,5 @@ __all__ = [
     "personamem_32k",
     "personamem_128k",
     "personamem_1M",
-    "personamem_oracle",
+    "personamem_models",
 ]

@@ -1,0 +1,141 @@
+"""`personamem/floor`: model-free baselines, the floor under every score.
+
+Answer artifacts give answers away: on the real 32k question file the longest option
+is the correct one on 304 of 589 questions. A floor is a model provider, so that its
+runs are ordinary logs (scored, reported, compared like any run, in seconds and
+without an API). It reads only what a model would be sent, the official prompt, and
+picks an option by one rule (`-M rule=...`):
+
+- `longest`: the option with the most characters;
+- `question`: the option most similar to the question, by BM25 with the four options
+  as the documents and the question as the query;
+- `history`: the option most similar to the history the model would see (whatever
+  `-T history` gives), by the best BM25 score of any history message with the
+  option as the query;
+- `random`: an option drawn at random (seeded per question: `-M seed=...`), whose
+  expected accuracy is 0.25.
+
+Ties go to the earlier letter. It answers `answer=choice` prompts with the official
+final user message (question, instruction, options): not the authors' RAG prompt
+(`memory_prompt=paper`), and not `answer=logprob`, where no model writes an answer.
+
+    inspect eval inspect_personamem/personamem_32k --model personamem/floor -M rule=longest
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from ..data.options import LETTERS, OptionsFormatError, parse_options
+from ..data.prompt import INSTRUCTION, final_answer
+from ..errors import PersonaMemArgumentError
+from ..history.memory.interface import HistoryMessage
+from ..history.memory.retrievers import BM25Retriever
+
+RULES = ("longest", "question", "history", "random")
+_SEPARATOR = f"\n\n{INSTRUCTION}\n\n"
+
+
+class FloorModel(ModelAPI):
+    """Picks an option by a rule that needs no model (see the module docstring)."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig | None = None,
+        *,
+        rule: str = "longest",
+        seed: int = 0,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
+        if model_args:
+            raise PersonaMemArgumentError(
+                f"personamem/floor: unknown model argument(s) {', '.join(sorted(model_args))}; "
+                "it takes rule and seed"
+            )
+        if rule not in RULES:
+            raise PersonaMemArgumentError(
+                f"personamem/floor: rule={rule!r}: choose one of {', '.join(RULES)}"
+            )
+        self.rule = rule
+        self.seed = int(seed)
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        question, options = _question_and_options(input[-1].text)
+        index = await choose(self.rule, question, options, input[:-1], self.seed)
+        characters = sum(len(message.text) for message in input)
+        output = ModelOutput.from_content(self.model_name, final_answer(LETTERS[index]))
+        output.usage = ModelUsage(
+            input_tokens=characters // 4, output_tokens=4, total_tokens=characters // 4 + 4
+        )
+        return output
+
+
+async def choose(
+    rule: str,
+    question: str,
+    options: Sequence[str],
+    history: Sequence[ChatMessage],
+    seed: int = 0,
+) -> int:
+    """The index of the option `rule` picks (ties: the earliest)."""
+    if rule == "longest":
+        scores = [float(len(option)) for option in options]
+    elif rule == "question":
+        scores = await _bm25_scores([question], options, by_document=True)
+    elif rule == "history":
+        scores = await _bm25_scores([m.text for m in history], options, by_document=False)
+    else:
+        draw = hashlib.sha256(f"{seed}|{question}|{'|'.join(options)}".encode()).digest()
+        return draw[0] % len(options)
+    return max(range(len(options)), key=lambda i: (scores[i], -i))
+
+
+async def _bm25_scores(
+    texts: Sequence[str], options: Sequence[str], by_document: bool
+) -> list[float]:
+    """BM25 of each option: as a document against the one text as the query
+    (`by_document`), or as a query against the texts, its best score."""
+    retriever = BM25Retriever()
+    documents = options if by_document else texts
+    await retriever.add([HistoryMessage(i, "user", text) for i, text in enumerate(documents)])
+    if by_document:
+        found = await retriever.search(texts[0], len(options))
+        by_position = {item.position: item.score or 0.0 for item in found}
+        return [by_position.get(i, 0.0) for i in range(len(options))]
+    scores = []
+    for option in options:
+        best = await retriever.search(option, 1)
+        scores.append(best[0].score or 0.0 if best else 0.0)
+    return scores
+
+
+def _question_and_options(prompt: str) -> tuple[str, tuple[str, ...]]:
+    """The question and the four option texts (without their letters) of the official
+    final user message."""
+    question, separator, rendered = prompt.partition(_SEPARATOR)
+    if not separator:
+        raise PersonaMemArgumentError(
+            "personamem/floor reads the official prompt (question, instruction, options); "
+            "this one has no instruction: run it with answer=choice and memory_prompt=official"
+        )
+    try:
+        return question, parse_options(rendered).bodies()
+    except OptionsFormatError as ex:
+        raise PersonaMemArgumentError(
+            f"personamem/floor: the options cannot be read ({ex})"
+        ) from None
