@@ -40,8 +40,9 @@ from inspect_personamem.data.question_types import CATEGORIES, CATEGORY_TITLES
 from inspect_personamem.data.spec import PERSONAMEM, RELEASED
 from inspect_personamem.offline.synthetic import generate_split, write_questions
 from inspect_personamem.report import ReportError, build_report
+from inspect_personamem.report.accuracy import accuracy_of
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.logs import read_runs
+from inspect_personamem.report.logs import SampleResult, read_runs
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
 pytestmark = pytest.mark.report
@@ -63,7 +64,6 @@ ROOT = Path(__file__).resolve().parents[2]
 TASK = "inspect_personamem/personamem_128k"
 T_975 = {1: 12.706204736174698, 2: 4.302652729749464, 3: 3.182446305284263}
 """Student's t, 97.5% quantile, by degrees of freedom."""
-T_975_DF3 = T_975[3]
 CONTEXTS = 4
 QUESTIONS = 24
 
@@ -235,6 +235,23 @@ def clustered_se(values: dict[str, float], clusters: dict[str, str]) -> float:
     return math.sqrt(sum(s * s for s in sums.values()) * c / (c - 1)) / len(values)
 
 
+def wilson(p: float, n: float, t: float) -> tuple[float, float]:
+    """Wilson's score interval for a proportion `p` over `n` questions, critical value `t`."""
+    centre = (p + t * t / (2 * n)) / (1 + t * t / n)
+    half = t * math.sqrt(p * (1 - p) / n + t * t / (4 * n * n)) / (1 + t * t / n)
+    return centre - half, centre + half
+
+
+def clustered_wilson(values: dict[str, float], clusters: dict[str, str]) -> tuple[float, float]:
+    """The cluster-adjusted Wilson interval, written out: over the effective number of
+    questions p(1-p) / clustered variance (at most n; n where either is 0), with
+    t(contexts - 1)."""
+    p, n = mean(list(values.values())), len(values)
+    variance = clustered_se(values, clusters) ** 2
+    effective = min(p * (1 - p) / variance, n) if p * (1 - p) > 0 and variance > 0 else n
+    return wilson(p, effective, T_975[len(set(clusters.values())) - 1])
+
+
 def grouped(expected: Expected, field: str) -> dict[str, float]:
     groups: dict[str, list[float]] = defaultdict(list)
     for key, value in expected.values.items():
@@ -313,9 +330,8 @@ def test_overall_table_matches_recomputation(logs: Logs, report_dir: Path) -> No
         assert int(row["contexts"]) == len(set(clusters.values()))
         assert close(row["unparsed share"], mean(list(e.unparsed.values())))
         if len(set(clusters.values())) == CONTEXTS:
-            # t(0.975, contexts - 1) x the clustered error, clipped to [0, 1]
-            assert close(row["ci95 low"], max(0.0, accuracy - T_975_DF3 * se))
-            assert close(row["ci95 high"], min(1.0, accuracy + T_975_DF3 * se))
+            low, high = clustered_wilson(e.values, clusters)
+            assert close(row["ci95 low"], low) and close(row["ci95 high"], high)
         if e.stored is not None:
             assert abs(e.stored["stderr"] - se) < 1e-12  # Inspect's stored value, same formula
             assert abs(e.stored["accuracy"] - accuracy) < 1e-12
@@ -365,14 +381,45 @@ def test_estimates_table_holds_every_group_with_an_interval(logs: Logs, report_d
         assert close(row["accuracy"], mean([e.values[k] for k in keys]))
         clusters = {k: str(e.metadata[k]["shared_context_id"]) for k in keys}
         if len(set(clusters.values())) >= 2:
-            se = clustered_se({k: e.values[k] for k in keys}, clusters)
-            accuracy = mean([e.values[k] for k in keys])
-            t = T_975[len(set(clusters.values())) - 1]
-            assert close(row["stderr (clustered)"], se)
-            assert close(row["ci95 low"], max(0.0, accuracy - t * se))
-            assert close(row["ci95 high"], min(1.0, accuracy + t * se))
+            values = {k: e.values[k] for k in keys}
+            low, high = clustered_wilson(values, clusters)
+            assert close(row["stderr (clustered)"], clustered_se(values, clusters))
+            assert close(row["ci95 low"], low) and close(row["ci95 high"], high)
         else:  # one context: no clustered error can be estimated, none is shown
             assert row["stderr (clustered)"] == row["ci95 low"] == row["ci95 high"] == ""
+
+
+def results(*contexts: list[float]) -> list[SampleResult]:
+    """Questions with these scores, one list per shared context."""
+    return [
+        SampleResult(f"{c}-{i}", "c", "t", 1, str(c), value, 0.0, 1, False)
+        for c, values in enumerate(contexts)
+        for i, value in enumerate(values)
+    ]
+
+
+def test_intervals_at_small_n_and_at_0_or_1_are_not_points() -> None:
+    """A normal interval would be [1, 1] or [0, 0] here; Wilson's is n / (n + t²) below
+    1 and t² / (n + t²) above 0 (p = 1 or 0: no design effect can be estimated)."""
+    t2 = T_975[3] ** 2
+    right = accuracy_of(results([1.0], [1.0], [1.0], [1.0]))
+    assert right.accuracy == 1.0 and right.high == pytest.approx(1.0)
+    assert right.low == pytest.approx(4 / (4 + t2))
+    wrong = accuracy_of(results([0.0], [0.0], [0.0], [0.0]))
+    assert wrong.low == pytest.approx(0.0) and wrong.high == pytest.approx(t2 / (4 + t2))
+    one_context = accuracy_of(results([1.0, 1.0, 0.0]))
+    assert math.isnan(one_context.low) and math.isnan(one_context.shown_stderr)
+
+
+def test_intervals_widen_with_the_clustering() -> None:
+    """Contexts [1, 1], [0, 0], [1, 0]: p = 1/2, clustered variance (1² + 1² + 0²) x 3/2
+    / 6² = 1/12 against the binomial 1/24, a design effect of 2, so Wilson over 3
+    effective questions with t(2)."""
+    estimate = accuracy_of(results([1.0, 1.0], [0.0, 0.0], [1.0, 0.0]))
+    assert abs(estimate.stderr**2 - 1 / 12) < 1e-12
+    low, high = wilson(0.5, 3.0, T_975[2])
+    assert abs(estimate.low - low) < 1e-9 and abs(estimate.high - high) < 1e-9
+    assert 0 < estimate.low < wilson(0.5, 6.0, T_975[2])[0]  # wider than ignoring it
 
 
 def test_history_gain_pairs_the_latest_runs(logs: Logs, report_dir: Path) -> None:

@@ -54,9 +54,10 @@ def _colours(count: int) -> list[tuple[float, float, float, float]]:
 
 
 def _errors(estimates: Sequence[Accuracy]) -> list[list[float]]:
-    """Asymmetric error bar lengths; no bar where the interval is undefined."""
-    below = [0.0 if math.isnan(e.low) else e.accuracy - e.low for e in estimates]
-    above = [0.0 if math.isnan(e.high) else e.high - e.accuracy for e in estimates]
+    """Asymmetric error bar lengths; no bar where the interval is undefined (and none
+    below zero where a bound rounds past the accuracy at 0 or 1)."""
+    below = [0.0 if math.isnan(e.low) else max(0.0, e.accuracy - e.low) for e in estimates]
+    above = [0.0 if math.isnan(e.high) else max(0.0, e.high - e.accuracy) for e in estimates]
     return [below, above]
 
 

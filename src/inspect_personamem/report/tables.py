@@ -100,9 +100,12 @@ def overall_table(summaries: Sequence[RunSummary]) -> Table:
     return Table(
         "overall",
         "Overall accuracy",
-        "Question-weighted accuracy with a 95% interval: mean ± t(contexts−1) × the "
-        "standard error clustered by shared context (Inspect's `stderr`/`ci` with "
-        "`cluster='shared_context_id'`). With several epochs each question counts once, "
+        "Question-weighted accuracy with a 95% interval: Wilson's score interval over the "
+        "effective number of questions (the questions over the design effect of sharing "
+        "a history) with t(contexts−1), Inspect's `ci_wilson` with "
+        "`cluster='shared_context_id'`; it stays inside [0, 1] and is not a point at 0 "
+        "or 1. The standard error is clustered by shared context (Inspect's `stderr`, as "
+        "stored in the log). With several epochs each question counts once, "
         "with its mean over epochs. `unanswered samples`: stopped by an Inspect limit "
         "before the model replied, unscored (Inspect's metrics skip them too). `unparsed "
         "share`: answers (all epochs) with no single option letter. The last column "
@@ -235,7 +238,8 @@ def estimates_table(summaries: Sequence[RunSummary]) -> Table:
     return Table(
         "estimates",
         "Every estimate with its 95% interval",
-        "Standard errors and intervals need two or more contexts; with fewer they are left blank.",
+        "Intervals: cluster-adjusted Wilson (see `overall`). Standard errors and intervals "
+        "need two or more contexts; with fewer they are left blank.",
         (
             "run",
             "family",
