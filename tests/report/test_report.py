@@ -21,7 +21,7 @@ import subprocess
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from inspect_personamem.data.spec import PERSONAMEM, RELEASED
 from inspect_personamem.offline.synthetic import generate_split, write_questions
 from inspect_personamem.report import ReportError, build_report
 from inspect_personamem.report.accuracy import accuracy_of
+from inspect_personamem.report.differences import paired_difference, t_quantile
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import SampleResult, read_runs
 
@@ -422,23 +423,77 @@ def test_intervals_widen_with_the_clustering() -> None:
     assert 0 < estimate.low < wilson(0.5, 6.0, T_975[2])[0]  # wider than ignoring it
 
 
+def by_measure(rows: list[dict[str, str]], key: str) -> dict[tuple[str, str], dict[str, str]]:
+    """Difference rows by (`key` column, measure)."""
+    return {(row[key], row["measure"]): row for row in rows}
+
+
 def test_history_gain_pairs_the_latest_runs(logs: Logs, report_dir: Path) -> None:
     expected = expected_by_label(logs, report_dir)
-    [row] = read_csv(report_dir, "gain")  # model-b was only run with history
+    rows = read_csv(report_dir, "gain")
+    assert len({row["run"] for row in rows}) == 1  # model-b was only run with history
+    row = by_measure(rows, "method")["full history", "overall"]
     full, none = expected[row["run"]], expected[row["baseline (no history)"]]
-    assert row["method"] == "full history"
     # of model-a's two full-history runs, the complete one, not the later one whose
     # samples partly errored
     assert (full.key, none.key) == ("a_full", "a_none")
-    assert close(
-        row["overall"], mean(list(full.values.values())) - mean(list(none.values.values()))
-    )
+    d = {k: full.values[k] - none.values[k] for k in full.values}
+    clusters = {k: str(full.metadata[k]["shared_context_id"]) for k in d}
+    se = clustered_se(d, clusters)
+    assert close(row["difference"], mean(list(d.values()))) and close(row["stderr (clustered)"], se)
+    assert close(row["ci95 low"], mean(list(d.values())) - T_975[CONTEXTS - 1] * se)
+    assert row["distinguishable from 0"] == ("yes" if float(row["ci95 low"]) > 0 else "no")
     full_categories, none_categories = grouped(full, "category"), grouped(none, "category")
-    for key in CATEGORIES:
-        gain = full_categories.get(key, math.nan) - none_categories.get(key, math.nan)
-        assert close(row[CATEGORY_TITLES[key]], gain)
+    measures = {r["measure"]: r for r in rows}
+    assert set(measures) == {
+        "overall",
+        "macro average",
+        *(CATEGORY_TITLES[k] for k in full_categories),
+    }
+    for key in full_categories:
+        gain = full_categories[key] - none_categories[key]
+        assert close(measures[CATEGORY_TITLES[key]]["difference"], gain)
     macro_gain = mean(list(full_categories.values())) - mean(list(none_categories.values()))
-    assert close(row["macro average"], macro_gain)
+    assert close(measures["macro average"]["difference"], macro_gain)
+
+
+def test_t_quantile_read_off_inspect() -> None:
+    for df, t in T_975.items():
+        assert t_quantile(df) == pytest.approx(t, rel=1e-9)
+
+
+def test_a_paired_difference_is_clustered_by_context() -> None:
+    """Contexts A, B, C; d = a - b per question: A [1, 0], B [0, 1], C [-1, 0]. Mean
+    1/6; deviations summed per context 2/3, 2/3, -4/3, over n = 6: 1/9, 1/9, -2/9;
+    squares 6/81 times G/(G-1) = 3/2: 1/9, so the standard error is 1/3."""
+    a = results([1.0, 1.0], [0.0, 1.0], [0.0, 0.0])
+    b = results([0.0, 1.0], [0.0, 0.0], [1.0, 0.0])
+    d = paired_difference(a, b)
+    assert (d.n, d.contexts) == (6, 3)
+    assert d.difference == pytest.approx(1 / 6) and d.stderr == pytest.approx(1 / 3)
+    assert (d.low, d.high) == pytest.approx((1 / 6 - T_975[2] / 3, 1 / 6 + T_975[2] / 3))
+    assert d.distinguishable == "no"
+    # the same questions, every one one point better: nothing varies, the interval is 1
+    assert paired_difference(a, [replace(s, value=s.value - 1) for s in a]).distinguishable == "yes"
+    # only the questions both scored count
+    assert paired_difference(a[:4], b).n == 4
+
+
+def test_a_macro_difference_weighs_each_category_the_same() -> None:
+    """Categories x (3 questions: d = 1, 1, 0) and y (1 question: d = 0) over contexts
+    A, B: macro (2/3 + 0) / 2 = 1/3. Weights 1/(2 x 3) in x, 1/2 in y; deviations from
+    the category means: A (x: 1/3, 1/3; y: 0) -> 1/9, B (x: -2/3) -> -1/9; squares 2/81
+    times G/(G-1) = 2: 4/81, so the standard error is 2/9."""
+    a = [
+        SampleResult(i, cat, "t", 1, ctx, value, 0.0, 1, False)
+        for i, cat, ctx, value in (
+            ("1", "x", "A", 1.0), ("2", "x", "A", 1.0), ("3", "x", "B", 0.0), ("4", "y", "A", 0.0)
+        )
+    ]  # fmt: skip
+    b = [replace(s, value=0.0) for s in a]
+    d = paired_difference(a, b, lambda s: s.category)
+    assert d.difference == pytest.approx(1 / 3) and d.stderr == pytest.approx(2 / 9)
+    assert paired_difference(a, b).difference == pytest.approx(1 / 2)  # question-weighted
 
 
 def published_gpt_4o() -> dict[str, float]:
@@ -527,13 +582,13 @@ def test_history_gain_compares_only_the_questions_both_runs_scored(
     limited = read_eval_log(run(model, folder, logs.data, limit=10))
     complete = run(model, folder, logs.data, task_args={"history": "none"})
     report = build_report([folder], tmp_path / "out")
-    [row] = read_csv(tmp_path / "out", "gain")
+    row = by_measure(read_csv(tmp_path / "out", "gain"), "method")["full history", "overall"]
     assert row["questions compared"] == "10"
     limited_ids = {str(sample.id) for sample in limited.samples or []}
     none = expected_from_log(complete)
     full = expected_from_log(str(limited.location))
     gain = mean(list(full.values.values())) - mean([none.values[k] for k in limited_ids])
-    assert close(row["overall"], gain)
+    assert close(row["difference"], gain)
     assert [s.overall.n for s in report.summaries] == [10, QUESTIONS]
 
 
@@ -866,16 +921,32 @@ def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
         assert close(by_type["overall"][method], mean(list(e.values.values())))
         assert by_type["questions"][method] == str(QUESTIONS)
 
-    gains = {row["method"]: row for row in read_csv(out, "gain")}
-    assert set(gains) == set(expected) - {"no history"}
+    gains = by_measure(read_csv(out, "gain"), "method")
+    assert {method for method, _ in gains} == set(expected) - {"no history"}
     labels = {s.run.location: s.label for s in report.summaries}
     none = expected["no history"]
-    for method, row in gains.items():
+    for method in set(expected) - {"no history"}:
+        row = gains[method, "overall"]
         assert row["baseline (no history)"] == labels[str(folder / "a_none.eval")]
         gain = mean(list(expected[method].values.values())) - mean(list(none.values.values()))
-        assert close(row["overall"], gain)
+        assert close(row["difference"], gain)
         macro = mean(list(grouped(expected[method], "category").values()))
-        assert close(row["macro average"], macro - mean(list(grouped(none, "category").values())))
+        macro_gain = macro - mean(list(grouped(none, "category").values()))
+        assert close(gains[method, "macro average"]["difference"], macro_gain)
+    # every method against each one before it, the later minus the earlier
+    pairs = {
+        (row["method"], row["against"], row["measure"]): row
+        for row in read_csv(out, "method_differences")
+    }
+    methods = list(expected)
+    assert len(pairs) == 2 * len(methods) * (len(methods) - 1) // 2  # overall and macro
+    for i, earlier in enumerate(methods):
+        for later in methods[i + 1 :]:
+            d = {k: v - expected[earlier].values[k] for k, v in expected[later].values.items()}
+            clusters = {k: str(none.metadata[k]["shared_context_id"]) for k in d}
+            row = pairs[later, earlier, "overall"]
+            assert close(row["difference"], mean(list(d.values())))
+            assert close(row["stderr (clustered)"], clustered_se(d, clusters))
 
     [figure] = [f for f in report.figures if f.files[0].name.startswith("methods_1_")]
     width, height = SIZES["methods"]
@@ -980,14 +1051,14 @@ def test_runs_of_one_model_name_with_other_model_arguments_are_other_models(
     labels = {s.run.location: s.label for s in report.summaries}
     assert len(set(labels.values())) == 4
     assert labels[locations["0.1", "none"]] == "personamem/oracle (decay=0.1), no history"
-    gains = {row["run"]: row for row in read_csv(tmp_path / "out", "gain")}
-    assert len(gains) == 2
+    gains = by_measure(read_csv(tmp_path / "out", "gain"), "run")
+    assert len({run for run, _ in gains}) == 2
     for decay in ("0.0", "0.1"):
         full, none = locations[decay, "full"], locations[decay, "none"]
-        row = gains[labels[full]]
+        row = gains[labels[full], "overall"]
         assert row["baseline (no history)"] == labels[none]
         values = [mean(list(expected_from_log(x).values.values())) for x in (full, none)]
-        assert close(row["overall"], values[0] - values[1])
+        assert close(row["difference"], values[0] - values[1])
     groups = {row["runs of"] for row in read_csv(tmp_path / "out", "methods")}
     assert groups == {f"personamem/oracle (decay={d}), 128k" for d in ("0.0", "0.1")}
     models = {row["model"] for row in read_csv(tmp_path / "out", "runs")}
@@ -1025,8 +1096,9 @@ def test_a_run_that_scored_nothing_is_left_out_of_every_comparison(
         "full history": str(QUESTIONS),
     }
     assert all(by_type["macro average"][m] for m in ("no history", "full history"))
-    [gain] = read_csv(out, "gain")
-    assert gain["method"] == "full history" and gain["questions compared"] == str(QUESTIONS)
+    gain = by_measure(read_csv(out, "gain"), "method")
+    assert {method for method, _ in gain} == {"full history"}
+    assert gain["full history", "overall"]["questions compared"] == str(QUESTIONS)
     published = read_csv(out, "published_methods")
     assert empty.label not in {row["run"] for row in published}
     assert {row["method"] for row in published} == {"full history"}

@@ -60,7 +60,7 @@ class Accuracy:
         return self.stderr if self.contexts >= 2 else math.nan
 
 
-def _apply(metric: Metric, scores: list[SampleScore]) -> Value:
+def apply_metric(metric: Metric, scores: list[SampleScore]) -> Value:
     """Call an Inspect metric on scores (its type also allows a deprecated signature)."""
     return cast(Callable[[list[SampleScore]], Value], metric)(scores)
 
@@ -84,13 +84,15 @@ def accuracy_of(samples: Sequence[SampleResult]) -> Accuracy:
     contexts = len({sample.context_id for sample in samples})
     low = high = math.nan  # Inspect's interval needs two contexts
     if contexts >= 2:
-        interval = cast(dict[str, float], _apply(ci_wilson(LEVEL, cluster=CLUSTER_KEY), scores))
+        interval = cast(
+            dict[str, float], apply_metric(ci_wilson(LEVEL, cluster=CLUSTER_KEY), scores)
+        )
         low, high = float(interval["lower"]), float(interval["upper"])
     return Accuracy(
         n=len(samples),
         contexts=contexts,
-        accuracy=float(cast(float, _apply(accuracy(), scores))),
-        stderr=float(cast(float, _apply(stderr(cluster=CLUSTER_KEY), scores))),
+        accuracy=float(cast(float, apply_metric(accuracy(), scores))),
+        stderr=float(cast(float, apply_metric(stderr(cluster=CLUSTER_KEY), scores))),
         low=low,
         high=high,
     )

@@ -3,9 +3,10 @@
 Output folder layout::
 
     index.html               the page (figures embedded; links to the files below)
-    tables/<name>.md, .csv   overall, runs, categories, methods, gain, sessions,
-                             published, published_methods, topics, estimates (methods,
-                             gain and the published ones only when they apply)
+    tables/<name>.md, .csv   overall, runs, categories, methods, method_differences,
+                             gain, sessions, published, published_methods, topics,
+                             estimates (methods, method_differences, gain and the
+                             published ones only when they apply)
     figures/<name>.png, .svg categories, sessions, methods_<n>_<model>,
                              published_<n>_<run>
 """
@@ -38,6 +39,7 @@ from .tables import (
     estimates_table,
     gain_pairs,
     gain_table,
+    method_differences_table,
     method_groups,
     methods_table,
     overall_table,
@@ -262,7 +264,7 @@ def build_report(
     runs = runs_table(summaries)
     categories = category_table(summaries)
     gain = [gain_table(pairs)] if pairs else []
-    methods = [methods_table(groups)] if groups else []
+    methods = [methods_table(groups), method_differences_table(groups)] if groups else []
     published_by_method = [published_methods_table(method_matches)] if method_matches else []
     sessions = sessions_table(summaries)
     published = [published_table(matches)] if matches else []

@@ -19,6 +19,7 @@ from ..data.question_types import CATEGORIES, CATEGORY_TITLES
 from ..settings import axes_label, axis_settings, no_history_settings
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
 from .check import check
+from .differences import MEASURES, differences
 from .labels import TIME_FORMAT, model_labels
 from .logs import ModelId, Run, setting_defaults
 from .published import SPLIT, PublishedMethod, PublishedModel
@@ -304,37 +305,59 @@ def gain_pairs(summaries: Sequence[RunSummary]) -> list[GainPair]:
     return pairs
 
 
-def gain_table(pairs: Sequence[GainPair]) -> Table:
-    columns = (
-        "run", "method", "baseline (no history)", "questions compared", "overall",
-        *(CATEGORY_TITLES[k] for k in CATEGORIES), "macro average",
-    )  # fmt: skip
-    rows: tuple[tuple[Cell, ...], ...] = tuple(
+DIFFERENCE_COLUMNS = (
+    "measure", "questions compared", "contexts", "difference", "stderr (clustered)",
+    "ci95 low", "ci95 high", "distinguishable from 0",
+)  # fmt: skip
+"""The columns of one paired difference (`differences.Difference`)."""
+
+DIFFERENCE_NOTE = (
+    "Paired over the questions both runs scored: each question's score in one run minus "
+    "its score in the other, averaged (the macro average: the mean of the categories' "
+    "mean differences), with a standard error clustered by shared context and a 95% "
+    "interval of ± t(contexts−1) × that error. `distinguishable from 0`: `yes` where the "
+    "interval excludes 0; a `no` is a difference these questions cannot tell from none."
+)
+
+
+def _difference_rows(
+    first: tuple[Cell, ...], a: RunSummary, b: RunSummary
+) -> list[tuple[Cell, ...]]:
+    """One row per measure of `a` against `b`, each after the cells `first`."""
+    return [
         (
-            p.run.label,
-            axes_label(p.run.run.settings),
-            p.baseline.label,
-            p.run.overall.n,
-            p.run.overall.accuracy - p.baseline.overall.accuracy,
-            *(
-                p.run.categories.get(k, NO_ESTIMATE).accuracy
-                - p.baseline.categories.get(k, NO_ESTIMATE).accuracy
-                for k in CATEGORIES
-            ),
-            p.run.macro - p.baseline.macro,
-        )
+            *first,
+            measure,
+            d.n,
+            d.contexts,
+            d.difference,
+            d.stderr,
+            d.low,
+            d.high,
+            d.distinguishable,
+        )  # fmt: skip
+        for measure, d in differences(a, b, {k: CATEGORY_TITLES[k] for k in CATEGORIES})
+    ]
+
+
+def gain_table(pairs: Sequence[GainPair]) -> Table:
+    rows = [
+        row
         for p in pairs
-    )
+        for row in _difference_rows(
+            (p.run.label, axes_label(p.run.run.settings), p.baseline.label), p.run, p.baseline
+        )
+    ]
     return Table(
         "gain",
         "Gain over no history, for every method",
-        "Accuracy points a run gains over the run of the same model (name and model "
+        "Accuracy a run gains over the run of the same model (name and model "
         "arguments), split and other settings without the history (`history=none`): of "
-        "the same method, or for `rag` and `memory` of the official prompt. Over the "
-        "questions both runs scored; where a kind of run was made several times, the "
-        "latest complete one (else the latest).",
-        columns,
-        rows,
+        "the same method, or for `rag` and `memory` of the official prompt; overall, "
+        "macro average and per question type. Where a kind of run was made several "
+        f"times, the latest complete one (else the latest). {DIFFERENCE_NOTE}",
+        ("run", "method", "baseline (no history)", *DIFFERENCE_COLUMNS),
+        tuple(rows),
     )
 
 
@@ -405,6 +428,28 @@ def methods_table(groups: Sequence[MethodGroup]) -> Table:
         "in how they answered, each over the questions all of them scored. Where a kind of "
         "run was made several times, the latest complete one (else the latest).",
         ("runs of", "question type", *methods),
+        tuple(rows),
+    )
+
+
+def method_differences_table(groups: Sequence[MethodGroup]) -> Table:
+    """Every two methods of a group against each other, the later (`FIRST_METHODS`
+    order) minus the earlier, overall and macro average."""
+    rows = [
+        row
+        for g in groups
+        for i, (label_b, b) in enumerate(g.runs)
+        for label_a, a in g.runs[i + 1 :]
+        for row in _difference_rows((g.title, label_a, label_b), a, b)
+        if row[3] in MEASURES
+    ]
+    return Table(
+        "method_differences",
+        "Methods against each other",
+        "For the runs of the methods table, each method against each one before it in "
+        f"that table, overall and macro average (per question type: the gain table). "
+        f"{DIFFERENCE_NOTE}",
+        ("runs of", "method", "against", *DIFFERENCE_COLUMNS),
         tuple(rows),
     )
 
