@@ -304,6 +304,7 @@ ANSWERS: Final[dict[str, AxisValue]] = {
 }
 """`-T answer=...`: how the model answers."""
 
+
 def _axis(name: str, default: str, table: Mapping[str, AxisValue], what: str) -> Parameter:
     """The parameter that picks one value of an axis; its help lists the values."""
     values = "; ".join(f"{value.name}: {value.summary}" for value in table.values())

@@ -13,6 +13,7 @@ import base64
 import csv
 import hashlib
 import html
+import json
 import math
 import re
 import shutil
@@ -41,9 +42,11 @@ from inspect_personamem.data.spec import PERSONAMEM, RELEASED
 from inspect_personamem.offline.synthetic import generate_split, write_questions
 from inspect_personamem.report import ReportError, build_report
 from inspect_personamem.report.accuracy import accuracy_of
+from inspect_personamem.report.build import Report
 from inspect_personamem.report.differences import paired_difference, t_quantile
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import SampleResult, read_runs
+from inspect_personamem.settings import axes_label
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
 pytestmark = pytest.mark.report
@@ -63,9 +66,16 @@ def synthetic_data_stands_for_the_release() -> Iterator[None]:
 
 ROOT = Path(__file__).resolve().parents[2]
 TASK = "inspect_personamem/personamem_128k"
-T_975 = {1: 12.706204736174698, 2: 4.302652729749464, 3: 3.182446305284263}
+T_975 = {
+    1: 12.706204736174698,
+    2: 4.302652729749464,
+    3: 3.182446305284263,
+    4: 2.7764451051977987,
+}
 """Student's t, 97.5% quantile, by degrees of freedom."""
 CONTEXTS = 4
+TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"]
+"""matplotlib's first four colours, each run's in the order the runs started."""
 QUESTIONS = 24
 
 
@@ -432,7 +442,7 @@ def test_history_gain_pairs_the_latest_runs(logs: Logs, report_dir: Path) -> Non
     expected = expected_by_label(logs, report_dir)
     rows = read_csv(report_dir, "gain")
     assert len({row["run"] for row in rows}) == 1  # model-b was only run with history
-    row = by_measure(rows, "method")["full history", "overall"]
+    [row] = [row for row in rows if row["measure"] == "overall"]
     full, none = expected[row["run"]], expected[row["baseline (no history)"]]
     # of model-a's two full-history runs, the complete one, not the later one whose
     # samples partly errored
@@ -471,12 +481,25 @@ def test_a_paired_difference_is_clustered_by_context() -> None:
     d = paired_difference(a, b)
     assert (d.n, d.contexts) == (6, 3)
     assert d.difference == pytest.approx(1 / 6) and d.stderr == pytest.approx(1 / 3)
-    assert (d.low, d.high) == pytest.approx((1 / 6 - T_975[2] / 3, 1 / 6 + T_975[2] / 3))
+    # 1/6 ± t(2) x 1/3 = 1/6 ± 1.43, kept inside [-1, 1]
+    assert (d.low, d.high) == (-1.0, 1.0)
     assert d.distinguishable == "no"
-    # the same questions, every one one point better: nothing varies, the interval is 1
-    assert paired_difference(a, [replace(s, value=s.value - 1) for s in a]).distinguishable == "yes"
     # only the questions both scored count
     assert paired_difference(a[:4], b).n == 4
+
+
+def test_a_clear_paired_difference_is_distinguishable_and_a_constant_one_has_no_interval() -> None:
+    """d per context A [1, 1], B [1, 1], C [1, 0], D [1, 1], E [1, 1]: mean 0.9;
+    deviations per context 0.2, 0.2, -0.8, 0.2, 0.2 over n = 10; squares 0.008 times 5/4:
+    0.01, so the error is 0.1 and the interval 0.9 ± t(4) x 0.1 excludes 0."""
+    a = results([1.0, 1.0], [1.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, 1.0])
+    d = paired_difference(a, [replace(s, value=0.0) for s in a])
+    assert d.stderr == pytest.approx(0.1) and d.low == pytest.approx(0.9 - T_975[4] * 0.1)
+    assert d.distinguishable == "yes"
+    # every question one point better: no spread to estimate an error from, so no
+    # interval rather than a point that claims certainty
+    same = paired_difference(a, [replace(s, value=s.value - 1) for s in a])
+    assert same.difference == 1.0 and math.isnan(same.low) and same.distinguishable == ""
 
 
 def test_a_macro_difference_weighs_each_category_the_same() -> None:
@@ -582,7 +605,7 @@ def test_history_gain_compares_only_the_questions_both_runs_scored(
     limited = read_eval_log(run(model, folder, logs.data, limit=10))
     complete = run(model, folder, logs.data, task_args={"history": "none"})
     report = build_report([folder], tmp_path / "out")
-    row = by_measure(read_csv(tmp_path / "out", "gain"), "method")["full history", "overall"]
+    [row] = [row for row in read_csv(tmp_path / "out", "gain") if row["measure"] == "overall"]
     assert row["questions compared"] == "10"
     limited_ids = {str(sample.id) for sample in limited.samples or []}
     none = expected_from_log(complete)
@@ -710,6 +733,70 @@ def test_page_renders_in_headless_chromium(report_dir: Path, chromium: str, tmp_
     assert colours is not None and len(colours) > 20  # text, tables and figures, not a blank page
 
 
+MEASURE = r"""<script>
+window.addEventListener("load", () => {
+  const broken = [];
+  for (const cell of document.querySelectorAll("td, th")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.textContent.matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        if (lines.size > 1) broken.push(word[0]);
+      }
+    }
+  }
+  const scrolled = [...document.querySelectorAll("section")]
+    .filter((s) => s.querySelector(".scroll").scrollWidth > s.querySelector(".scroll").clientWidth)
+    .map((s) => s.id);
+  const out = document.createElement("pre");
+  out.id = "measured";
+  out.textContent = JSON.stringify({
+    broken, scrolled, page: document.documentElement.scrollWidth, viewport: window.innerWidth,
+  });
+  document.body.appendChild(out);
+});
+</script>"""
+"""Run in the page once it is laid out: every word of a table cell broken across lines,
+the tables that scroll in their box, and the page's width against the window's."""
+
+
+def measured(page: Path, chromium: str, width: int, folder: Path) -> dict[str, Any]:
+    """`MEASURE`'s findings for `page` laid out in a window `width` px wide."""
+    copy = folder / f"measure_{width}.html"
+    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"))
+    dom = subprocess.run(
+        [
+            chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            f"--user-data-dir={folder / 'profile'}", "--hide-scrollbars",
+            f"--window-size={width},2000", "--virtual-time-budget=10000", "--dump-dom",
+            copy.as_uri(),
+        ],  # fmt: skip
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom.stdout, re.S)
+    assert found, dom.stderr[-2000:]
+    result: dict[str, Any] = json.loads(html.unescape(found.group(1)))
+    return result
+
+
+@pytest.mark.parametrize("width", [1280, 1400])
+def test_the_page_reads_at_1280_and_1400_px(
+    method_logs: MethodLogs, tmp_path: Path, chromium: str, width: int
+) -> None:
+    """Runs of four methods (long labels, wide tables): no word of a table is broken
+    across lines, the page itself never scrolls sideways, and the tables a reader looks
+    at first (results, the runs, methods and their differences) fit without scrolling."""
+    report = methods_report(method_logs, tmp_path / "out")
+    found = measured(report.index, chromium, width, tmp_path)
+    print(found)
+    assert found["broken"] == []
+    assert found["page"] <= found["viewport"]
+    assert not {"overall", "methods", "method_differences", "gain"} & set(found["scrolled"])
+
+
 def test_json_logs_in_a_folder_are_read_whatever_their_name(logs: Logs, tmp_path: Path) -> None:
     folder = tmp_path / "logs"
     (folder / "sub").mkdir(parents=True)
@@ -744,11 +831,11 @@ def test_markdown_tables_escape_markup_and_pipes(logs: Logs, tmp_path: Path) -> 
 
 
 def test_overall_tables_fit_a_1400_px_page(report_dir: Path) -> None:
-    """An estimate from the CSS: 13 px text is at most 7.5 px a character; cells keep
-    their text on one line except a table's first and last column, which wrap at 16em."""
+    """An estimate from the CSS: 13 px text is at most 7.5 px a character; number cells
+    keep their text on one line, text cells wrap (here taken to wrap at 16em)."""
     page = (report_dir / "index.html").read_text(encoding="utf-8")
     assert "max-width: 1400px" in page
-    assert "td:first-child, td:last-child { white-space: normal; max-width: 16em;" in page
+    assert "td.text { white-space: normal; text-align: left; }" in page
     for name in ("overall", "runs"):
         text = (report_dir / "tables" / f"{name}.md").read_text(encoding="utf-8")
         columns, _, *rows = (
@@ -758,10 +845,10 @@ def test_overall_tables_fit_a_1400_px_page(report_dir: Path) -> None:
         for i, column in enumerate(columns):
             longest_word = max(len(word) for word in column.split())
             cells = max(len(html.unescape(row[i])) for row in rows)
-            wraps = i in (0, len(columns) - 1)
-            widths.append(16 * 13 if wraps else max(longest_word, cells) * 7.5)
+            wraps = any(re.search(r"[^\d.–-]", html.unescape(row[i])) for row in rows)
+            widths.append(min(16 * 13, cells * 7.5) if wraps else max(longest_word, cells) * 7.5)
         assert len(columns) <= 14
-        assert sum(width + 15 for width in widths) <= 1400 - 2 * 16, (name, widths)
+        assert sum(width + 11 for width in widths) <= 1400 - 2 * 16, (name, widths)
 
 
 def cancelled_log(logs: Logs, folder: Path) -> EvalLog:
@@ -880,14 +967,18 @@ def test_a_limited_run_is_marked_a_subset_and_kept_out_of_the_published_comparis
     assert f"{html.escape(subset[0])} next to the published 128k numbers of GPT-4o" in page
 
 
-def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
-    logs: Logs, tmp_path: Path
-) -> None:
-    """Full history, no history, RAG (BM25, no model needed) and a memory system of one
-    model: the Figure 5 table and figure, every method's gain over no history, and the
-    published 128k RAG numbers next to the runs of the model mapped to GPT-4o."""
-    folder = tmp_path / "logs"
-    folder.mkdir()
+@dataclass(frozen=True)
+class MethodLogs:
+    """Four methods of one model in one folder: full and no history, RAG, memory."""
+
+    folder: Path
+    rag: str
+    memory: str
+
+
+@pytest.fixture(scope="module")
+def method_logs(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> MethodLogs:
+    folder = tmp_path_factory.mktemp("methods")
     for key in ("a_full", "a_none"):
         shutil.copy(logs.locations[key], folder / f"{key}.eval")
     model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
@@ -896,8 +987,22 @@ def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
     )
     memory_args = {"history": "memory", "memory": "memory_fixtures:SpyMemory"}
     memory = run(model, folder, logs.data, task_args=memory_args)
+    return MethodLogs(folder, rag, memory)
+
+
+def methods_report(method_logs: MethodLogs, out: Path) -> Report:
+    return build_report([method_logs.folder], out, name_overrides={"mockllm/model-a": "GPT-4o"})
+
+
+def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
+    logs: Logs, method_logs: MethodLogs, tmp_path: Path
+) -> None:
+    """Full history, no history, RAG (BM25, no model needed) and a memory system of one
+    model: the Figure 5 table and figure, every method's gain over no history, and the
+    published 128k RAG numbers next to the runs of the model mapped to GPT-4o."""
+    rag, memory = method_logs.rag, method_logs.memory
     out = tmp_path / "out"
-    report = build_report([folder], out, name_overrides={"mockllm/model-a": "GPT-4o"})
+    report = methods_report(method_logs, out)
     expected = {
         "no history": expected_from_log(logs.locations["a_none"]),
         "full history": expected_from_log(logs.locations["a_full"]),
@@ -905,35 +1010,30 @@ def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
         "rag (bm25, top 4)": expected_from_log(rag),
     }
     rows = read_csv(out, "methods")
-    assert list(rows[0])[2:] == list(expected)  # no history and full history first, then by name
-    assert [row["question type"] for row in rows][-4:] == [
-        "macro average",
-        "overall",
-        "questions",
-        "run",
-    ]
-    by_type = {row["question type"]: row for row in rows}
+    # one row per run, no history and full history first, then by name
+    assert [row["method"] for row in rows] == list(expected)
+    by_method = {row["method"]: row for row in rows}
     for method, e in expected.items():
+        row = by_method[method]
         categories = grouped(e, "category")
         for key in CATEGORIES:
-            assert close(by_type[CATEGORY_TITLES[key]][method], categories.get(key, math.nan))
-        assert close(by_type["macro average"][method], mean(list(categories.values())))
-        assert close(by_type["overall"][method], mean(list(e.values.values())))
-        assert by_type["questions"][method] == str(QUESTIONS)
+            assert close(row[CATEGORY_TITLES[key]], categories.get(key, math.nan))
+        assert close(row["macro average"], mean(list(categories.values())))
+        assert close(row["overall"], mean(list(e.values.values())))
 
-    gains = by_measure(read_csv(out, "gain"), "method")
-    assert {method for method, _ in gains} == set(expected) - {"no history"}
-    labels = {s.run.location: s.label for s in report.summaries}
+    gains = by_measure(read_csv(out, "gain"), "run")
+    labels = {axes_label(s.run.settings): s.label for s in report.summaries}
+    assert {run for run, _ in gains} == {labels[m] for m in expected if m != "no history"}
     none = expected["no history"]
     for method in set(expected) - {"no history"}:
-        row = gains[method, "overall"]
-        assert row["baseline (no history)"] == labels[str(folder / "a_none.eval")]
+        row = gains[labels[method], "overall"]
+        assert row["baseline (no history)"] == labels["no history"]
         gain = mean(list(expected[method].values.values())) - mean(list(none.values.values()))
         assert close(row["difference"], gain)
         macro = mean(list(grouped(expected[method], "category").values()))
         macro_gain = macro - mean(list(grouped(none, "category").values()))
-        assert close(gains[method, "macro average"]["difference"], macro_gain)
-    # every method against each one before it, the later minus the earlier
+        assert close(gains[labels[method], "macro average"]["difference"], macro_gain)
+    # every method against each one before it, the later minus the earlier, over all
     pairs = {
         (row["method"], row["against"], row["measure"]): row
         for row in read_csv(out, "method_differences")
@@ -945,6 +1045,7 @@ def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
             d = {k: v - expected[earlier].values[k] for k, v in expected[later].values.items()}
             clusters = {k: str(none.metadata[k]["shared_context_id"]) for k in d}
             row = pairs[later, earlier, "overall"]
+            assert row["questions compared"] == str(QUESTIONS)
             assert close(row["difference"], mean(list(d.values())))
             assert close(row["stderr (clustered)"], clustered_se(d, clusters))
 
@@ -1065,6 +1166,26 @@ def test_runs_of_one_model_name_with_other_model_arguments_are_other_models(
     assert models == {"personamem/oracle (decay=0.0)", "personamem/oracle (decay=0.1)"}
 
 
+def bar_colours(svg: Path) -> list[str]:
+    """The fill colours of a figure's bars, in the order they are drawn (series by series)."""
+    fills = re.findall(r"fill: (#[0-9a-f]{6})", svg.read_text(encoding="utf-8"))
+    return [c for c in dict.fromkeys(fills) if c != "#ffffff"]
+
+
+def test_a_run_has_one_colour_in_every_figure(method_logs: MethodLogs, tmp_path: Path) -> None:
+    """The methods figure orders runs by method (no history first), the categories figure
+    by start time: a run's bars have the same colour in both, and runs differ in colour."""
+    report = methods_report(method_logs, tmp_path)
+    colours = {s.label: c for s, c in zip(report.summaries, TAB10, strict=True)}
+    by_start = [colours[s.label] for s in report.summaries]
+    assert bar_colours(tmp_path / "figures" / "categories.svg") == by_start
+    labels = {axes_label(s.run.settings): s.label for s in report.summaries}
+    methods = ["no history", "full history", "memory (memory_fixtures:SpyMemory)"]
+    by_method = [colours[labels[m]] for m in [*methods, "rag (bm25, top 4)"]]
+    [svg] = (tmp_path / "figures").glob("methods_1_*.svg")
+    assert bar_colours(svg) == by_method != by_start
+
+
 def test_a_run_that_scored_nothing_is_left_out_of_every_comparison(
     logs: Logs, tmp_path: Path
 ) -> None:
@@ -1087,18 +1208,14 @@ def test_a_run_that_scored_nothing_is_left_out_of_every_comparison(
     [empty] = [s for s in report.summaries if s.run.settings["history"] == "rag"]
     assert empty.overall.n == 0 and empty.run.errors == QUESTIONS
     rows = read_csv(out, "methods")
-    assert list(rows[0])[2:] == ["no history", "full history"]
-    by_type = {row["question type"]: row for row in rows}
-    assert by_type["questions"] == {
-        "runs of": "mockllm/model-a, 128k",
-        "question type": "questions",
-        "no history": str(QUESTIONS),
-        "full history": str(QUESTIONS),
-    }
-    assert all(by_type["macro average"][m] for m in ("no history", "full history"))
-    gain = by_measure(read_csv(out, "gain"), "method")
-    assert {method for method, _ in gain} == {"full history"}
-    assert gain["full history", "overall"]["questions compared"] == str(QUESTIONS)
+    assert [row["method"] for row in rows] == ["no history", "full history"]
+    [compared] = {row["questions compared"] for row in read_csv(out, "method_differences")}
+    assert compared == str(QUESTIONS)
+    assert all(row["macro average"] for row in rows)
+    gain = by_measure(read_csv(out, "gain"), "run")
+    [full] = [s.label for s in report.summaries if s.run.settings["history"] == "full"]
+    assert {run for run, _ in gain} == {full}
+    assert gain[full, "overall"]["questions compared"] == str(QUESTIONS)
     published = read_csv(out, "published_methods")
     assert empty.label not in {row["run"] for row in published}
     assert {row["method"] for row in published} == {"full history"}

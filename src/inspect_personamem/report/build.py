@@ -51,6 +51,16 @@ from .tables import (
 )
 
 TITLE = "PersonaMem report"
+STATISTICS = (
+    "How the uncertainty is shown: an accuracy's 95% interval is Wilson's score interval "
+    "over the effective number of questions (questions over one shared history are "
+    "correlated, so fewer count than were asked) with t(contexts − 1): inside [0, 1] and "
+    "never a point at 0 or 1. A difference between two runs over the same questions "
+    "(gain, methods against each other) is paired question by question, its standard "
+    "error clustered by shared context, its interval ± t(contexts − 1) × that error; "
+    "`distinguishable from 0` says whether the interval excludes 0."
+)
+"""The page's first note (the console's notes are about the runs)."""
 
 
 @dataclass(frozen=True)
@@ -227,20 +237,21 @@ def build_report(
     for pattern in ("published_*", "methods_*"):  # of an earlier report into `out`
         for stale in figure_dir.glob(pattern):
             stale.unlink()
+    colours = figures.palette(summaries)
     category_figure = FigureFile(
         "Accuracy per question type (the paper's Figure 3)",
-        _relative(figures.category_figure(summaries, figure_dir, title), out),
+        _relative(figures.category_figure(summaries, colours, figure_dir, title), out),
     )
     sessions_figure = FigureFile(
         "Accuracy by sessions elapsed (the paper's Figure 4)",
-        _relative(figures.sessions_figure(summaries, figure_dir, title), out),
+        _relative(figures.sessions_figure(summaries, colours, figure_dir, title), out),
     )
     method_figures = [
         FigureFile(
             f"Methods per question type: {group.title} (the paper's Figure 5)",
             _relative(
                 figures.methods_figure(
-                    group, figure_dir, f"methods_{i}_{figures.slug(group.title)}", title
+                    group, colours, figure_dir, f"methods_{i}_{figures.slug(group.title)}", title
                 ),
                 out,
             ),
@@ -252,7 +263,12 @@ def build_report(
             f"{s.label} next to the published {SPLIT} numbers of {published.name}",
             _relative(
                 figures.published_figure(
-                    s, published, figure_dir, f"published_{i}_{figures.slug(s.label)}", title
+                    s,
+                    published,
+                    colours,
+                    figure_dir,
+                    f"published_{i}_{figures.slug(s.label)}",
+                    title,
                 ),
                 out,
             ),
@@ -283,7 +299,7 @@ def build_report(
         (table_dir / f"{table.name}.csv").write_text(table.csv(), encoding="utf-8")
     page_title = f"{TITLE}: {title}" if title else TITLE
     first_line = headline(summaries)
-    index = write_page(out / "index.html", page_title, first_line, notes, sections)
+    index = write_page(out / "index.html", page_title, first_line, [STATISTICS, *notes], sections)
     return Report(
         index=index,
         headline=first_line,

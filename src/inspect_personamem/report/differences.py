@@ -7,7 +7,10 @@ separate intervals suggest. Questions over one history are correlated, so the
 standard error is clustered by shared context: the deviations are summed per
 context, squared and added, times the small-sample factor G/(G-1) (G contexts), as
 Inspect's `stderr(cluster=...)` does for an accuracy. The 95% interval is the
-difference ± Student's t(G-1) × that error.
+difference ± Student's t(G-1) × that error, kept inside [-1, 1] (with few contexts
+t is large). Where the error cannot be estimated (one context, or every question's
+difference the same, which gives 0) the error and interval are left blank rather than
+shown as a point.
 
 The macro average (the mean of the per-category accuracies) is a weighted mean of the
 d's, a question weighing 1 / (categories × its category's questions); its clustered
@@ -40,7 +43,8 @@ class Difference:
     contexts: int
     difference: float
     stderr: float
-    """Clustered by shared context; NaN with fewer than two contexts."""
+    """Clustered by shared context; NaN with fewer than two contexts, or where every
+    question's difference is the same (an error of 0 would claim certainty)."""
     low: float
     high: float
 
@@ -91,11 +95,12 @@ def paired_difference(
         deviations[sample.context_id] += (d - means[key]) / (len(strata) * len(strata[key]))
     estimate = math.fsum(means.values()) / len(means)
     g = len(deviations)
-    if g < 2:
+    error = math.sqrt(math.fsum(v * v for v in deviations.values()) * g / (g - 1)) if g > 1 else 0
+    if not error:  # one context, or every difference the same: no spread to go by
         return Difference(len(paired), g, estimate, math.nan, math.nan, math.nan)
-    error = math.sqrt(math.fsum(v * v for v in deviations.values()) * g / (g - 1))
     half = t_quantile(g - 1) * error
-    return Difference(len(paired), g, estimate, error, estimate - half, estimate + half)
+    low, high = max(-1.0, estimate - half), min(1.0, estimate + half)
+    return Difference(len(paired), g, estimate, error, low, high)
 
 
 MEASURES: Mapping[str, Callable[[SampleResult], str]] = {

@@ -3,6 +3,8 @@
 matplotlib is needed only here (the `report` extra); no pyplot, so no global state
 and no display is touched. Figure sizes are fixed (`SIZES` at `DPI`), so the images
 have known pixel sizes. Error bars and bands are the 95% intervals of `accuracy.py`.
+Each run has one colour in every figure (`palette`, by run label), so a method is
+found by its colour from figure to figure.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from matplotlib.axes import Axes
@@ -46,11 +48,17 @@ def _titled(title: str, suffix: str) -> str:
     return f"{title}\n{suffix}" if suffix else title
 
 
-def _colours(count: int) -> list[tuple[float, float, float, float]]:
+Colour = tuple[float, float, float, float]
+PUBLISHED_COLOUR: Colour = (0.35, 0.35, 0.35, 1.0)
+"""The published numbers' bars and line: grey, a colour no run has."""
+
+
+def palette(summaries: Sequence[RunSummary]) -> dict[str, Colour]:
+    """Run label -> its colour in every figure, in the order of the runs."""
     from matplotlib import colormaps
 
-    cmap = colormaps["tab10" if count <= 10 else "tab20"]
-    return [cmap(i % cmap.N) for i in range(count)]
+    cmap = colormaps["tab10" if len(summaries) <= 10 else "tab20"]
+    return {s.label: cmap(i % cmap.N) for i, s in enumerate(summaries)}
 
 
 def _errors(estimates: Sequence[Accuracy]) -> list[list[float]]:
@@ -70,10 +78,11 @@ def _category_axis(axes: Axes, keys: Sequence[str]) -> None:
     axes.grid(axis="y", alpha=0.3)
 
 
-def _bars(axes: Axes, series: Sequence[tuple[str, list[Accuracy] | list[float]]]) -> None:
-    """Grouped bars over the seven categories, one series per run (or published model)."""
+def _bars(axes: Axes, series: Sequence[tuple[str, list[Accuracy] | list[float], Colour]]) -> None:
+    """Grouped bars over the seven categories, one series (label, values, colour) per run
+    (or published model)."""
     width = 0.8 / max(1, len(series))
-    for i, ((label, values), colour) in enumerate(zip(series, _colours(len(series)), strict=True)):
+    for i, (label, values, colour) in enumerate(series):
         xs = [c - 0.4 + width * (i + 0.5) for c in range(len(CATEGORIES))]
         heights = [v.accuracy if isinstance(v, Accuracy) else v for v in values]
         estimates = [v for v in values if isinstance(v, Accuracy)]
@@ -84,13 +93,18 @@ def _bars(axes: Axes, series: Sequence[tuple[str, list[Accuracy] | list[float]]]
         )  # fmt: skip
 
 
-def category_figure(summaries: Sequence[RunSummary], folder: Path, title: str) -> list[Path]:
+def category_figure(
+    summaries: Sequence[RunSummary], colours: Mapping[str, Colour], folder: Path, title: str
+) -> list[Path]:
     """Accuracy per question type, runs side by side (the paper's Figure 3)."""
     figure = Figure(figsize=SIZES["categories"], layout="constrained")
     axes = figure.subplots()
     _bars(
         axes,
-        [(s.label, [s.categories.get(k, NO_ESTIMATE) for k in CATEGORIES]) for s in summaries],
+        [
+            (s.label, [s.categories.get(k, NO_ESTIMATE) for k in CATEGORIES], colours[s.label])
+            for s in summaries
+        ],
     )
     _category_axis(axes, CATEGORIES)
     axes.set_title(_titled("Accuracy per question type (95% intervals)", title))
@@ -98,7 +112,9 @@ def category_figure(summaries: Sequence[RunSummary], folder: Path, title: str) -
     return _save(figure, folder, "categories")
 
 
-def methods_figure(group: MethodGroup, folder: Path, stem: str, title: str) -> list[Path]:
+def methods_figure(
+    group: MethodGroup, colours: Mapping[str, Colour], folder: Path, stem: str, title: str
+) -> list[Path]:
     """One model's methods side by side per question type (the paper's Figure 5)."""
     figure = Figure(figsize=SIZES["methods"], layout="constrained")
     axes = figure.subplots()
@@ -108,6 +124,7 @@ def methods_figure(group: MethodGroup, folder: Path, stem: str, title: str) -> l
             (
                 ", ".join([label, *s.run.marks]) + f" (macro {s.macro:.2f})",
                 [s.categories.get(k, NO_ESTIMATE) for k in CATEGORIES],
+                colours[s.label],
             )
             for label, s in group.runs
         ],
@@ -144,12 +161,14 @@ def _sessions_axis(axes: Axes) -> None:
     axes.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
 
 
-def sessions_figure(summaries: Sequence[RunSummary], folder: Path, title: str) -> list[Path]:
+def sessions_figure(
+    summaries: Sequence[RunSummary], colours: Mapping[str, Colour], folder: Path, title: str
+) -> list[Path]:
     """Accuracy against sessions elapsed, one line and band per run (the paper's Figure 4)."""
     figure = Figure(figsize=SIZES["sessions"], layout="constrained")
     axes = figure.subplots()
-    for summary, colour in zip(summaries, _colours(len(summaries)), strict=True):
-        _session_lines(axes, summary, colour, summary.label)
+    for summary in summaries:
+        _session_lines(axes, summary, colours[summary.label], summary.label)
     _sessions_axis(axes)
     axes.set_title(_titled("Accuracy by sessions elapsed (bands: 95% intervals)", title))
     _legend(figure, axes)
@@ -157,7 +176,12 @@ def sessions_figure(summaries: Sequence[RunSummary], folder: Path, title: str) -
 
 
 def published_figure(
-    summary: RunSummary, published: PublishedModel, folder: Path, stem: str, title: str
+    summary: RunSummary,
+    published: PublishedModel,
+    colours: Mapping[str, Colour],
+    folder: Path,
+    stem: str,
+    title: str,
 ) -> list[Path]:
     """One run next to the published numbers of the model it maps to."""
     figure = Figure(figsize=SIZES["published"], layout="constrained")
@@ -167,17 +191,26 @@ def published_figure(
     _bars(
         left,
         [
-            (ours, [summary.categories.get(k, NO_ESTIMATE) for k in CATEGORIES]),
-            (theirs, [published.categories.get(k, math.nan) for k in CATEGORIES]),
+            (
+                ours,
+                [summary.categories.get(k, NO_ESTIMATE) for k in CATEGORIES],
+                colours[summary.label],
+            ),
+            (
+                theirs,
+                [published.categories.get(k, math.nan) for k in CATEGORIES],
+                PUBLISHED_COLOUR,
+            ),
         ],
     )
     _category_axis(left, CATEGORIES)
     left.set_title("Accuracy per question type")
 
-    colours = _colours(2)
-    _session_lines(right, summary, colours[0], ours)
+    _session_lines(right, summary, colours[summary.label], ours)
     xs = sorted(published.sessions)
-    right.plot(xs, [published.sessions[x] for x in xs], marker="s", color=colours[1], label=theirs)
+    right.plot(
+        xs, [published.sessions[x] for x in xs], marker="s", color=PUBLISHED_COLOUR, label=theirs
+    )
     _sessions_axis(right)
     right.set_title("Accuracy by sessions elapsed")
     _legend(figure, right)

@@ -344,9 +344,7 @@ def gain_table(pairs: Sequence[GainPair]) -> Table:
     rows = [
         row
         for p in pairs
-        for row in _difference_rows(
-            (p.run.label, axes_label(p.run.run.settings), p.baseline.label), p.run, p.baseline
-        )
+        for row in _difference_rows((p.run.label, p.baseline.label), p.run, p.baseline)
     ]
     return Table(
         "gain",
@@ -356,7 +354,7 @@ def gain_table(pairs: Sequence[GainPair]) -> Table:
         "the same method, or for `rag` and `memory` of the official prompt; overall, "
         "macro average and per question type. Where a kind of run was made several "
         f"times, the latest complete one (else the latest). {DIFFERENCE_NOTE}",
-        ("run", "method", "baseline (no history)", *DIFFERENCE_COLUMNS),
+        ("run", "baseline (no history)", *DIFFERENCE_COLUMNS),
         tuple(rows),
     )
 
@@ -403,32 +401,34 @@ def method_groups(summaries: Sequence[RunSummary]) -> list[MethodGroup]:
     return result
 
 
-METHOD_ROWS = (*(CATEGORY_TITLES[k] for k in CATEGORIES), "macro average", "overall", "questions")
-
-
-def _method_column(s: RunSummary) -> list[Cell]:
-    """A run's values in the order of `METHOD_ROWS`, then its label."""
-    categories = [s.categories.get(k, NO_ESTIMATE).accuracy for k in CATEGORIES]
-    return [*categories, s.macro, s.overall.accuracy, s.overall.n, s.label]
-
-
 def methods_table(groups: Sequence[MethodGroup]) -> Table:
-    methods = list(dict.fromkeys(label for g in groups for label, _ in g.runs))
-    rows: list[tuple[Cell, ...]] = []
-    for g in groups:
-        columns = {label: _method_column(s) for label, s in g.runs}
-        for i, name in enumerate((*METHOD_ROWS, "run")):
-            rows.append(
-                (g.title, name, *(columns[m][i] if m in columns else None for m in methods))
-            )
+    """One row per run of a method group (the paper's Figure 5 in numbers)."""
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            g.title,
+            label,
+            *(s.categories.get(k, NO_ESTIMATE).accuracy for k in CATEGORIES),
+            s.macro,
+            s.overall.accuracy,
+        )
+        for g in groups
+        for label, s in g.runs
+    )
     return Table(
         "methods",
         "Methods side by side per question type (the paper's Figure 5)",
         "Runs of one model (name and model arguments), split and setting that differ only "
         "in how they answered, each over the questions all of them scored. Where a kind of "
-        "run was made several times, the latest complete one (else the latest).",
-        ("runs of", "question type", *methods),
-        tuple(rows),
+        "run was made several times, the latest complete one (else the latest). Their "
+        "paired differences, with the questions compared: `method_differences` and `gain`.",
+        (
+            "runs of",
+            "method",
+            *(CATEGORY_TITLES[k] for k in CATEGORIES),
+            "macro average",
+            "overall",
+        ),  # fmt: skip
+        rows,
     )
 
 
