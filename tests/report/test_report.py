@@ -788,13 +788,13 @@ def test_the_page_reads_at_1280_and_1400_px(
 ) -> None:
     """Runs of four methods (long labels, wide tables): no word of a table is broken
     across lines, the page itself never scrolls sideways, and the tables a reader looks
-    at first (results, the runs, methods and their differences) fit without scrolling."""
+    at first (results, methods, their differences and cost) fit without scrolling."""
     report = methods_report(method_logs, tmp_path / "out")
     found = measured(report.index, chromium, width, tmp_path)
-    print(found)
     assert found["broken"] == []
     assert found["page"] <= found["viewport"]
-    assert not {"overall", "methods", "method_differences", "gain"} & set(found["scrolled"])
+    first_read = {"overall", "methods", "method_differences", "gain", "cost"}
+    assert not first_read & set(found["scrolled"])
 
 
 def test_json_logs_in_a_folder_are_read_whatever_their_name(logs: Logs, tmp_path: Path) -> None:
@@ -1184,6 +1184,71 @@ def test_a_run_has_one_colour_in_every_figure(method_logs: MethodLogs, tmp_path:
     by_method = [colours[labels[m]] for m in [*methods, "rag (bm25, top 4)"]]
     [svg] = (tmp_path / "figures").glob("methods_1_*.svg")
     assert bar_colours(svg) == by_method != by_start
+
+
+def counting_model(counts: list[int]) -> Model:
+    """model-a's answers, each call's messages counted into `counts`: the stand-in's
+    usage is one input token a message and one output token a reply."""
+
+    def reply(messages: list[ChatMessage]) -> str:
+        counts.append(len(messages))
+        return hashed_answer("a", messages)
+
+    return mock_model(reply, "mockllm/model-a")
+
+
+def test_cost_beside_accuracy_with_the_stand_ins_tokens_and_a_known_price(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """model-a's full- and no-history runs, recorded as `openai/gpt-4o-mini` (0.15 and
+    0.60 dollars per million input and output tokens in the shipped table)."""
+    locations: dict[str, str] = {}
+    counts: dict[str, list[int]] = {}
+    for history in ("full", "none"):
+        counts[history] = []
+        model = counting_model(counts[history])
+        location = run(model, tmp_path / history, logs.data, task_args={"history": history})
+        log = read_eval_log(location)
+        log.eval.model = "openai/gpt-4o-mini"
+        locations[history] = str(tmp_path / f"{history}.json")
+        write_eval_log(log, locations[history])
+    report = build_report(list(locations.values()), tmp_path / "out")
+    rows = {row["method"]: row for row in read_csv(tmp_path / "out", "cost")}
+    dollars = {}
+    for history in ("full", "none"):
+        row = rows[{"full": "full history", "none": "no history"}[history]]
+        sent, replied = sum(counts[history]) / QUESTIONS, len(counts[history]) / QUESTIONS
+        assert close(row["input tokens"], sent) and close(row["output tokens"], replied)
+        assert row["cached input tokens"] == "0.0" and row["memory input tokens"] == ""
+        dollars[history] = (sent * 0.15 + replied * 0.60) / 1e6
+        assert close(row["USD"], dollars[history])
+    full, none = (expected_from_log(locations[k]) for k in ("full", "none"))
+    gain = mean(list(full.values.values())) - mean(list(none.values.values()))
+    assert gain > 0 and close(rows["full history"]["gain"], gain)
+    per_point = (dollars["full"] - dollars["none"]) / (100 * gain)
+    assert close(rows["full history"]["USD per point"], per_point)
+    assert rows["no history"]["gain"] == rows["no history"]["USD per point"] == ""
+    [figure] = [f for f in report.figures if f.files[0].name == "cost.png"]
+    width, height = SIZES["cost"]
+    assert png_size(tmp_path / "out" / figure.files[0]) == (round(width * DPI), round(height * DPI))
+
+
+def test_a_memory_systems_own_tokens_are_read_from_its_samples(
+    method_logs: MethodLogs, tmp_path: Path
+) -> None:
+    """The memory run with what a memory system reports per question grafted in (LLM
+    and embedder tokens, and a count that is not tokens); the mock model has no price."""
+    log = read_eval_log(method_logs.memory)
+    for sample in log.samples or []:
+        sample.metadata["memory"]["memory_usage"] = {
+            "llm_input_tokens": 7, "llm_output_tokens": 2, "embedding_input_tokens": 3,
+            "llm_calls": 5,
+        }  # fmt: skip
+    write_eval_log(log, str(tmp_path / "memory.json"))
+    build_report([tmp_path / "memory.json"], tmp_path / "out")
+    [row] = read_csv(tmp_path / "out", "cost")
+    assert (row["memory input tokens"], row["memory output tokens"]) == ("10.0", "2.0")
+    assert row["USD"] == row["USD per point"] == ""
 
 
 def test_a_run_that_scored_nothing_is_left_out_of_every_comparison(

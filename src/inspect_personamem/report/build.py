@@ -4,10 +4,10 @@ Output folder layout::
 
     index.html               the page (figures embedded; links to the files below)
     tables/<name>.md, .csv   overall, runs, categories, methods, method_differences,
-                             gain, sessions, published, published_methods, topics,
+                             gain, cost, sessions, published, published_methods, topics,
                              estimates (methods, method_differences, gain and the
                              published ones only when they apply)
-    figures/<name>.png, .svg categories, sessions, methods_<n>_<model>,
+    figures/<name>.png, .svg categories, cost, sessions, methods_<n>_<model>,
                              published_<n>_<run>
 """
 
@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from ..cost.prices import load_prices
 from .accuracy import RunSummary, summarise
 from .check import check
+from .costs import cost_table, run_costs
 from .html_page import FigureFile, write_page
 from .labels import run_labels
 from .logs import ReportError, read_runs
@@ -242,6 +244,12 @@ def build_report(
         "Accuracy per question type (the paper's Figure 3)",
         _relative(figures.category_figure(summaries, colours, figure_dir, title), out),
     )
+    prices = load_prices()
+    costs = run_costs(compared, prices)
+    cost_figure = FigureFile(
+        "Accuracy against input tokens per question, no-history runs as reference lines",
+        _relative(figures.cost_figure(costs, colours, figure_dir, title), out),
+    )
     sessions_figure = FigureFile(
         "Accuracy by sessions elapsed (the paper's Figure 4)",
         _relative(figures.sessions_figure(summaries, colours, figure_dir, title), out),
@@ -283,13 +291,14 @@ def build_report(
     methods = [methods_table(groups), method_differences_table(groups)] if groups else []
     published_by_method = [published_methods_table(method_matches)] if method_matches else []
     sessions = sessions_table(summaries)
+    cost = cost_table(costs, pairs, prices)
     published = [published_table(matches)] if matches else []
     topics = topic_table(summaries)
     estimates = estimates_table(summaries)
     sections: list[Table | FigureFile] = [
         overall, runs, category_figure, categories, *method_figures, *methods, *gain,
-        sessions_figure, sessions, *published_figures, *published, *published_by_method,
-        topics, estimates,
+        cost_figure, cost, sessions_figure, sessions, *published_figures, *published,
+        *published_by_method, topics, estimates,
     ]  # fmt: skip
     tables = [section for section in sections if isinstance(section, Table)]
     table_dir = out / "tables"
@@ -305,7 +314,13 @@ def build_report(
         headline=first_line,
         summaries=summaries,
         tables=tables,
-        figures=[category_figure, sessions_figure, *method_figures, *published_figures],
+        figures=[
+            category_figure,
+            cost_figure,
+            sessions_figure,
+            *method_figures,
+            *published_figures,
+        ],
         notes=notes,
     )
 

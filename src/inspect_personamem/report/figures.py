@@ -21,6 +21,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..data.question_types import CATEGORIES, CATEGORY_TITLES
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary
+from .costs import RunCost
 from .published import SPLIT, PublishedModel
 from .tables import MethodGroup
 
@@ -30,6 +31,7 @@ SIZES: dict[str, tuple[float, float]] = {
     "sessions": (11.0, 6.0),
     "published": (15.0, 6.0),
     "methods": (12.0, 6.5),
+    "cost": (11.0, 6.5),
 }
 """Figure kind -> size in inches; pixels are these times DPI."""
 FORMATS = ("png", "svg")
@@ -216,6 +218,35 @@ def published_figure(
     _legend(figure, right)
     figure.suptitle(_titled(f"{summary.label} next to published {published.name}", title))
     return _save(figure, folder, stem)
+
+
+def cost_figure(
+    costs: Sequence[RunCost], colours: Mapping[str, Colour], folder: Path, title: str
+) -> list[Path]:
+    """Accuracy against input tokens per question (the model's and the memory system's),
+    one point per run; each no-history run a dashed reference line in its colour."""
+    figure = Figure(figsize=SIZES["cost"], layout="constrained")
+    axes = figure.subplots()
+    for c in costs:
+        s = c.summary
+        colour = colours[s.label]
+        reference = s.run.settings["history"] == "none"
+        if reference:
+            axes.axhline(s.overall.accuracy, color=colour, linestyle="--", linewidth=1)
+        axes.errorbar(
+            [c.tokens.input + c.tokens.memory_input], [s.overall.accuracy],
+            yerr=_errors([s.overall]), fmt="o", color=colour, capsize=3, markersize=7,
+            label=s.label + (" (dashed line)" if reference else ""),
+        )  # fmt: skip
+    axes.set_xlabel("input tokens per question (model + memory system)")
+    axes.set_ylabel("accuracy")
+    axes.set_ylim(0, 1)
+    axes.set_xlim(left=0)
+    axes.axhline(CHANCE, color="grey", linestyle=":", linewidth=1, label="chance (4 options)")
+    axes.grid(alpha=0.3)
+    axes.set_title(_titled("Accuracy against input tokens per question (95% intervals)", title))
+    _legend(figure, axes)
+    return _save(figure, folder, "cost")
 
 
 def slug(text: str) -> str:
