@@ -527,32 +527,30 @@ def published_gpt_4o() -> dict[str, float]:
 
 def test_published_comparison_uses_the_named_model(logs: Logs, report_dir: Path) -> None:
     rows = read_csv(report_dir, "published")
-    published = [row for row in rows if row["source"] == "published: GPT-4o"]
     # model-a's two full-history runs: the published numbers are full-history runs, so the
     # no-history one is left out (with a note); model-b has no mapping
-    assert len(published) == 2
-    assert all("full history" in row["run"] for row in published)
+    assert len({row["run"] for row in rows}) == 2
+    assert all("full history" in row["run"] for row in rows)
+    assert {row["published model"] for row in rows} == {"GPT-4o"}
     page = (report_dir / "index.html").read_text(encoding="utf-8")
     assert "history=none, answer=choice; the published numbers are full-history" in page
     gpt_4o = published_gpt_4o()
-    for row in published:
-        assert float(row["overall"]) == 0.45
-        assert float(row["Recall user-shared facts"]) == gpt_4o["Recall User Shared Facts"]
-        assert float(row["Suggest new ideas"]) == gpt_4o["Suggest New Ideas"]
     expected = expected_by_label(logs, report_dir)
-    ours = {row["run"]: row for row in rows if row["source"] == "this run"}
-    for label, row in ours.items():
+    by_run_measure = by_measure(rows, "run")
+    for label in {row["run"] for row in rows}:
+        row = by_run_measure[label, "overall"]
+        ours = mean(list(expected[label].values.values()))
+        assert float(row["published"]) == 0.45 and close(row["this run"], ours)
+        assert close(row["difference"], ours - 0.45)
         categories = grouped(expected[label], "category")
-        assert close(row["overall"], mean(list(expected[label].values.values())))
-        for key in CATEGORIES:
-            assert close(row[CATEGORY_TITLES[key]], categories.get(key, math.nan))
-    for row in rows:
-        if row["source"] == "difference":
-            assert close(row["overall"], float(ours[row["run"]]["overall"]) - 0.45)
-            title = "Recall user-shared facts"
-            assert close(
-                row[title], float(ours[row["run"]][title]) - gpt_4o["Recall User Shared Facts"]
-            )
+        for key, theirs in (
+            ("recall_user_shared_facts", "Recall User Shared Facts"),
+            ("suggest_new_ideas", "Suggest New Ideas"),
+        ):
+            row = by_run_measure[label, CATEGORY_TITLES[key]]
+            assert float(row["published"]) == gpt_4o[theirs]
+            assert close(row["this run"], categories.get(key, math.nan))
+            assert close(row["difference"], categories.get(key, math.nan) - gpt_4o[theirs])
 
 
 def png_size(path: Path) -> tuple[int, int]:
