@@ -14,9 +14,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "inspect_personamem"
 
 ROOMS = ["types", "errors", "data", "settings", "http_client", "history", "answer", "scoring"]
 """Rooms in the order data flows through them: each may import only rooms before it
-(and itself). The tools on top (report, cost, offline, tasks, cli) may import these."""
+(and itself). The tools on top (report, cost, offline, tasks, cli) may import these;
+the report also reads the cost tool's price table (its cost view), never the reverse."""
 TOOLS_MAY_NOT = {
-    "report": {"history", "answer", "offline", "cost", "tasks"},
+    "report": {"history", "answer", "offline", "tasks"},
     "cost": {"history", "answer", "offline", "report", "tasks"},
 }
 

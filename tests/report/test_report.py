@@ -13,6 +13,7 @@ import base64
 import csv
 import hashlib
 import html
+import json
 import math
 import re
 import shutil
@@ -21,7 +22,7 @@ import subprocess
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,12 @@ from inspect_personamem.data.question_types import CATEGORIES, CATEGORY_TITLES
 from inspect_personamem.data.spec import PERSONAMEM, RELEASED
 from inspect_personamem.offline.synthetic import generate_split, write_questions
 from inspect_personamem.report import ReportError, build_report
+from inspect_personamem.report.accuracy import accuracy_of
+from inspect_personamem.report.build import Report
+from inspect_personamem.report.differences import paired_difference, t_quantile
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.logs import read_runs
+from inspect_personamem.report.logs import SampleResult, read_runs
+from inspect_personamem.settings import axes_label
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
 pytestmark = pytest.mark.report
@@ -61,10 +66,16 @@ def synthetic_data_stands_for_the_release() -> Iterator[None]:
 
 ROOT = Path(__file__).resolve().parents[2]
 TASK = "inspect_personamem/personamem_128k"
-T_975 = {1: 12.706204736174698, 2: 4.302652729749464, 3: 3.182446305284263}
+T_975 = {
+    1: 12.706204736174698,
+    2: 4.302652729749464,
+    3: 3.182446305284263,
+    4: 2.7764451051977987,
+}
 """Student's t, 97.5% quantile, by degrees of freedom."""
-T_975_DF3 = T_975[3]
 CONTEXTS = 4
+TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"]
+"""matplotlib's first four colours, each run's in the order the runs started."""
 QUESTIONS = 24
 
 
@@ -235,6 +246,23 @@ def clustered_se(values: dict[str, float], clusters: dict[str, str]) -> float:
     return math.sqrt(sum(s * s for s in sums.values()) * c / (c - 1)) / len(values)
 
 
+def wilson(p: float, n: float, t: float) -> tuple[float, float]:
+    """Wilson's score interval for a proportion `p` over `n` questions, critical value `t`."""
+    centre = (p + t * t / (2 * n)) / (1 + t * t / n)
+    half = t * math.sqrt(p * (1 - p) / n + t * t / (4 * n * n)) / (1 + t * t / n)
+    return centre - half, centre + half
+
+
+def clustered_wilson(values: dict[str, float], clusters: dict[str, str]) -> tuple[float, float]:
+    """The cluster-adjusted Wilson interval, written out: over the effective number of
+    questions p(1-p) / clustered variance (at most n; n where either is 0), with
+    t(contexts - 1)."""
+    p, n = mean(list(values.values())), len(values)
+    variance = clustered_se(values, clusters) ** 2
+    effective = min(p * (1 - p) / variance, n) if p * (1 - p) > 0 and variance > 0 else n
+    return wilson(p, effective, T_975[len(set(clusters.values())) - 1])
+
+
 def grouped(expected: Expected, field: str) -> dict[str, float]:
     groups: dict[str, list[float]] = defaultdict(list)
     for key, value in expected.values.items():
@@ -313,9 +341,8 @@ def test_overall_table_matches_recomputation(logs: Logs, report_dir: Path) -> No
         assert int(row["contexts"]) == len(set(clusters.values()))
         assert close(row["unparsed share"], mean(list(e.unparsed.values())))
         if len(set(clusters.values())) == CONTEXTS:
-            # t(0.975, contexts - 1) x the clustered error, clipped to [0, 1]
-            assert close(row["ci95 low"], max(0.0, accuracy - T_975_DF3 * se))
-            assert close(row["ci95 high"], min(1.0, accuracy + T_975_DF3 * se))
+            low, high = clustered_wilson(e.values, clusters)
+            assert close(row["ci95 low"], low) and close(row["ci95 high"], high)
         if e.stored is not None:
             assert abs(e.stored["stderr"] - se) < 1e-12  # Inspect's stored value, same formula
             assert abs(e.stored["accuracy"] - accuracy) < 1e-12
@@ -365,33 +392,131 @@ def test_estimates_table_holds_every_group_with_an_interval(logs: Logs, report_d
         assert close(row["accuracy"], mean([e.values[k] for k in keys]))
         clusters = {k: str(e.metadata[k]["shared_context_id"]) for k in keys}
         if len(set(clusters.values())) >= 2:
-            se = clustered_se({k: e.values[k] for k in keys}, clusters)
-            accuracy = mean([e.values[k] for k in keys])
-            t = T_975[len(set(clusters.values())) - 1]
-            assert close(row["stderr (clustered)"], se)
-            assert close(row["ci95 low"], max(0.0, accuracy - t * se))
-            assert close(row["ci95 high"], min(1.0, accuracy + t * se))
+            values = {k: e.values[k] for k in keys}
+            low, high = clustered_wilson(values, clusters)
+            assert close(row["stderr (clustered)"], clustered_se(values, clusters))
+            assert close(row["ci95 low"], low) and close(row["ci95 high"], high)
         else:  # one context: no clustered error can be estimated, none is shown
             assert row["stderr (clustered)"] == row["ci95 low"] == row["ci95 high"] == ""
 
 
+def results(*contexts: list[float]) -> list[SampleResult]:
+    """Questions with these scores, one list per shared context."""
+    return [
+        SampleResult(f"{c}-{i}", "c", "t", 1, str(c), value, 0.0, 1, False)
+        for c, values in enumerate(contexts)
+        for i, value in enumerate(values)
+    ]
+
+
+def test_intervals_at_small_n_and_at_0_or_1_are_not_points() -> None:
+    """A normal interval would be [1, 1] or [0, 0] here; Wilson's is n / (n + t²) below
+    1 and t² / (n + t²) above 0 (p = 1 or 0: no design effect can be estimated)."""
+    t2 = T_975[3] ** 2
+    right = accuracy_of(results([1.0], [1.0], [1.0], [1.0]))
+    assert right.accuracy == 1.0 and right.high == pytest.approx(1.0)
+    assert right.low == pytest.approx(4 / (4 + t2))
+    wrong = accuracy_of(results([0.0], [0.0], [0.0], [0.0]))
+    assert wrong.low == pytest.approx(0.0) and wrong.high == pytest.approx(t2 / (4 + t2))
+    one_context = accuracy_of(results([1.0, 1.0, 0.0]))
+    assert math.isnan(one_context.low) and math.isnan(one_context.shown_stderr)
+
+
+def test_intervals_widen_with_the_clustering() -> None:
+    """Contexts [1, 1], [0, 0], [1, 0]: p = 1/2, clustered variance (1² + 1² + 0²) x 3/2
+    / 6² = 1/12 against the binomial 1/24, a design effect of 2, so Wilson over 3
+    effective questions with t(2)."""
+    estimate = accuracy_of(results([1.0, 1.0], [0.0, 0.0], [1.0, 0.0]))
+    assert abs(estimate.stderr**2 - 1 / 12) < 1e-12
+    low, high = wilson(0.5, 3.0, T_975[2])
+    assert abs(estimate.low - low) < 1e-9 and abs(estimate.high - high) < 1e-9
+    assert 0 < estimate.low < wilson(0.5, 6.0, T_975[2])[0]  # wider than ignoring it
+
+
+def by_measure(rows: list[dict[str, str]], key: str) -> dict[tuple[str, str], dict[str, str]]:
+    """Difference rows by (`key` column, measure)."""
+    return {(row[key], row["measure"]): row for row in rows}
+
+
 def test_history_gain_pairs_the_latest_runs(logs: Logs, report_dir: Path) -> None:
     expected = expected_by_label(logs, report_dir)
-    [row] = read_csv(report_dir, "gain")  # model-b was only run with history
+    rows = read_csv(report_dir, "gain")
+    assert len({row["run"] for row in rows}) == 1  # model-b was only run with history
+    [row] = [row for row in rows if row["measure"] == "overall"]
     full, none = expected[row["run"]], expected[row["baseline (no history)"]]
-    assert row["method"] == "full history"
     # of model-a's two full-history runs, the complete one, not the later one whose
     # samples partly errored
     assert (full.key, none.key) == ("a_full", "a_none")
-    assert close(
-        row["overall"], mean(list(full.values.values())) - mean(list(none.values.values()))
-    )
+    d = {k: full.values[k] - none.values[k] for k in full.values}
+    clusters = {k: str(full.metadata[k]["shared_context_id"]) for k in d}
+    se = clustered_se(d, clusters)
+    assert close(row["difference"], mean(list(d.values()))) and close(row["stderr (clustered)"], se)
+    assert close(row["ci95 low"], mean(list(d.values())) - T_975[CONTEXTS - 1] * se)
+    assert row["distinguishable from 0"] == ("yes" if float(row["ci95 low"]) > 0 else "no")
     full_categories, none_categories = grouped(full, "category"), grouped(none, "category")
-    for key in CATEGORIES:
-        gain = full_categories.get(key, math.nan) - none_categories.get(key, math.nan)
-        assert close(row[CATEGORY_TITLES[key]], gain)
+    measures = {r["measure"]: r for r in rows}
+    assert set(measures) == {
+        "overall",
+        "macro average",
+        *(CATEGORY_TITLES[k] for k in full_categories),
+    }
+    for key in full_categories:
+        gain = full_categories[key] - none_categories[key]
+        assert close(measures[CATEGORY_TITLES[key]]["difference"], gain)
     macro_gain = mean(list(full_categories.values())) - mean(list(none_categories.values()))
-    assert close(row["macro average"], macro_gain)
+    assert close(measures["macro average"]["difference"], macro_gain)
+
+
+def test_t_quantile_read_off_inspect() -> None:
+    for df, t in T_975.items():
+        assert t_quantile(df) == pytest.approx(t, rel=1e-9)
+
+
+def test_a_paired_difference_is_clustered_by_context() -> None:
+    """Contexts A, B, C; d = a - b per question: A [1, 0], B [0, 1], C [-1, 0]. Mean
+    1/6; deviations summed per context 2/3, 2/3, -4/3, over n = 6: 1/9, 1/9, -2/9;
+    squares 6/81 times G/(G-1) = 3/2: 1/9, so the standard error is 1/3."""
+    a = results([1.0, 1.0], [0.0, 1.0], [0.0, 0.0])
+    b = results([0.0, 1.0], [0.0, 0.0], [1.0, 0.0])
+    d = paired_difference(a, b)
+    assert (d.n, d.contexts) == (6, 3)
+    assert d.difference == pytest.approx(1 / 6) and d.stderr == pytest.approx(1 / 3)
+    # 1/6 ± t(2) x 1/3 = 1/6 ± 1.43, kept inside [-1, 1]
+    assert (d.low, d.high) == (-1.0, 1.0)
+    assert d.distinguishable == "no"
+    # only the questions both scored count
+    assert paired_difference(a[:4], b).n == 4
+
+
+def test_a_clear_paired_difference_is_distinguishable_and_a_constant_one_has_no_interval() -> None:
+    """d per context A [1, 1], B [1, 1], C [1, 0], D [1, 1], E [1, 1]: mean 0.9;
+    deviations per context 0.2, 0.2, -0.8, 0.2, 0.2 over n = 10; squares 0.008 times 5/4:
+    0.01, so the error is 0.1 and the interval 0.9 ± t(4) x 0.1 excludes 0."""
+    a = results([1.0, 1.0], [1.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, 1.0])
+    d = paired_difference(a, [replace(s, value=0.0) for s in a])
+    assert d.stderr == pytest.approx(0.1) and d.low == pytest.approx(0.9 - T_975[4] * 0.1)
+    assert d.distinguishable == "yes"
+    # every question one point better: no spread to estimate an error from, so no
+    # interval rather than a point that claims certainty
+    same = paired_difference(a, [replace(s, value=s.value - 1) for s in a])
+    assert same.difference == 1.0 and math.isnan(same.low) and same.distinguishable == ""
+
+
+def test_a_macro_difference_weighs_each_category_the_same() -> None:
+    """Categories x (3 questions: d = 1, 1, 0) and y (1 question: d = 0) over contexts
+    A, B: macro (2/3 + 0) / 2 = 1/3. Weights 1/(2 x 3) in x, 1/2 in y; deviations from
+    the category means: A (x: 1/3, 1/3; y: 0) -> 1/9, B (x: -2/3) -> -1/9; squares 2/81
+    times G/(G-1) = 2: 4/81, so the standard error is 2/9."""
+    a = [
+        SampleResult(i, cat, "t", 1, ctx, value, 0.0, 1, False)
+        for i, cat, ctx, value in (
+            ("1", "x", "A", 1.0), ("2", "x", "A", 1.0), ("3", "x", "B", 0.0), ("4", "y", "A", 0.0)
+        )
+    ]  # fmt: skip
+    b = [replace(s, value=0.0) for s in a]
+    d = paired_difference(a, b, lambda s: s.category)
+    assert d.difference == pytest.approx(1 / 3) and d.stderr == pytest.approx(2 / 9)
+    assert paired_difference(a, b).difference == pytest.approx(1 / 2)  # question-weighted
 
 
 def published_gpt_4o() -> dict[str, float]:
@@ -402,32 +527,30 @@ def published_gpt_4o() -> dict[str, float]:
 
 def test_published_comparison_uses_the_named_model(logs: Logs, report_dir: Path) -> None:
     rows = read_csv(report_dir, "published")
-    published = [row for row in rows if row["source"] == "published: GPT-4o"]
     # model-a's two full-history runs: the published numbers are full-history runs, so the
     # no-history one is left out (with a note); model-b has no mapping
-    assert len(published) == 2
-    assert all("full history" in row["run"] for row in published)
+    assert len({row["run"] for row in rows}) == 2
+    assert all("full history" in row["run"] for row in rows)
+    assert {row["published model"] for row in rows} == {"GPT-4o"}
     page = (report_dir / "index.html").read_text(encoding="utf-8")
     assert "history=none, answer=choice; the published numbers are full-history" in page
     gpt_4o = published_gpt_4o()
-    for row in published:
-        assert float(row["overall"]) == 0.45
-        assert float(row["Recall user-shared facts"]) == gpt_4o["Recall User Shared Facts"]
-        assert float(row["Suggest new ideas"]) == gpt_4o["Suggest New Ideas"]
     expected = expected_by_label(logs, report_dir)
-    ours = {row["run"]: row for row in rows if row["source"] == "this run"}
-    for label, row in ours.items():
+    by_run_measure = by_measure(rows, "run")
+    for label in {row["run"] for row in rows}:
+        row = by_run_measure[label, "overall"]
+        ours = mean(list(expected[label].values.values()))
+        assert float(row["published"]) == 0.45 and close(row["this run"], ours)
+        assert close(row["difference"], ours - 0.45)
         categories = grouped(expected[label], "category")
-        assert close(row["overall"], mean(list(expected[label].values.values())))
-        for key in CATEGORIES:
-            assert close(row[CATEGORY_TITLES[key]], categories.get(key, math.nan))
-    for row in rows:
-        if row["source"] == "difference":
-            assert close(row["overall"], float(ours[row["run"]]["overall"]) - 0.45)
-            title = "Recall user-shared facts"
-            assert close(
-                row[title], float(ours[row["run"]][title]) - gpt_4o["Recall User Shared Facts"]
-            )
+        for key, theirs in (
+            ("recall_user_shared_facts", "Recall User Shared Facts"),
+            ("suggest_new_ideas", "Suggest New Ideas"),
+        ):
+            row = by_run_measure[label, CATEGORY_TITLES[key]]
+            assert float(row["published"]) == gpt_4o[theirs]
+            assert close(row["this run"], categories.get(key, math.nan))
+            assert close(row["difference"], categories.get(key, math.nan) - gpt_4o[theirs])
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -480,13 +603,13 @@ def test_history_gain_compares_only_the_questions_both_runs_scored(
     limited = read_eval_log(run(model, folder, logs.data, limit=10))
     complete = run(model, folder, logs.data, task_args={"history": "none"})
     report = build_report([folder], tmp_path / "out")
-    [row] = read_csv(tmp_path / "out", "gain")
+    [row] = [row for row in read_csv(tmp_path / "out", "gain") if row["measure"] == "overall"]
     assert row["questions compared"] == "10"
     limited_ids = {str(sample.id) for sample in limited.samples or []}
     none = expected_from_log(complete)
     full = expected_from_log(str(limited.location))
     gain = mean(list(full.values.values())) - mean([none.values[k] for k in limited_ids])
-    assert close(row["overall"], gain)
+    assert close(row["difference"], gain)
     assert [s.overall.n for s in report.summaries] == [10, QUESTIONS]
 
 
@@ -608,6 +731,70 @@ def test_page_renders_in_headless_chromium(report_dir: Path, chromium: str, tmp_
     assert colours is not None and len(colours) > 20  # text, tables and figures, not a blank page
 
 
+MEASURE = r"""<script>
+window.addEventListener("load", () => {
+  const broken = [];
+  for (const cell of document.querySelectorAll("td, th")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.textContent.matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        if (lines.size > 1) broken.push(word[0]);
+      }
+    }
+  }
+  const scrolled = [...document.querySelectorAll("section")]
+    .filter((s) => s.querySelector(".scroll").scrollWidth > s.querySelector(".scroll").clientWidth)
+    .map((s) => s.id);
+  const out = document.createElement("pre");
+  out.id = "measured";
+  out.textContent = JSON.stringify({
+    broken, scrolled, page: document.documentElement.scrollWidth, viewport: window.innerWidth,
+  });
+  document.body.appendChild(out);
+});
+</script>"""
+"""Run in the page once it is laid out: every word of a table cell broken across lines,
+the tables that scroll in their box, and the page's width against the window's."""
+
+
+def measured(page: Path, chromium: str, width: int, folder: Path) -> dict[str, Any]:
+    """`MEASURE`'s findings for `page` laid out in a window `width` px wide."""
+    copy = folder / f"measure_{width}.html"
+    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"))
+    dom = subprocess.run(
+        [
+            chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            f"--user-data-dir={folder / 'profile'}", "--hide-scrollbars",
+            f"--window-size={width},2000", "--virtual-time-budget=10000", "--dump-dom",
+            copy.as_uri(),
+        ],  # fmt: skip
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom.stdout, re.S)
+    assert found, dom.stderr[-2000:]
+    result: dict[str, Any] = json.loads(html.unescape(found.group(1)))
+    return result
+
+
+@pytest.mark.parametrize("width", [1280, 1400])
+def test_the_page_reads_at_1280_and_1400_px(
+    method_logs: MethodLogs, tmp_path: Path, chromium: str, width: int
+) -> None:
+    """Runs of four methods (long labels, wide tables): no word of a table is broken
+    across lines, the page itself never scrolls sideways, and the tables a reader looks
+    at first (results, methods, their differences and cost) fit without scrolling."""
+    report = methods_report(method_logs, tmp_path / "out")
+    found = measured(report.index, chromium, width, tmp_path)
+    assert found["broken"] == []
+    assert found["page"] <= found["viewport"]
+    first_read = {"overall", "methods", "method_differences", "gain", "cost"}
+    assert not first_read & set(found["scrolled"])
+
+
 def test_json_logs_in_a_folder_are_read_whatever_their_name(logs: Logs, tmp_path: Path) -> None:
     folder = tmp_path / "logs"
     (folder / "sub").mkdir(parents=True)
@@ -642,11 +829,11 @@ def test_markdown_tables_escape_markup_and_pipes(logs: Logs, tmp_path: Path) -> 
 
 
 def test_overall_tables_fit_a_1400_px_page(report_dir: Path) -> None:
-    """An estimate from the CSS: 13 px text is at most 7.5 px a character; cells keep
-    their text on one line except a table's first and last column, which wrap at 16em."""
+    """An estimate from the CSS: 13 px text is at most 7.5 px a character; number cells
+    keep their text on one line, text cells wrap (here taken to wrap at 16em)."""
     page = (report_dir / "index.html").read_text(encoding="utf-8")
     assert "max-width: 1400px" in page
-    assert "td:first-child, td:last-child { white-space: normal; max-width: 16em;" in page
+    assert "td.text { white-space: normal; text-align: left; }" in page
     for name in ("overall", "runs"):
         text = (report_dir / "tables" / f"{name}.md").read_text(encoding="utf-8")
         columns, _, *rows = (
@@ -656,10 +843,10 @@ def test_overall_tables_fit_a_1400_px_page(report_dir: Path) -> None:
         for i, column in enumerate(columns):
             longest_word = max(len(word) for word in column.split())
             cells = max(len(html.unescape(row[i])) for row in rows)
-            wraps = i in (0, len(columns) - 1)
-            widths.append(16 * 13 if wraps else max(longest_word, cells) * 7.5)
+            wraps = any(re.search(r"[^\d.–-]", html.unescape(row[i])) for row in rows)
+            widths.append(min(16 * 13, cells * 7.5) if wraps else max(longest_word, cells) * 7.5)
         assert len(columns) <= 14
-        assert sum(width + 15 for width in widths) <= 1400 - 2 * 16, (name, widths)
+        assert sum(width + 11 for width in widths) <= 1400 - 2 * 16, (name, widths)
 
 
 def cancelled_log(logs: Logs, folder: Path) -> EvalLog:
@@ -778,14 +965,18 @@ def test_a_limited_run_is_marked_a_subset_and_kept_out_of_the_published_comparis
     assert f"{html.escape(subset[0])} next to the published 128k numbers of GPT-4o" in page
 
 
-def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
-    logs: Logs, tmp_path: Path
-) -> None:
-    """Full history, no history, RAG (BM25, no model needed) and a memory system of one
-    model: the Figure 5 table and figure, every method's gain over no history, and the
-    published 128k RAG numbers next to the runs of the model mapped to GPT-4o."""
-    folder = tmp_path / "logs"
-    folder.mkdir()
+@dataclass(frozen=True)
+class MethodLogs:
+    """Four methods of one model in one folder: full and no history, RAG, memory."""
+
+    folder: Path
+    rag: str
+    memory: str
+
+
+@pytest.fixture(scope="module")
+def method_logs(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> MethodLogs:
+    folder = tmp_path_factory.mktemp("methods")
     for key in ("a_full", "a_none"):
         shutil.copy(logs.locations[key], folder / f"{key}.eval")
     model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
@@ -794,8 +985,22 @@ def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
     )
     memory_args = {"history": "memory", "memory": "memory_fixtures:SpyMemory"}
     memory = run(model, folder, logs.data, task_args=memory_args)
+    return MethodLogs(folder, rag, memory)
+
+
+def methods_report(method_logs: MethodLogs, out: Path) -> Report:
+    return build_report([method_logs.folder], out, name_overrides={"mockllm/model-a": "GPT-4o"})
+
+
+def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
+    logs: Logs, method_logs: MethodLogs, tmp_path: Path
+) -> None:
+    """Full history, no history, RAG (BM25, no model needed) and a memory system of one
+    model: the Figure 5 table and figure, every method's gain over no history, and the
+    published 128k RAG numbers next to the runs of the model mapped to GPT-4o."""
+    rag, memory = method_logs.rag, method_logs.memory
     out = tmp_path / "out"
-    report = build_report([folder], out, name_overrides={"mockllm/model-a": "GPT-4o"})
+    report = methods_report(method_logs, out)
     expected = {
         "no history": expected_from_log(logs.locations["a_none"]),
         "full history": expected_from_log(logs.locations["a_full"]),
@@ -803,32 +1008,44 @@ def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
         "rag (bm25, top 4)": expected_from_log(rag),
     }
     rows = read_csv(out, "methods")
-    assert list(rows[0])[2:] == list(expected)  # no history and full history first, then by name
-    assert [row["question type"] for row in rows][-4:] == [
-        "macro average",
-        "overall",
-        "questions",
-        "run",
-    ]
-    by_type = {row["question type"]: row for row in rows}
+    # one row per run, no history and full history first, then by name
+    assert [row["method"] for row in rows] == list(expected)
+    by_method = {row["method"]: row for row in rows}
     for method, e in expected.items():
+        row = by_method[method]
         categories = grouped(e, "category")
         for key in CATEGORIES:
-            assert close(by_type[CATEGORY_TITLES[key]][method], categories.get(key, math.nan))
-        assert close(by_type["macro average"][method], mean(list(categories.values())))
-        assert close(by_type["overall"][method], mean(list(e.values.values())))
-        assert by_type["questions"][method] == str(QUESTIONS)
+            assert close(row[CATEGORY_TITLES[key]], categories.get(key, math.nan))
+        assert close(row["macro average"], mean(list(categories.values())))
+        assert close(row["overall"], mean(list(e.values.values())))
 
-    gains = {row["method"]: row for row in read_csv(out, "gain")}
-    assert set(gains) == set(expected) - {"no history"}
-    labels = {s.run.location: s.label for s in report.summaries}
+    gains = by_measure(read_csv(out, "gain"), "run")
+    labels = {axes_label(s.run.settings): s.label for s in report.summaries}
+    assert {run for run, _ in gains} == {labels[m] for m in expected if m != "no history"}
     none = expected["no history"]
-    for method, row in gains.items():
-        assert row["baseline (no history)"] == labels[str(folder / "a_none.eval")]
+    for method in set(expected) - {"no history"}:
+        row = gains[labels[method], "overall"]
+        assert row["baseline (no history)"] == labels["no history"]
         gain = mean(list(expected[method].values.values())) - mean(list(none.values.values()))
-        assert close(row["overall"], gain)
+        assert close(row["difference"], gain)
         macro = mean(list(grouped(expected[method], "category").values()))
-        assert close(row["macro average"], macro - mean(list(grouped(none, "category").values())))
+        macro_gain = macro - mean(list(grouped(none, "category").values()))
+        assert close(gains[labels[method], "macro average"]["difference"], macro_gain)
+    # every method against each one before it, the later minus the earlier, over all
+    pairs = {
+        (row["method"], row["against"], row["measure"]): row
+        for row in read_csv(out, "method_differences")
+    }
+    methods = list(expected)
+    assert len(pairs) == 2 * len(methods) * (len(methods) - 1) // 2  # overall and macro
+    for i, earlier in enumerate(methods):
+        for later in methods[i + 1 :]:
+            d = {k: v - expected[earlier].values[k] for k, v in expected[later].values.items()}
+            clusters = {k: str(none.metadata[k]["shared_context_id"]) for k in d}
+            row = pairs[later, earlier, "overall"]
+            assert row["questions compared"] == str(QUESTIONS)
+            assert close(row["difference"], mean(list(d.values())))
+            assert close(row["stderr (clustered)"], clustered_se(d, clusters))
 
     [figure] = [f for f in report.figures if f.files[0].name.startswith("methods_1_")]
     width, height = SIZES["methods"]
@@ -933,18 +1150,103 @@ def test_runs_of_one_model_name_with_other_model_arguments_are_other_models(
     labels = {s.run.location: s.label for s in report.summaries}
     assert len(set(labels.values())) == 4
     assert labels[locations["0.1", "none"]] == "personamem/oracle (decay=0.1), no history"
-    gains = {row["run"]: row for row in read_csv(tmp_path / "out", "gain")}
-    assert len(gains) == 2
+    gains = by_measure(read_csv(tmp_path / "out", "gain"), "run")
+    assert len({run for run, _ in gains}) == 2
     for decay in ("0.0", "0.1"):
         full, none = locations[decay, "full"], locations[decay, "none"]
-        row = gains[labels[full]]
+        row = gains[labels[full], "overall"]
         assert row["baseline (no history)"] == labels[none]
         values = [mean(list(expected_from_log(x).values.values())) for x in (full, none)]
-        assert close(row["overall"], values[0] - values[1])
+        assert close(row["difference"], values[0] - values[1])
     groups = {row["runs of"] for row in read_csv(tmp_path / "out", "methods")}
     assert groups == {f"personamem/oracle (decay={d}), 128k" for d in ("0.0", "0.1")}
     models = {row["model"] for row in read_csv(tmp_path / "out", "runs")}
     assert models == {"personamem/oracle (decay=0.0)", "personamem/oracle (decay=0.1)"}
+
+
+def bar_colours(svg: Path) -> list[str]:
+    """The fill colours of a figure's bars, in the order they are drawn (series by series)."""
+    fills = re.findall(r"fill: (#[0-9a-f]{6})", svg.read_text(encoding="utf-8"))
+    return [c for c in dict.fromkeys(fills) if c != "#ffffff"]
+
+
+def test_a_run_has_one_colour_in_every_figure(method_logs: MethodLogs, tmp_path: Path) -> None:
+    """The methods figure orders runs by method (no history first), the categories figure
+    by start time: a run's bars have the same colour in both, and runs differ in colour."""
+    report = methods_report(method_logs, tmp_path)
+    colours = {s.label: c for s, c in zip(report.summaries, TAB10, strict=True)}
+    by_start = [colours[s.label] for s in report.summaries]
+    assert bar_colours(tmp_path / "figures" / "categories.svg") == by_start
+    labels = {axes_label(s.run.settings): s.label for s in report.summaries}
+    methods = ["no history", "full history", "memory (memory_fixtures:SpyMemory)"]
+    by_method = [colours[labels[m]] for m in [*methods, "rag (bm25, top 4)"]]
+    [svg] = (tmp_path / "figures").glob("methods_1_*.svg")
+    assert bar_colours(svg) == by_method != by_start
+
+
+def counting_model(counts: list[int]) -> Model:
+    """model-a's answers, each call's messages counted into `counts`: the stand-in's
+    usage is one input token a message and one output token a reply."""
+
+    def reply(messages: list[ChatMessage]) -> str:
+        counts.append(len(messages))
+        return hashed_answer("a", messages)
+
+    return mock_model(reply, "mockllm/model-a")
+
+
+def test_cost_beside_accuracy_with_the_stand_ins_tokens_and_a_known_price(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """model-a's full- and no-history runs, recorded as `openai/gpt-4o-mini` (0.15 and
+    0.60 dollars per million input and output tokens in the shipped table)."""
+    locations: dict[str, str] = {}
+    counts: dict[str, list[int]] = {}
+    for history in ("full", "none"):
+        counts[history] = []
+        model = counting_model(counts[history])
+        location = run(model, tmp_path / history, logs.data, task_args={"history": history})
+        log = read_eval_log(location)
+        log.eval.model = "openai/gpt-4o-mini"
+        locations[history] = str(tmp_path / f"{history}.json")
+        write_eval_log(log, locations[history])
+    report = build_report(list(locations.values()), tmp_path / "out")
+    rows = {row["method"]: row for row in read_csv(tmp_path / "out", "cost")}
+    dollars = {}
+    for history in ("full", "none"):
+        row = rows[{"full": "full history", "none": "no history"}[history]]
+        sent, replied = sum(counts[history]) / QUESTIONS, len(counts[history]) / QUESTIONS
+        assert close(row["input tokens"], sent) and close(row["output tokens"], replied)
+        assert row["cached input tokens"] == "0.0" and row["memory input tokens"] == ""
+        dollars[history] = (sent * 0.15 + replied * 0.60) / 1e6
+        assert close(row["USD"], dollars[history])
+    full, none = (expected_from_log(locations[k]) for k in ("full", "none"))
+    gain = mean(list(full.values.values())) - mean(list(none.values.values()))
+    assert gain > 0 and close(rows["full history"]["gain"], gain)
+    per_point = (dollars["full"] - dollars["none"]) / (100 * gain)
+    assert close(rows["full history"]["USD per point"], per_point)
+    assert rows["no history"]["gain"] == rows["no history"]["USD per point"] == ""
+    [figure] = [f for f in report.figures if f.files[0].name == "cost.png"]
+    width, height = SIZES["cost"]
+    assert png_size(tmp_path / "out" / figure.files[0]) == (round(width * DPI), round(height * DPI))
+
+
+def test_a_memory_systems_own_tokens_are_read_from_its_samples(
+    method_logs: MethodLogs, tmp_path: Path
+) -> None:
+    """The memory run with what a memory system reports per question grafted in (LLM
+    and embedder tokens, and a count that is not tokens); the mock model has no price."""
+    log = read_eval_log(method_logs.memory)
+    for sample in log.samples or []:
+        sample.metadata["memory"]["memory_usage"] = {
+            "llm_input_tokens": 7, "llm_output_tokens": 2, "embedding_input_tokens": 3,
+            "llm_calls": 5,
+        }  # fmt: skip
+    write_eval_log(log, str(tmp_path / "memory.json"))
+    build_report([tmp_path / "memory.json"], tmp_path / "out")
+    [row] = read_csv(tmp_path / "out", "cost")
+    assert (row["memory input tokens"], row["memory output tokens"]) == ("10.0", "2.0")
+    assert row["USD"] == row["USD per point"] == ""
 
 
 def test_a_run_that_scored_nothing_is_left_out_of_every_comparison(
@@ -969,17 +1271,14 @@ def test_a_run_that_scored_nothing_is_left_out_of_every_comparison(
     [empty] = [s for s in report.summaries if s.run.settings["history"] == "rag"]
     assert empty.overall.n == 0 and empty.run.errors == QUESTIONS
     rows = read_csv(out, "methods")
-    assert list(rows[0])[2:] == ["no history", "full history"]
-    by_type = {row["question type"]: row for row in rows}
-    assert by_type["questions"] == {
-        "runs of": "mockllm/model-a, 128k",
-        "question type": "questions",
-        "no history": str(QUESTIONS),
-        "full history": str(QUESTIONS),
-    }
-    assert all(by_type["macro average"][m] for m in ("no history", "full history"))
-    [gain] = read_csv(out, "gain")
-    assert gain["method"] == "full history" and gain["questions compared"] == str(QUESTIONS)
+    assert [row["method"] for row in rows] == ["no history", "full history"]
+    [compared] = {row["questions compared"] for row in read_csv(out, "method_differences")}
+    assert compared == str(QUESTIONS)
+    assert all(row["macro average"] for row in rows)
+    gain = by_measure(read_csv(out, "gain"), "run")
+    [full] = [s.label for s in report.summaries if s.run.settings["history"] == "full"]
+    assert {run for run, _ in gain} == {full}
+    assert gain[full, "overall"]["questions compared"] == str(QUESTIONS)
     published = read_csv(out, "published_methods")
     assert empty.label not in {row["run"] for row in published}
     assert {row["method"] for row in published} == {"full history"}

@@ -2,11 +2,12 @@
 
 The estimators are Inspect's own metrics, called on the scores read from the log:
 `accuracy()`, `stderr(cluster="shared_context_id")` (questions that share a history
-are not independent) and `ci(0.95, cluster=...)`, whose interval is the mean plus or
-minus Student's t with (contexts - 1) degrees of freedom times that clustered
-standard error (clipped to [0, 1]). So a number in the report is the number
-`inspect view` shows, and the same estimator gives the intervals of groups Inspect
-does not store.
+are not independent; the number `inspect view` shows, checked against the log) and
+`ci_wilson(0.95, cluster=...)`: a Wilson score interval over the effective sample size
+(Korn-Graubard: n over the design effect of the clustering, never more than n) with
+Student's t at (contexts - 1) degrees of freedom. Unlike mean ± t × stderr it stays
+inside [0, 1] and is not a point at 0 or 1 (4 questions all right in 4 contexts:
+[0.28, 1], not [1, 1]), and it widens with the correlation of questions over one history.
 """
 
 from __future__ import annotations
@@ -17,7 +18,15 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, replace
 from typing import TypeVar, cast
 
-from inspect_ai.scorer import Metric, SampleScore, Score, Value, accuracy, ci, stderr
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Value,
+    accuracy,
+    ci_wilson,
+    stderr,
+)
 
 from ..data.question_types import CATEGORIES
 from ..scoring.metrics import CLUSTER_KEY
@@ -31,8 +40,8 @@ K = TypeVar("K", str, int)
 class Accuracy:
     """Accuracy over some questions, with its clustered standard error and interval.
 
-    The interval is Inspect's `ci`, clipped to [0, 1] (with few contexts the t factor
-    is large). With fewer than two contexts the clustered error cannot be estimated:
+    The interval is Inspect's cluster-adjusted Wilson interval (`ci_wilson`). With fewer
+    than two contexts the clustered error cannot be estimated:
     Inspect gives 0 (kept in `stderr`, to check against the log), while the tables show
     `shown_stderr` and the interval as NaN (blank), not a false zero width.
     """
@@ -51,7 +60,7 @@ class Accuracy:
         return self.stderr if self.contexts >= 2 else math.nan
 
 
-def _apply(metric: Metric, scores: list[SampleScore]) -> Value:
+def apply_metric(metric: Metric, scores: list[SampleScore]) -> Value:
     """Call an Inspect metric on scores (its type also allows a deprecated signature)."""
     return cast(Callable[[list[SampleScore]], Value], metric)(scores)
 
@@ -73,15 +82,19 @@ def accuracy_of(samples: Sequence[SampleResult]) -> Accuracy:
         for sample in samples
     ]
     contexts = len({sample.context_id for sample in samples})
-    interval = cast(dict[str, float], _apply(ci(LEVEL, cluster=CLUSTER_KEY), scores))
-    enough = contexts >= 2
+    low = high = math.nan  # Inspect's interval needs two contexts
+    if contexts >= 2:
+        interval = cast(
+            dict[str, float], apply_metric(ci_wilson(LEVEL, cluster=CLUSTER_KEY), scores)
+        )
+        low, high = float(interval["lower"]), float(interval["upper"])
     return Accuracy(
         n=len(samples),
         contexts=contexts,
-        accuracy=float(cast(float, _apply(accuracy(), scores))),
-        stderr=float(cast(float, _apply(stderr(cluster=CLUSTER_KEY), scores))),
-        low=max(0.0, float(interval["lower"])) if enough else math.nan,
-        high=min(1.0, float(interval["upper"])) if enough else math.nan,
+        accuracy=float(cast(float, apply_metric(accuracy(), scores))),
+        stderr=float(cast(float, apply_metric(stderr(cluster=CLUSTER_KEY), scores))),
+        low=low,
+        high=high,
     )
 
 

@@ -3,10 +3,11 @@
 Output folder layout::
 
     index.html               the page (figures embedded; links to the files below)
-    tables/<name>.md, .csv   overall, runs, categories, methods, gain, sessions,
-                             published, published_methods, topics, estimates (methods,
-                             gain and the published ones only when they apply)
-    figures/<name>.png, .svg categories, sessions, methods_<n>_<model>,
+    tables/<name>.md, .csv   overall, runs, categories, methods, method_differences,
+                             gain, cost, sessions, published, published_methods, topics,
+                             estimates (methods, method_differences, gain and the
+                             published ones only when they apply)
+    figures/<name>.png, .svg categories, cost, sessions, methods_<n>_<model>,
                              published_<n>_<run>
 """
 
@@ -17,8 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from ..cost.prices import load_prices
 from .accuracy import RunSummary, summarise
 from .check import check
+from .costs import cost_table, run_costs
 from .html_page import FigureFile, write_page
 from .labels import run_labels
 from .logs import ReportError, read_runs
@@ -38,6 +41,7 @@ from .tables import (
     estimates_table,
     gain_pairs,
     gain_table,
+    method_differences_table,
     method_groups,
     methods_table,
     overall_table,
@@ -49,6 +53,16 @@ from .tables import (
 )
 
 TITLE = "PersonaMem report"
+STATISTICS = (
+    "How the uncertainty is shown: an accuracy's 95% interval is Wilson's score interval "
+    "over the effective number of questions (questions over one shared history are "
+    "correlated, so fewer count than were asked) with t(contexts − 1): inside [0, 1] and "
+    "never a point at 0 or 1. A difference between two runs over the same questions "
+    "(gain, methods against each other) is paired question by question, its standard "
+    "error clustered by shared context, its interval ± t(contexts − 1) × that error; "
+    "`distinguishable from 0` says whether the interval excludes 0."
+)
+"""The page's first note (the console's notes are about the runs)."""
 
 
 @dataclass(frozen=True)
@@ -225,20 +239,27 @@ def build_report(
     for pattern in ("published_*", "methods_*"):  # of an earlier report into `out`
         for stale in figure_dir.glob(pattern):
             stale.unlink()
+    colours = figures.palette(summaries)
     category_figure = FigureFile(
         "Accuracy per question type (the paper's Figure 3)",
-        _relative(figures.category_figure(summaries, figure_dir, title), out),
+        _relative(figures.category_figure(summaries, colours, figure_dir, title), out),
+    )
+    prices = load_prices()
+    costs = run_costs(compared, prices)
+    cost_figure = FigureFile(
+        "Accuracy against input tokens per question, no-history runs as reference lines",
+        _relative(figures.cost_figure(costs, colours, figure_dir, title), out),
     )
     sessions_figure = FigureFile(
         "Accuracy by sessions elapsed (the paper's Figure 4)",
-        _relative(figures.sessions_figure(summaries, figure_dir, title), out),
+        _relative(figures.sessions_figure(summaries, colours, figure_dir, title), out),
     )
     method_figures = [
         FigureFile(
             f"Methods per question type: {group.title} (the paper's Figure 5)",
             _relative(
                 figures.methods_figure(
-                    group, figure_dir, f"methods_{i}_{figures.slug(group.title)}", title
+                    group, colours, figure_dir, f"methods_{i}_{figures.slug(group.title)}", title
                 ),
                 out,
             ),
@@ -250,7 +271,12 @@ def build_report(
             f"{s.label} next to the published {SPLIT} numbers of {published.name}",
             _relative(
                 figures.published_figure(
-                    s, published, figure_dir, f"published_{i}_{figures.slug(s.label)}", title
+                    s,
+                    published,
+                    colours,
+                    figure_dir,
+                    f"published_{i}_{figures.slug(s.label)}",
+                    title,
                 ),
                 out,
             ),
@@ -262,16 +288,17 @@ def build_report(
     runs = runs_table(summaries)
     categories = category_table(summaries)
     gain = [gain_table(pairs)] if pairs else []
-    methods = [methods_table(groups)] if groups else []
+    methods = [methods_table(groups), method_differences_table(groups)] if groups else []
     published_by_method = [published_methods_table(method_matches)] if method_matches else []
     sessions = sessions_table(summaries)
+    cost = cost_table(costs, pairs, prices)
     published = [published_table(matches)] if matches else []
     topics = topic_table(summaries)
     estimates = estimates_table(summaries)
     sections: list[Table | FigureFile] = [
         overall, runs, category_figure, categories, *method_figures, *methods, *gain,
-        sessions_figure, sessions, *published_figures, *published, *published_by_method,
-        topics, estimates,
+        cost_figure, cost, sessions_figure, sessions, *published_figures, *published,
+        *published_by_method, topics, estimates,
     ]  # fmt: skip
     tables = [section for section in sections if isinstance(section, Table)]
     table_dir = out / "tables"
@@ -281,13 +308,19 @@ def build_report(
         (table_dir / f"{table.name}.csv").write_text(table.csv(), encoding="utf-8")
     page_title = f"{TITLE}: {title}" if title else TITLE
     first_line = headline(summaries)
-    index = write_page(out / "index.html", page_title, first_line, notes, sections)
+    index = write_page(out / "index.html", page_title, first_line, [STATISTICS, *notes], sections)
     return Report(
         index=index,
         headline=first_line,
         summaries=summaries,
         tables=tables,
-        figures=[category_figure, sessions_figure, *method_figures, *published_figures],
+        figures=[
+            category_figure,
+            cost_figure,
+            sessions_figure,
+            *method_figures,
+            *published_figures,
+        ],
         notes=notes,
     )
 

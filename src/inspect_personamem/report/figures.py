@@ -3,6 +3,8 @@
 matplotlib is needed only here (the `report` extra); no pyplot, so no global state
 and no display is touched. Figure sizes are fixed (`SIZES` at `DPI`), so the images
 have known pixel sizes. Error bars and bands are the 95% intervals of `accuracy.py`.
+Each run has one colour in every figure (`palette`, by run label), so a method is
+found by its colour from figure to figure.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from matplotlib.axes import Axes
@@ -19,6 +21,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..data.question_types import CATEGORIES, CATEGORY_TITLES
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary
+from .costs import RunCost
 from .published import SPLIT, PublishedModel
 from .tables import MethodGroup
 
@@ -28,6 +31,7 @@ SIZES: dict[str, tuple[float, float]] = {
     "sessions": (11.0, 6.0),
     "published": (15.0, 6.0),
     "methods": (12.0, 6.5),
+    "cost": (11.0, 6.5),
 }
 """Figure kind -> size in inches; pixels are these times DPI."""
 FORMATS = ("png", "svg")
@@ -46,17 +50,24 @@ def _titled(title: str, suffix: str) -> str:
     return f"{title}\n{suffix}" if suffix else title
 
 
-def _colours(count: int) -> list[tuple[float, float, float, float]]:
+Colour = tuple[float, float, float, float]
+PUBLISHED_COLOUR: Colour = (0.35, 0.35, 0.35, 1.0)
+"""The published numbers' bars and line: grey, a colour no run has."""
+
+
+def palette(summaries: Sequence[RunSummary]) -> dict[str, Colour]:
+    """Run label -> its colour in every figure, in the order of the runs."""
     from matplotlib import colormaps
 
-    cmap = colormaps["tab10" if count <= 10 else "tab20"]
-    return [cmap(i % cmap.N) for i in range(count)]
+    cmap = colormaps["tab10" if len(summaries) <= 10 else "tab20"]
+    return {s.label: cmap(i % cmap.N) for i, s in enumerate(summaries)}
 
 
 def _errors(estimates: Sequence[Accuracy]) -> list[list[float]]:
-    """Asymmetric error bar lengths; no bar where the interval is undefined."""
-    below = [0.0 if math.isnan(e.low) else e.accuracy - e.low for e in estimates]
-    above = [0.0 if math.isnan(e.high) else e.high - e.accuracy for e in estimates]
+    """Asymmetric error bar lengths; no bar where the interval is undefined (and none
+    below zero where a bound rounds past the accuracy at 0 or 1)."""
+    below = [0.0 if math.isnan(e.low) else max(0.0, e.accuracy - e.low) for e in estimates]
+    above = [0.0 if math.isnan(e.high) else max(0.0, e.high - e.accuracy) for e in estimates]
     return [below, above]
 
 
@@ -69,10 +80,11 @@ def _category_axis(axes: Axes, keys: Sequence[str]) -> None:
     axes.grid(axis="y", alpha=0.3)
 
 
-def _bars(axes: Axes, series: Sequence[tuple[str, list[Accuracy] | list[float]]]) -> None:
-    """Grouped bars over the seven categories, one series per run (or published model)."""
+def _bars(axes: Axes, series: Sequence[tuple[str, list[Accuracy] | list[float], Colour]]) -> None:
+    """Grouped bars over the seven categories, one series (label, values, colour) per run
+    (or published model)."""
     width = 0.8 / max(1, len(series))
-    for i, ((label, values), colour) in enumerate(zip(series, _colours(len(series)), strict=True)):
+    for i, (label, values, colour) in enumerate(series):
         xs = [c - 0.4 + width * (i + 0.5) for c in range(len(CATEGORIES))]
         heights = [v.accuracy if isinstance(v, Accuracy) else v for v in values]
         estimates = [v for v in values if isinstance(v, Accuracy)]
@@ -83,13 +95,18 @@ def _bars(axes: Axes, series: Sequence[tuple[str, list[Accuracy] | list[float]]]
         )  # fmt: skip
 
 
-def category_figure(summaries: Sequence[RunSummary], folder: Path, title: str) -> list[Path]:
+def category_figure(
+    summaries: Sequence[RunSummary], colours: Mapping[str, Colour], folder: Path, title: str
+) -> list[Path]:
     """Accuracy per question type, runs side by side (the paper's Figure 3)."""
     figure = Figure(figsize=SIZES["categories"], layout="constrained")
     axes = figure.subplots()
     _bars(
         axes,
-        [(s.label, [s.categories.get(k, NO_ESTIMATE) for k in CATEGORIES]) for s in summaries],
+        [
+            (s.label, [s.categories.get(k, NO_ESTIMATE) for k in CATEGORIES], colours[s.label])
+            for s in summaries
+        ],
     )
     _category_axis(axes, CATEGORIES)
     axes.set_title(_titled("Accuracy per question type (95% intervals)", title))
@@ -97,7 +114,9 @@ def category_figure(summaries: Sequence[RunSummary], folder: Path, title: str) -
     return _save(figure, folder, "categories")
 
 
-def methods_figure(group: MethodGroup, folder: Path, stem: str, title: str) -> list[Path]:
+def methods_figure(
+    group: MethodGroup, colours: Mapping[str, Colour], folder: Path, stem: str, title: str
+) -> list[Path]:
     """One model's methods side by side per question type (the paper's Figure 5)."""
     figure = Figure(figsize=SIZES["methods"], layout="constrained")
     axes = figure.subplots()
@@ -107,6 +126,7 @@ def methods_figure(group: MethodGroup, folder: Path, stem: str, title: str) -> l
             (
                 ", ".join([label, *s.run.marks]) + f" (macro {s.macro:.2f})",
                 [s.categories.get(k, NO_ESTIMATE) for k in CATEGORIES],
+                colours[s.label],
             )
             for label, s in group.runs
         ],
@@ -143,12 +163,14 @@ def _sessions_axis(axes: Axes) -> None:
     axes.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
 
 
-def sessions_figure(summaries: Sequence[RunSummary], folder: Path, title: str) -> list[Path]:
+def sessions_figure(
+    summaries: Sequence[RunSummary], colours: Mapping[str, Colour], folder: Path, title: str
+) -> list[Path]:
     """Accuracy against sessions elapsed, one line and band per run (the paper's Figure 4)."""
     figure = Figure(figsize=SIZES["sessions"], layout="constrained")
     axes = figure.subplots()
-    for summary, colour in zip(summaries, _colours(len(summaries)), strict=True):
-        _session_lines(axes, summary, colour, summary.label)
+    for summary in summaries:
+        _session_lines(axes, summary, colours[summary.label], summary.label)
     _sessions_axis(axes)
     axes.set_title(_titled("Accuracy by sessions elapsed (bands: 95% intervals)", title))
     _legend(figure, axes)
@@ -156,7 +178,12 @@ def sessions_figure(summaries: Sequence[RunSummary], folder: Path, title: str) -
 
 
 def published_figure(
-    summary: RunSummary, published: PublishedModel, folder: Path, stem: str, title: str
+    summary: RunSummary,
+    published: PublishedModel,
+    colours: Mapping[str, Colour],
+    folder: Path,
+    stem: str,
+    title: str,
 ) -> list[Path]:
     """One run next to the published numbers of the model it maps to."""
     figure = Figure(figsize=SIZES["published"], layout="constrained")
@@ -166,22 +193,60 @@ def published_figure(
     _bars(
         left,
         [
-            (ours, [summary.categories.get(k, NO_ESTIMATE) for k in CATEGORIES]),
-            (theirs, [published.categories.get(k, math.nan) for k in CATEGORIES]),
+            (
+                ours,
+                [summary.categories.get(k, NO_ESTIMATE) for k in CATEGORIES],
+                colours[summary.label],
+            ),
+            (
+                theirs,
+                [published.categories.get(k, math.nan) for k in CATEGORIES],
+                PUBLISHED_COLOUR,
+            ),
         ],
     )
     _category_axis(left, CATEGORIES)
     left.set_title("Accuracy per question type")
 
-    colours = _colours(2)
-    _session_lines(right, summary, colours[0], ours)
+    _session_lines(right, summary, colours[summary.label], ours)
     xs = sorted(published.sessions)
-    right.plot(xs, [published.sessions[x] for x in xs], marker="s", color=colours[1], label=theirs)
+    right.plot(
+        xs, [published.sessions[x] for x in xs], marker="s", color=PUBLISHED_COLOUR, label=theirs
+    )
     _sessions_axis(right)
     right.set_title("Accuracy by sessions elapsed")
     _legend(figure, right)
     figure.suptitle(_titled(f"{summary.label} next to published {published.name}", title))
     return _save(figure, folder, stem)
+
+
+def cost_figure(
+    costs: Sequence[RunCost], colours: Mapping[str, Colour], folder: Path, title: str
+) -> list[Path]:
+    """Accuracy against input tokens per question (the model's and the memory system's),
+    one point per run; each no-history run a dashed reference line in its colour."""
+    figure = Figure(figsize=SIZES["cost"], layout="constrained")
+    axes = figure.subplots()
+    for c in costs:
+        s = c.summary
+        colour = colours[s.label]
+        reference = s.run.settings["history"] == "none"
+        if reference:
+            axes.axhline(s.overall.accuracy, color=colour, linestyle="--", linewidth=1)
+        axes.errorbar(
+            [c.tokens.input + c.tokens.memory_input], [s.overall.accuracy],
+            yerr=_errors([s.overall]), fmt="o", color=colour, capsize=3, markersize=7,
+            label=s.label + (" (dashed line)" if reference else ""),
+        )  # fmt: skip
+    axes.set_xlabel("input tokens per question (model + memory system)")
+    axes.set_ylabel("accuracy")
+    axes.set_ylim(0, 1)
+    axes.set_xlim(left=0)
+    axes.axhline(CHANCE, color="grey", linestyle=":", linewidth=1, label="chance (4 options)")
+    axes.grid(alpha=0.3)
+    axes.set_title(_titled("Accuracy against input tokens per question (95% intervals)", title))
+    _legend(figure, axes)
+    return _save(figure, folder, "cost")
 
 
 def slug(text: str) -> str:

@@ -3,7 +3,9 @@
 Figures are embedded as base64 PNG (the page needs no other file) and each links
 to its PNG and SVG file beside the page; tables are the same `Table` objects that
 are written as Markdown and CSV. The page is at most 1400 px wide: table cells keep
-their numbers on one line, a table's first and last column (labels, notes) wrap. No
+their numbers on one line, text cells (labels, notes) wrap between words only (a
+squeezed column must not break `personamem/oracle` into fragments) and the first
+column keeps a readable width; a table wider than the page scrolls in its own box. No
 scripts, fonts or styles from the network.
 """
 
@@ -16,16 +18,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .tables import Table, format_cell
+from .tables import Cell, Table, format_cell
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; max-width: 1400px; color: #222; }
 table { border-collapse: collapse; font-size: 13px; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: right; white-space: nowrap; }
-th { white-space: normal; }
-td:first-child, td:last-child { white-space: normal; max-width: 16em; overflow-wrap: anywhere; }
-th { background: #f2f2f2; position: sticky; top: 0; }
-td:first-child, th:first-child { text-align: left; }
+th, td { border: 1px solid #ccc; padding: 3px 5px; text-align: right; white-space: nowrap; }
+th { white-space: normal; background: #f2f2f2; position: sticky; top: 0; }
+td.text { white-space: normal; text-align: left; }
+td:first-child { min-width: 9em; }
+th:first-child, th.text { text-align: left; }
+.word { white-space: nowrap; }
 .scroll { overflow-x: auto; }
 figure { margin: 1em 0 2em; }
 figure img { max-width: 100%; border: 1px solid #ddd; }
@@ -48,19 +51,38 @@ def _inline(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
 
 
-def _table(table: Table) -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(format_cell(c))}</td>" for c in row) + "</tr>"
-        for row in table.rows
+def _words(text: str) -> str:
+    """Escaped cell text whose words with a hyphen or slash (`preference-aligned`,
+    `mockllm/model-a`) are kept whole: lines break between words only."""
+    return re.sub(
+        r"\S*[-/]\S*",
+        lambda word: f'<span class="word">{word.group()}</span>',
+        html.escape(text),
     )
+
+
+def _cell(cell: Cell) -> str:
+    """A body cell; text (labels, notes) left-aligned and wrapping, numbers on one line."""
+    text = _words(format_cell(cell))
+    return f'<td class="text">{text}</td>' if isinstance(cell, str) else f"<td>{text}</td>"
+
+
+def _table(table: Table) -> str:
+    text = [
+        all(isinstance(row[i], str | None) for row in table.rows) for i in range(len(table.columns))
+    ]
+    head = "".join(
+        f'<th class="text">{_words(c)}</th>' if is_text else f"<th>{_words(c)}</th>"
+        for c, is_text in zip(table.columns, text, strict=True)
+    )
+    body = "".join("<tr>" + "".join(map(_cell, row)) + "</tr>" for row in table.rows)
     note = f'<p class="note">{_inline(table.note)}</p>' if table.note else ""
     return (
-        f'<h2 id="{table.name}">{html.escape(table.title)}</h2>{note}'
+        f'<section id="{table.name}"><h2>{html.escape(table.title)}</h2>{note}'
         f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table></div>"
         f'<p class="note">Files: <a href="tables/{table.name}.csv">CSV</a>, '
-        f'<a href="tables/{table.name}.md">Markdown</a></p>'
+        f'<a href="tables/{table.name}.md">Markdown</a></p></section>'
     )
 
 
@@ -92,7 +114,7 @@ def write_page(
         f"<h1>{html.escape(title)}</h1>",
     ]
     if notes:
-        items = "".join(f"<li>{html.escape(note)}</li>" for note in notes)
+        items = "".join(f"<li>{_inline(note)}</li>" for note in notes)
         parts.append(f'<h2 id="notes">Notes</h2><ul class="notes">{items}</ul>')
     for section in sections:
         parts.append(

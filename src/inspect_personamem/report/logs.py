@@ -30,6 +30,7 @@ from inspect_ai.log import (
     EvalSampleSummary,
     read_eval_log,
     read_eval_log_sample_summaries,
+    read_eval_log_samples,
 )
 from inspect_ai.scorer import Score, Value, value_to_float
 
@@ -70,6 +71,26 @@ class ReportError(PersonaMemError):
 
 
 @dataclass(frozen=True)
+class Tokens:
+    """A question's tokens (mean over its scored epochs): the answering model's, from
+    Inspect's per-sample `model_usage`, and the memory system's own, from what it
+    reported (`memory.memory_usage` in the sample metadata: its `*input_tokens` and
+    `*output_tokens` counts, LLM and embedder alike)."""
+
+    uncached_input: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+    output: float = 0.0
+    memory_input: float = 0.0
+    memory_output: float = 0.0
+
+    @property
+    def input(self) -> float:
+        """All of the model's input tokens, cached or not."""
+        return self.uncached_input + self.cache_read + self.cache_write
+
+
+@dataclass(frozen=True)
 class SampleResult:
     """One question's score in a run (mean over the epochs that were scored)."""
 
@@ -85,6 +106,7 @@ class SampleResult:
     first_epoch_unparsed: bool
     """Inspect keeps the first epoch's score metadata, an unanswered epoch's too; its
     `unparsed` metric uses it."""
+    tokens: Tokens = Tokens()
 
 
 @dataclass(frozen=True)
@@ -298,6 +320,7 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
             for score in reduction.samples
             if not unscored(score.value)
         )
+    memory = _memory_usage(file, [s for group in epochs.values() for s in group])
     planned = len(spec.dataset.sample_ids) if spec.dataset.sample_ids else spec.dataset.samples or 0
     return Run(
         location=file,
@@ -320,7 +343,7 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         samples=tuple(
             sample
             for sample_epochs in epochs.values()
-            if (sample := _sample(file, scorer, sample_epochs)) is not None
+            if (sample := _sample(file, scorer, sample_epochs, memory)) is not None
         ),
         errors=errors,
         unanswered=limits.total(),
@@ -337,7 +360,52 @@ def unscored(value: Value) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
-def _sample(file: str, scorer: str, epochs: list[EvalSampleSummary]) -> SampleResult | None:
+MemoryUsage = dict[tuple[str, int], dict[str, int]]
+"""(question id, epoch) -> the counts the memory system reported for it."""
+_SAMPLE_PARTS = {"messages", "events", "attachments", "store", "output", "scores"}
+"""What a full sample read for its metadata leaves out."""
+
+
+def _memory_usage(file: str, summaries: Sequence[EvalSampleSummary]) -> MemoryUsage:
+    """Each sample's `memory.memory_usage`, from the summaries; where a summary dropped
+    the `memory` metadata (over 1k with the retrieved items), from the samples
+    themselves, read without their messages and events."""
+    usage: MemoryUsage = {}
+    dropped = False
+    for summary in summaries:
+        evidence = summary.metadata.get("memory")
+        if isinstance(evidence, dict):
+            usage[str(summary.id), summary.epoch] = dict(evidence.get("memory_usage") or {})
+        dropped = dropped or isinstance(evidence, str)
+    if dropped:
+        for sample in read_eval_log_samples(
+            file, all_samples_required=False, exclude_fields=_SAMPLE_PARTS
+        ):
+            evidence = (sample.metadata or {}).get("memory")
+            if isinstance(evidence, dict):
+                usage[str(sample.id), sample.epoch] = dict(evidence.get("memory_usage") or {})
+    return usage
+
+
+def _tokens(summaries: Sequence[EvalSampleSummary], memory: MemoryUsage) -> Tokens:
+    """The mean tokens of a question's scored epochs."""
+    totals: Counter[str] = Counter()
+    for summary in summaries:
+        for used in summary.model_usage.values():
+            totals["uncached_input"] += used.input_tokens
+            totals["cache_read"] += used.input_tokens_cache_read or 0
+            totals["cache_write"] += used.input_tokens_cache_write or 0
+            totals["output"] += used.output_tokens
+        for key, count in memory.get((str(summary.id), summary.epoch), {}).items():
+            for side in ("input", "output"):
+                if key.endswith(f"{side}_tokens"):
+                    totals[f"memory_{side}"] += count
+    return Tokens(**{key: count / len(summaries) for key, count in totals.items()})
+
+
+def _sample(
+    file: str, scorer: str, epochs: list[EvalSampleSummary], memory: MemoryUsage
+) -> SampleResult | None:
     """A question's result over its scored epochs; None where no epoch was scored."""
     epochs = sorted(epochs, key=lambda summary: summary.epoch)
     first = epochs[0]
@@ -351,7 +419,12 @@ def _sample(file: str, scorer: str, epochs: list[EvalSampleSummary]) -> SampleRe
         raise ReportError(f"{file}: sample {first.id} lacks metadata field(s) {', '.join(missing)}")
     scores = [summary.scores[scorer] for summary in epochs if summary.scores]
     first_unparsed = _unparsed(scores[0])
-    scores = [score for score in scores if not unscored(score.value)]
+    scored = [
+        summary
+        for summary in epochs
+        if summary.scores and not unscored(summary.scores[scorer].value)
+    ]
+    scores = [summary.scores[scorer] for summary in scored if summary.scores]
     if not scores:
         return None
     unparsed = [_unparsed(score) for score in scores]
@@ -365,6 +438,7 @@ def _sample(file: str, scorer: str, epochs: list[EvalSampleSummary]) -> SampleRe
         unparsed=sum(unparsed) / len(unparsed),
         epochs=len(scores),
         first_epoch_unparsed=first_unparsed,
+        tokens=_tokens(scored, memory),
     )
 
 

@@ -19,6 +19,7 @@ from ..data.question_types import CATEGORIES, CATEGORY_TITLES
 from ..settings import axes_label, axis_settings, no_history_settings
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
 from .check import check
+from .differences import MEASURES, differences
 from .labels import TIME_FORMAT, model_labels
 from .logs import ModelId, Run, setting_defaults
 from .published import SPLIT, PublishedMethod, PublishedModel
@@ -100,9 +101,12 @@ def overall_table(summaries: Sequence[RunSummary]) -> Table:
     return Table(
         "overall",
         "Overall accuracy",
-        "Question-weighted accuracy with a 95% interval: mean ± t(contexts−1) × the "
-        "standard error clustered by shared context (Inspect's `stderr`/`ci` with "
-        "`cluster='shared_context_id'`). With several epochs each question counts once, "
+        "Question-weighted accuracy with a 95% interval: Wilson's score interval over the "
+        "effective number of questions (the questions over the design effect of sharing "
+        "a history) with t(contexts−1), Inspect's `ci_wilson` with "
+        "`cluster='shared_context_id'`; it stays inside [0, 1] and is not a point at 0 "
+        "or 1. The standard error is clustered by shared context (Inspect's `stderr`, as "
+        "stored in the log). With several epochs each question counts once, "
         "with its mean over epochs. `unanswered samples`: stopped by an Inspect limit "
         "before the model replied, unscored (Inspect's metrics skip them too). `unparsed "
         "share`: answers (all epochs) with no single option letter. The last column "
@@ -235,7 +239,8 @@ def estimates_table(summaries: Sequence[RunSummary]) -> Table:
     return Table(
         "estimates",
         "Every estimate with its 95% interval",
-        "Standard errors and intervals need two or more contexts; with fewer they are left blank.",
+        "Intervals: cluster-adjusted Wilson (see `overall`). Standard errors and intervals "
+        "need two or more contexts; with fewer they are left blank.",
         (
             "run",
             "family",
@@ -300,37 +305,57 @@ def gain_pairs(summaries: Sequence[RunSummary]) -> list[GainPair]:
     return pairs
 
 
-def gain_table(pairs: Sequence[GainPair]) -> Table:
-    columns = (
-        "run", "method", "baseline (no history)", "questions compared", "overall",
-        *(CATEGORY_TITLES[k] for k in CATEGORIES), "macro average",
-    )  # fmt: skip
-    rows: tuple[tuple[Cell, ...], ...] = tuple(
+DIFFERENCE_COLUMNS = (
+    "measure", "questions compared", "contexts", "difference", "stderr (clustered)",
+    "ci95 low", "ci95 high", "distinguishable from 0",
+)  # fmt: skip
+"""The columns of one paired difference (`differences.Difference`)."""
+
+DIFFERENCE_NOTE = (
+    "Paired over the questions both runs scored: each question's score in one run minus "
+    "its score in the other, averaged (the macro average: the mean of the categories' "
+    "mean differences), with a standard error clustered by shared context and a 95% "
+    "interval of ± t(contexts−1) × that error. `distinguishable from 0`: `yes` where the "
+    "interval excludes 0; a `no` is a difference these questions cannot tell from none."
+)
+
+
+def _difference_rows(
+    first: tuple[Cell, ...], a: RunSummary, b: RunSummary
+) -> list[tuple[Cell, ...]]:
+    """One row per measure of `a` against `b`, each after the cells `first`."""
+    return [
         (
-            p.run.label,
-            axes_label(p.run.run.settings),
-            p.baseline.label,
-            p.run.overall.n,
-            p.run.overall.accuracy - p.baseline.overall.accuracy,
-            *(
-                p.run.categories.get(k, NO_ESTIMATE).accuracy
-                - p.baseline.categories.get(k, NO_ESTIMATE).accuracy
-                for k in CATEGORIES
-            ),
-            p.run.macro - p.baseline.macro,
-        )
+            *first,
+            measure,
+            d.n,
+            d.contexts,
+            d.difference,
+            d.stderr,
+            d.low,
+            d.high,
+            d.distinguishable,
+        )  # fmt: skip
+        for measure, d in differences(a, b, {k: CATEGORY_TITLES[k] for k in CATEGORIES})
+    ]
+
+
+def gain_table(pairs: Sequence[GainPair]) -> Table:
+    rows = [
+        row
         for p in pairs
-    )
+        for row in _difference_rows((p.run.label, p.baseline.label), p.run, p.baseline)
+    ]
     return Table(
         "gain",
         "Gain over no history, for every method",
-        "Accuracy points a run gains over the run of the same model (name and model "
+        "Accuracy a run gains over the run of the same model (name and model "
         "arguments), split and other settings without the history (`history=none`): of "
-        "the same method, or for `rag` and `memory` of the official prompt. Over the "
-        "questions both runs scored; where a kind of run was made several times, the "
-        "latest complete one (else the latest).",
-        columns,
-        rows,
+        "the same method, or for `rag` and `memory` of the official prompt; overall, "
+        "macro average and per question type. Where a kind of run was made several "
+        f"times, the latest complete one (else the latest). {DIFFERENCE_NOTE}",
+        ("run", "baseline (no history)", *DIFFERENCE_COLUMNS),
+        tuple(rows),
     )
 
 
@@ -376,58 +401,85 @@ def method_groups(summaries: Sequence[RunSummary]) -> list[MethodGroup]:
     return result
 
 
-METHOD_ROWS = (*(CATEGORY_TITLES[k] for k in CATEGORIES), "macro average", "overall", "questions")
-
-
-def _method_column(s: RunSummary) -> list[Cell]:
-    """A run's values in the order of `METHOD_ROWS`, then its label."""
-    categories = [s.categories.get(k, NO_ESTIMATE).accuracy for k in CATEGORIES]
-    return [*categories, s.macro, s.overall.accuracy, s.overall.n, s.label]
-
-
 def methods_table(groups: Sequence[MethodGroup]) -> Table:
-    methods = list(dict.fromkeys(label for g in groups for label, _ in g.runs))
-    rows: list[tuple[Cell, ...]] = []
-    for g in groups:
-        columns = {label: _method_column(s) for label, s in g.runs}
-        for i, name in enumerate((*METHOD_ROWS, "run")):
-            rows.append(
-                (g.title, name, *(columns[m][i] if m in columns else None for m in methods))
-            )
+    """One row per run of a method group (the paper's Figure 5 in numbers)."""
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            g.title,
+            label,
+            *(s.categories.get(k, NO_ESTIMATE).accuracy for k in CATEGORIES),
+            s.macro,
+            s.overall.accuracy,
+        )
+        for g in groups
+        for label, s in g.runs
+    )
     return Table(
         "methods",
         "Methods side by side per question type (the paper's Figure 5)",
         "Runs of one model (name and model arguments), split and setting that differ only "
         "in how they answered, each over the questions all of them scored. Where a kind of "
-        "run was made several times, the latest complete one (else the latest).",
-        ("runs of", "question type", *methods),
+        "run was made several times, the latest complete one (else the latest). Their "
+        "paired differences, with the questions compared: `method_differences` and `gain`.",
+        (
+            "runs of",
+            "method",
+            *(CATEGORY_TITLES[k] for k in CATEGORIES),
+            "macro average",
+            "overall",
+        ),  # fmt: skip
+        rows,
+    )
+
+
+def method_differences_table(groups: Sequence[MethodGroup]) -> Table:
+    """Every two methods of a group against each other, the later (`FIRST_METHODS`
+    order) minus the earlier, overall and macro average."""
+    rows = [
+        row
+        for g in groups
+        for i, (label_b, b) in enumerate(g.runs)
+        for label_a, a in g.runs[i + 1 :]
+        for row in _difference_rows((g.title, label_a, label_b), a, b)
+        if row[3] in MEASURES
+    ]
+    return Table(
+        "method_differences",
+        "Methods against each other",
+        "For the runs of the methods table, each method against each one before it in "
+        f"that table, overall and macro average (per question type: the gain table). "
+        f"{DIFFERENCE_NOTE}",
+        ("runs of", "method", "against", *DIFFERENCE_COLUMNS),
         tuple(rows),
     )
 
 
 def published_table(matches: Sequence[tuple[RunSummary, PublishedModel]]) -> Table:
-    columns = ("run", "source", "overall", *(CATEGORY_TITLES[k] for k in CATEGORIES))
+    """One row per run and measure (overall, each question type): this run, the
+    published number and the difference."""
     rows: list[tuple[Cell, ...]] = []
     for s, published in matches:
-        ours = [s.categories.get(k, NO_ESTIMATE).accuracy for k in CATEGORIES]
-        theirs = [published.categories.get(k, math.nan) for k in CATEGORIES]
-        rows.append((s.label, "this run", s.overall.accuracy, *ours))
-        rows.append((s.label, f"published: {published.name}", published.overall, *theirs))
-        rows.append(
+        measures = [("overall", s.overall.accuracy, published.overall)] + [
             (
-                s.label,
-                "difference",
-                s.overall.accuracy - published.overall,
-                *(a - b for a, b in zip(ours, theirs, strict=True)),
+                CATEGORY_TITLES[k],
+                s.categories.get(k, NO_ESTIMATE).accuracy,
+                published.categories.get(k, math.nan),
             )
+            for k in CATEGORIES
+        ]
+        rows.extend(
+            (s.label, published.name, measure, ours, theirs, ours - theirs)
+            for measure, ours, theirs in measures
         )
     return Table(
         "published",
         f"Next to the published {SPLIT} numbers",
         f"Only runs of the {SPLIT} split whose model maps to a published name "
         "(`--published-name MODEL=NAME`). Published numbers: the PersonaMem authors' "
-        "website (Jiang et al., COLM 2025).",
-        columns,
+        "website (Jiang et al., COLM 2025). They come without per-question scores, so "
+        "the difference is not paired and has no interval: read it against this run's "
+        "interval (`estimates`).",
+        ("run", "published model", "measure", "this run", "published", "difference"),
         tuple(rows),
     )
 

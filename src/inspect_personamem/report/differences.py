@@ -1,0 +1,126 @@
+"""Paired differences between two runs over the same questions, with their uncertainty.
+
+Two runs scored on the same questions are compared question by question: d = a - b
+for each question both scored, so what the questions have in common (some are easy
+for every method) cancels out, and the difference is far more precise than two
+separate intervals suggest. Questions over one history are correlated, so the
+standard error is clustered by shared context: the deviations are summed per
+context, squared and added, times the small-sample factor G/(G-1) (G contexts), as
+Inspect's `stderr(cluster=...)` does for an accuracy. The 95% interval is the
+difference ± Student's t(G-1) × that error, kept inside [-1, 1] (with few contexts
+t is large). Where the error cannot be estimated (one context, or every question's
+difference the same, which gives 0) the error and interval are left blank rather than
+shown as a point.
+
+The macro average (the mean of the per-category accuracies) is a weighted mean of the
+d's, a question weighing 1 / (categories × its category's questions); its clustered
+error sums each question's weighted deviation from its category's mean difference.
+With one category that is the plain mean and its error, so one formula serves both.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import cast
+
+from inspect_ai.scorer import SampleScore, Score, ci, stderr
+
+from ..scoring.metrics import CLUSTER_KEY
+from .accuracy import LEVEL, RunSummary, apply_metric
+from .logs import SampleResult
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A paired difference (run minus the run it is compared with) and its interval."""
+
+    n: int
+    """Questions both runs scored (in the group compared)."""
+    contexts: int
+    difference: float
+    stderr: float
+    """Clustered by shared context; NaN with fewer than two contexts, or where every
+    question's difference is the same (an error of 0 would claim certainty)."""
+    low: float
+    high: float
+
+    @property
+    def distinguishable(self) -> str:
+        """`yes` where the 95% interval excludes 0, `no` where it holds it, blank where
+        there is no interval."""
+        if math.isnan(self.low):
+            return ""
+        return "yes" if self.low > 0 or self.high < 0 else "no"
+
+
+@cache
+def t_quantile(df: int) -> float:
+    """Student's t at `LEVEL` (two-sided) with `df` degrees of freedom.
+
+    Read off Inspect's `ci` (the package has no scipy): over df + 1 contexts of one
+    question each, one right and the rest wrong, its half-width over its standard
+    error is the t it used.
+    """
+    scores = [
+        SampleScore(score=Score(value=float(i == 0)), sample_id=i, sample_metadata={CLUSTER_KEY: i})
+        for i in range(df + 1)
+    ]
+    interval = cast(dict[str, float], apply_metric(ci(LEVEL, cluster=CLUSTER_KEY), scores))
+    error = cast(float, apply_metric(stderr(cluster=CLUSTER_KEY), scores))
+    return float((interval["upper"] - 1 / (df + 1)) / error)
+
+
+def paired_difference(
+    a: Sequence[SampleResult],
+    b: Sequence[SampleResult],
+    stratum: Callable[[SampleResult], str] = lambda sample: "",
+) -> Difference:
+    """`a` minus `b` over the questions both scored: the mean over strata (categories
+    for the macro average; one stratum by default) of the stratum's mean difference."""
+    other = {sample.id: sample.value for sample in b}
+    paired = [(sample, sample.value - other[sample.id]) for sample in a if sample.id in other]
+    if not paired:
+        return Difference(0, 0, math.nan, math.nan, math.nan, math.nan)
+    strata: dict[str, list[float]] = defaultdict(list)
+    for sample, d in paired:
+        strata[stratum(sample)].append(d)
+    means = {key: math.fsum(ds) / len(ds) for key, ds in strata.items()}
+    deviations: dict[str, float] = defaultdict(float)
+    for sample, d in paired:
+        key = stratum(sample)
+        deviations[sample.context_id] += (d - means[key]) / (len(strata) * len(strata[key]))
+    estimate = math.fsum(means.values()) / len(means)
+    g = len(deviations)
+    error = math.sqrt(math.fsum(v * v for v in deviations.values()) * g / (g - 1)) if g > 1 else 0
+    if not error:  # one context, or every difference the same: no spread to go by
+        return Difference(len(paired), g, estimate, math.nan, math.nan, math.nan)
+    half = t_quantile(g - 1) * error
+    low, high = max(-1.0, estimate - half), min(1.0, estimate + half)
+    return Difference(len(paired), g, estimate, error, low, high)
+
+
+MEASURES: Mapping[str, Callable[[SampleResult], str]] = {
+    "overall": lambda sample: "",
+    "macro average": lambda sample: sample.category,
+}
+"""The differences over all questions, by the strata their estimate averages over."""
+
+
+def differences(
+    a: RunSummary, b: RunSummary, categories: Mapping[str, str]
+) -> list[tuple[str, Difference]]:
+    """`a` against `b`: overall, macro average, then each category key in
+    `categories` (-> its title) that both scored, as (measure, difference)."""
+    rows = [
+        (name, paired_difference(a.run.samples, b.run.samples, stratum))
+        for name, stratum in MEASURES.items()
+    ]
+    for key, title in categories.items():
+        mine = [s for s in a.run.samples if s.category == key]
+        if mine:
+            rows.append((title, paired_difference(mine, b.run.samples)))
+    return [(name, d) for name, d in rows if d.n]
