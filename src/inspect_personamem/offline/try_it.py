@@ -76,7 +76,6 @@ def run(args: argparse.Namespace) -> int:
     questions = write_split(
         args.out / "data", split, args.questions, count=args.questions_count, seed=args.seed
     ).absolute()
-    print(f"data: {questions.parent} ({'real questions' if args.questions else 'synthetic'})")
     model_args = {
         "questions": str(questions),
         "accuracy": args.accuracy,
@@ -84,8 +83,10 @@ def run(args: argparse.Namespace) -> int:
         "decay": args.decay,
         "seed": args.seed,
     }
-    for history in ("full", "none"):
-        try:
+    history = "full"  # the run a Ctrl-C interrupts
+    try:
+        print(f"data: {questions.parent} ({'real questions' if args.questions else 'synthetic'})")
+        for history in ("full", "none"):
             logs_written = inspect_eval(
                 f"inspect_personamem/personamem_{split}",
                 task_args={"data_dir": str(questions.parent), "history": history},
@@ -95,24 +96,28 @@ def run(args: argparse.Namespace) -> int:
                 limit=args.limit,
                 display="none",
             )
-        except KeyboardInterrupt:  # a Ctrl-C before Inspect's own handling of it began
-            logs_written = []
-        if not logs_written:  # Inspect returns no log when the run is interrupted
-            print(f"history={history}: interrupted; what was written is in {logs}")
-            return 130
-        log = logs_written[0]
-        if log.status != "success":
-            reason = log.error.message if log.error else "no error recorded"
-            print(f"history={history}: the run ended {log.status}: {reason}")
-            return 1
-        metrics = log.results.scores[0].metrics if log.results else {}
-        accuracy = metrics["accuracy"].value if "accuracy" in metrics else float("nan")
-        print(f"history={history}: accuracy {accuracy:.3f} (log: {log.location})")
+            if not logs_written:  # Inspect returns no log when it handled the interrupt
+                return _interrupted(history, logs)
+            log = logs_written[0]
+            if log.status != "success":
+                reason = log.error.message if log.error else "no error recorded"
+                print(f"history={history}: the run ended {log.status}: {reason}")
+                return 1
+            metrics = log.results.scores[0].metrics if log.results else {}
+            accuracy = metrics["accuracy"].value if "accuracy" in metrics else float("nan")
+            print(f"history={history}: accuracy {accuracy:.3f} (log: {log.location})")
+    except KeyboardInterrupt:  # a Ctrl-C outside Inspect's own handling of it
+        return _interrupted(history, logs)
     report = build_report([logs], args.out / "report", title=TITLE)
     print(f"report: {report.index}")
     print(f"report says: {report.headline}")
     print(f"next: inspect view --log-dir {logs}")
     return 0
+
+
+def _interrupted(history: str, logs: Path) -> int:
+    print(f"history={history}: interrupted; what was written is in {logs}")
+    return 130
 
 
 def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
