@@ -1370,3 +1370,34 @@ def test_the_first_line_names_every_run_that_is_not_a_complete_success(
     page = (tmp_path / "out2" / "index.html").read_text(encoding="utf-8")
     body = page.split("<body>", 1)[1].lstrip()
     assert body.startswith('<p class="headline">All 2 runs complete.</p>')
+
+
+def test_every_run_is_set_against_the_best_shortcut_floor(logs: Logs, tmp_path: Path) -> None:
+    """Floor runs (`personamem/floor`) on the same split: each other run is compared,
+    paired, with the most accurate of them, and a run not above it is said to be so."""
+    from inspect_ai.model import get_model
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(logs.locations["a_full"], folder / "a_full.eval")
+    locations = {
+        rule: run(get_model("personamem/floor", rule=rule), folder, logs.data)
+        for rule in ("longest", "random")
+    }
+    floors = {rule: expected_from_log(location) for rule, location in locations.items()}
+    out = tmp_path / "out"
+    report = build_report([folder], out)
+    labels = {str(Path(s.run.location).resolve()): s.label for s in report.summaries}
+    best_rule = max(floors, key=lambda rule: mean(list(floors[rule].values.values())))
+    best = floors[best_rule]
+    best_label = labels[str(Path(locations[best_rule]).resolve())]
+    full_label = labels[str((folder / "a_full.eval").resolve())]
+    rows = {row["measure"]: row for row in read_csv(out, "floor")}
+    overall = rows["overall"]
+    assert (overall["run"], overall["floor"]) == (full_label, best_label)
+    full = expected_from_log(logs.locations["a_full"])
+    by_hand = mean([full.values[q] - best.values[q] for q in full.values])
+    assert close(overall["difference"], by_hand)
+    said = [note for note in report.notes if "NOT above the shortcut floor" in note]
+    above = overall["distinguishable from 0"] == "yes" and by_hand > 0
+    assert bool(said) is not above

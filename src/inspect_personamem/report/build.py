@@ -39,11 +39,14 @@ from .tables import (
     Table,
     category_table,
     estimates_table,
+    floor_pairs,
+    floor_table,
     gain_pairs,
     gain_table,
     method_differences_table,
     method_groups,
     methods_table,
+    not_above_floor,
     overall_table,
     published_methods_table,
     published_table,
@@ -228,6 +231,8 @@ def build_report(
         if not s.overall.n
     )
     pairs = gain_pairs(summaries)
+    floors = floor_pairs(summaries)
+    notes.extend(not_above_floor(floors))
     groups = method_groups(summaries)
     compared = [s for s in summaries if s.overall.n]
     include = Inclusion(include_subsets, include_unreleased)
@@ -288,6 +293,7 @@ def build_report(
     runs = runs_table(summaries)
     categories = category_table(summaries)
     gain = [gain_table(pairs)] if pairs else []
+    floor = [floor_table(floors)] if floors else []
     methods = [methods_table(groups), method_differences_table(groups)] if groups else []
     published_by_method = [published_methods_table(method_matches)] if method_matches else []
     sessions = sessions_table(summaries)
@@ -296,7 +302,7 @@ def build_report(
     topics = topic_table(summaries)
     estimates = estimates_table(summaries)
     sections: list[Table | FigureFile] = [
-        overall, runs, category_figure, categories, *method_figures, *methods, *gain,
+        overall, runs, category_figure, categories, *method_figures, *methods, *gain, *floor,
         cost_figure, cost, sessions_figure, sessions, *published_figures, *published,
         *published_by_method, topics, estimates,
     ]  # fmt: skip

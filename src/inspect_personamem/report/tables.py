@@ -359,6 +359,70 @@ def gain_table(pairs: Sequence[GainPair]) -> Table:
     )
 
 
+FLOOR_MODEL = "personamem/floor"
+"""The model-free baselines (`offline/floor.py`): the floor under every score."""
+
+
+@dataclass(frozen=True)
+class FloorPair:
+    """A run and the best model-free baseline of its split, over the questions both
+    scored."""
+
+    run: RunSummary
+    floor: RunSummary
+
+
+def floor_pairs(summaries: Sequence[RunSummary]) -> list[FloorPair]:
+    """Every run that is not a floor, with the floor run (`personamem/floor`, any rule) of
+    its split that is most accurate over the questions both scored."""
+    kinds = _by_kind(summaries)
+    floors = [s for s in kinds if s.run.model == FLOOR_MODEL]
+    pairs = []
+    for s in kinds:
+        if s.run.model == FLOOR_MODEL:
+            continue
+        candidates = [
+            _on_common_questions([s, floor]) for floor in floors if floor.run.split == s.run.split
+        ]
+        candidates = [c for c in candidates if c[0].overall.n]
+        if candidates:
+            run, floor = max(candidates, key=lambda c: c[1].overall.accuracy)
+            pairs.append(FloorPair(run, floor))
+    return pairs
+
+
+def floor_table(pairs: Sequence[FloorPair]) -> Table:
+    rows = [
+        row for p in pairs for row in _difference_rows((p.run.label, p.floor.label), p.run, p.floor)
+    ]
+    return Table(
+        "floor",
+        "Above the shortcut floor?",
+        "Each run against the most accurate model-free baseline of its split "
+        "(`--model personamem/floor`: the longest option, the option closest to the "
+        "question or to the history, or a random one), overall, macro average and per "
+        "question type. A run is above the floor only where the difference is "
+        f"distinguishable from 0 and positive. {DIFFERENCE_NOTE}",
+        ("run", "floor", *DIFFERENCE_COLUMNS),
+        tuple(rows),
+    )
+
+
+def not_above_floor(pairs: Sequence[FloorPair]) -> list[str]:
+    """A note for each run whose overall accuracy is not above its floor's."""
+    notes = []
+    for p in pairs:
+        measures = dict(differences(p.run, p.floor, {}))
+        d = measures.get("overall")
+        if d is not None and not d.low > 0:
+            notes.append(
+                f"{p.run.label}: NOT above the shortcut floor overall ({p.floor.label}: "
+                f"{p.floor.overall.accuracy:.3f}; difference {d.difference:+.3f}, 95% interval "
+                f"{d.low:+.3f} to {d.high:+.3f})"
+            )
+    return notes
+
+
 @dataclass(frozen=True)
 class MethodGroup:
     """Runs of one model (name and arguments), split and setting that differ only in
