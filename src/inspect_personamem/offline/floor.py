@@ -28,14 +28,15 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from ..data.options import LETTERS, OptionsFormatError, parse_options
-from ..data.prompt import INSTRUCTION, final_answer
+from ..data.prompt import INSTRUCTION
 from ..errors import PersonaMemArgumentError
 from ..history.memory.interface import HistoryMessage
 from ..history.memory.retrievers import BM25Retriever
+from .reply import chosen_reply
 
 RULES = ("longest", "question", "history", "random")
 _SEPARATOR = f"\n\n{INSTRUCTION}\n\n"
@@ -77,12 +78,7 @@ class FloorModel(ModelAPI):
     ) -> ModelOutput:
         question, options = _question_and_options(input[-1].text)
         index = await choose(self.rule, question, options, input[:-1], self.seed)
-        characters = sum(len(message.text) for message in input)
-        output = ModelOutput.from_content(self.model_name, final_answer(LETTERS[index]))
-        output.usage = ModelUsage(
-            input_tokens=characters // 4, output_tokens=4, total_tokens=characters // 4 + 4
-        )
-        return output
+        return chosen_reply(self.model_name, LETTERS[index], input)
 
 
 async def choose(

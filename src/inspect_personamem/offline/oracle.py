@@ -31,16 +31,15 @@ from inspect_ai.model import (
     GenerateConfig,
     ModelAPI,
     ModelOutput,
-    ModelUsage,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from ..data.options import LETTERS
-from ..data.prompt import final_answer
 from ..data.records import QuestionRecord
 from ..data.spec import PERSONAMEM
 from ..data.splits import Split, check_split
 from ..errors import PersonaMemArgumentError
+from .reply import chosen_reply
 
 
 @dataclass(frozen=True)
@@ -173,12 +172,7 @@ class OracleModel(ModelAPI):
         correct = letters[answer.correct]
         others = [letter for letter in LETTERS if letter != correct]
         letter = correct if draw[0] / 256 < chance else others[draw[1] % len(others)]
-        characters = sum(len(message.text) for message in input)
-        output = ModelOutput.from_content(self.model_name, final_answer(letter))
-        output.usage = ModelUsage(
-            input_tokens=characters // 4, output_tokens=4, total_tokens=characters // 4 + 4
-        )
-        return output
+        return chosen_reply(self.model_name, letter, input)
 
     def _find(self, prompt: str) -> tuple[_Answer, list[str]]:
         """The question `prompt` asks (its text and all four options in it), and the
