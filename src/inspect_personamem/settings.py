@@ -113,7 +113,8 @@ class AxisValue:
 
 def _changed(settings: Settings, *names: str) -> list[str]:
     """The values of `names` in a run's settings that differ from their defaults."""
-    return [str(settings[n]) for n in names if str(settings[n]) != str(parameters()[n].default)]
+    declared = parameters()
+    return [str(settings[n]) for n in names if str(settings[n]) != str(declared[n].default)]
 
 
 # Parameters that two values share are one object each.

@@ -31,8 +31,9 @@ def run_labels(runs: Sequence[Run]) -> list[str]:
     if len(set(methods)) > 1:
         for method, words in zip(methods, parts, strict=True):
             words.append(method)
+    axes = axis_settings()
     for key in setting_defaults():
-        if key not in axis_settings() and len({run.settings[key] for run in runs}) > 1:
+        if key not in axes and len({run.settings[key] for run in runs}) > 1:
             for run, words in zip(runs, parts, strict=True):
                 words.append(f"{key}={run.settings[key]}")
     for run, words in zip(runs, parts, strict=True):

@@ -120,6 +120,7 @@ def overall_table(summaries: Sequence[RunSummary]) -> Table:
 def runs_table(summaries: Sequence[RunSummary]) -> Table:
     """What each run was: model, split, task version, start, and its settings."""
     models = model_labels([s.run for s in summaries])
+    defaults = setting_defaults()
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
             s.label,
@@ -129,9 +130,7 @@ def runs_table(summaries: Sequence[RunSummary]) -> Table:
             s.run.created.strftime(TIME_FORMAT),
             _data(s.run),
             ", ".join(
-                f"{key}={value}"
-                for key, value in s.run.settings.items()
-                if value != setting_defaults()[key]
+                f"{key}={value}" for key, value in s.run.settings.items() if value != defaults[key]
             )
             or "all defaults",
         )
@@ -443,8 +442,9 @@ def method_groups(summaries: Sequence[RunSummary]) -> list[MethodGroup]:
     models = {s.run.model_id: label for s, label in zip(summaries, labels, strict=True)}
     groups: dict[tuple[ModelId, str, tuple[tuple[str, str], ...]], list[RunSummary]]
     groups = defaultdict(list)
+    axes, defaults = axis_settings(), setting_defaults()
     for s in _by_kind(summaries):
-        rest = tuple((k, v) for k, v in s.run.settings.items() if k not in axis_settings())
+        rest = tuple((k, v) for k, v in s.run.settings.items() if k not in axes)
         groups[(s.run.model_id, s.run.split, rest)].append(s)
     result = []
     for (model, split, rest), members in groups.items():
@@ -455,7 +455,7 @@ def method_groups(summaries: Sequence[RunSummary]) -> list[MethodGroup]:
             key=lambda item: (FIRST_METHODS.get(item[0], len(FIRST_METHODS)), item[0]),
         )
         runs = _on_common_questions([s for _, s in labelled])
-        other = [f"{k}={v}" for k, v in rest if v != setting_defaults()[k]]
+        other = [f"{k}={v}" for k, v in rest if v != defaults[k]]
         result.append(
             MethodGroup(
                 ", ".join([models[model], split, *other]),
