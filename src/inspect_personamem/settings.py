@@ -263,7 +263,8 @@ def _paper_prompt_refused(settings: Settings, why: str) -> str | None:
 
 
 def _open_label(settings: Settings) -> str:
-    words = ["open", *(["self-graded"] if settings["grader"] == "self" else [])]
+    judged = ["preference judge"] if settings.get("judge") == "preference" else []  # v2's
+    words = ["open", *judged, *(["self-graded"] if settings["grader"] == "self" else [])]
     return ", ".join([*words, *(f"grader seed {s}" for s in _changed(settings, "grader_seed"))])
 
 
@@ -571,10 +572,10 @@ def parameters(common: Sequence[Parameter] = COMMON) -> dict[str, Parameter]:
     return found
 
 
-def scoring_defaults() -> dict[str, Any]:
+def scoring_defaults(common: Sequence[Parameter] = COMMON) -> dict[str, Any]:
     """Task arguments that change what is scored -> their default (what a log that lacks
-    one ran with)."""
-    return {name: p.default for name, p in parameters().items() if p.scoring}
+    one ran with), of the tasks taking `common` (v1's, or `V2_COMMON`)."""
+    return {name: p.default for name, p in parameters(common).items() if p.scoring}
 
 
 def owners(name: str) -> list[str]:
@@ -695,10 +696,12 @@ def check_unknown(unknown: Mapping[str, Any], common: Sequence[Parameter] = COMM
 
 
 def axis_settings() -> frozenset[str]:
-    """Settings that say how a run saw the past and answered; the others say what it
-    answered (data, prompt): a report groups runs that differ only in these."""
+    """Settings that say how a run saw the past and answered (PersonaMem-v2's `judge`
+    too: how its open answers were judged); the others say what it answered (data,
+    prompt): a report groups runs that differ only in these."""
     values = (*HISTORIES.values(), *ANSWERS.values())
-    return frozenset({"history", "answer"} | {p.name for v in values for p in v.parameters})
+    named = {"history", "answer", "judge"}
+    return frozenset(named | {p.name for v in values for p in v.parameters})
 
 
 def no_history_settings(settings: Settings) -> dict[str, Any]:

@@ -389,10 +389,15 @@ def test_estimates_table_holds_every_group_with_an_interval(logs: Logs, report_d
             assert row["stderr (clustered)"] == row["ci95 low"] == row["ci95 high"] == ""
 
 
+def v1_groups(category: str) -> dict[str, str]:
+    """A v1 question's groups: `category`, one topic, one session elapsed."""
+    return {"category": category, "topic": "t", "distance_to_ref_in_blocks": "1"}
+
+
 def results(*contexts: list[float]) -> list[SampleResult]:
     """Questions with these scores, one list per shared context."""
     return [
-        SampleResult(f"{c}-{i}", "c", "t", 1, str(c), value, {"single": 1.0}, 1, "single")
+        SampleResult(f"{c}-{i}", v1_groups("c"), str(c), value, {"single": 1.0}, 1, "single")
         for c, values in enumerate(contexts)
         for i, value in enumerate(values)
     ]
@@ -497,7 +502,7 @@ def test_a_macro_difference_weighs_each_category_the_same() -> None:
     the category means: A (x: 1/3, 1/3; y: 0) -> 1/9, B (x: -2/3) -> -1/9; squares 2/81
     times G/(G-1) = 2: 4/81, so the standard error is 2/9."""
     a = [
-        SampleResult(i, cat, "t", 1, ctx, value, {"single": 1.0}, 1, "single")
+        SampleResult(i, v1_groups(cat), ctx, value, {"single": 1.0}, 1, "single")
         for i, cat, ctx, value in (
             ("1", "x", "A", 1.0), ("2", "x", "A", 1.0), ("3", "x", "B", 0.0), ("4", "y", "A", 0.0)
         )

@@ -30,7 +30,7 @@ from inspect_ai.scorer import (
 
 from ..data.question_types import CATEGORIES
 from ..data.samples import distance_bin
-from ..scoring.metrics import CLUSTER_KEY, group_order
+from ..scoring.metrics import CLUSTER_KEY, V2_GROUPS, group_order
 from .logs import READ, Calibration, Run, SampleResult
 
 LEVEL = 0.95
@@ -122,6 +122,9 @@ class RunSummary:
     sessions: dict[int, Accuracy]
     bins: dict[str, Accuracy]
     """Sessions elapsed in coarse bins (`distance_bin`: 1, 2-3, 4-6, ...), in order."""
+    groups: dict[str, dict[str, Accuracy]]
+    """PersonaMem-v2's label groups (`V2_GROUPS`: pref_type, who, distance_bin, ...) ->
+    each value's estimate, in `group_order`; empty for v1, whose groups are above."""
     statuses: dict[str, float]
     """Each status of the scored answers (all epochs; `logs.READ`) -> its share of them."""
 
@@ -148,24 +151,46 @@ class RunSummary:
 
 def summarise(run: Run, label: str) -> RunSummary:
     samples = run.samples
-    categories = by_group(samples, lambda s: s.category)
-    ordered = {key: categories.pop(key) for key in CATEGORIES if key in categories}
-    ordered.update(categories)  # labels outside the paper's seven, should a log have them
-    bins = by_group(samples, lambda s: distance_bin(s.sessions))
     statuses: dict[str, float] = defaultdict(float)
     for sample in samples:
         for status, share in sample.statuses.items():
             statuses[status] += share / len(samples)
+    overall = accuracy_of(samples)
+    if run.benchmark == "v2":
+        return RunSummary(
+            run=run,
+            label=label,
+            overall=overall,
+            categories={},
+            topics={},
+            sessions={},
+            bins={},
+            groups={key: _ordered(by_group(samples, _group(key))) for key in V2_GROUPS},
+            statuses=dict(statuses),
+        )
+    categories = by_group(samples, lambda s: s.category)
+    ordered = {key: categories.pop(key) for key in CATEGORIES if key in categories}
+    ordered.update(categories)  # labels outside the paper's seven, should a log have them
     return RunSummary(
         run=run,
         label=label,
-        overall=accuracy_of(samples),
+        overall=overall,
         categories=ordered,
         topics=by_group(samples, lambda s: s.topic),
         sessions=by_group(samples, lambda s: s.sessions),
-        bins={key: bins[key] for key in sorted(bins, key=group_order)},
+        bins=_ordered(by_group(samples, lambda s: distance_bin(s.sessions))),
+        groups={},
         statuses=dict(statuses),
     )
+
+
+def _group(key: str) -> Callable[[SampleResult], str]:
+    return lambda sample: sample.groups[key]
+
+
+def _ordered(estimates: dict[str, Accuracy]) -> dict[str, Accuracy]:
+    """`estimates` in `group_order`, the order `inspect view` shows the groups in."""
+    return {key: estimates[key] for key in sorted(estimates, key=group_order)}
 
 
 def on_questions(summary: RunSummary, ids: Set[str]) -> RunSummary:

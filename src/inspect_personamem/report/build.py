@@ -7,9 +7,13 @@ Output folder layout::
                              method_differences, gain, floor, choice_open, cost,
                              sessions, published, published_methods, topics, estimates
                              (graders, methods, method_differences, gain, floor,
-                             choice_open and the published ones only when they apply)
+                             choice_open and the published ones only when they apply);
+                             PersonaMem-v2's apart (`v2.py`): v2_overall, v2_graders,
+                             v2_judges, v2_runs, v2_published, v2_groups
     figures/<name>.png, .svg categories, cost, sessions, methods_<n>_<model>,
-                             choice_open_<n>_<run>, published_<n>_<run>
+                             choice_open_<n>_<run>, published_<n>_<run>; v2
+
+Each benchmark's part is there only when the logs hold runs of it.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from .graded import (
 )
 from .html_page import FigureFile, write_page
 from .labels import run_labels
-from .logs import ReportError, read_runs
+from .logs import ReportError, Run, read_runs
 from .published import (
     DEFAULT_NAMES,
     SPLIT,
@@ -62,6 +66,8 @@ from .tables import (
     sessions_table,
     topic_table,
 )
+from .v2 import TITLE as V2_TITLE
+from .v2 import v2_tables
 
 TITLE = "PersonaMem report"
 STATISTICS = (
@@ -228,9 +234,8 @@ def build_report(
         skipped = "".join(f"\n  {note}" for note in read.notes)
         raise ReportError(f"no PersonaMem runs in {', '.join(map(str, paths))}{skipped}")
     notes = list(read.notes)
-    summaries = [
-        summarise(run, label) for run, label in zip(read.runs, run_labels(read.runs), strict=True)
-    ]
+    v1, v2 = (_summaries([run for run in read.runs if run.benchmark == b]) for b in ("v1", "v2"))
+    summaries = v1 + v2
     notes.extend(f"{s.label}: {check(s).text}" for s in summaries)
     notes.extend(
         f"{s.label}: no question scored, so it is left out of every comparison of runs "
@@ -239,102 +244,16 @@ def build_report(
         if not s.overall.n
     )
     notes.extend(grader_notes(summaries))
-    pairs = gain_pairs(summaries)
-    floors = floor_pairs(summaries)
-    notes.extend(not_above_floor(floors))
-    choice_open = choice_open_pairs(summaries)
-    groups = method_groups(summaries)
-    compared = [s for s in summaries if s.overall.n]
-    include = Inclusion(include_subsets, include_unreleased)
-    matches = _published_matches(compared, name_overrides or {}, notes, include)
-    method_matches = _published_method_matches(compared, name_overrides or {}, notes, include)
-    notes = list(dict.fromkeys(notes))  # both published comparisons may say the same
-
     figure_dir = out / "figures"
-    for pattern in ("published_*", "methods_*", "choice_open_*"):  # of an earlier report
+    for pattern in ("published_*", "methods_*", "choice_open_*", "v2.*"):  # of an earlier report
         for stale in figure_dir.glob(pattern):
             stale.unlink()
-    colours = figures.palette(summaries)
-    category_figure = FigureFile(
-        "Accuracy per question type (the paper's Figure 3)",
-        _relative(figures.category_figure(summaries, colours, figure_dir, title), out),
-    )
-    prices = load_prices()
-    costs = run_costs(compared, prices)
-    cost_figure = FigureFile(
-        "Accuracy against input tokens per question, no-history runs as reference lines",
-        _relative(figures.cost_figure(costs, colours, figure_dir, title), out),
-    )
-    sessions_figure = FigureFile(
-        "Accuracy by sessions elapsed (the paper's Figure 4)",
-        _relative(figures.sessions_figure(summaries, colours, figure_dir, title), out),
-    )
-    method_figures = [
-        FigureFile(
-            f"Methods per question type: {group.title} (the paper's Figure 5)",
-            _relative(
-                figures.methods_figure(
-                    group, colours, figure_dir, f"methods_{i}_{figures.slug(group.title)}", title
-                ),
-                out,
-            ),
-        )
-        for i, group in enumerate(groups, start=1)
-    ]
-    choice_open_figures = [
-        FigureFile(
-            f"Chosen against open answers: {pair.open.label} (the paper's Figure 6)",
-            _relative(
-                figures.choice_open_figure(
-                    pair,
-                    colours,
-                    figure_dir,
-                    f"choice_open_{i}_{figures.slug(pair.open.label)}",
-                    title,
-                ),
-                out,
-            ),
-        )
-        for i, pair in enumerate(choice_open, start=1)
-    ]
-    published_figures = [
-        FigureFile(
-            f"{s.label} next to the published {SPLIT} numbers of {published.name}",
-            _relative(
-                figures.published_figure(
-                    s,
-                    published,
-                    colours,
-                    figure_dir,
-                    f"published_{i}_{figures.slug(s.label)}",
-                    title,
-                ),
-                out,
-            ),
-        )
-        for i, (s, published) in enumerate(matches, start=1)
-    ]
-
-    overall = overall_table(summaries)
-    graders = [grader_table(summaries)] if graded(summaries) else []
-    runs = runs_table(summaries)
-    categories = category_table(summaries)
-    gain = [gain_table(pairs)] if pairs else []
-    floor = [floor_table(floors)] if floors else []
-    methods = [methods_table(groups), method_differences_table(groups)] if groups else []
-    choice_open_tables = [choice_open_table(choice_open)] if choice_open else []
-    published_by_method = [published_methods_table(method_matches)] if method_matches else []
-    sessions = sessions_table(summaries)
-    cost = cost_table(costs, pairs, prices)
-    published = [published_table(matches)] if matches else []
-    topics = topic_table(summaries)
-    estimates = estimates_table(summaries)
-    sections: list[Table | FigureFile] = [
-        overall, *graders, runs, category_figure, categories, *method_figures, *methods,
-        *gain, *floor, *choice_open_figures, *choice_open_tables, cost_figure, cost,
-        sessions_figure, sessions, *published_figures, *published, *published_by_method,
-        topics, estimates,
-    ]  # fmt: skip
+    context = _Context(figures, out, figure_dir, title)
+    include = Inclusion(include_subsets, include_unreleased)
+    sections = _v1_sections(v1, context, name_overrides or {}, include, notes) if v1 else []
+    if v2:
+        sections += _v2_sections(v2, context)
+    notes = list(dict.fromkeys(notes))  # both published comparisons may say the same
     tables = [section for section in sections if isinstance(section, Table)]
     table_dir = out / "tables"
     table_dir.mkdir(parents=True, exist_ok=True)
@@ -349,16 +268,123 @@ def build_report(
         headline=first_line,
         summaries=summaries,
         tables=tables,
-        figures=[
-            category_figure,
-            cost_figure,
-            sessions_figure,
-            *method_figures,
-            *choice_open_figures,
-            *published_figures,
-        ],
+        figures=[section for section in sections if isinstance(section, FigureFile)],
         notes=notes,
     )
+
+
+def _summaries(runs: Sequence[Run]) -> list[RunSummary]:
+    """The runs of one benchmark, summarised under labels that tell them apart."""
+    return [summarise(run, label) for run, label in zip(runs, run_labels(runs), strict=True)]
+
+
+@dataclass(frozen=True)
+class _Context:
+    """Where and how a report's figures are drawn."""
+
+    figures: ModuleType
+    out: Path
+    folder: Path
+    title: str
+
+    def figure(self, caption: str, paths: Sequence[Path]) -> FigureFile:
+        """A drawn figure, its files relative to the report's folder."""
+        return FigureFile(caption, _relative(paths, self.out))
+
+
+def _v2_sections(summaries: Sequence[RunSummary], context: _Context) -> list[Table | FigureFile]:
+    """PersonaMem-v2's figure and tables (`v2.py`), after v1's."""
+    colours = context.figures.palette(summaries)
+    figure = context.figure(
+        f"{V2_TITLE}: runs beside the published numbers, and accuracy per preference type",
+        context.figures.v2_figure(summaries, colours, context.folder, context.title),
+    )
+    return [figure, *v2_tables(summaries)]
+
+
+def _v1_sections(
+    summaries: Sequence[RunSummary],
+    context: _Context,
+    name_overrides: Mapping[str, str],
+    include: Inclusion,
+    notes: list[str],
+) -> list[Table | FigureFile]:
+    """PersonaMem's (v1) figures and tables; `notes` gets what the comparisons say."""
+    figures, figure_dir, title = context.figures, context.folder, context.title
+    pairs = gain_pairs(summaries)
+    floors = floor_pairs(summaries)
+    notes.extend(not_above_floor(floors))
+    choice_open = choice_open_pairs(summaries)
+    groups = method_groups(summaries)
+    compared = [s for s in summaries if s.overall.n]
+    matches = _published_matches(compared, name_overrides, notes, include)
+    method_matches = _published_method_matches(compared, name_overrides, notes, include)
+    colours = figures.palette(summaries)
+    category_figure = context.figure(
+        "Accuracy per question type (the paper's Figure 3)",
+        figures.category_figure(summaries, colours, figure_dir, title),
+    )
+    prices = load_prices()
+    costs = run_costs(compared, prices)
+    cost_figure = context.figure(
+        "Accuracy against input tokens per question, no-history runs as reference lines",
+        figures.cost_figure(costs, colours, figure_dir, title),
+    )
+    sessions_figure = context.figure(
+        "Accuracy by sessions elapsed (the paper's Figure 4)",
+        figures.sessions_figure(summaries, colours, figure_dir, title),
+    )
+    method_figures = [
+        context.figure(
+            f"Methods per question type: {group.title} (the paper's Figure 5)",
+            figures.methods_figure(
+                group, colours, figure_dir, f"methods_{i}_{figures.slug(group.title)}", title
+            ),
+        )
+        for i, group in enumerate(groups, start=1)
+    ]
+    choice_open_figures = [
+        context.figure(
+            f"Chosen against open answers: {pair.open.label} (the paper's Figure 6)",
+            figures.choice_open_figure(
+                pair,
+                colours,
+                figure_dir,
+                f"choice_open_{i}_{figures.slug(pair.open.label)}",
+                title,
+            ),
+        )  # fmt: skip
+        for i, pair in enumerate(choice_open, start=1)
+    ]
+    published_figures = [
+        context.figure(
+            f"{s.label} next to the published {SPLIT} numbers of {published.name}",
+            figures.published_figure(
+                s,
+                published,
+                colours,
+                figure_dir,
+                f"published_{i}_{figures.slug(s.label)}",
+                title,
+            ),
+        )  # fmt: skip
+        for i, (s, published) in enumerate(matches, start=1)
+    ]
+    graders = [grader_table(summaries)] if graded(summaries) else []
+    gain = [gain_table(pairs)] if pairs else []
+    floor = [floor_table(floors)] if floors else []
+    methods = [methods_table(groups), method_differences_table(groups)] if groups else []
+    choice_open_tables = [choice_open_table(choice_open)] if choice_open else []
+    published_by_method = [published_methods_table(method_matches)] if method_matches else []
+    published = [published_table(matches)] if matches else []
+    return [
+        overall_table(summaries), *graders, runs_table(summaries), category_figure,
+        category_table(summaries), *method_figures, *methods, *gain, *floor,
+        *choice_open_figures, *choice_open_tables, cost_figure,
+        cost_table(costs, pairs, prices), sessions_figure, sessions_table(summaries),
+        *published_figures, *published, *published_by_method, topic_table(summaries),
+        estimates_table(summaries),
+    ]  # fmt: skip
 
 
 def _relative(paths: Sequence[Path], folder: Path) -> tuple[Path, ...]:

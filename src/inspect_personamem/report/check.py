@@ -22,8 +22,9 @@ from .accuracy import RunSummary, on_questions
 from .logs import READ
 
 TOLERANCE = 1e-9
-TEXT_FAMILIES = ("category_", "topic_")
-"""Metric name prefixes whose group names are text metadata (`metrics.py`)."""
+TEXT_FAMILIES = ("category_", "topic_query_", "topic_", "conversation_scenario_", "pref_type_")
+"""Metric name prefixes whose group names are text metadata (`metrics.py`), the longer
+of two that begin alike first."""
 
 
 def summary_text(text: str) -> str:
@@ -77,16 +78,27 @@ class Check:
 def recomputed_metrics(summary: RunSummary) -> dict[str, float]:
     """The report's numbers under the names the task's metrics have in the log.
 
-    `unparsed`, and for open answers `grader_none` and `grader_unreadable`, are
-    recomputed as Inspect computes them: from the first epoch (Inspect keeps the first
-    epoch's score metadata); the grader's calibration from the questions' counts.
-    `sessions_bin_*` is not recomputed.
+    `unparsed`, for open answers `grader_none` and `grader_unreadable`, for judged ones
+    `judge_unread` and `empty_reply`, are recomputed as Inspect computes them: from the
+    first epoch (Inspect keeps the first epoch's score metadata); the grader's or
+    judge's calibration from the questions' counts. `sessions_bin_*` is not recomputed.
     """
     metrics = {"accuracy": summary.overall.accuracy, "stderr": summary.overall.stderr}
-    if summary.run.grader is None:
+    if summary.run.judged:
+        metrics.update(_judged(summary))
+    elif summary.run.grader is None:
         metrics["unparsed"] = _first_epochs(summary, lambda status: status not in READ)
     else:
         metrics.update(_graded(summary))
+    if summary.run.benchmark == "v2":
+        metrics.update(
+            {
+                f"{key}_{group}": e.accuracy
+                for key, by in summary.groups.items()
+                for group, e in by.items()
+            }
+        )
+        return metrics
     metrics["category_macro"] = summary.macro
     metrics.update({f"category_{k}": e.accuracy for k, e in summary.categories.items()})
     metrics.update({f"topic_{k}": e.accuracy for k, e in summary.topics.items()})
@@ -111,6 +123,17 @@ def _graded(summary: RunSummary) -> dict[str, float]:
         "grader_identity": calibration.identity_accuracy,
         "grader_position_bias": calibration.position_bias,
         "grader_calibrated": calibration.questions,
+    }
+
+
+def _judged(summary: RunSummary) -> dict[str, float]:
+    """A judged run's metrics of its judge (`scoring/metrics.py`, `judge_figures`)."""
+    calibration = summary.calibration
+    return {
+        "judge_unread": _first_epochs(summary, lambda status: status == "judge_unread"),
+        "empty_reply": _first_epochs(summary, lambda status: status == "empty_reply"),
+        "judge_separates": calibration.separation,
+        "judge_calibrated": calibration.questions,
     }
 
 

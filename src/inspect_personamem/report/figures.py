@@ -20,10 +20,11 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from ..data.question_types import CATEGORIES, CATEGORY_TITLES
+from ..scoring.metrics import group_order
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary
 from .costs import RunCost
 from .graded import ChoiceOpenPair
-from .published import SPLIT, PublishedModel
+from .published import SPLIT, PublishedModel, paper_range, published_v2
 from .tables import MethodGroup
 
 DPI = 100
@@ -34,6 +35,7 @@ SIZES: dict[str, tuple[float, float]] = {
     "methods": (12.0, 6.5),
     "cost": (11.0, 6.5),
     "choice_open": (15.0, 6.0),
+    "v2": (16.0, 8.0),
 }
 """Figure kind -> size in inches; pixels are these times DPI."""
 FORMATS = ("png", "svg")
@@ -77,7 +79,8 @@ def _group_axis(axes: Axes, keys: Sequence[str]) -> None:
     """An axis of bars per group (`_bars`): question types by their titles, or other
     groups by their names."""
     axes.set_xticks(range(len(keys)))
-    axes.set_xticklabels([textwrap.fill(CATEGORY_TITLES.get(k, k), 16) for k in keys], fontsize=9)
+    titles = [CATEGORY_TITLES.get(k, k.replace("_", " ")) for k in keys]
+    axes.set_xticklabels([textwrap.fill(title, 16) for title in titles], fontsize=9)
     axes.set_ylim(0, 1)
     axes.set_ylabel("accuracy")
     axes.axhline(CHANCE, color="grey", linestyle=":", linewidth=1, label="chance (4 options)")
@@ -283,6 +286,64 @@ def cost_figure(
     axes.set_title(_titled("Accuracy against input tokens per question (95% intervals)", title))
     _legend(figure, axes)
     return _save(figure, folder, "cost")
+
+
+def v2_figure(
+    summaries: Sequence[RunSummary], colours: Mapping[str, Colour], folder: Path, title: str
+) -> list[Path]:
+    """PersonaMem-v2: the runs beside the published numbers (the paper's range a band,
+    the vendors' self-reported numbers hollow), and accuracy per `pref_type`."""
+    figure = Figure(figsize=SIZES["v2"], layout="constrained")
+    left, right = figure.subplots(1, 2, width_ratios=(2, 3))
+    _published_v2_axis(left, summaries, colours)
+    keys = sorted({k for s in summaries for k in s.groups.get("pref_type", {})}, key=group_order)
+    _bars(
+        right,
+        [
+            (s.label, [s.groups["pref_type"].get(k, NO_ESTIMATE) for k in keys], colours[s.label])
+            for s in summaries
+        ],
+    )
+    _group_axis(right, keys)
+    right.set_title("Accuracy per preference type (pref_type)")
+    _legend(figure, right)
+    figure.suptitle(_titled("PersonaMem-v2 (95% intervals)", title))
+    return _save(figure, folder, "v2")
+
+
+def _published_v2_axis(
+    axes: Axes, summaries: Sequence[RunSummary], colours: Mapping[str, Colour]
+) -> None:
+    """One row per run and per published number, the paper's range a band."""
+    paper = paper_range()
+    axes.axvspan(paper.low, paper.high, color=PUBLISHED_COLOUR, alpha=0.15)
+    published = [p for p in published_v2() if p is not paper]
+    labels = [textwrap.shorten(s.label, 48) for s in summaries]
+    for y, s in enumerate(summaries):
+        axes.errorbar(
+            [s.overall.accuracy], [y], xerr=_errors([s.overall]), fmt="o",
+            color=colours[s.label], capsize=3,
+        )  # fmt: skip
+    for y, p in enumerate(published, start=len(summaries)):
+        own = p.kind != "self-reported"
+        axes.plot(
+            [p.low], [y], marker="s" if own else "o", color=PUBLISHED_COLOUR,
+            markerfacecolor=PUBLISHED_COLOUR if own else "none", linestyle="none",
+        )  # fmt: skip
+        model = f", {p.model}" if p.model else ""
+        labels.append(f"{p.system} ({p.kind}{model})")
+    axes.set_yticks(range(len(labels)))
+    axes.set_yticklabels(labels, fontsize=8)
+    axes.invert_yaxis()
+    axes.set_xlim(0, 1)
+    axes.set_xlabel("accuracy (of a run judged against the preference label: mean score)")
+    axes.axvline(CHANCE, color="grey", linestyle=":", linewidth=1)
+    axes.grid(axis="x", alpha=0.3)
+    axes.set_title(
+        f"Runs beside published numbers (band: the paper's {paper.shown} for frontier "
+        "LLMs;\nhollow: self-reported by vendors through their own harnesses)",
+        fontsize=9,
+    )
 
 
 def slug(text: str) -> str:

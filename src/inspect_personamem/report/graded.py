@@ -43,8 +43,9 @@ trusted: its answers, not the model's, decide too many scores."""
 
 
 def graded(summaries: Sequence[RunSummary]) -> list[RunSummary]:
-    """The runs whose answers a grader judged (`answer=open`)."""
-    return [s for s in summaries if s.run.grader is not None]
+    """The runs whose open answers a grader judged by naming a candidate (`answer=open`;
+    not PersonaMem-v2's preference judge, `report/v2.py`)."""
+    return [s for s in summaries if s.run.grader is not None and not s.run.judged]
 
 
 def distrust(summary: RunSummary) -> list[str]:
@@ -77,9 +78,9 @@ def _grader_names(summaries: Sequence[RunSummary]) -> list[str]:
     return [grader or f"{s.run.model} itself" for s, grader in zip(summaries, graders, strict=True)]
 
 
-def grader_table(summaries: Sequence[RunSummary]) -> Table:
+def grader_table(summaries: Sequence[RunSummary], name: str = "graders") -> Table:
     """One row per open run: its accuracy, its grader's verdicts, calibration and
-    trust."""
+    trust; `name` is the table's file stem."""
     runs = graded(summaries)
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
@@ -97,7 +98,7 @@ def grader_table(summaries: Sequence[RunSummary]) -> Table:
         for s, grader in zip(runs, _grader_names(runs), strict=True)
     )
     return Table(
-        "graders",
+        name,
         "Open answers and their grader",
         "Runs with `-T answer=open`: the grader (the model bound to the grader role, or "
         "with `-T grader=self` the model under test: self-graded) read each reply and "
@@ -128,9 +129,9 @@ def grader_table(summaries: Sequence[RunSummary]) -> Table:
 
 
 def grader_notes(summaries: Sequence[RunSummary]) -> list[str]:
-    """A note for each open run whose grader is not to be trusted, was not calibrated,
-    or is the model under test."""
-    runs = graded(summaries)
+    """A note for each open run whose grader (or judge) is not to be trusted, was not
+    calibrated, or is the model under test."""
+    runs = [s for s in summaries if s.run.grader is not None]
     notes = []
     for s, grader in zip(runs, _grader_names(runs), strict=True):
         reasons = distrust(s)

@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from ..settings import axes_label, axis_settings
-from .logs import ModelId, Run, setting_defaults
+from .logs import ModelId, Run
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
@@ -33,10 +33,11 @@ def run_labels(runs: Sequence[Run]) -> list[str]:
         for method, words in zip(methods, parts, strict=True):
             words.append(method)
     axes = axis_settings()
-    for key in setting_defaults():
-        if key not in axes and len({run.settings[key] for run in runs}) > 1:
+    for key in dict.fromkeys(key for run in runs for key in run.settings):
+        if key not in axes and len({run.settings.get(key) for run in runs}) > 1:
             for run, words in zip(runs, parts, strict=True):
-                words.append(f"{key}={run.settings[key]}")
+                if key in run.settings:
+                    words.append(f"{key}={run.settings[key]}")
     for run, words in zip(runs, parts, strict=True):
         words.extend(run.marks)
     counts = Counter(run.key for run in runs)
@@ -55,11 +56,18 @@ def run_labels(runs: Sequence[Run]) -> list[str]:
 def method_labels(runs: Sequence[Run]) -> list[str]:
     """How each run saw the past and answered (`settings.axes_label`), with the grader
     of open answers graded by a model bound to the grader role (`full history, open,
-    graded by openai/gpt-4.1-mini`; a self-graded run's says `self-graded`)."""
+    graded by openai/gpt-4.1-mini`; `judged by` for PersonaMem-v2's preference judge;
+    a self-graded run's says `self-graded`)."""
     return [
-        ", ".join([axes_label(run.settings), *([f"graded by {grader}"] if grader else [])])
+        ", ".join([axes_label(run.settings), *([f"{_graded(run)} by {grader}"] if grader else [])])
         for run, grader in zip(runs, grader_labels(runs), strict=True)
     ]
+
+
+def _graded(run: Run) -> str:
+    """How its grader scored an open run: `judged` against the preference label
+    (PersonaMem-v2's `judge=preference`), else `graded` by naming a candidate."""
+    return "judged" if run.judged else "graded"
 
 
 def grader_labels(runs: Sequence[Run]) -> list[str]:

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from inspect_ai.log import (
     EvalLog,
@@ -38,12 +38,31 @@ from inspect_ai.scorer import Score, Value, value_to_float
 
 from ..data.spec import NOT_RELEASED, RELEASED
 from ..data.splits import SPLITS
+from ..data.v2.spec import LENGTHS as V2_LENGTHS
 from ..errors import PersonaMemError
-from ..scoring.metrics import CLUSTER_KEY
-from ..settings import current_arguments, scoring_defaults
+from ..scoring.metrics import CLUSTER_KEY, V2_CLUSTER_KEY, V2_GROUPS
+from ..settings import COMMON, V2_COMMON, Parameter, current_arguments, scoring_defaults
 
-PERSONAMEM_TASKS = frozenset({"personamem", *(f"personamem_{split}" for split in SPLITS)})
-"""Task names (without the package prefix) whose logs a report reads."""
+Benchmark = Literal["v1", "v2"]
+"""PersonaMem (v1) or PersonaMem-v2: other questions, labels and published numbers, so
+a report shows their runs apart."""
+
+TASKS: dict[Benchmark, frozenset[str]] = {
+    "v1": frozenset({"personamem", *(f"personamem_{split}" for split in SPLITS)}),
+    "v2": frozenset({"personamem_v2", *(f"personamem_v2_{length}" for length in V2_LENGTHS)}),
+}
+"""Task names (without the package prefix) whose logs a report reads, per benchmark."""
+
+PARAMETERS: dict[Benchmark, Sequence[Parameter]] = {"v1": COMMON, "v2": V2_COMMON}
+"""The parameters every run of a benchmark's tasks takes, whatever its axes."""
+
+GROUP_KEYS: dict[Benchmark, tuple[str, ...]] = {
+    "v1": ("category", "topic", "distance_to_ref_in_blocks"),
+    "v2": V2_GROUPS,
+}
+"""The sample metadata a question's result is grouped by, per benchmark."""
+CLUSTER_KEYS: dict[Benchmark, str] = {"v1": CLUSTER_KEY, "v2": V2_CLUSTER_KEY}
+"""The sample metadata Inspect's `stderr` clusters a benchmark's questions by."""
 
 SCORER = "personamem_scorer"
 """The task's scorer; a log naming another single scorer (`graded_scorer` of open
@@ -52,16 +71,18 @@ answers) uses that one."""
 GRADER_ROLE = "grader"
 """The Inspect model role of the model that grades open answers."""
 
-READ = frozenset({"single", "named"})
-"""The statuses of an answer read as one option: `single` (a chosen answer with one
-option letter) and `named` (an open answer whose grader named one candidate). Every
-other status is unparsed: a chosen answer's `none` and `multiple`, an open answer's
-`none` (the grader named no candidate) and `unreadable` (no verdict could be read)."""
+READ = frozenset({"single", "named", "read"})
+"""The statuses of an answer read: `single` (a chosen answer with one option letter),
+`named` (an open answer whose grader named one candidate) and `read` (a PersonaMem-v2
+open answer the authors' judge gave a score that could be read). Every other status is
+unparsed: a chosen answer's `none`, `multiple` and `not_an_option`, an open answer's
+`none` (the grader named no candidate) and `unreadable` (no verdict could be read), a
+judged one's `judge_unread` and `empty_reply`."""
 
 
-def setting_defaults() -> dict[str, str]:
+def setting_defaults(benchmark: Benchmark = "v1") -> dict[str, str]:
     """The value a log without an argument ran with: the task's default."""
-    return {key: str(value) for key, value in scoring_defaults().items()}
+    return {key: str(value) for key, value in scoring_defaults(PARAMETERS[benchmark]).items()}
 
 
 ANSWER_NEUTRAL_MODEL_ARGS = frozenset({"device"})
@@ -108,7 +129,8 @@ class Tokens:
 class Calibration:
     """How a grader did when shown the candidates themselves as the reply: one
     question's counts (`calibration_*` in its score's metadata, first epoch only), or
-    the sums over a run's questions."""
+    the sums over a run's questions. A PersonaMem-v2 judge (`judge=preference`) is
+    calibrated by `separated` alone; a grader of the candidates by the others."""
 
     questions: int = 0
     """Questions calibrated."""
@@ -120,6 +142,8 @@ class Calibration:
     """Candidates shown."""
     order_changes: int = 0
     """Candidates whose verdict changed with the order."""
+    separated: int = 0
+    """Questions on which the judge scored the correct candidate above the three others."""
 
     @property
     def identity_accuracy(self) -> float:
@@ -133,6 +157,13 @@ class Calibration:
         blind to order); NaN without trials."""
         return self.order_changes / self.candidates if self.candidates else math.nan
 
+    @property
+    def separation(self) -> float:
+        """A judge's share of calibrated questions on which it scored the correct
+        candidate above the others (1.0 for a judge that tells the preference apart);
+        NaN without calibrated questions."""
+        return self.separated / self.questions if self.questions else math.nan
+
     @staticmethod
     def total(counts: Iterable[Calibration]) -> Calibration:
         """The sums of `counts`."""
@@ -145,10 +176,10 @@ class SampleResult:
     """One question's score in a run (mean over the epochs that were scored)."""
 
     id: str
-    category: str
-    topic: str
-    sessions: int
+    groups: Mapping[str, str]
+    """The metadata it is grouped by (`GROUP_KEYS` of its benchmark), as text."""
     context_id: str
+    """What it is clustered by: the shared history (v1), the persona (v2)."""
     value: float
     statuses: dict[str, float]
     """Each status of the scored epochs' answers -> its share of them (`READ`)."""
@@ -160,6 +191,21 @@ class SampleResult:
     calibration: Calibration = Calibration()
     """The grader's calibration on this question (open answers; zeros elsewhere)."""
 
+    @property
+    def category(self) -> str:
+        """PersonaMem's question type (v1)."""
+        return self.groups["category"]
+
+    @property
+    def topic(self) -> str:
+        """PersonaMem's topic (v1)."""
+        return self.groups["topic"]
+
+    @property
+    def sessions(self) -> int:
+        """Sessions elapsed since the fact the question needs (v1)."""
+        return int(self.groups["distance_to_ref_in_blocks"])
+
 
 @dataclass(frozen=True)
 class Run:
@@ -169,7 +215,9 @@ class Run:
     task: str
     version: str
     """The task version (`Task(version=...)`) the log was made with."""
+    benchmark: Benchmark
     split: str
+    """v1: the split (`128k`); v2: the subset and length (`benchmark 32k`)."""
     model: str
     model_args: dict[str, str]
     """The model's arguments (`-M`, the log's `model_args`) as text, less
@@ -214,9 +262,20 @@ class Run:
         return (self.model, tuple(sorted(self.model_args.items())))
 
     @property
+    def defaults(self) -> dict[str, str]:
+        """The task's defaults of the settings (`setting_defaults`)."""
+        return setting_defaults(self.benchmark)
+
+    @property
     def self_graded(self) -> bool:
         """Whether the model under test graded its own open answers (`grader=self`)."""
         return self.grader is not None and self.settings["grader"] == "self"
+
+    @property
+    def judged(self) -> bool:
+        """Whether a judge scored its open answers against the preference label
+        (PersonaMem-v2's `judge=preference`): a score from 0 to 1, not a choice."""
+        return self.benchmark == "v2" and self.settings["judge"] == "preference"
 
     @property
     def key(self) -> RunKey:
@@ -327,7 +386,8 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
             result.notes.append(f"skipped {file}: not a readable Inspect log ({error})")
             continue
         name = header.eval.task.rsplit("/", 1)[-1]
-        if name not in PERSONAMEM_TASKS:
+        benchmark = next((key for key, names in TASKS.items() if name in names), None)
+        if benchmark is None:
             result.notes.append(f"skipped {file}: task {header.eval.task!r} is not PersonaMem")
             continue
         try:
@@ -336,7 +396,7 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
                 if header.samples is not None
                 else read_eval_log_sample_summaries(file)
             )
-            run = _run(file, header, summaries)
+            run = _run(file, header, benchmark, summaries)
         except Exception as error:  # damaged samples, or a log of an older package version
             result.notes.append(f"skipped {file}: its samples cannot be read ({error})")
             continue
@@ -346,15 +406,21 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
     return result
 
 
-def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> Run:
+def _run(
+    file: str, header: EvalLog, benchmark: Benchmark, summaries: Iterable[EvalSampleSummary]
+) -> Run:
     spec = header.eval
     task_args = current_arguments(spec.task_args or {})  # version 1's method= too
     settings = {
         key: str(task_args[key]) if key in task_args else default
-        for key, default in setting_defaults().items()
+        for key, default in setting_defaults(benchmark).items()
     }
     metadata: dict[str, Any] = spec.metadata or {}
-    split = str(metadata.get("split") or task_args.get("split") or _split_of(spec.task))
+    split = (
+        f"{metadata['subset']} {metadata['length']}"
+        if benchmark == "v2"
+        else str(metadata.get("split") or task_args.get("split") or _split_of(spec.task))
+    )
     scorer_names = [scorer.name for scorer in spec.scorers or []]
     scorer = SCORER if SCORER in scorer_names or not scorer_names else scorer_names[0]
     epochs: dict[str, list[EvalSampleSummary]] = defaultdict(list)
@@ -392,6 +458,7 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         location=file,
         task=spec.task,
         version=str(spec.task_version),
+        benchmark=benchmark,
         split=split,
         model=spec.model,
         model_args=model_args,
@@ -405,7 +472,7 @@ def _run(file: str, header: EvalLog, summaries: Iterable[EvalSampleSummary]) -> 
         samples=tuple(
             sample
             for sample_epochs in epochs.values()
-            if (sample := _sample(file, scorer, sample_epochs, memory)) is not None
+            if (sample := _sample(file, benchmark, scorer, sample_epochs, memory)) is not None
         ),
         errors=errors,
         unanswered=limits.total(),
@@ -501,17 +568,18 @@ def _tokens(summaries: Sequence[EvalSampleSummary], memory: MemoryUsage) -> Toke
 
 
 def _sample(
-    file: str, scorer: str, epochs: list[EvalSampleSummary], memory: MemoryUsage
+    file: str,
+    benchmark: Benchmark,
+    scorer: str,
+    epochs: list[EvalSampleSummary],
+    memory: MemoryUsage,
 ) -> SampleResult | None:
     """A question's result over its scored epochs; None where no epoch was scored."""
     epochs = sorted(epochs, key=lambda summary: summary.epoch)
     first = epochs[0]
     metadata = first.metadata
-    missing = [
-        key
-        for key in ("category", "topic", "distance_to_ref_in_blocks", CLUSTER_KEY)
-        if key not in metadata
-    ]
+    keys, cluster = GROUP_KEYS[benchmark], CLUSTER_KEYS[benchmark]
+    missing = [key for key in (*keys, cluster) if key not in metadata]
     if missing:
         raise ReportError(f"{file}: sample {first.id} lacks metadata field(s) {', '.join(missing)}")
     scores = [summary.scores[scorer] for summary in epochs if summary.scores]
@@ -527,10 +595,8 @@ def _sample(
     statuses = Counter(_status(score) for score in scores)
     return SampleResult(
         id=str(first.id),
-        category=str(metadata["category"]),
-        topic=str(metadata["topic"]),
-        sessions=int(metadata["distance_to_ref_in_blocks"]),
-        context_id=str(metadata[CLUSTER_KEY]),
+        groups={key: str(metadata[key]) for key in keys},
+        context_id=str(metadata[cluster]),
         value=sum(_to_float(score.value) for score in scores) / len(scores),
         statuses={status: count / len(scores) for status, count in statuses.items()},
         epochs=len(scores),
@@ -550,16 +616,19 @@ def _calibration(score: Score) -> Calibration:
     calibration questions' first epoch)."""
     metadata = score.metadata or {}
     trials = int(metadata.get("calibration_trials", 0))
+    separates = metadata.get("calibration_separates")
     return Calibration(
-        questions=int(trials > 0),
+        questions=int(trials > 0 or separates is not None),
         trials=trials,
         identity=int(metadata.get("calibration_identity", 0)),
         candidates=int(metadata.get("calibration_candidates", 0)),
         order_changes=int(metadata.get("calibration_order_changes", 0)),
+        separated=int(separates or 0),
     )
 
 
 def _split_of(task: str) -> str:
+    """The split a v1 task name fixes (`personamem_128k`)."""
     name = task.rsplit("/", 1)[-1]
     return name.removeprefix("personamem_") if name != "personamem" else "unknown"
 

@@ -21,7 +21,7 @@ from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
 from .check import check
 from .differences import MEASURES, Difference, category_groups, differences
 from .labels import TIME_FORMAT, method_labels, model_labels
-from .logs import ModelId, Run, setting_defaults
+from .logs import Benchmark, ModelId, Run, setting_defaults
 from .published import SPLIT, PublishedMethod, PublishedModel
 
 Cell = str | int | float | None
@@ -71,9 +71,29 @@ def format_cell(cell: Cell) -> str:
     return str(cell)
 
 
-def overall_table(summaries: Sequence[RunSummary]) -> Table:
+CLUSTERS = {
+    "v1": "shared context (questions over one history are not independent; Inspect's "
+    "`cluster='shared_context_id'`)",
+    "v2": "persona (a persona's questions share its history; Inspect's `cluster='persona_id'`)",
+}
+"""What a benchmark's standard errors are clustered by, in words."""
+
+
+JUDGED_NOTE = (
+    " A run judged against the preference label (`-T judge=preference`, the authors' "
+    "judge) has a score from 0 to 1 per question, not right or wrong: its `accuracy` is "
+    "the mean score, its interval Wilson's as for a share (an approximation), and its "
+    "`unparsed share` the replies that were empty or whose score the judge's answer did "
+    "not give."
+)
+"""What the overall table adds about PersonaMem-v2's judged runs."""
+
+
+def overall_table(
+    summaries: Sequence[RunSummary], name: str = "overall", benchmark: Benchmark = "v1"
+) -> Table:
     """The results, one row per run; what was run is in `runs_table` (one table of
-    both would be wider than a page)."""
+    both would be wider than a page). `name` is the table's file stem."""
     columns = (
         "run", "accuracy", "ci95 low", "ci95 high", "stderr (clustered)", "questions scored",
         "questions planned", "contexts", "errored samples", "unanswered samples",
@@ -99,30 +119,30 @@ def overall_table(summaries: Sequence[RunSummary]) -> Table:
         for s in summaries
     )
     return Table(
-        "overall",
+        name,
         "Overall accuracy",
         "Question-weighted accuracy with a 95% interval: Wilson's score interval over the "
         "effective number of questions (the questions over the design effect of sharing "
-        "a history) with t(contexts−1), Inspect's `ci_wilson` with "
-        "`cluster='shared_context_id'`; it stays inside [0, 1] and is not a point at 0 "
-        "or 1. The standard error is clustered by shared context (Inspect's `stderr`, as "
-        "stored in the log). With several epochs each question counts once, "
+        "a history) with t(contexts−1), Inspect's `ci_wilson`; it stays inside [0, 1] "
+        "and is not a point at 0 or 1. The standard error and interval are clustered by "
+        f"{CLUSTERS[benchmark]}: `contexts` counts them. With several epochs each "
+        "question counts once, "
         "with its mean over epochs. `unanswered samples`: stopped by an Inspect limit "
         "before the model replied, unscored (Inspect's metrics skip them too). `unparsed "
         "share`: answers (all epochs) with no single option letter; of open answers, "
         "those whose grader named no candidate or gave no verdict that could be read "
         "(apart in `graders`). The last column "
         "compares every recomputed number with the metrics Inspect stored in the log (the "
-        "notes above give the details).",
+        "notes above give the details)." + (JUDGED_NOTE if benchmark == "v2" else ""),
         columns,
         rows,
     )
 
 
-def runs_table(summaries: Sequence[RunSummary]) -> Table:
-    """What each run was: model, split, task version, start, and its settings."""
+def runs_table(summaries: Sequence[RunSummary], name: str = "runs") -> Table:
+    """What each run was: model, split, task version, start, and its settings; `name`
+    is the table's file stem."""
     models = model_labels([s.run for s in summaries])
-    defaults = setting_defaults()
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
             s.label,
@@ -132,14 +152,16 @@ def runs_table(summaries: Sequence[RunSummary]) -> Table:
             s.run.created.strftime(TIME_FORMAT),
             _data(s.run),
             ", ".join(
-                f"{key}={value}" for key, value in s.run.settings.items() if value != defaults[key]
+                f"{key}={value}"
+                for key, value in s.run.settings.items()
+                if value != s.run.defaults[key]
             )
             or "all defaults",
         )
         for s, model in zip(summaries, models, strict=True)
     )
     return Table(
-        "runs",
+        name,
         "The runs",
         "Model: its name, with the model arguments (`-M`) in which runs of that name "
         "differ. Data: whether the question file was the released one, as the task "

@@ -54,12 +54,15 @@ def unparsed() -> Metric:
 
 def group_order(group: str) -> tuple[int, float, str]:
     """Sort key of a group name: paper categories in the paper's order, then names
-    that start with a number by that number (`2` before `10`, `4-6` before `7-10`),
-    then the others by name."""
+    that start with a number by that number (`2` before `10`, `4-6` before `7-10`; an
+    upper bound `<1k` before `1k-4k`), then the others by name."""
     if group in CATEGORIES:
         return (0, CATEGORIES.index(group), "")
-    number = re.match(r"\d+", group)
-    return (1, float(number.group()), group) if number else (2, 0.0, group)
+    number = re.match(r"(<?)(\d+)", group)
+    if number is None:
+        return (2, 0.0, group)
+    below, value = number.groups()
+    return (1, float(value) - (0.5 if below else 0.0), group)
 
 
 @metric
