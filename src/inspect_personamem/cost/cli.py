@@ -1,20 +1,38 @@
-"""`inspect-personamem estimate`: questions, tokens, cacheable share and cost of a run."""
+"""`inspect-personamem estimate`: questions, tokens, cacheable share and cost of a run.
+
+PersonaMem (`--dataset v1`, the default) by `--split`; PersonaMem-v2 (`--dataset v2`)
+by `--subset` and `--length`, in file order (its task takes no order).
+"""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from ..arg_types import AMOUNT, COUNT, DURATION, POSITIVE_COUNT
 from ..data.order import INTERLEAVE_BLOCK, ORDERS
-from ..data.spec import PERSONAMEM
 from ..data.splits import SPLITS, check_split
+from ..data.v2.spec import LENGTHS as V2_LENGTHS
+from ..data.v2.spec import SUBSETS as V2_SUBSETS
 from ..errors import PersonaMemArgumentError
 
 if TYPE_CHECKING:
     from .estimate import CostEstimate
     from .prices import Price
+
+DATASETS: Final = ("v1", "v2")
+"""`--dataset`: PersonaMem (v1) or PersonaMem-v2."""
+OWN_OPTIONS: Final = {
+    "--split": ("v1", "PersonaMem-v2 takes --subset and --length"),
+    "--order": ("v1", "the v2 task sends questions in file order"),
+    "--interleave-block": ("v1", "the v2 task sends questions in file order"),
+    "--subset": ("v2", "PersonaMem (v1) is chosen by --split"),
+    "--length": ("v2", "PersonaMem (v1) has its length in --split"),
+}
+"""Options of one dataset only -> (that dataset, why the other takes none)."""
+NEEDED: Final = {"v1": ("--split", SPLITS), "v2": ("--length", V2_LENGTHS)}
+"""The option each dataset cannot do without, and its choices."""
 
 
 def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,17 +42,22 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="tokens and cost of a run, before running it",
         description=__doc__,
     )
-    parser.add_argument("--split", choices=SPLITS, required=True)
+    parser.add_argument(
+        "--dataset", choices=DATASETS, default="v1", help="PersonaMem (v1) or PersonaMem-v2"
+    )
+    parser.add_argument("--split", choices=SPLITS, help="v1: the split (required)")
+    parser.add_argument("--subset", choices=V2_SUBSETS, help="v2: the subset (default benchmark)")
+    parser.add_argument("--length", choices=V2_LENGTHS, help="v2: the history length (required)")
     parser.add_argument("--model", required=True, help="e.g. openai/gpt-4.1")
-    parser.add_argument("--data-dir", help="folder with the split's files (as -T data_dir)")
-    parser.add_argument("--repo-id", default=PERSONAMEM.repo_id)
-    parser.add_argument("--revision", default=PERSONAMEM.revision)
-    parser.add_argument("--order", choices=ORDERS, default="interleaved")
+    parser.add_argument("--data-dir", help="folder with the dataset's files (as -T data_dir)")
+    parser.add_argument("--repo-id", help="default: the dataset's")
+    parser.add_argument("--revision", help="default: the dataset's pinned one")
+    parser.add_argument("--order", choices=ORDERS, help="v1: as -T order (default interleaved)")
     parser.add_argument(
         "--interleave-block",
         type=COUNT,
-        default=INTERLEAVE_BLOCK,
-        help="contexts interleaved at a time (as -T interleave_block)",
+        help=f"v1: contexts interleaved at a time (as -T interleave_block; default "
+        f"{INTERLEAVE_BLOCK})",
     )
     parser.add_argument("--output-tokens", type=COUNT, default=300, help="expected per question")
     parser.add_argument(
@@ -62,31 +85,35 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.set_defaults(handler=run)
 
 
+def check_dataset_options(args: argparse.Namespace) -> None:
+    """Raise where an option of the other dataset is given, or the one this dataset
+    needs is not."""
+    for option, (dataset, why) in OWN_OPTIONS.items():
+        if dataset != args.dataset and getattr(args, _dest(option)) is not None:
+            raise PersonaMemArgumentError(
+                f"{option} is an option of --dataset {dataset}, not {args.dataset}: {why}"
+            )
+    needed, choices = NEEDED[args.dataset]
+    if getattr(args, _dest(needed)) is None:
+        raise PersonaMemArgumentError(
+            f"--dataset {args.dataset} needs {needed} ({', '.join(choices)})"
+        )
+
+
+def _dest(option: str) -> str:
+    return option.removeprefix("--").replace("-", "_")
+
+
 def run(args: argparse.Namespace) -> int:
     # imported here so that `inspect-personamem --help` needs no Inspect import
-    from ..data.spec import DataSource
-    from .estimate import estimate_cost
     from .prices import Price, load_prices
-    from .prompt_cache import CacheSettings
     from .usage import logged_usage
 
+    check_dataset_options(args)
     for option, path in (("--compare", args.compare), ("--prices", args.prices)):
         if path is not None and not path.is_file():
             raise PersonaMemArgumentError(f"{option} {path}: no such file")
-    result = estimate_cost(
-        DataSource(
-            check_split(args.split),
-            args.data_dir,
-            args.repo_id,
-            args.revision,
-            data_dir_option="--data-dir",
-        ),
-        order=args.order,
-        interleave_block=args.interleave_block,
-        settings=CacheSettings(args.concurrency, args.latency, args.cache_ttl),
-        output_tokens_per_question=args.output_tokens,
-        limit=args.limit,
-    )
+    result = estimate(args)
     overrides = {
         "--price-input": args.price_input,
         "--price-cached-input": args.price_cached_input,
@@ -109,28 +136,64 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def estimate(args: argparse.Namespace) -> CostEstimate:
+    """The estimate of the dataset the (checked) options name."""
+    from ..data.spec import DataSource
+    from ..data.v2.spec import V2Source
+    from .estimate import estimate_cost, estimate_v2_cost
+    from .prompt_cache import CacheSettings
+
+    settings = CacheSettings(args.concurrency, args.latency, args.cache_ttl)
+    if args.dataset == "v2":
+        return estimate_v2_cost(
+            V2Source(
+                args.subset or "benchmark",
+                args.data_dir,
+                args.repo_id,
+                args.revision,
+                data_dir_option="--data-dir",
+            ),
+            args.length,
+            settings=settings,
+            output_tokens_per_question=args.output_tokens,
+            limit=args.limit,
+        )
+    return estimate_cost(
+        DataSource(
+            check_split(args.split),
+            args.data_dir,
+            args.repo_id,
+            args.revision,
+            data_dir_option="--data-dir",
+        ),
+        order=args.order or "interleaved",
+        interleave_block=INTERLEAVE_BLOCK
+        if args.interleave_block is None
+        else args.interleave_block,
+        settings=settings,
+        output_tokens_per_question=args.output_tokens,
+        limit=args.limit,
+    )
+
+
 def render(result: CostEstimate, args: argparse.Namespace, price: Price, price_note: str) -> str:
     """The estimate as an aligned plain-text table."""
     cache = result.cache
     ideal = result.ideal_cached_tokens / cache.input_tokens if cache.input_tokens else 0.0
     write = f", cache write {price.cache_write:.3f}" if price.cache_write is not None else ""
+    order = f"order={result.order}" if result.shares else "file order"
     rows = [
-        ("split", f"{result.split} ({result.source})"),
+        ("split", f"{result.label} ({result.source})"),
         ("questions", f"{result.questions:,}"),
         ("input tokens", f"{cache.input_tokens:,} (history {result.prefix_tokens:,})"),
         ("output tokens", f"{result.output_tokens:,} (expected: {args.output_tokens} a question)"),
         (
             "cacheable share",
-            f"{cache.share:.1%} of input tokens (ideal {ideal:.1%}; order={args.order}, "
+            f"{cache.share:.1%} of input tokens (ideal {ideal:.1%}; {order}, "
             f"{args.concurrency} concurrent, {args.latency:g} s a request, "
             f"{args.cache_ttl:g} s cache lifetime)",
         ),
-        ("by order", ", ".join(f"{o} {share:.1%}" for o, share in result.shares.items())),
-        *(
-            [("hint", f"-T order={better} would cache more with these settings")]
-            if (better := result.better_order())
-            else []
-        ),
+        *_order_rows(result),
         (
             "price",
             f"{args.model}: input {price.input:.3f}, cached input {price.cached_input:.3f}"
@@ -141,3 +204,14 @@ def render(result: CostEstimate, args: argparse.Namespace, price: Price, price_n
     ]
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+
+def _order_rows(result: CostEstimate) -> list[tuple[str, str]]:
+    """The share under every order the task can be asked for, and a hint where one
+    caches clearly more; where the task takes no order (v2), that it sends file order."""
+    if not result.shares:
+        return [("order", "the v2 task sends questions in file order (it takes no order)")]
+    rows = [("by order", ", ".join(f"{o} {share:.1%}" for o, share in result.shares.items()))]
+    if better := result.better_order():
+        rows.append(("hint", f"-T order={better} would cache more with these settings"))
+    return rows

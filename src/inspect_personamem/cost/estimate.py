@@ -1,36 +1,76 @@
 """Tokens and cost of a run, before running it.
 
-Reads the split's question file (located as the task locates it; the large context
-file is not needed), counts input tokens from the file's own token counts, simulates
-prompt caching for the task's default order, and prices the run with and without
-caching (prices from `prices.py`).
+Reads the question file (located as the task locates it; no context or history file is
+needed), counts input tokens from the file's own token counts, simulates prompt caching
+for the order the task sends questions in, and prices the run with and without caching
+(prices from `prices.py`). PersonaMem (v1): a split, in the order asked for (and, for
+comparison, every other). PersonaMem-v2: a subset at a history length, in file order,
+the only order its task sends.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..data.files import locate_question_file
 from ..data.order import INTERLEAVE_BLOCK, ORDERS, order_records
 from ..data.spec import DataSource
-from ..data.splits import Split
+from ..data.v2.files import load_questions
+from ..data.v2.spec import Length, V2Source
 from ..types import SampleOrder
 from .prices import PER_MILLION, Price
-from .prompt_cache import CacheResult, CacheSettings, ideal_cached_tokens, requests_for, simulate
+from .prompt_cache import (
+    CacheResult,
+    CacheSettings,
+    Request,
+    ideal_cached_tokens,
+    requests_for,
+    simulate,
+    v2_requests,
+)
 
 
 @dataclass(frozen=True)
 class CostEstimate:
-    split: Split
+    label: str
+    """Which questions: `32k` (a PersonaMem split), `v2 benchmark 32k`."""
     questions: int
     source: str
+    order: SampleOrder
+    """The order simulated: the one the run sends questions in."""
     cache: CacheResult
-    """The simulated caching of the order asked for."""
+    """The simulated caching of `order`."""
     shares: dict[SampleOrder, float]
-    """Cacheable share of input tokens under each order, with the same settings."""
+    """Cacheable share of input tokens under each order the task can be asked for, with
+    the same settings; empty where the task takes no order (PersonaMem-v2)."""
     ideal_cached_tokens: int
     prefix_tokens: int
     output_tokens: int
+
+    @classmethod
+    def of(
+        cls,
+        label: str,
+        source: str,
+        order: SampleOrder,
+        requests: Sequence[Request],
+        cache: CacheResult,
+        shares: dict[SampleOrder, float],
+        output_tokens_per_question: int,
+    ) -> CostEstimate:
+        """The estimate of `requests`, sent in `order`, which cache as `cache` says."""
+        return cls(
+            label=label,
+            questions=len(requests),
+            source=source,
+            order=order,
+            cache=cache,
+            shares=shares,
+            ideal_cached_tokens=ideal_cached_tokens(requests),
+            prefix_tokens=sum(r.prefix_tokens for r in requests),
+            output_tokens=output_tokens_per_question * len(requests),
+        )
 
     def better_order(self) -> SampleOrder | None:
         """An order that would cache clearly more than the one asked for (5 points), if any.
@@ -39,6 +79,8 @@ class CostEstimate:
         concurrency x latency) outlasts the cache lifetime (`grouped` then does better),
         or when fewer contexts than requests in flight make a block.
         """
+        if not self.shares:
+            return None
         best = max(self.shares, key=lambda order: self.shares[order])
         return best if self.shares[best] > self.cache.share + 0.05 else None
 
@@ -65,8 +107,9 @@ def estimate_cost(
     output_tokens_per_question: int = 300,
     limit: int | None = None,
 ) -> CostEstimate:
-    """Count a run's tokens and simulate its prompt caching; with `limit`, of the first
-    `limit` questions in each order, as `inspect eval --limit` asks them."""
+    """Count a PersonaMem (v1) run's tokens and simulate its prompt caching; with
+    `limit`, of the first `limit` questions in each order, as `inspect eval --limit`
+    asks them."""
     questions, where = locate_question_file(source)
     records = source.spec.read_questions(questions, source.split)
     settings = settings or CacheSettings()
@@ -74,14 +117,36 @@ def estimate_cost(
         o: requests_for(order_records(records, o, interleave_block)[:limit]) for o in ORDERS
     }
     caching = {o: simulate(requests, settings) for o, requests in by_order.items()}
-    requests = by_order[order]
-    return CostEstimate(
-        split=source.split,
-        questions=len(by_order[order]),
-        source=where,
-        cache=caching[order],
-        shares={o: result.share for o, result in caching.items()},
-        ideal_cached_tokens=ideal_cached_tokens(requests),
-        prefix_tokens=sum(r.prefix_tokens for r in requests),
-        output_tokens=output_tokens_per_question * len(by_order[order]),
+    return CostEstimate.of(
+        source.split,
+        where,
+        order,
+        by_order[order],
+        caching[order],
+        {o: result.share for o, result in caching.items()},
+        output_tokens_per_question,
+    )
+
+
+def estimate_v2_cost(
+    source: V2Source,
+    length: Length,
+    *,
+    settings: CacheSettings | None = None,
+    output_tokens_per_question: int = 300,
+    limit: int | None = None,
+) -> CostEstimate:
+    """Count a PersonaMem-v2 run's tokens (histories of `length`, answer=choice) and
+    simulate its prompt caching in file order, the order the v2 task sends; with `limit`,
+    of the file's first `limit` questions, as `inspect eval --limit` asks them."""
+    questions = load_questions(source)
+    requests = v2_requests(questions.records[:limit], length)
+    return CostEstimate.of(
+        f"v2 {source.subset} {length}",
+        questions.file.source,
+        "file",
+        requests,
+        simulate(requests, settings or CacheSettings()),
+        {},
+        output_tokens_per_question,
     )

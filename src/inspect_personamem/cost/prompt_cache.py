@@ -6,7 +6,8 @@ question. The simulator launches requests in the given order on `concurrency`
 slots, as Inspect does; a request can reuse the prefix of any earlier request of
 its context that has finished by the time it starts and whose cache entry has not
 expired (entries are refreshed when used). Token counts come from the question
-file (`context_length_in_tokens`), so no tokenizer is needed.
+file (PersonaMem's `context_length_in_tokens`, PersonaMem-v2's
+`total_tokens_in_chat_history_{length}`), so no tokenizer is needed.
 
 The ideal (unlimited time, one request at a time) is the same for every order: all
 history tokens but the longest history of each context.
@@ -20,6 +21,13 @@ from dataclasses import dataclass
 
 from ..data.prompt import final_user_message
 from ..data.records import QuestionRecord
+from ..data.v2.prompt import asked, options_message
+from ..data.v2.records import V2Record
+from ..data.v2.spec import Length
+
+CHARS_PER_TOKEN = 4.0
+"""Characters a token where the file gives no ratio of its own (about English text's
+with OpenAI's tokenizers)."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +106,7 @@ def simulate(requests: Sequence[Request], settings: CacheSettings) -> CacheResul
 
 
 def requests_for(records: Iterable[QuestionRecord]) -> list[Request]:
-    """Requests for question records, in their order.
+    """Requests for PersonaMem (v1) question records, in their order.
 
     The prefix is the row's `context_length_in_tokens` (GPT-4o tokenizer). The final
     user message is counted with that row's own letters-per-token ratio, as the file
@@ -108,9 +116,35 @@ def requests_for(records: Iterable[QuestionRecord]) -> list[Request]:
     for record in records:
         tokens = int(record.columns["context_length_in_tokens"])
         letters = int(record.columns["context_length_in_letters"])
-        per_token = letters / tokens if tokens > 0 and letters > 0 else 4.0
+        per_token = letters / tokens if tokens > 0 and letters > 0 else CHARS_PER_TOKEN
         message = final_user_message(record.question, str(record.columns["all_options"]))
+        requests.append(Request(record.context_id, tokens, tokens + _tokens(message, per_token)))
+    return requests
+
+
+def v2_requests(records: Iterable[V2Record], length: Length) -> list[Request]:
+    """Requests for PersonaMem-v2 question records with histories of `length` (answer=choice,
+    the task's default), in their order.
+
+    Every question of a persona is sent after the persona's whole history, so the prefix
+    is that history, shared whole by its questions: `V2Record.history_tokens`, the row's
+    `total_tokens_in_chat_history_{length}` (no history file is read). The request's own
+    part, the user message (`asked`) and the options message, is counted at
+    `CHARS_PER_TOKEN`: the file holds no letter count to take a ratio from, as v1's does.
+    The options are counted in the file's order: the task's shuffle moves them, not their
+    length.
+    """
+    requests = []
+    for record in records:
+        tokens = record.history_tokens(length)
+        message = asked(record.query) + options_message(
+            (record.correct_answer, *record.incorrect_answers)
+        )
         requests.append(
-            Request(record.context_id, tokens, tokens + round(len(message) / per_token))
+            Request(record.history_link(length), tokens, tokens + _tokens(message, CHARS_PER_TOKEN))
         )
     return requests
+
+
+def _tokens(text: str, chars_per_token: float) -> int:
+    return round(len(text) / chars_per_token)

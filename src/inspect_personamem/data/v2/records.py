@@ -173,6 +173,15 @@ class V2Record:
         """The path, inside the release, of this row's history of `length`."""
         return self.chat_history_32k_link if length == "32k" else self.chat_history_128k_link
 
+    def history_tokens(self, length: Length) -> int:
+        """Tokens of this row's whole history of `length`: the column
+        `total_tokens_in_chat_history_{length}`, the history file's own
+        `metadata.final_token_count` (both 31,842 for persona 521's 32k history, the one
+        real row and file we hold; the tokenizer is not documented)."""
+        if length == "32k":
+            return self.total_tokens_in_chat_history_32k
+        return self.total_tokens_in_chat_history_128k
+
 
 _PARSERS: Final[dict[str, Callable[[str], Any]]] = {
     column.name: column.metadata["parse"] for column in fields(V2Record) if column.metadata

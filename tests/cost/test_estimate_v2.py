@@ -1,0 +1,212 @@
+"""The cost estimate of PersonaMem-v2: tokens from the question file, caching in file
+order, the command's `--dataset v2` and its one-line refusals."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from helpers import SMALL_V2, mock_model, run_script, run_task
+from hub_server import serve_hub
+
+from inspect_personamem.cli import main
+from inspect_personamem.cost.estimate import estimate_v2_cost
+from inspect_personamem.cost.prompt_cache import CacheSettings
+from inspect_personamem.data.v2.files import load_questions
+from inspect_personamem.data.v2.prompt import asked, options_message
+from inspect_personamem.data.v2.records import V2Record
+from inspect_personamem.data.v2.spec import DATA_DIR_ENV, LENGTHS, PERSONAMEM_V2, Length, V2Source
+from inspect_personamem.offline.synthetic_v2 import generate_v2
+
+REPO, REVISION = PERSONAMEM_V2.repo_id, PERSONAMEM_V2.revision
+ESTIMATE = (
+    "import contextlib, io, json, sys\n"
+    "from inspect_personamem.cli import main\n"
+    "out, err = io.StringIO(), io.StringIO()\n"
+    "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
+    "    code = main(json.loads(sys.argv[1])['argv'])\n"
+    "print(json.dumps({'code': str(code), 'out': out.getvalue(), 'err': err.getvalue()}))\n"
+)
+"""Runs the command in a fresh interpreter (huggingface_hub reads HF_* at import)."""
+
+
+def records_of(folder: Path) -> list[V2Record]:
+    return load_questions(V2Source(data_dir=folder)).records
+
+
+def history_column(record: V2Record, length: Length) -> int:
+    return int(getattr(record, f"total_tokens_in_chat_history_{length}"))
+
+
+@pytest.mark.parametrize("length", LENGTHS)
+def test_the_history_is_the_rows_token_column(small_v2: Path, length: Length) -> None:
+    records = records_of(small_v2)
+    result = estimate_v2_cost(V2Source(data_dir=small_v2), length, output_tokens_per_question=10)
+    assert result.label == f"v2 benchmark {length}"
+    assert result.questions == len(records) > 0
+    assert result.prefix_tokens == sum(history_column(r, length) for r in records)
+    assert result.output_tokens == 10 * len(records)
+    # the request's own part: the user message and the options, four characters a token
+    own = [
+        round(len(asked(r.query) + options_message((r.correct_answer, *r.incorrect_answers))) / 4)
+        for r in records
+    ]
+    assert result.cache.input_tokens == result.prefix_tokens + sum(own)
+
+
+def test_the_128k_history_is_counted_at_its_length(small_v2: Path) -> None:
+    short, long = (estimate_v2_cost(V2Source(data_dir=small_v2), n) for n in LENGTHS)
+    assert long.prefix_tokens > short.prefix_tokens
+    assert long.questions == short.questions
+
+
+def test_one_at_a_time_every_question_after_a_personas_first_is_cached(small_v2: Path) -> None:
+    """All questions of a persona share its whole history: one request at a time, with
+    no expiry, each persona misses once, then hits its whole history every time."""
+    records = records_of(small_v2)
+    result = estimate_v2_cost(
+        V2Source(data_dir=small_v2), "32k", settings=CacheSettings(1, 1.0, None)
+    )
+    per_persona = Counter(r.persona_id for r in records)
+    history = {r.persona_id: history_column(r, "32k") for r in records}
+    expected = sum((count - 1) * history[p] for p, count in per_persona.items())
+    assert expected > 0
+    assert result.cache.cached_tokens == result.ideal_cached_tokens == expected
+
+
+def test_file_order_caches_nothing_when_siblings_run_together(small_v2: Path) -> None:
+    """In file order a persona's questions follow each other: with every request in
+    flight at once, none finds its history cached."""
+    many = CacheSettings(concurrency=100, latency_s=20.0, ttl_s=None)
+    result = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", settings=many)
+    assert result.order == "file" and result.shares == {} and result.better_order() is None
+    assert result.cache.cached_tokens == 0 < result.ideal_cached_tokens
+
+
+def test_a_limit_counts_the_questions_inspect_eval_limit_asks(
+    small_v2: Path, tmp_path: Path
+) -> None:
+    """The v2 task sends questions in file order: `--limit 3` prices the file's first
+    three, the ones `inspect eval --limit 3` asks."""
+    log = run_task(
+        "inspect_personamem/personamem_v2_32k", mock_model(lambda m: "Final Answer: A"),
+        tmp_path, {"data_dir": str(small_v2)}, limit=3,
+    )  # fmt: skip
+    asked_ids = {str(sample.id) for sample in log.samples or []}
+    records = records_of(small_v2)
+    assert asked_ids == {f"{r.persona_id}:{i}" for i, r in enumerate(records[:3])}
+    result = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", limit=3)
+    assert result.questions == 3
+    assert result.prefix_tokens == sum(history_column(r, "32k") for r in records[:3])
+
+
+def test_the_command(small_v2: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    records = records_of(small_v2)
+    code = main(["estimate", "--dataset", "v2", "--length", "128k", "--model", "openai/gpt-4.1",
+                 "--data-dir", str(small_v2), "--concurrency", "1"])  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == f"split                 v2 benchmark 128k (local folder {small_v2})"
+    assert lines[1] == f"questions             {len(records)}"
+    history = sum(history_column(r, "128k") for r in records)
+    assert lines[2].startswith("input tokens          ") and f"(history {history:,})" in lines[2]
+    assert "; file order, 1 concurrent, 20 s a request, 300 s cache lifetime)" in lines[4]
+    assert lines[5] == (
+        "order                 the v2 task sends questions in file order (it takes no order)"
+    )
+    assert "-T order" not in out and "by order" not in out and "hint" not in out
+    assert lines[-2].startswith("cost without caching  $")
+    assert lines[-1].startswith("cost with caching     $")
+
+
+def test_the_command_reads_another_subset_and_the_environment_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    generate_v2(tmp_path, subset="val", shape=dataclasses.replace(SMALL_V2, personas=1))
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
+    code = main(["estimate", "--dataset", "v2", "--subset", "val", "--length", "32k",
+                 "--model", "openai/gpt-4.1"])  # fmt: skip
+    assert code == 0
+    assert capsys.readouterr().out.splitlines()[0] == (
+        f"split                 v2 val 32k (local folder {tmp_path})"
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--dataset", "v2"], "--dataset v2 needs --length (32k, 128k)"),
+        (["--dataset", "v2", "--subset", "val"], "--dataset v2 needs --length (32k, 128k)"),
+        ([], "--dataset v1 needs --split (32k, 128k, 1M)"),
+        (
+            ["--split", "32k", "--length", "32k"],
+            "--length is an option of --dataset v2, not v1: PersonaMem (v1) has its length "
+            "in --split",
+        ),
+        (
+            ["--split", "32k", "--subset", "benchmark"],
+            "--subset is an option of --dataset v2, not v1: PersonaMem (v1) is chosen by --split",
+        ),
+        (
+            ["--dataset", "v2", "--length", "32k", "--split", "32k"],
+            "--split is an option of --dataset v1, not v2: PersonaMem-v2 takes --subset and "
+            "--length",
+        ),
+        (
+            ["--dataset", "v2", "--length", "32k", "--order", "grouped"],
+            "--order is an option of --dataset v1, not v2: the v2 task sends questions in file "
+            "order",
+        ),
+        (
+            ["--dataset", "v2", "--length", "32k", "--interleave-block", "4"],
+            "--interleave-block is an option of --dataset v1, not v2: the v2 task sends "
+            "questions in file order",
+        ),
+    ],
+)
+def test_wrong_combinations_are_one_line_errors(
+    small_v2: Path, capsys: pytest.CaptureFixture[str], options: list[str], message: str
+) -> None:
+    code = main(["estimate", "--model", "x/y", "--data-dir", str(small_v2), *options])
+    assert code == 2
+    assert capsys.readouterr().err == f"inspect-personamem estimate: {message}\n"
+
+
+def test_a_folder_without_the_v2_question_file_is_named(
+    small_split: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A v1 folder holds no v2 question file: the error names the file and the option."""
+    code = main(["estimate", "--dataset", "v2", "--length", "32k", "--model", "x/y",
+                 "--data-dir", str(small_split)])  # fmt: skip
+    assert code == 2
+    assert capsys.readouterr().err == (
+        f"inspect-personamem estimate: {small_split} (given by --data-dir) lacks "
+        f"benchmark/text/benchmark.csv for subset benchmark. Put the files of {REPO} there, "
+        "or point --data-dir elsewhere.\n"
+    )
+
+
+@pytest.mark.slow
+def test_the_hub_is_v2s_at_its_pinned_revision_unless_given(small_v2: Path, tmp_path: Path) -> None:
+    """Without --data-dir the question file comes from PersonaMem-v2's repository at its
+    pinned revision (where it must be the released file, which a synthetic one is not);
+    --revision reads another."""
+    argv = ["estimate", "--dataset", "v2", "--length", "32k", "--model", "openai/gpt-4.1"]
+    other = "1" * 40
+    with serve_hub(small_v2, REPO, REVISION) as (endpoint, requests):
+        env = {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "pinned")}
+        pinned = run_script(ESTIMATE, env, argv=argv)
+    assert f"GET /datasets/{REPO}/resolve/{REVISION}/benchmark/text/benchmark.csv" in requests
+    release = f"the released benchmark/text/benchmark.csv of {REPO} at revision {REVISION}"
+    rows = len(records_of(small_v2))
+    assert pinned["code"] == "2" and f" is not {release} ({rows} rows" in pinned["err"]
+    with serve_hub(small_v2, REPO, other) as (endpoint, _):
+        env = {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "other")}
+        found = run_script(ESTIMATE, env, argv=[*argv, "--revision", other])
+    assert found["code"] == "0", found["err"]
+    assert found["out"].splitlines()[0] == (
+        f"split                 v2 benchmark 32k (hf://datasets/{REPO}@{other})"
+    )
