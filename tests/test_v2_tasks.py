@@ -254,3 +254,17 @@ def test_a_judge_without_a_score_counts_zero_and_apart(small_v2: Path, tmp_path:
 def test_judge_needs_open_answers(small_v2: Path) -> None:
     with pytest.raises(PersonaMemArgumentError, match="judge='preference' judges open answers"):
         personamem_v2_32k(data_dir=str(small_v2), judge="preference")
+
+
+def test_questions_are_sent_interleaved_across_personas_unless_asked_otherwise(
+    small_v2: Path,
+) -> None:
+    """For prompt caching, as v1's: a persona's next question comes one round later, so
+    its history is cached by then; `order=file` keeps the file's order. Sample ids (the
+    row index) stay the same in any order."""
+    in_file = [str(s.id) for s in personamem_v2_32k(data_dir=str(small_v2), order="file").dataset]
+    interleaved = [str(s.id) for s in personamem_v2_32k(data_dir=str(small_v2)).dataset]
+    assert [int(i.split(":")[1]) for i in in_file] == list(range(len(in_file)))
+    assert sorted(interleaved) == sorted(in_file) and interleaved != in_file
+    personas = [i.split(":")[0] for i in interleaved]
+    assert len(set(personas[:3])) == 3  # one question of each of the three personas first

@@ -415,6 +415,26 @@ KEEP_HISTORY_IN_LOG = Parameter(
     "logged model call).",
     scoring=False,
 )
+ORDER = Parameter(
+    "order",
+    None,
+    str,
+    "Order the questions are sent in: interleaved (round-robin across blocks of "
+    "contexts: the most prompt-cache hits), grouped (a local model reuses the previous "
+    "question's attention cache), file or random; none takes the answer's "
+    "(interleaved for choice, grouped for logprob).",
+    choices=("interleaved", "grouped", "file", "random"),
+    scoring=False,
+)
+INTERLEAVE = Parameter(
+    "interleave_block",
+    INTERLEAVE_BLOCK,
+    int,
+    "order=interleaved: contexts round-robined at a time, at least (about the "
+    "requests in flight); 0 round-robins across all contexts.",
+    minimum=0,
+    scoring=False,
+)
 HISTORY = _axis("history", "full", HISTORIES, "What the model sees of the past")
 ANSWER = _axis("answer", "choice", ANSWERS, "How the model answers")
 
@@ -455,26 +475,8 @@ COMMON: Final[tuple[Parameter, ...]] = (
         choices=("official", "skip", "error"),
     ),
     KEEP_HISTORY_IN_LOG,
-    Parameter(
-        "order",
-        None,
-        str,
-        "Order the questions are sent in: interleaved (round-robin across blocks of "
-        "contexts: the most prompt-cache hits), grouped (a local model reuses the previous "
-        "question's attention cache), file or random; none takes the answer's "
-        "(interleaved for choice, grouped for logprob).",
-        choices=("interleaved", "grouped", "file", "random"),
-        scoring=False,
-    ),
-    Parameter(
-        "interleave_block",
-        INTERLEAVE_BLOCK,
-        int,
-        "order=interleaved: contexts round-robined at a time, at least (about the "
-        "requests in flight); 0 round-robins across all contexts.",
-        minimum=0,
-        scoring=False,
-    ),
+    ORDER,
+    INTERLEAVE,
 )
 """The parameters every run takes, whatever its axes."""
 
@@ -535,6 +537,8 @@ V2_COMMON: Final[tuple[Parameter, ...]] = (
         choices=("options", "preference"),
     ),
     KEEP_HISTORY_IN_LOG,
+    ORDER,
+    INTERLEAVE,
 )
 """The parameters every PersonaMem-v2 run takes, whatever its axes."""
 

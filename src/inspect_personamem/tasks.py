@@ -27,7 +27,7 @@ from .data.spec import PERSONAMEM, DataSource
 from .data.splits import SPLITS, Split
 from .data.v2.files import load_questions
 from .data.v2.histories import HistoryStore, PersonaContexts
-from .data.v2.samples import build_v2_dataset
+from .data.v2.samples import build_v2_dataset, questions_at
 from .data.v2.spec import LENGTHS as V2_LENGTHS
 from .data.v2.spec import PERSONAMEM_V2, V2Source
 from .data.v2.spec import Length as V2Length
@@ -220,6 +220,8 @@ def personamem_v2(
     shuffle: int = 0,
     judge: V2Judge = "options",
     keep_history_in_log: bool = False,
+    order: SampleOrder | None = None,
+    interleave_block: int = INTERLEAVE_BLOCK,
     retriever: Retriever = "dense",
     embedder: str = settings.DEFAULT_EMBEDDER,
     top_k: int = 5,
@@ -269,8 +271,11 @@ def personamem_v2(
         **point.own(point.answer, arguments),
     )
     with_options = options_role if point.answer.name == "choice" else None
+    asked = order_records(
+        questions_at(questions.records, length), order or point.order, interleave_block
+    )
     dataset = build_v2_dataset(
-        questions.records, contexts, f"personamem_v2_{subset}_{length}", shuffle, with_options
+        asked, contexts, f"personamem_v2_{subset}_{length}", shuffle, with_options
     )
     scorer, scored = _v2_scoring(point, arguments, [str(sample.id) for sample in dataset])
     metrics: list[Metric | dict[str, list[Metric]]] = [*v2_metrics(scored)]

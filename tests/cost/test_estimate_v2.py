@@ -1,5 +1,5 @@
-"""The cost estimate of PersonaMem-v2: tokens from the question file, caching in file
-order, the command's `--dataset v2` and its one-line refusals."""
+"""The cost estimate of PersonaMem-v2: tokens from the question file, caching in the
+order the task sends, the command's `--dataset v2` and its one-line refusals."""
 
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ from hub_server import serve_hub
 from inspect_personamem.cli import main
 from inspect_personamem.cost.estimate import estimate_v2_cost
 from inspect_personamem.cost.prompt_cache import CacheSettings
+from inspect_personamem.data.order import order_records
 from inspect_personamem.data.v2.files import load_questions
 from inspect_personamem.data.v2.prompt import asked, options_message
 from inspect_personamem.data.v2.records import V2Record
+from inspect_personamem.data.v2.samples import questions_at
 from inspect_personamem.data.v2.spec import DATA_DIR_ENV, LENGTHS, PERSONAMEM_V2, Length, V2Source
 from inspect_personamem.offline.synthetic_v2 import generate_v2
 
@@ -76,36 +78,42 @@ def test_one_at_a_time_every_question_after_a_personas_first_is_cached(small_v2:
     assert result.cache.cached_tokens == result.ideal_cached_tokens == expected
 
 
-def test_file_order_caches_nothing_when_siblings_run_together(small_v2: Path) -> None:
-    """In file order a persona's questions follow each other: with every request in
-    flight at once, none finds its history cached."""
-    many = CacheSettings(concurrency=100, latency_s=20.0, ttl_s=None)
-    result = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", settings=many)
-    assert result.order == "file" and result.shares == {} and result.better_order() is None
-    assert result.cache.cached_tokens == 0 < result.ideal_cached_tokens
+def test_interleaving_caches_what_file_order_loses(small_v2: Path) -> None:
+    """In file order a persona's questions follow each other, so two of them run together
+    and the second misses; the task's default order, interleaved across personas, sends
+    a persona's next question only once its first has finished: every later one hits."""
+    two = CacheSettings(concurrency=2, latency_s=20.0, ttl_s=None)
+    interleaved = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", settings=two)
+    in_file = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", order="file", settings=two)
+    assert interleaved.order == "interleaved" and in_file.order == "file"
+    assert interleaved.cache.cached_tokens == interleaved.ideal_cached_tokens
+    assert in_file.cache.cached_tokens < interleaved.cache.cached_tokens
+    assert interleaved.shares["file"] == in_file.cache.share
+    assert in_file.better_order() == "interleaved"
 
 
 def test_a_limit_counts_the_questions_inspect_eval_limit_asks(
     small_v2: Path, tmp_path: Path
 ) -> None:
-    """The v2 task sends questions in file order: `--limit 3` prices the file's first
-    three, the ones `inspect eval --limit 3` asks."""
+    """The v2 task sends questions interleaved across personas by default: `--limit 3`
+    prices the first three of that order, the ones `inspect eval --limit 3` asks."""
     log = run_task(
         "inspect_personamem/personamem_v2_32k", mock_model(lambda m: "Final Answer: A"),
         tmp_path, {"data_dir": str(small_v2)}, limit=3,
     )  # fmt: skip
     asked_ids = {str(sample.id) for sample in log.samples or []}
-    records = records_of(small_v2)
-    assert asked_ids == {f"{r.persona_id}:{i}" for i, r in enumerate(records[:3])}
+    first = order_records(questions_at(records_of(small_v2), "32k"), "interleaved")[:3]
+    assert asked_ids == {f"{q.record.persona_id}:{q.index}" for q in first}
+    assert len({q.record.persona_id for q in first}) == 3  # not the file's first three
     result = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", limit=3)
     assert result.questions == 3
-    assert result.prefix_tokens == sum(history_column(r, "32k") for r in records[:3])
+    assert result.prefix_tokens == sum(history_column(q.record, "32k") for q in first)
 
 
 def test_the_command(small_v2: Path, capsys: pytest.CaptureFixture[str]) -> None:
     records = records_of(small_v2)
     code = main(["estimate", "--dataset", "v2", "--length", "128k", "--model", "openai/gpt-4.1",
-                 "--data-dir", str(small_v2), "--concurrency", "1"])  # fmt: skip
+                 "--data-dir", str(small_v2), "--concurrency", "1", "--order", "file"])  # fmt: skip
     assert code == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
@@ -113,11 +121,8 @@ def test_the_command(small_v2: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert lines[1] == f"questions             {len(records)}"
     history = sum(history_column(r, "128k") for r in records)
     assert lines[2].startswith("input tokens          ") and f"(history {history:,})" in lines[2]
-    assert "; file order, 1 concurrent, 20 s a request, 300 s cache lifetime)" in lines[4]
-    assert lines[5] == (
-        "order                 the v2 task sends questions in file order (it takes no order)"
-    )
-    assert "-T order" not in out and "by order" not in out and "hint" not in out
+    assert "; order=file, 1 concurrent, 20 s a request, 300 s cache lifetime)" in lines[4]
+    assert lines[5].startswith("by order              interleaved ")
     assert lines[-2].startswith("cost without caching  $")
     assert lines[-1].startswith("cost with caching     $")
 
@@ -154,16 +159,6 @@ def test_the_command_reads_another_subset_and_the_environment_variable(
             ["--dataset", "v2", "--length", "32k", "--split", "32k"],
             "--split is an option of --dataset v1, not v2: PersonaMem-v2 takes --subset and "
             "--length",
-        ),
-        (
-            ["--dataset", "v2", "--length", "32k", "--order", "grouped"],
-            "--order is an option of --dataset v1, not v2: the v2 task sends questions in file "
-            "order",
-        ),
-        (
-            ["--dataset", "v2", "--length", "32k", "--interleave-block", "4"],
-            "--interleave-block is an option of --dataset v1, not v2: the v2 task sends "
-            "questions in file order",
         ),
     ],
 )

@@ -1,7 +1,7 @@
 """`inspect-personamem estimate`: questions, tokens, cacheable share and cost of a run.
 
 PersonaMem (`--dataset v1`, the default) by `--split`; PersonaMem-v2 (`--dataset v2`)
-by `--subset` and `--length`, in file order (its task takes no order).
+by `--subset` and `--length`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ DATASETS: Final = ("v1", "v2")
 """`--dataset`: PersonaMem (v1) or PersonaMem-v2."""
 OWN_OPTIONS: Final = {
     "--split": ("v1", "PersonaMem-v2 takes --subset and --length"),
-    "--order": ("v1", "the v2 task sends questions in file order"),
-    "--interleave-block": ("v1", "the v2 task sends questions in file order"),
     "--subset": ("v2", "PersonaMem (v1) is chosen by --split"),
     "--length": ("v2", "PersonaMem (v1) has its length in --split"),
 }
@@ -52,12 +50,14 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--data-dir", help="folder with the dataset's files (as -T data_dir)")
     parser.add_argument("--repo-id", help="default: the dataset's")
     parser.add_argument("--revision", help="default: the dataset's pinned one")
-    parser.add_argument("--order", choices=ORDERS, help="v1: as -T order (default interleaved)")
+    parser.add_argument(
+        "--order", choices=ORDERS, default="interleaved", help="as -T order (interleaved)"
+    )
     parser.add_argument(
         "--interleave-block",
         type=COUNT,
-        help=f"v1: contexts interleaved at a time (as -T interleave_block; default "
-        f"{INTERLEAVE_BLOCK})",
+        default=INTERLEAVE_BLOCK,
+        help=f"contexts interleaved at a time (as -T interleave_block; {INTERLEAVE_BLOCK})",
     )
     parser.add_argument("--output-tokens", type=COUNT, default=300, help="expected per question")
     parser.add_argument(
@@ -154,6 +154,8 @@ def estimate(args: argparse.Namespace) -> CostEstimate:
                 data_dir_option="--data-dir",
             ),
             args.length,
+            order=args.order,
+            interleave_block=args.interleave_block,
             settings=settings,
             output_tokens_per_question=args.output_tokens,
             limit=args.limit,
@@ -166,10 +168,8 @@ def estimate(args: argparse.Namespace) -> CostEstimate:
             args.revision,
             data_dir_option="--data-dir",
         ),
-        order=args.order or "interleaved",
-        interleave_block=INTERLEAVE_BLOCK
-        if args.interleave_block is None
-        else args.interleave_block,
+        order=args.order,
+        interleave_block=args.interleave_block,
         settings=settings,
         output_tokens_per_question=args.output_tokens,
         limit=args.limit,
@@ -181,7 +181,6 @@ def render(result: CostEstimate, args: argparse.Namespace, price: Price, price_n
     cache = result.cache
     ideal = result.ideal_cached_tokens / cache.input_tokens if cache.input_tokens else 0.0
     write = f", cache write {price.cache_write:.3f}" if price.cache_write is not None else ""
-    order = f"order={result.order}" if result.shares else "file order"
     rows = [
         ("split", f"{result.label} ({result.source})"),
         ("questions", f"{result.questions:,}"),
@@ -189,7 +188,7 @@ def render(result: CostEstimate, args: argparse.Namespace, price: Price, price_n
         ("output tokens", f"{result.output_tokens:,} (expected: {args.output_tokens} a question)"),
         (
             "cacheable share",
-            f"{cache.share:.1%} of input tokens (ideal {ideal:.1%}; {order}, "
+            f"{cache.share:.1%} of input tokens (ideal {ideal:.1%}; order={result.order}, "
             f"{args.concurrency} concurrent, {args.latency:g} s a request, "
             f"{args.cache_ttl:g} s cache lifetime)",
         ),
@@ -208,9 +207,7 @@ def render(result: CostEstimate, args: argparse.Namespace, price: Price, price_n
 
 def _order_rows(result: CostEstimate) -> list[tuple[str, str]]:
     """The share under every order the task can be asked for, and a hint where one
-    caches clearly more; where the task takes no order (v2), that it sends file order."""
-    if not result.shares:
-        return [("order", "the v2 task sends questions in file order (it takes no order)")]
+    caches clearly more."""
     rows = [("by order", ", ".join(f"{o} {share:.1%}" for o, share in result.shares.items()))]
     if better := result.better_order():
         rows.append(("hint", f"-T order={better} would cache more with these settings"))

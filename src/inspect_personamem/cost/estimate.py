@@ -2,21 +2,21 @@
 
 Reads the question file (located as the task locates it; no context or history file is
 needed), counts input tokens from the file's own token counts, simulates prompt caching
-for the order the task sends questions in, and prices the run with and without caching
-(prices from `prices.py`). PersonaMem (v1): a split, in the order asked for (and, for
-comparison, every other). PersonaMem-v2: a subset at a history length, in file order,
-the only order its task sends.
+for the order asked for (and, for comparison, every other), and prices the run with and
+without caching (prices from `prices.py`). PersonaMem (v1) by split, PersonaMem-v2 by
+subset and history length.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..data.files import locate_question_file
-from ..data.order import INTERLEAVE_BLOCK, ORDERS, order_records
+from ..data.order import INTERLEAVE_BLOCK, ORDERS, Q, order_records
 from ..data.spec import DataSource
 from ..data.v2.files import load_questions
+from ..data.v2.samples import questions_at
 from ..data.v2.spec import Length, V2Source
 from ..types import SampleOrder
 from .prices import PER_MILLION, Price
@@ -43,7 +43,7 @@ class CostEstimate:
     """The simulated caching of `order`."""
     shares: dict[SampleOrder, float]
     """Cacheable share of input tokens under each order the task can be asked for, with
-    the same settings; empty where the task takes no order (PersonaMem-v2)."""
+    the same settings."""
     ideal_cached_tokens: int
     prefix_tokens: int
     output_tokens: int
@@ -79,8 +79,6 @@ class CostEstimate:
         concurrency x latency) outlasts the cache lifetime (`grouped` then does better),
         or when fewer contexts than requests in flight make a block.
         """
-        if not self.shares:
-            return None
         best = max(self.shares, key=lambda order: self.shares[order])
         return best if self.shares[best] > self.cache.share + 0.05 else None
 
@@ -112,19 +110,16 @@ def estimate_cost(
     asks them."""
     questions, where = locate_question_file(source)
     records = source.spec.read_questions(questions, source.split)
-    settings = settings or CacheSettings()
-    by_order = {
-        o: requests_for(order_records(records, o, interleave_block)[:limit]) for o in ORDERS
-    }
-    caching = {o: simulate(requests, settings) for o, requests in by_order.items()}
-    return CostEstimate.of(
+    return _estimate(
         source.split,
         where,
+        records,
+        requests_for,
         order,
-        by_order[order],
-        caching[order],
-        {o: result.share for o, result in caching.items()},
+        interleave_block,
+        settings or CacheSettings(),
         output_tokens_per_question,
+        limit,
     )
 
 
@@ -132,21 +127,48 @@ def estimate_v2_cost(
     source: V2Source,
     length: Length,
     *,
+    order: SampleOrder = "interleaved",
+    interleave_block: int = INTERLEAVE_BLOCK,
     settings: CacheSettings | None = None,
     output_tokens_per_question: int = 300,
     limit: int | None = None,
 ) -> CostEstimate:
     """Count a PersonaMem-v2 run's tokens (histories of `length`, answer=choice) and
-    simulate its prompt caching in file order, the order the v2 task sends; with `limit`,
-    of the file's first `limit` questions, as `inspect eval --limit` asks them."""
+    simulate its prompt caching, as for v1."""
     questions = load_questions(source)
-    requests = v2_requests(questions.records[:limit], length)
-    return CostEstimate.of(
+    return _estimate(
         f"v2 {source.subset} {length}",
         questions.file.source,
-        "file",
-        requests,
-        simulate(requests, settings or CacheSettings()),
-        {},
+        questions_at(questions.records, length),
+        v2_requests,
+        order,
+        interleave_block,
+        settings or CacheSettings(),
+        output_tokens_per_question,
+        limit,
+    )
+
+
+def _estimate(
+    label: str,
+    source: str,
+    questions: Sequence[Q],
+    requests: Callable[[Sequence[Q]], list[Request]],
+    order: SampleOrder,
+    interleave_block: int,
+    settings: CacheSettings,
+    output_tokens_per_question: int,
+    limit: int | None,
+) -> CostEstimate:
+    """The estimate of `questions` sent in `order`, beside every other order's share."""
+    by_order = {o: requests(order_records(questions, o, interleave_block)[:limit]) for o in ORDERS}
+    caching = {o: simulate(sent, settings) for o, sent in by_order.items()}
+    return CostEstimate.of(
+        label,
+        source,
+        order,
+        by_order[order],
+        caching[order],
+        {o: result.share for o, result in caching.items()},
         output_tokens_per_question,
     )

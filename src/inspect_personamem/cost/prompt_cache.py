@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from ..data.prompt import final_user_message
 from ..data.records import QuestionRecord
 from ..data.v2.prompt import asked, options_message
-from ..data.v2.records import V2Record
-from ..data.v2.spec import Length
+from ..data.v2.samples import V2Question
 
 CHARS_PER_TOKEN = 4.0
 """Characters a token where the file gives no ratio of its own (about English text's
@@ -122,9 +121,9 @@ def requests_for(records: Iterable[QuestionRecord]) -> list[Request]:
     return requests
 
 
-def v2_requests(records: Iterable[V2Record], length: Length) -> list[Request]:
-    """Requests for PersonaMem-v2 question records with histories of `length` (answer=choice,
-    the task's default), in their order.
+def v2_requests(questions: Iterable[V2Question]) -> list[Request]:
+    """Requests for PersonaMem-v2 questions (answer=choice, the task's default), in their
+    order.
 
     Every question of a persona is sent after the persona's whole history, so the prefix
     is that history, shared whole by its questions: `V2Record.history_tokens`, the row's
@@ -135,13 +134,14 @@ def v2_requests(records: Iterable[V2Record], length: Length) -> list[Request]:
     length.
     """
     requests = []
-    for record in records:
-        tokens = record.history_tokens(length)
+    for question in questions:
+        record = question.record
+        tokens = record.history_tokens(question.length)
         message = asked(record.query) + options_message(
             (record.correct_answer, *record.incorrect_answers)
         )
         requests.append(
-            Request(record.history_link(length), tokens, tokens + _tokens(message, CHARS_PER_TOKEN))
+            Request(question.context_id, tokens, tokens + _tokens(message, CHARS_PER_TOKEN))
         )
     return requests
 

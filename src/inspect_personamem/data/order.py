@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from itertools import zip_longest
+from typing import Protocol, TypeVar
 
 from ..types import SampleOrder
 from .records import QuestionRecord
@@ -30,9 +31,23 @@ miss) and shorter than the cache lifetime (or the entry has expired): a round ac
 all of a split's 31-60 contexts is too long at a few connections with slow requests."""
 
 
+class Queued(Protocol):
+    """A question as its order sees it: the history it is asked after (PersonaMem's
+    `QuestionRecord`, PersonaMem-v2's `V2Question`)."""
+
+    @property
+    def context_id(self) -> str: ...
+
+    @property
+    def end_index(self) -> int: ...
+
+
+Q = TypeVar("Q", bound=Queued)
+
+
 def order_records(
-    records: Sequence[QuestionRecord], order: SampleOrder, block: int = INTERLEAVE_BLOCK
-) -> list[QuestionRecord]:
+    records: Sequence[Q], order: SampleOrder, block: int = INTERLEAVE_BLOCK
+) -> list[Q]:
     """Records in the chosen order.
 
     - `interleaved`: the contexts (in order of first appearance) dealt into blocks of
@@ -52,7 +67,7 @@ def order_records(
         shuffled = list(records)
         random.Random(RANDOM_ORDER_SEED).shuffle(shuffled)
         return shuffled
-    by_context: dict[str, list[QuestionRecord]] = {}
+    by_context: dict[str, list[Q]] = {}
     for record in records:
         by_context.setdefault(record.context_id, []).append(record)
     groups = [sorted(group, key=lambda r: r.end_index) for group in by_context.values()]

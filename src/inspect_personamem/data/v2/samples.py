@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -56,15 +57,38 @@ def distance_bin(tokens: int) -> str:
     return DISTANCE_BIN_LABELS[bisect.bisect_right(DISTANCE_BIN_EDGES, tokens)]
 
 
+@dataclass(frozen=True)
+class V2Question:
+    """A question of the file at a history length: its record, and its row index (of
+    its sample id, whatever order it is sent in). The question order
+    (`data.order.order_records`) reads it as it reads a PersonaMem question."""
+
+    record: V2Record
+    index: int
+    length: Length
+
+    @property
+    def context_id(self) -> str:
+        """The history it is asked after: its persona's file at its length."""
+        return self.record.history_link(self.length)
+
+    @property
+    def end_index(self) -> int:
+        """0 for every question: each is asked after the whole history, so a persona's
+        questions share all of it, in whichever order they come."""
+        return 0
+
+
+def questions_at(records: Sequence[V2Record], length: Length) -> list[V2Question]:
+    """The file's questions at `length`, in file order."""
+    return [V2Question(record, index, length) for index, record in enumerate(records)]
+
+
 def record_to_sample(
-    record: V2Record,
-    index: int,
-    length: Length,
-    history_length: int,
-    seed: int,
-    options_role: str | None,
+    question: V2Question, history_length: int, seed: int, options_role: str | None
 ) -> Sample:
     """One sample; `options_role` None asks the user message alone (no options)."""
+    record, length = question.record, question.length
     texts = (record.correct_answer, *record.incorrect_answers)
     order = options_order(seed, record.persona_id, record.query)
     shown = [texts[i] for i in order]
@@ -90,7 +114,7 @@ def record_to_sample(
         "shuffle_seed": seed,
     }
     return Sample(
-        id=f"{record.persona_id}:{index}",
+        id=f"{record.persona_id}:{question.index}",
         input=messages,
         target=f"({LETTERS[order.index(0)]})",
         metadata=metadata,
@@ -98,23 +122,21 @@ def record_to_sample(
 
 
 def build_v2_dataset(
-    records: Sequence[V2Record],
+    questions: Sequence[V2Question],
     contexts: PersonaContexts,
     name: str,
     seed: int,
     options_role: str | None,
 ) -> MemoryDataset:
-    """The task's dataset, in the file's order. Every history is read here, once per
-    persona, so a missing or malformed one stops the task before any sample."""
+    """The task's dataset, in the order of `questions`. Every history is read here, once
+    per persona, so a missing or malformed one stops the task before any sample."""
     samples = []
-    for index, record in enumerate(records):
-        history = contexts.messages(record.history_link(contexts.store.length))
+    for question in questions:
+        history = contexts.messages(question.context_id)
         if not history:
             raise PersonaMemDataError(
-                f"persona {record.persona_id}'s {contexts.store.length} history "
-                f"({record.history_link(contexts.store.length)}) holds no messages"
+                f"persona {question.record.persona_id}'s {question.length} history "
+                f"({question.context_id}) holds no messages"
             )
-        samples.append(
-            record_to_sample(record, index, contexts.store.length, len(history), seed, options_role)
-        )
+        samples.append(record_to_sample(question, len(history), seed, options_role))
     return MemoryDataset(samples, name=name, shuffled=False)
