@@ -1,10 +1,12 @@
 """Cacheable share of input tokens for each question order, per split (simulation).
 
 For each split (the real 32k question file where ../shared/data has it, else a
-synthetic file of the 32k shape; synthetic files of the real 128k and 1M shapes),
-prints the share of input tokens a provider could serve from its prompt cache when
-Inspect sends the questions in each order, and that share as a fraction of the ideal
-(one request at a time, no expiry). `interleaved` is the default order (blocks of at
+synthetic file of the 32k shape; synthetic files of the real 128k and 1M shapes), and
+for PersonaMem-v2's benchmark subset at 32k and 128k (a synthetic subset of its real
+shape: 200 personas, 6-42 questions each, grouped by persona in the file), prints the
+share of input tokens a provider could serve from its prompt cache when Inspect sends
+the questions in each order, and that share as a fraction of the ideal (one request at
+a time, no expiry). `interleaved` is the default order (blocks of at
 least `order.INTERLEAVE_BLOCK` contexts); `interleaved-all` round-robins across all
 contexts at once (`-T interleave_block=0`). Usage:
 
@@ -20,19 +22,25 @@ from pathlib import Path
 
 from inspect_personamem.cost.prompt_cache import (
     CacheSettings,
+    Request,
     ideal_cached_tokens,
     requests_for,
     simulate,
+    v2_requests,
 )
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, order_records
 from inspect_personamem.data.records import QuestionRecord, read_questions
 from inspect_personamem.data.splits import SPLITS, Split
+from inspect_personamem.data.v2.records import read_questions as read_v2_questions
+from inspect_personamem.data.v2.samples import questions_at
+from inspect_personamem.data.v2.spec import LENGTHS as V2_LENGTHS
 from inspect_personamem.offline.synthetic import (
     SHAPES,
     context_sizes,
     question_rows,
     write_questions,
 )
+from inspect_personamem.offline.synthetic_v2 import generate_v2
 from inspect_personamem.types import SampleOrder
 
 REAL_32K = Path(__file__).resolve().parents[2] / "shared" / "data" / "questions_32k.csv"
@@ -73,23 +81,38 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for split in SPLITS:
             records, kind = split_records(split, Path(tmp))
-            base = requests_for(records)
-            ideal = ideal_cached_tokens(base) / sum(r.input_tokens for r in base)
             orders = {
                 name: requests_for(order_records(records, order, block))
                 for name, order, block in columns
             }
-            for latency in args.latency:
-                for concurrency in args.concurrency:
-                    settings = CacheSettings(concurrency, latency, args.ttl)
-                    cells = []
-                    for name, _, _ in columns:
-                        share = simulate(orders[name], settings).share
-                        cells.append(f"{share:.1%} ({share / ideal:.2f})")
-                    print(
-                        f"| {split} ({kind}, {len(records)} questions) | {latency:g} s | "
-                        f"{concurrency} | {ideal:.1%} | " + " | ".join(cells) + " |"
-                    )
+            _rows(f"{split} ({kind}, {len(records)} questions)", orders, args)
+        v2_records = read_v2_questions(generate_v2(Path(tmp) / "v2"), "benchmark")
+        for length in V2_LENGTHS:
+            questions = questions_at(v2_records, length)
+            orders = {
+                name: v2_requests(order_records(questions, order, block))
+                for name, order, block in columns
+            }
+            label = f"v2 benchmark {length} (synthetic, real shape, {len(questions)} questions)"
+            _rows(label, orders, args)
+
+
+def _rows(label: str, orders: dict[str, list[Request]], args: argparse.Namespace) -> None:
+    """One table row per latency and concurrency: each order's cached share."""
+    base = orders["file"]
+    ideal = ideal_cached_tokens(base) / sum(r.input_tokens for r in base)
+    for latency in args.latency:
+        for concurrency in args.concurrency:
+            settings = CacheSettings(concurrency, latency, args.ttl)
+            cells = []
+            for requests in orders.values():
+                share = simulate(requests, settings).share
+                cells.append(f"{share:.1%} ({share / ideal:.2f})")
+            print(
+                f"| {label} | {latency:g} s | {concurrency} | {ideal:.1%} | "
+                + " | ".join(cells)
+                + " |"
+            )
 
 
 if __name__ == "__main__":
