@@ -50,7 +50,7 @@ from .types import (
     V2Judge,
 )
 
-TASK_VERSION = "2.1.0"
+TASK_VERSION = "2.2.0"
 """Version of the tasks (`Task(version=...)`, in every log): bumped when what is scored
 or how can change; see the README's changelog."""
 
