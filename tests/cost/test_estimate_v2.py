@@ -12,7 +12,7 @@ from helpers import SMALL_V2, mock_model, run_script, run_task
 from hub_server import serve_hub
 
 from inspect_personamem.cli import main
-from inspect_personamem.cost.estimate import estimate_v2_cost
+from inspect_personamem.cost.estimate import Plan, estimate_v2_cost
 from inspect_personamem.cost.prompt_cache import CacheSettings
 from inspect_personamem.data.order import order_records
 from inspect_personamem.data.v2.files import load_questions
@@ -45,7 +45,9 @@ def history_column(record: V2Record, length: Length) -> int:
 @pytest.mark.parametrize("length", LENGTHS)
 def test_the_history_is_the_rows_token_column(small_v2: Path, length: Length) -> None:
     records = records_of(small_v2)
-    result = estimate_v2_cost(V2Source(data_dir=small_v2), length, output_tokens_per_question=10)
+    result = estimate_v2_cost(
+        V2Source(data_dir=small_v2), length, Plan(output_tokens_per_question=10)
+    )
     assert result.label == f"v2 benchmark {length}"
     assert result.questions == len(records) > 0
     assert result.prefix_tokens == sum(history_column(r, length) for r in records)
@@ -69,7 +71,7 @@ def test_one_at_a_time_every_question_after_a_personas_first_is_cached(small_v2:
     no expiry, each persona misses once, then hits its whole history every time."""
     records = records_of(small_v2)
     result = estimate_v2_cost(
-        V2Source(data_dir=small_v2), "32k", settings=CacheSettings(1, 1.0, None)
+        V2Source(data_dir=small_v2), "32k", Plan(settings=CacheSettings(1, 1.0, None))
     )
     per_persona = Counter(r.persona_id for r in records)
     history = {r.persona_id: history_column(r, "32k") for r in records}
@@ -83,8 +85,8 @@ def test_interleaving_caches_what_file_order_loses(small_v2: Path) -> None:
     and the second misses; the task's default order, interleaved across personas, sends
     a persona's next question only once its first has finished: every later one hits."""
     two = CacheSettings(concurrency=2, latency_s=20.0, ttl_s=None)
-    interleaved = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", settings=two)
-    in_file = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", order="file", settings=two)
+    interleaved = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", Plan(settings=two))
+    in_file = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", Plan(order="file", settings=two))
     assert interleaved.order == "interleaved" and in_file.order == "file"
     assert interleaved.cache.cached_tokens == interleaved.ideal_cached_tokens
     assert in_file.cache.cached_tokens < interleaved.cache.cached_tokens
@@ -105,7 +107,7 @@ def test_a_limit_counts_the_questions_inspect_eval_limit_asks(
     first = order_records(questions_at(records_of(small_v2), "32k"), "interleaved")[:3]
     assert asked_ids == {f"{q.record.persona_id}:{q.index}" for q in first}
     assert len({q.record.persona_id for q in first}) == 3  # not the file's first three
-    result = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", limit=3)
+    result = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", Plan(limit=3))
     assert result.questions == 3
     assert result.prefix_tokens == sum(history_column(q.record, "32k") for q in first)
 

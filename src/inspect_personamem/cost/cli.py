@@ -140,39 +140,22 @@ def estimate(args: argparse.Namespace) -> CostEstimate:
     """The estimate of the dataset the (checked) options name."""
     from ..data.spec import DataSource
     from ..data.v2.spec import V2Source
-    from .estimate import estimate_cost, estimate_v2_cost
+    from .estimate import Plan, estimate_cost, estimate_v2_cost
     from .prompt_cache import CacheSettings
 
-    settings = CacheSettings(args.concurrency, args.latency, args.cache_ttl)
+    plan = Plan(
+        args.order,
+        args.interleave_block,
+        CacheSettings(args.concurrency, args.latency, args.cache_ttl),
+        args.output_tokens,
+        args.limit,
+    )
+    where = (args.data_dir, args.repo_id, args.revision)
     if args.dataset == "v2":
-        return estimate_v2_cost(
-            V2Source(
-                args.subset or "benchmark",
-                args.data_dir,
-                args.repo_id,
-                args.revision,
-                data_dir_option="--data-dir",
-            ),
-            args.length,
-            order=args.order,
-            interleave_block=args.interleave_block,
-            settings=settings,
-            output_tokens_per_question=args.output_tokens,
-            limit=args.limit,
-        )
+        source = V2Source(args.subset or "benchmark", *where, data_dir_option="--data-dir")
+        return estimate_v2_cost(source, args.length, plan)
     return estimate_cost(
-        DataSource(
-            check_split(args.split),
-            args.data_dir,
-            args.repo_id,
-            args.revision,
-            data_dir_option="--data-dir",
-        ),
-        order=args.order,
-        interleave_block=args.interleave_block,
-        settings=settings,
-        output_tokens_per_question=args.output_tokens,
-        limit=args.limit,
+        DataSource(check_split(args.split), *where, data_dir_option="--data-dir"), plan
     )
 
 

@@ -96,56 +96,33 @@ class CostEstimate:
         ) / PER_MILLION
 
 
-def estimate_cost(
-    source: DataSource,
-    *,
-    order: SampleOrder = "interleaved",
-    interleave_block: int = INTERLEAVE_BLOCK,
-    settings: CacheSettings | None = None,
-    output_tokens_per_question: int = 300,
-    limit: int | None = None,
-) -> CostEstimate:
-    """Count a PersonaMem (v1) run's tokens and simulate its prompt caching; with
-    `limit`, of the first `limit` questions in each order, as `inspect eval --limit`
-    asks them."""
+@dataclass(frozen=True)
+class Plan:
+    """How a run would send its questions and what it would get back: the order
+    (`-T order`, `-T interleave_block`), how requests are served, the expected output,
+    and `inspect eval --limit` (the first `limit` questions in each order)."""
+
+    order: SampleOrder = "interleaved"
+    interleave_block: int = INTERLEAVE_BLOCK
+    settings: CacheSettings = CacheSettings()
+    output_tokens_per_question: int = 300
+    limit: int | None = None
+
+
+def estimate_cost(source: DataSource, plan: Plan = Plan()) -> CostEstimate:
+    """Count a PersonaMem (v1) run's tokens and simulate its prompt caching."""
     questions, where = locate_question_file(source)
     records = source.spec.read_questions(questions, source.split)
-    return _estimate(
-        source.split,
-        where,
-        records,
-        requests_for,
-        order,
-        interleave_block,
-        settings or CacheSettings(),
-        output_tokens_per_question,
-        limit,
-    )
+    return _estimate(source.split, where, records, requests_for, plan)
 
 
-def estimate_v2_cost(
-    source: V2Source,
-    length: Length,
-    *,
-    order: SampleOrder = "interleaved",
-    interleave_block: int = INTERLEAVE_BLOCK,
-    settings: CacheSettings | None = None,
-    output_tokens_per_question: int = 300,
-    limit: int | None = None,
-) -> CostEstimate:
+def estimate_v2_cost(source: V2Source, length: Length, plan: Plan = Plan()) -> CostEstimate:
     """Count a PersonaMem-v2 run's tokens (histories of `length`, answer=choice) and
-    simulate its prompt caching, as for v1."""
+    simulate its prompt caching."""
     questions = load_questions(source)
+    label = f"v2 {source.subset} {length}"
     return _estimate(
-        f"v2 {source.subset} {length}",
-        questions.file.source,
-        questions_at(questions.records, length),
-        v2_requests,
-        order,
-        interleave_block,
-        settings or CacheSettings(),
-        output_tokens_per_question,
-        limit,
+        label, questions.file.source, questions_at(questions.records, length), v2_requests, plan
     )
 
 
@@ -154,21 +131,21 @@ def _estimate(
     source: str,
     questions: Sequence[Q],
     requests: Callable[[Sequence[Q]], list[Request]],
-    order: SampleOrder,
-    interleave_block: int,
-    settings: CacheSettings,
-    output_tokens_per_question: int,
-    limit: int | None,
+    plan: Plan,
 ) -> CostEstimate:
-    """The estimate of `questions` sent in `order`, beside every other order's share."""
-    by_order = {o: requests(order_records(questions, o, interleave_block)[:limit]) for o in ORDERS}
-    caching = {o: simulate(sent, settings) for o, sent in by_order.items()}
+    """The estimate of `questions` sent in the plan's order, beside every other order's
+    share."""
+    by_order = {
+        o: requests(order_records(questions, o, plan.interleave_block)[: plan.limit])
+        for o in ORDERS
+    }
+    caching = {o: simulate(sent, plan.settings) for o, sent in by_order.items()}
     return CostEstimate.of(
         label,
         source,
-        order,
-        by_order[order],
-        caching[order],
+        plan.order,
+        by_order[plan.order],
+        caching[plan.order],
         {o: result.share for o, result in caching.items()},
-        output_tokens_per_question,
+        plan.output_tokens_per_question,
     )
