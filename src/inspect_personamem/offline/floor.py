@@ -34,7 +34,12 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from ..data.options import LETTERS, OptionsFormatError, parse_options
 from ..data.prompt import INSTRUCTION
-from ..data.v2.prompt import OPTION_LETTERS, OPTIONS_INTRODUCTION, read_options_message
+from ..data.v2.prompt import (
+    OPTION_LETTERS,
+    OPTIONS_INTRODUCTION,
+    final_answer,
+    read_options_message,
+)
 from ..errors import PersonaMemArgumentError
 from ..history.memory.interface import HistoryMessage
 from ..history.memory.retrievers import BM25Retriever
@@ -86,7 +91,7 @@ class FloorModel(ModelAPI):
                 )
             question = input[-2].text
             index = await choose(self.rule, question, options, input[:-2], self.seed)
-            return offline_output(self.model_name, f"Final Answer: {OPTION_LETTERS[index]}", input)
+            return offline_output(self.model_name, final_answer(OPTION_LETTERS[index]), input)
         question, options = _question_and_options(input[-1].text)
         index = await choose(self.rule, question, options, input[:-1], self.seed)
         return chosen_reply(self.model_name, LETTERS[index], input)

@@ -1,16 +1,21 @@
 """`inspect-personamem try`: the whole path on a fresh machine, offline, in a minute.
 
 Writes a PersonaMem-shaped split (the real question file when one is given, with
-synthetic histories that fit its end indices; else fully synthetic), runs the task
-with and without the history on the offline `personamem/oracle` model, choosing
-among the options and answering openly (the oracle grading too), and writes the
-report. Nothing it prints measures a real model.
+synthetic histories that fit its end indices; else fully synthetic), or with
+`--dataset v2` a small synthetic PersonaMem-v2 subset (run on its 32k histories),
+runs the task with and without the history on the offline `personamem/oracle` model,
+choosing among the options and answering openly (the oracle grading too), and writes
+the report. Nothing it prints measures a real model.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import math
 import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..arg_types import POSITIVE_COUNT, PROBABILITY
@@ -18,8 +23,14 @@ from ..data.spec import PERSONAMEM
 from ..data.splits import SPLITS, Split, check_split
 from ..errors import PersonaMemArgumentError
 from .synthetic import contexts_for_questions, generate_split, write_contexts
+from .synthetic_v2 import BENCHMARK_SHAPE, V2Shape, generate_v2
 
 TITLE = "TRY-IT: the offline personamem/oracle model, not a real model"
+
+DATASETS = ("v1", "v2")
+V2_TASK = "inspect_personamem/personamem_v2_32k"
+V2_QUESTIONS_PER_PERSONA = 10
+"""At most, in the PersonaMem-v2 subset `try` writes."""
 
 RUNS = (("choice", "full"), ("choice", "none"), ("open", "full"), ("open", "none"))
 """(answer, history) of the runs `try` makes: the oracle choosing among the options and
@@ -51,6 +62,55 @@ def write_split(
     return target
 
 
+def v2_shape(questions: int) -> V2Shape:
+    """A small PersonaMem-v2 subset of `questions` questions, rounded up to spread them
+    evenly over personas of at most ten; histories of 40-80 messages of the benchmark's
+    sizes (a few thousand tokens: the snippet-to-query distances span several bins)."""
+    personas = math.ceil(questions / V2_QUESTIONS_PER_PERSONA)
+    per_persona = math.ceil(questions / personas)
+    return dataclasses.replace(
+        BENCHMARK_SHAPE,
+        personas=personas,
+        min_messages=40,
+        max_messages=80,
+        min_questions=per_persona,
+        max_questions=per_persona,
+    )
+
+
+@dataclass(frozen=True)
+class _Dataset:
+    """What the runs ask: the task, and what writes its data into a folder (returning
+    the question file the oracle reads)."""
+
+    task: str
+    write: Callable[[Path], Path]
+
+
+def _dataset(args: argparse.Namespace) -> _Dataset:
+    """The dataset `--dataset` names, its options checked (before anything is written)."""
+    if args.dataset == "v2":
+        given = [
+            name
+            for name, value in (("--questions", args.questions), ("--split", args.split))
+            if value is not None
+        ]
+        if given:
+            raise PersonaMemArgumentError(
+                "--dataset v2 writes a synthetic PersonaMem-v2 subset: leave out "
+                f"{' and '.join(given)}, which choose PersonaMem (v1) data"
+            )
+        shape = v2_shape(args.questions_count)
+        return _Dataset(V2_TASK, lambda folder: generate_v2(folder, shape=shape, seed=args.seed))
+    split = _split_of(args)
+    return _Dataset(
+        f"inspect_personamem/personamem_{split}",
+        lambda folder: write_split(
+            folder, split, args.questions, count=args.questions_count, seed=args.seed
+        ),
+    )
+
+
 def _split_of(args: argparse.Namespace) -> Split:
     if args.split is not None:
         return check_split(args.split)
@@ -69,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..report import build_report
 
-    split = _split_of(args)
+    dataset = _dataset(args)
     logs = args.out / "logs"
     if logs.exists() and any(logs.iterdir()):
         raise PersonaMemArgumentError(
@@ -77,10 +137,9 @@ def run(args: argparse.Namespace) -> int:
             "remove it or pass another --out"
         )
     # absolute: a log keeps the oracle's model arguments as given, and a retry of it
-    # from another folder must find the file
-    questions = write_split(
-        args.out / "data", split, args.questions, count=args.questions_count, seed=args.seed
-    ).absolute()
+    # from another folder must find the files
+    data = (args.out / "data").absolute()
+    questions = dataset.write(data)
     model_args = {
         "questions": str(questions),
         "accuracy": args.accuracy,
@@ -90,12 +149,12 @@ def run(args: argparse.Namespace) -> int:
     }
     run_name = _run_name(*RUNS[0])  # the run a Ctrl-C interrupts
     try:
-        print(f"data: {questions.parent} ({'real questions' if args.questions else 'synthetic'})")
+        print(f"data: {data} ({'real questions' if args.questions else 'synthetic'})")
         for answer, history in RUNS:
             run_name = _run_name(answer, history)
             logs_written = inspect_eval(
-                f"inspect_personamem/personamem_{split}",
-                task_args={"data_dir": str(questions.parent), "history": history, "answer": answer},
+                dataset.task,
+                task_args={"data_dir": str(data), "history": history, "answer": answer},
                 model="personamem/oracle",
                 model_args=model_args,
                 model_roles={"grader": "personamem/oracle"} if answer == "open" else None,
@@ -136,10 +195,17 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser = commands.add_parser(
         "try",
         help="run the whole path offline on the personamem/oracle model",
-        description="Write a PersonaMem-shaped split, run the task with and without the "
-        "history on the offline personamem/oracle model (right with a chosen probability), "
-        "choosing among the options and answering openly, and write the report. Needs no "
-        "network, no API key and no download.",
+        description="Write a PersonaMem-shaped split (or a PersonaMem-v2 subset), run the "
+        "task with and without the history on the offline personamem/oracle model (right "
+        "with a chosen probability), choosing among the options and answering openly, and "
+        "write the report. Needs no network, no API key and no download.",
+    )
+    parser.add_argument(
+        "--dataset",
+        choices=DATASETS,
+        default="v1",
+        help="v1: PersonaMem (default); v2: a synthetic PersonaMem-v2 benchmark subset, "
+        "run on personamem_v2_32k",
     )
     parser.add_argument(
         "--out", type=Path, default=Path("personamem-try"), help="output folder (personamem-try)"
@@ -155,7 +221,8 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--questions-count",
         type=POSITIVE_COUNT,
         default=60,
-        help="synthetic questions to write (60)",
+        help="synthetic questions to write (60; v2: rounded up to fill personas of at most "
+        "ten evenly)",
     )
     parser.add_argument("--limit", type=POSITIVE_COUNT, help="ask only the first N questions")
     parser.add_argument(
@@ -171,7 +238,8 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--decay",
         type=PROBABILITY,
         default=0.04,
-        help="less, for each session elapsed since the fact asked about (0.04)",
+        help="less, for each session elapsed since the fact asked about past the first (v2: "
+        "each bin of its distance in tokens past the first, <1k) (0.04)",
     )
     parser.add_argument("--seed", type=int, default=0, help="data and answers (0)")
     parser.set_defaults(handler=run)

@@ -50,6 +50,12 @@ def options_message(options: Sequence[str]) -> str:
     return f"{OPTIONS_INTRODUCTION}\n\n{lettered}\n\n{OPTIONS_INSTRUCTION}"
 
 
+def final_answer(letter: str) -> str:
+    """An answer in the form the authors' instruction asks for, which their answer rule
+    reads (for offline models that answer the options message)."""
+    return f"Final Answer: {letter}"
+
+
 def read_options_message(message: str) -> tuple[str, ...] | None:
     """The option texts of a message `options_message` wrote (for offline models that
     answer it); None for any other text."""

@@ -52,9 +52,15 @@ DISTANCE_BIN_LABELS: Final = _bin_labels()
 """The bins' names, in order."""
 
 
+def distance_bin_index(tokens: int) -> int:
+    """The index, in `DISTANCE_BIN_LABELS`, of the bin of a snippet-to-query distance in
+    tokens (0: <1k)."""
+    return bisect.bisect_right(DISTANCE_BIN_EDGES, tokens)
+
+
 def distance_bin(tokens: int) -> str:
     """The bin of a snippet-to-query distance in tokens."""
-    return DISTANCE_BIN_LABELS[bisect.bisect_right(DISTANCE_BIN_EDGES, tokens)]
+    return DISTANCE_BIN_LABELS[distance_bin_index(tokens)]
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Final, Literal, get_args
 
 from ..spec import PinnedSource, ReleasedFile
@@ -45,6 +45,12 @@ class V2Spec:
 
     def questions_file(self, subset: Subset) -> str:
         return self.questions_template.format(subset=subset)
+
+    def subset_of_questions(self, path: Path) -> Subset | None:
+        """The subset whose question file `path` is named as (`benchmark.csv`, ...), if any."""
+        return next(
+            (s for s in SUBSETS if path.name == PurePosixPath(self.questions_file(s)).name), None
+        )
 
 
 PERSONAMEM_V2: Final = V2Spec(
