@@ -87,6 +87,21 @@ def last_user_text(messages: Sequence[ChatMessage]) -> str:
     return messages[-1].text
 
 
+def offline_env(tmp_path: Path) -> dict[str, str]:
+    """The environment with every web request sent to a closed port and no tiktoken
+    cache: a run that reached for the network would fail."""
+    empty = tmp_path / "no-tiktoken"
+    empty.mkdir(exist_ok=True)
+    dead = "http://127.0.0.1:9"
+    return {
+        **os.environ,
+        "HTTP_PROXY": dead,
+        "HTTPS_PROXY": dead,
+        "TIKTOKEN_CACHE_DIR": str(empty),
+        "HF_HUB_OFFLINE": "1",
+    }
+
+
 def run_script(script: str, env: dict[str, str], **kwargs: object) -> dict[str, str]:
     """Run `script` in a fresh interpreter (huggingface_hub reads HF_* at import) with
     `kwargs` as JSON in its first argument, in an environment without HF_* or

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import subprocess
 import sys
@@ -11,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import REAL_QUESTIONS, require
+from helpers import REAL_QUESTIONS, offline_env, require
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
@@ -42,21 +41,6 @@ def oracle_run(data: Path, log_dir: Path, **model_args: object) -> EvalLog:
 def accuracy(log: EvalLog) -> float:
     assert log.results is not None
     return float(log.results.scores[0].metrics["accuracy"].value)
-
-
-def offline_env(tmp_path: Path) -> dict[str, str]:
-    """The environment with every web request sent to a closed port and no tiktoken
-    cache: a run that reached for the network would fail."""
-    empty = tmp_path / "no-tiktoken"
-    empty.mkdir(exist_ok=True)
-    dead = "http://127.0.0.1:9"
-    return {
-        **os.environ,
-        "HTTP_PROXY": dead,
-        "HTTPS_PROXY": dead,
-        "TIKTOKEN_CACHE_DIR": str(empty),
-        "HF_HUB_OFFLINE": "1",
-    }
 
 
 @pytest.mark.parametrize(("chance", "expected"), [(1.0, 1.0), (0.0, 0.0)])
