@@ -6,7 +6,7 @@ them without importing one another.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 HistoryName = Literal["full", "none", "rag", "memory"]
 """What the model sees of the past (`-T history=...`)."""
@@ -17,11 +17,15 @@ GraderSource = Literal["role", "self"]
 only when asked for, the model under test."""
 SystemMessagePolicy = Literal["keep", "merge", "drop"]
 OptionsRole = Literal["system", "user"]
+"""PersonaMem-v2: the role of the final message holding the options."""
 V2Judge = Literal["options", "preference"]
 """PersonaMem-v2, `answer=open`: the grader over the candidates, or the authors' judge."""
-"""PersonaMem-v2: the role of the final message holding the options."""
 NegativeEndIndexPolicy = Literal["official", "skip", "error"]
 SampleOrder = Literal["interleaved", "grouped", "file", "random"]
 Normalization = Literal["tokens", "chars", "sum"]
 Retriever = Literal["dense", "bm25"]
 MemoryPrompt = Literal["official", "paper"]
+Benchmark = Literal["v1", "v2"]
+"""PersonaMem (v1) or PersonaMem-v2: other questions, labels and published numbers
+(the tools' `--dataset`; a report shows their runs apart)."""
+BENCHMARKS: tuple[Benchmark, ...] = get_args(Benchmark)

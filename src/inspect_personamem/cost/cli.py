@@ -16,13 +16,12 @@ from ..data.splits import SPLITS, check_split
 from ..data.v2.spec import LENGTHS as V2_LENGTHS
 from ..data.v2.spec import SUBSETS as V2_SUBSETS
 from ..errors import PersonaMemArgumentError
+from ..types import BENCHMARKS
 
 if TYPE_CHECKING:
     from .estimate import CostEstimate
     from .prices import Price
 
-DATASETS: Final = ("v1", "v2")
-"""`--dataset`: PersonaMem (v1) or PersonaMem-v2."""
 OWN_OPTIONS: Final = {
     "--split": ("v1", "PersonaMem-v2 takes --subset and --length"),
     "--subset": ("v2", "PersonaMem (v1) is chosen by --split"),
@@ -41,7 +40,7 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         description=__doc__,
     )
     parser.add_argument(
-        "--dataset", choices=DATASETS, default="v1", help="PersonaMem (v1) or PersonaMem-v2"
+        "--dataset", choices=BENCHMARKS, default="v1", help="PersonaMem (v1) or PersonaMem-v2"
     )
     parser.add_argument("--split", choices=SPLITS, help="v1: the split (required)")
     parser.add_argument("--subset", choices=V2_SUBSETS, help="v2: the subset (default benchmark)")

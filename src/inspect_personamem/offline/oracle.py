@@ -188,11 +188,10 @@ class _V2Questions(_Questions):
 def _v2_answer(record: V2Record, length: Length) -> _Answer:
     """A PersonaMem-v2 row's answer: the correct option first, losing `decay` for each
     bin past the first of its snippet-to-query distance at `length`."""
-    distance = getattr(record, f"distance_from_related_snippet_to_query_{length}")
     return _Answer(
         options=(record.correct_answer, *record.incorrect_answers),
         correct=0,
-        decay_steps=distance_bin_index(int(distance)),
+        decay_steps=distance_bin_index(record.distance_to_query(length)),
     )
 
 

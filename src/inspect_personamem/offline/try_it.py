@@ -22,12 +22,12 @@ from ..arg_types import POSITIVE_COUNT, PROBABILITY
 from ..data.spec import PERSONAMEM
 from ..data.splits import SPLITS, Split, check_split
 from ..errors import PersonaMemArgumentError
+from ..types import BENCHMARKS
 from .synthetic import contexts_for_questions, generate_split, write_contexts
 from .synthetic_v2 import BENCHMARK_SHAPE, V2Shape, generate_v2
 
 TITLE = "TRY-IT: the offline personamem/oracle model, not a real model"
 
-DATASETS = ("v1", "v2")
 V2_TASK = "inspect_personamem/personamem_v2_32k"
 V2_QUESTIONS_PER_PERSONA = 10
 """At most, in the PersonaMem-v2 subset `try` writes."""
@@ -202,7 +202,7 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     parser.add_argument(
         "--dataset",
-        choices=DATASETS,
+        choices=BENCHMARKS,
         default="v1",
         help="v1: PersonaMem (default); v2: a synthetic PersonaMem-v2 benchmark subset, "
         "run on personamem_v2_32k",

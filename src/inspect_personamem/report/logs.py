@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from inspect_ai.log import (
     EvalLog,
@@ -42,10 +42,7 @@ from ..data.v2.spec import LENGTHS as V2_LENGTHS
 from ..errors import PersonaMemError
 from ..scoring.metrics import CLUSTER_KEY, V2_CLUSTER_KEY, V2_GROUPS
 from ..settings import COMMON, V2_COMMON, Parameter, current_arguments, scoring_defaults
-
-Benchmark = Literal["v1", "v2"]
-"""PersonaMem (v1) or PersonaMem-v2: other questions, labels and published numbers, so
-a report shows their runs apart."""
+from ..types import Benchmark
 
 TASKS: dict[Benchmark, frozenset[str]] = {
     "v1": frozenset({"personamem", *(f"personamem_{split}" for split in SPLITS)}),

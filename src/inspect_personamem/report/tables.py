@@ -17,11 +17,12 @@ from typing import Any
 
 from ..data.question_types import CATEGORIES, CATEGORY_TITLES
 from ..settings import axes_label, axis_settings, no_history_settings
+from ..types import Benchmark
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
 from .check import check
 from .differences import MEASURES, Difference, category_groups, differences
 from .labels import TIME_FORMAT, method_labels, model_labels
-from .logs import Benchmark, ModelId, Run, setting_defaults
+from .logs import ModelId, Run, setting_defaults
 from .published import SPLIT, PublishedMethod, PublishedModel
 
 Cell = str | int | float | None

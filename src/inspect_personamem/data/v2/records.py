@@ -182,6 +182,13 @@ class V2Record:
             return self.total_tokens_in_chat_history_32k
         return self.total_tokens_in_chat_history_128k
 
+    def distance_to_query(self, length: Length) -> int:
+        """Tokens from the related snippet to the query in this row's history of
+        `length`: the column `distance_from_related_snippet_to_query_{length}`."""
+        if length == "32k":
+            return self.distance_from_related_snippet_to_query_32k
+        return self.distance_from_related_snippet_to_query_128k
+
 
 _PARSERS: Final[dict[str, Callable[[str], Any]]] = {
     column.name: column.metadata["parse"] for column in fields(V2Record) if column.metadata

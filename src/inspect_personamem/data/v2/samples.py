@@ -104,11 +104,11 @@ def record_to_sample(
         messages.append(ChatMessageSystem(content=options_message(shown)))
     elif options_role == "user":
         messages.append(ChatMessageUser(content=options_message(shown)))
-    distance = getattr(record, f"distance_from_related_snippet_to_query_{length}")
+    distance = record.distance_to_query(length)
     metadata: dict[str, Any] = {
         **{label: getattr(record, label) for label in LABELS},
         "distance_to_snippet": distance,
-        "distance_bin": distance_bin(int(distance)),
+        "distance_bin": distance_bin(distance),
         "shared_context_id": record.history_link(length),
         "end_index_in_shared_context": history_length,
         "cache_prefix_ends": [history_length],
