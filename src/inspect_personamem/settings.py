@@ -116,6 +116,9 @@ class AxisValue:
     """An answer's own scorer, where it has one: `module:function`, called with the
     run's question ids and the parameters marked `for_scorer`; None: the official
     scorer."""
+    reads_history: bool = True
+    """A history source's: whether it reads the history files (a run without them
+    needs none)."""
 
     def build(self, *args: Any, **kwargs: Any) -> Any:
         """Import the builder and call it."""
@@ -178,6 +181,7 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         "nothing, the question alone: the no-history baseline",
         ".history.context:no_history",
         label=lambda settings: "no history",
+        reads_history=False,
     ),
     "rag": AxisValue(
         "rag",

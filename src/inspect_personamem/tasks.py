@@ -19,8 +19,8 @@ from inspect_ai.scorer import Metric, Scorer
 from inspect_ai.util import registry_info
 
 from . import settings
-from .data.contexts import open_context_store
-from .data.files import data_release, locate_split_files
+from .data.contexts import NO_CONTEXTS, open_context_store
+from .data.files import data_checked, data_release, locate_split_files
 from .data.order import INTERLEAVE_BLOCK, order_records
 from .data.samples import build_dataset, check_against_contexts
 from .data.spec import PERSONAMEM, DataSource
@@ -175,10 +175,14 @@ def personamem(
     named = dict(locals())  # first, while the locals are the arguments
     arguments = settings.all_arguments(named, named.pop("unknown"))
     point = settings.checked_point(arguments)
-    source = DataSource(split, data_dir, repo_id, revision)
+    source = DataSource(
+        split, data_dir, repo_id, revision, with_contexts=point.history.reads_history
+    )
     files = locate_split_files(source)
-    store = open_context_store(files.contexts)
-    see = point.history.build(store, **point.own(point.history, arguments))
+    store = open_context_store(files.contexts) if files.contexts is not None else None
+    see = point.history.build(
+        NO_CONTEXTS if store is None else store, **point.own(point.history, arguments)
+    )
     solver = point.answer.build(
         see,
         system_messages=system_messages,
@@ -186,7 +190,7 @@ def personamem(
         **point.own(point.answer, arguments),
     )
     rows = source.spec.read_questions(files.questions, split)
-    release = data_release(source, files, len(rows))
+    release = data_release(source, files, rows, 0 if store is None else len(store))
     records = check_against_contexts(rows, store, files.questions, negative_end_index)
     ordered = order_records(records, order or point.order, interleave_block)
     return Task(
@@ -198,6 +202,7 @@ def personamem(
             "split": split,
             "data_source": files.source,
             "data_release": release,
+            "data_checked": data_checked(source, files),
             "history": point.history.name,
             "answer": point.answer.name,
             "dataset": source.spec.name,

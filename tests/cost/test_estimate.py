@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import mock_model, run_task
+from helpers import REAL_QUESTIONS, mock_model, require, run_task
 
 from inspect_personamem.cli import main
 from inspect_personamem.cost.estimate import Plan, estimate_cost
@@ -171,10 +171,36 @@ def test_estimate_prints_data_errors_as_one_line_naming_its_own_option(
     assert code == 2
     assert capsys.readouterr().err == (
         f"inspect-personamem estimate: {tmp_path / 'nowhere'} (given by --data-dir) is not a "
-        "folder. Put the files questions_32k.csv and shared_contexts_32k.jsonl of "
-        "bowen-upenn/PersonaMem in a folder and point --data-dir there.\n"
+        "folder. Put the file questions_32k.csv of bowen-upenn/PersonaMem in a folder and "
+        "point --data-dir there.\n"
     )
     code = main(["estimate", "--split", "32k", "--model", "x/unknown", "--data-dir",
                  str(tmp_path), "--compare", str(tmp_path / "missing.eval")])  # fmt: skip
     assert code == 2
     assert "--compare " in capsys.readouterr().err
+
+
+def test_the_estimate_says_how_its_question_file_differs_from_the_release(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The real 32k file cut in half, alone in its folder (the estimate reads no
+    history): priced, with the difference on the line after the split."""
+    lines = require(REAL_QUESTIONS).read_bytes().split(b"\r\n")
+    (tmp_path / "questions_32k.csv").write_bytes(b"\r\n".join(lines[:303]))
+    code = main(["estimate", "--split", "32k", "--model", "openai/gpt-4.1",
+                 "--data-dir", str(tmp_path)])  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith(
+        "data                  not the released file: 302 rows where the released "
+        "questions_32k.csv has 589 (287 missing: a cut file?); cut after question "
+    )
+    assert out[2] == "questions             302"
+
+
+def test_the_estimate_on_the_released_file_says_released(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "questions_32k.csv").write_bytes(require(REAL_QUESTIONS).read_bytes())
+    main(["estimate", "--split", "32k", "--model", "openai/gpt-4.1", "--data-dir", str(tmp_path)])
+    assert capsys.readouterr().out.splitlines()[1] == "data                  released"

@@ -120,11 +120,15 @@ def test_the_command(small_v2: Path, capsys: pytest.CaptureFixture[str]) -> None
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0] == f"split                 v2 benchmark 128k (local folder {small_v2})"
-    assert lines[1] == f"questions             {len(records)}"
+    assert lines[1] == (
+        "data                  synthetic: benchmark/text/benchmark.csv written by "
+        "inspect_personamem.offline.synthetic_v2"
+    )
+    assert lines[2] == f"questions             {len(records)}"
     history = sum(history_column(r, "128k") for r in records)
-    assert lines[2].startswith("input tokens          ") and f"(history {history:,})" in lines[2]
-    assert "; order=file, 1 concurrent, 20 s a request, 300 s cache lifetime)" in lines[4]
-    assert lines[5].startswith("by order              interleaved ")
+    assert lines[3].startswith("input tokens          ") and f"(history {history:,})" in lines[3]
+    assert "; order=file, 1 concurrent, 20 s a request, 300 s cache lifetime)" in lines[5]
+    assert lines[6].startswith("by order              interleaved ")
     assert lines[-2].startswith("cost without caching  $")
     assert lines[-1].startswith("cost with caching     $")
 

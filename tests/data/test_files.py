@@ -13,6 +13,7 @@ from helpers import REAL_QUESTIONS, require, run_script
 from hub_server import serve_hub
 
 from inspect_personamem.data.files import locate_split_files
+from inspect_personamem.data.provenance import MARK
 from inspect_personamem.data.records import read_questions
 from inspect_personamem.data.spec import DATA_DIR_ENV, PERSONAMEM, DataSource
 from inspect_personamem.errors import PersonaMemDataError
@@ -179,7 +180,7 @@ def test_a_data_dir_that_is_not_a_folder(tmp_path: Path) -> None:
 
 def real_split(folder: Path, rows: int | None = None) -> Path:
     """A folder with the real 32k question file (its first `rows` rows, cut at a row
-    boundary, if given) and synthetic contexts that fit it."""
+    boundary, if given) and synthetic contexts that fit it (marked as generated)."""
     folder.mkdir()
     lines = require(REAL_QUESTIONS).read_bytes().split(b"\r\n")
     questions = folder / "questions_32k.csv"
@@ -190,27 +191,99 @@ def real_split(folder: Path, rows: int | None = None) -> Path:
     return folder
 
 
-def data_release(folder: Path) -> str:
-    return str((personamem("32k", data_dir=str(folder)).metadata or {})["data_release"])
+def real_questions(folder: Path, edit: Callable[[bytes], bytes] = lambda raw: raw) -> Path:
+    """A folder holding the real 32k question file alone, edited by `edit`."""
+    folder.mkdir()
+    (folder / "questions_32k.csv").write_bytes(edit(require(REAL_QUESTIONS).read_bytes()))
+    return folder
 
 
-def test_the_real_question_file_is_marked_released(tmp_path: Path) -> None:
-    assert data_release(real_split(tmp_path / "data")) == "released"
+def built(folder: Path, history: str = "full") -> dict[str, str]:
+    """The data metadata of the 32k task built on `folder`."""
+    metadata = personamem("32k", data_dir=str(folder), history=history).metadata or {}
+    return {key: str(metadata[key]) for key in ("data_release", "data_checked")}
 
 
-def test_a_cut_question_file_is_marked_not_released_with_a_warning(
+def data_release(folder: Path, history: str = "full") -> str:
+    return built(folder, history)["data_release"]
+
+
+def test_the_real_question_file_without_history_is_released_and_needs_no_contexts(
+    tmp_path: Path,
+) -> None:
+    """history=none reads the question file alone: no context file is needed, and the
+    run is on the released data."""
+    assert built(real_questions(tmp_path / "data"), "none") == {
+        "data_release": "released",
+        "data_checked": "questions_32k.csv: rows, bytes, sha256; shared_contexts_32k.jsonl: "
+        "not read",
+    }
+
+
+def test_a_run_that_reads_the_history_still_needs_the_context_file(tmp_path: Path) -> None:
+    with pytest.raises(PersonaMemDataError, match="lacks shared_contexts_32k.jsonl"):
+        data_release(real_questions(tmp_path / "data"))
+
+
+def test_generated_histories_beside_the_real_questions_are_synthetic(tmp_path: Path) -> None:
+    """What `inspect-personamem try --questions` writes: a run that reads the generated
+    contexts is on synthetic data, one that reads only the real questions is not."""
+    folder = real_split(tmp_path / "data")
+    assert data_release(folder) == (
+        "synthetic: shared_contexts_32k.jsonl written by inspect_personamem.offline.synthetic"
+    )
+    assert data_release(folder, "none") == "released"
+
+
+def test_unmarked_contexts_are_checked_against_the_released_contexts(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Cut at a row boundary, it is valid CSV: only the released row count tells."""
-    folder = real_split(tmp_path / "data", rows=489)
-    assert data_release(folder) == (
-        "not the released file: 489 rows, the released questions_32k.csv has 589"
+    """The same contexts without the generator's mark: the context file is checked as
+    the question file is (the 32k release's contexts, bytes and sha256 are known)."""
+    folder = real_split(tmp_path / "data")
+    (folder / MARK).unlink()
+    size = (folder / "shared_contexts_32k.jsonl").stat().st_size
+    release = data_release(folder)
+    assert release == (
+        f"not the released file: {size:,} bytes where the released shared_contexts_32k.jsonl "
+        "has 5,613,210 (" + (f"{5_613_210 - size:,} fewer: a cut file?)")
     )
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert "shared_contexts_32k.jsonl" in warning and "not comparable" in warning
+
+
+def test_a_question_file_cut_at_a_row_boundary_says_where(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Cut at a row boundary, it is valid CSV: the released row count and rows tell."""
+    lines = require(REAL_QUESTIONS).read_bytes().split(b"\r\n")
+    folder = real_questions(tmp_path / "data", lambda raw: b"\r\n".join(lines[:490]))
+    last = read_questions(folder / "questions_32k.csv", "32k")[-1].question_id
+    difference = (
+        "489 rows where the released questions_32k.csv has 589 (100 missing: a cut file?); "
+        f"cut after question {last}, the released file's row 489"
+    )
+    assert data_release(folder, "none") == "not the released file: " + difference
     (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert warning == (
         f"{(folder / 'questions_32k.csv').resolve()} is not the released questions_32k.csv of "
-        f"{DEFAULT_REPO_ID} at revision {DEFAULT_REVISION} (489 rows, the released "
-        "questions_32k.csv has 589): results are not comparable with runs on the released data."
+        f"{DEFAULT_REPO_ID} at revision {DEFAULT_REVISION} ({difference}): results are not "
+        "comparable with runs on the released data."
+    )
+
+
+def test_a_question_file_cut_inside_its_last_number_names_the_row(tmp_path: Path) -> None:
+    """The last row's end index loses its last digit: as many rows, valid CSV, the row
+    still readable; the row table names it as cut short."""
+    folder = real_questions(tmp_path / "data", lambda raw: raw[:-1])
+    records = read_questions(folder / "questions_32k.csv", "32k")
+    assert len(records) == 589
+    last = records[-1]
+    assert data_release(folder, "none") == (
+        "not the released file: 1,305,365 bytes where the released questions_32k.csv has "
+        f"1,305,366 (1 fewer: a cut file?); the row of question {last.question_id} at line "
+        f"{last.line} differs from the released row (1 character shorter: cut short, its last "
+        "cells are not the released ones)"
     )
 
 
@@ -219,12 +292,13 @@ def test_a_cut_question_file_is_marked_not_released_with_a_warning(
     [
         (
             lambda raw: raw + b"\r\n",
-            "1,305,368 bytes, the released questions_32k.csv has 1,305,366",
+            "1,305,368 bytes where the released questions_32k.csv has 1,305,366 (2 more)",
         ),
         (
             lambda raw: raw.replace(b"(c)", b"(d)", 1),
-            "sha256 {digest}, the released questions_32k.csv has "
-            "cccd34cf53e0bc4d9536c04cff5ca045156d9a4e227e83327112482840bbc93c",
+            "sha256 {digest} where the released questions_32k.csv has "
+            "cccd34cf53e0bc4d9536c04cff5ca045156d9a4e227e83327112482840bbc93c; the row of "
+            "question {first} at line 2 differs from the released row (as long, other text)",
         ),
     ],
     ids=["bytes", "sha256"],
@@ -232,17 +306,26 @@ def test_a_cut_question_file_is_marked_not_released_with_a_warning(
 def test_the_same_rows_with_other_bytes_are_not_the_released_file(
     tmp_path: Path, edit: Callable[[bytes], bytes], difference: str
 ) -> None:
-    folder = real_split(tmp_path / "data")
+    folder = real_questions(tmp_path / "data", edit)
     questions = folder / "questions_32k.csv"
-    questions.write_bytes(edit(questions.read_bytes()))
     digest = hashlib.sha256(questions.read_bytes()).hexdigest()
-    assert data_release(folder) == "not the released file: " + difference.format(digest=digest)
-
-
-def test_a_synthetic_split_is_marked_not_released(small_split: Path) -> None:
-    assert data_release(small_split) == (
-        "not the released file: 24 rows, the released questions_32k.csv has 589"
+    first = read_questions(questions, "32k")[0].question_id
+    assert data_release(folder, "none") == "not the released file: " + difference.format(
+        digest=digest, first=first
     )
+
+
+def test_a_synthetic_split_is_marked_synthetic(small_split: Path) -> None:
+    assert data_release(small_split) == (
+        "synthetic: questions_32k.csv written by inspect_personamem.offline.synthetic; "
+        "shared_contexts_32k.jsonl written by inspect_personamem.offline.synthetic"
+    )
+
+
+def test_a_damaged_generator_mark_is_an_error_naming_it(small_split: Path) -> None:
+    (small_split / MARK).write_text("{not json", encoding="utf-8")
+    with pytest.raises(PersonaMemDataError, match=f"{MARK}: not the package's record"):
+        data_release(small_split)
 
 
 @pytest.mark.slow
@@ -250,9 +333,9 @@ def test_the_real_file_from_the_pinned_revision_is_released(tmp_path: Path) -> N
     folder = real_split(tmp_path / "data")
     with serve_hub(folder, DEFAULT_REPO_ID, DEFAULT_REVISION) as (endpoint, _):
         found = locate_in_subprocess(
-            {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")}, BUILD
+            {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")}, BUILD, history="none"
         )
-    assert found == {"data_release": "released"}
+    assert found == {"data_release": "released"}  # the contexts here are not the release's
 
 
 @pytest.mark.slow
@@ -268,8 +351,9 @@ def test_another_file_from_the_pinned_revision_is_an_error(
     assert Path(path).is_relative_to(tmp_path / "c")  # the cached download
     assert message == (
         f"the released questions_32k.csv of {DEFAULT_REPO_ID} at revision {DEFAULT_REVISION} "
-        "(24 rows, the released questions_32k.csv has 589): a damaged download? Delete it from "
-        "the Hugging Face cache (huggingface-cli delete-cache) and run again."
+        "(24 rows where the released questions_32k.csv has 589 (565 missing: a cut file?); none "
+        "of its rows is a released row): a damaged download? Delete it from the Hugging Face "
+        "cache (huggingface-cli delete-cache) and run again."
     )
 
 
@@ -283,5 +367,8 @@ def test_another_revision_is_marked_not_released(small_split: Path, tmp_path: Pa
             revision=revision,
         )
     assert found == {
-        "data_release": "not the released file: 24 rows, the released questions_32k.csv has 589"
+        "data_release": "not the released file: 24 rows where the released questions_32k.csv "
+        "has 589 (565 missing: a cut file?); none of its rows is a released row; 3 contexts "
+        "where the released "
+        "shared_contexts_32k.jsonl has 37 (34 missing: a cut file?)"
     }

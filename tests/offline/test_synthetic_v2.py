@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from inspect_personamem.data.provenance import MARK
 from inspect_personamem.data.v2.files import load_questions
 from inspect_personamem.data.v2.histories import HistoryStore
 from inspect_personamem.data.v2.records import COLUMNS, V2Record
@@ -77,7 +78,8 @@ def test_the_released_layout_and_shape(generated: tuple[Path, list[V2Record]]) -
         size = len(history_file(folder, long)["chat_history"])
         assert size == pytest.approx(len(messages) * SHAPE.long_factor, abs=2)
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    assert len(files) == 1 + 2 * SHAPE.personas and files[0] == "benchmark/text/benchmark.csv"
+    assert len(files) == 2 + 2 * SHAPE.personas and files[0] == "benchmark/text/benchmark.csv"
+    assert files[-1] == MARK  # the record that the package generated them
 
 
 def test_histories_open_with_the_persona_card_and_do_not_strictly_alternate(

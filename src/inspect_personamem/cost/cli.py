@@ -165,6 +165,7 @@ def render(result: CostEstimate, args: argparse.Namespace, price: Price, price_n
     write = f", cache write {price.cache_write:.3f}" if price.cache_write is not None else ""
     rows = [
         ("split", f"{result.label} ({result.source})"),
+        ("data", result.data_release),
         ("questions", f"{result.questions:,}"),
         ("input tokens", f"{cache.input_tokens:,} (history {result.prefix_tokens:,})"),
         ("output tokens", f"{result.output_tokens:,} (expected: {args.output_tokens} a question)"),

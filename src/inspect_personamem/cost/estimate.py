@@ -9,10 +9,11 @@ subset and history length.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..data.files import locate_question_file
+from ..data.files import data_release, locate_split_files
 from ..data.order import INTERLEAVE_BLOCK, ORDERS, Q, order_records
 from ..data.spec import DataSource
 from ..data.v2.files import load_questions
@@ -37,6 +38,8 @@ class CostEstimate:
     """Which questions: `32k` (a PersonaMem split), `v2 benchmark 32k`."""
     questions: int
     source: str
+    data_release: str
+    """How the question file compares with the released one, as a task records it."""
     order: SampleOrder
     """The order simulated: the one the run sends questions in."""
     cache: CacheResult
@@ -53,6 +56,7 @@ class CostEstimate:
         cls,
         label: str,
         source: str,
+        data_release: str,
         order: SampleOrder,
         requests: Sequence[Request],
         cache: CacheResult,
@@ -64,6 +68,7 @@ class CostEstimate:
             label=label,
             questions=len(requests),
             source=source,
+            data_release=data_release,
             order=order,
             cache=cache,
             shares=shares,
@@ -111,9 +116,11 @@ class Plan:
 
 def estimate_cost(source: DataSource, plan: Plan = Plan()) -> CostEstimate:
     """Count a PersonaMem (v1) run's tokens and simulate its prompt caching."""
-    questions, where = locate_question_file(source)
-    records = source.spec.read_questions(questions, source.split)
-    return _estimate(source.split, where, records, requests_for, plan)
+    source = dataclasses.replace(source, with_contexts=False)
+    files = locate_split_files(source)
+    records = source.spec.read_questions(files.questions, source.split)
+    release = data_release(source, files, records, contexts=0)
+    return _estimate(source.split, files.source, release, records, requests_for, plan)
 
 
 def estimate_v2_cost(source: V2Source, length: Length, plan: Plan = Plan()) -> CostEstimate:
@@ -122,13 +129,19 @@ def estimate_v2_cost(source: V2Source, length: Length, plan: Plan = Plan()) -> C
     questions = load_questions(source)
     label = f"v2 {source.subset} {length}"
     return _estimate(
-        label, questions.file.source, questions_at(questions.records, length), v2_requests, plan
+        label,
+        questions.file.source,
+        questions.data_release,
+        questions_at(questions.records, length),
+        v2_requests,
+        plan,
     )
 
 
 def _estimate(
     label: str,
     source: str,
+    data_release: str,
     questions: Sequence[Q],
     requests: Callable[[Sequence[Q]], list[Request]],
     plan: Plan,
@@ -143,6 +156,7 @@ def _estimate(
     return CostEstimate.of(
         label,
         source,
+        data_release,
         plan.order,
         by_order[plan.order],
         caching[plan.order],

@@ -53,6 +53,10 @@ class ContextStore:
     def __contains__(self, context_id: object) -> bool:
         return context_id in self._offsets
 
+    def __len__(self) -> int:
+        """The contexts in the file (its lines)."""
+        return len(self._offsets)
+
     def messages(self, context_id: str) -> tuple[ChatMessage, ...]:
         """All messages of a context, parsed on first use and shared afterwards."""
         loaded = self._loaded.get(context_id)
@@ -161,6 +165,20 @@ def chat_messages(value: Any, where: str) -> tuple[ChatMessage, ...]:
 def _shown(value: object) -> str:
     """`repr(value)`, undecodable bytes as `\\xNN` (a lone surrogate cannot be printed)."""
     return repr(shown(value) if isinstance(value, str) else value)
+
+
+class _NoContexts:
+    """The contexts of a run that reads no history (`history=none`): asked for none."""
+
+    def messages(self, context_id: str) -> Sequence[ChatMessage]:
+        raise AssertionError(f"a run without history asked for context {context_id!r}")
+
+    def history(self, context_id: str, end_index: int) -> Sequence[ChatMessage]:
+        raise AssertionError(f"a run without history asked for context {context_id!r}")
+
+
+NO_CONTEXTS: Contexts = _NoContexts()
+"""What a history source that reads nothing is given instead of a store."""
 
 
 @functools.lru_cache(maxsize=8)

@@ -6,12 +6,14 @@ pinned revision (cached by huggingface_hub; `HF_HUB_OFFLINE=1` uses the cache on
 fails fast). A named folder is used as is, never mixed with the hub. Whatever fails
 ends in one PersonaMemDataError that says what failed and how to provide the files.
 `locate_file` does this for any source (`FileSource`: PersonaMem's split,
-PersonaMem-v2's subset, `v2.files`); `locate_split_files` finds a PersonaMem split's two.
+PersonaMem-v2's subset, `v2.files`); `locate_split_files` finds a PersonaMem split's
+question file, and its context file where the run reads a history.
 
-The question file is then checked against what is known of the released one (rows,
-bytes, sha256: `ReleasedFile`): from the hub at the pinned revision a difference is an
-error (a damaged download); from a folder, or another revision, it is a warning and a
-mark in the task's metadata (`data_release`), which the report shows.
+Every file the run reads is then checked against what is known of the released one
+(rows, bytes, sha256: `ReleasedFile`; the 32k question file row by row): from the hub at
+the pinned revision a difference is an error (a damaged download); from a folder, or
+another revision, it is a warning and a mark in the task's metadata (`data_release`),
+which the report shows, as it shows a file the package generated (`synthetic: ...`).
 
 Failing fast: a file of a pinned commit never changes, so the local cache is tried
 first, without the network. huggingface_hub retries a failed connection for about
@@ -26,13 +28,16 @@ import logging
 import os
 import re
 import socket
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
 from ..errors import PersonaMemDataError
-from .spec import NOT_RELEASED, RELEASED, DataSource
+from .provenance import generated_by
+from .records import QuestionRecord
+from .spec import NOT_RELEASED, RELEASED, SYNTHETIC, DataSource
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +93,8 @@ class SplitFiles:
     """The question CSV and context JSONL of one split, and where they came from."""
 
     questions: Path
-    contexts: Path
+    contexts: Path | None
+    """None where the run reads no history (`DataSource.with_contexts`)."""
     source: str
     must_be_released: bool
     """Downloaded from the spec's own repository at its pinned revision, so they must
@@ -96,11 +102,16 @@ class SplitFiles:
 
 
 def locate_split_files(source: DataSource) -> SplitFiles:
-    """Resolve the split's two files to local paths, downloading them if needed."""
-    questions, where = locate_question_file(source)
-    contexts, _ = locate_file(
-        source, source.spec.contexts_file(source.split), f"split {source.split}"
+    """Resolve the split's files to local paths, downloading them if needed: the
+    question file, and the context file where the source reads it."""
+    questions, where = locate_file(
+        source, source.spec.questions_file(source.split), f"split {source.split}"
     )
+    contexts = None
+    if source.with_contexts:
+        contexts, _ = locate_file(
+            source, source.spec.contexts_file(source.split), f"split {source.split}"
+        )
     return SplitFiles(
         questions=questions,
         contexts=contexts,
@@ -109,21 +120,46 @@ def locate_split_files(source: DataSource) -> SplitFiles:
     )
 
 
-def data_release(source: DataSource, files: SplitFiles, rows: int) -> str:
-    """`released` where the question file (of `rows` rows) matches everything known of
-    the released one, else as `release_mark` says."""
-    return release_mark(
-        source,
-        files.questions,
-        source.spec.questions_file(source.split),
-        source.spec.release_difference(source.split, files.questions, rows),
-        files.must_be_released,
-    )
+def data_release(
+    source: DataSource, files: SplitFiles, records: Sequence[QuestionRecord], contexts: int
+) -> str:
+    """`released` where every file the run reads matches everything known of the
+    released one (the question file of `records`; the context file, of `contexts`
+    contexts, where it is read); `synthetic: ...` where the package generated one of
+    them; else as `release_mark` says, the files that differ named."""
+    spec, split = source.spec, source.split
+    read = [(files.questions, spec.questions_file(split))]
+    differences = [spec.release_difference(split, files.questions, records)]
+    if files.contexts is not None:
+        read.append((files.contexts, spec.contexts_file(split)))
+        differences.append(spec.contexts_difference(split, files.contexts, contexts))
+    generated = synthetic(source, read)
+    if generated:
+        return generated
+    marks = [
+        release_mark(source, path, name, difference, files.must_be_released)
+        for (path, name), difference in zip(read, differences, strict=True)
+        if difference is not None
+    ]
+    if not marks:
+        return RELEASED
+    return NOT_RELEASED + "; ".join(mark.removeprefix(NOT_RELEASED) for mark in marks)
 
 
-def locate_question_file(source: DataSource) -> tuple[Path, str]:
-    """The split's question file alone (all that token counts need), and its source."""
-    return locate_file(source, source.spec.questions_file(source.split), f"split {source.split}")
+def data_checked(source: DataSource, files: SplitFiles) -> str:
+    """What the release check could compare each file the run read with (`rows, bytes,
+    sha256`), and that the context file was not read where it was not: the run's
+    `data_checked`, shown beside `data_release`."""
+    spec, split = source.spec, source.split
+    contexts = spec.contexts_file(split)
+    checked = [f"{spec.questions_file(split)}: {spec.released[split].known}"]
+    if files.contexts is None:
+        checked.append(f"{contexts}: not read")
+    else:
+        known = spec.released_contexts[split].known
+        unknown = "" if spec.released_contexts[split].size else " (its bytes and digest unknown)"
+        checked.append(f"{contexts}: {known}{unknown}")
+    return "; ".join(checked)
 
 
 def must_be_released(source: FileSource) -> bool:
@@ -132,12 +168,34 @@ def must_be_released(source: FileSource) -> bool:
     return _folder(source) is None and source.is_release
 
 
+def synthetic(source: FileSource, read: Sequence[tuple[Path, str]]) -> str:
+    """`synthetic: <file> written by <generator>` for the files of `read` (each a local
+    path and its name inside the release) that the package generated in the source's
+    folder (`data.provenance`), logged as a warning; empty where it generated none."""
+    folder = _folder(source)
+    if folder is None:  # the hub's files are the repository's
+        return ""
+    root = folder[0]
+    generated = [
+        f"{name} written by {by}"
+        for _, name in read
+        if (by := generated_by(root, name)) is not None
+    ]
+    if not generated:
+        return ""
+    logger.warning(
+        f"{root}: {'; '.join(generated)}: a run on generated data, never comparable with "
+        "runs on the released data."
+    )
+    return SYNTHETIC + "; ".join(generated)
+
+
 def release_mark(
     source: FileSource, path: Path, name: str, difference: str | None, must_be: bool
 ) -> str:
-    """`released` where the question file at `path` (the release's `name`) has no
-    `difference` from the released one; else `not the released file: <difference>`,
-    with a warning, or an error where the file `must_be` the released one."""
+    """`released` where the file at `path` (the release's `name`) has no `difference`
+    from the released one; else `not the released file: <difference>`, with a warning,
+    or an error where the file `must_be` the released one."""
     if difference is None:
         return RELEASED
     if must_be:

@@ -45,53 +45,23 @@ def distance_bin(sessions: int) -> str:
 
 def check_against_contexts(
     records: Sequence[QuestionRecord],
-    store: ContextStore,
+    store: ContextStore | None,
     questions_file: Path,
     negative_end_index: NegativeEndIndexPolicy,
 ) -> list[QuestionRecord]:
-    """Validate context ids and end indices; apply the negative-end-index policy.
+    """Validate context ids and end indices against `store` (None: a run that reads no
+    history, whose rows are checked without it); apply the negative-end-index policy.
 
     `official` keeps such rows and slices as Python does (dropping messages from the
     end, as the authors' script does); `skip` leaves them out; `error` raises. Both
-    lenient policies warn with the count and the first ids.
+    lenient policies warn with the count and the first ids. The same rows are kept
+    with and without the store.
     """
     kept: list[QuestionRecord] = []
     negative: list[str] = []
     for record in records:
-        if record.context_id not in store:
-            found = store.line_with_key(record.context_id)
-            why = (
-                f"not in {store.path}"
-                if found is None
-                else f"{store.path}, line {found[0]} holds it, but not as its first key "
-                f"(that is {found[1]!r}): each line must be a single-key object "
-                "{context_id: [messages]}"
-            )
-            raise PersonaMemDataError.at(
-                questions_file,
-                f"unknown context id {record.context_id!r} ({why})",
-                line=record.line,
-                question_id=record.question_id,
-                field="shared_context_id",
-            )
-        try:
-            size = len(store.messages(record.context_id))
-        except PersonaMemDataError as ex:
-            raise PersonaMemDataError.at(
-                questions_file,
-                f"its shared context cannot be read: {ex}",
-                line=record.line,
-                question_id=record.question_id,
-                field="shared_context_id",
-            ) from None
-        if record.end_index > size:
-            raise PersonaMemDataError.at(
-                questions_file,
-                f"end index {record.end_index} is beyond the context's {size} messages",
-                line=record.line,
-                question_id=record.question_id,
-                field="end_index_in_shared_context",
-            )
+        if store is not None:
+            _check_in_store(record, store, questions_file)
         if record.end_index == 0:
             raise PersonaMemDataError.at(
                 questions_file,
@@ -124,6 +94,45 @@ def check_against_contexts(
             + (" ..." if len(negative) > 5 else "")
         )
     return kept
+
+
+def _check_in_store(record: QuestionRecord, store: ContextStore, questions_file: Path) -> None:
+    """Raise where the record's context is not in `store`, cannot be read, or is
+    shorter than its end index."""
+    if record.context_id not in store:
+        found = store.line_with_key(record.context_id)
+        why = (
+            f"not in {store.path}"
+            if found is None
+            else f"{store.path}, line {found[0]} holds it, but not as its first key "
+            f"(that is {found[1]!r}): each line must be a single-key object "
+            "{context_id: [messages]}"
+        )
+        raise PersonaMemDataError.at(
+            questions_file,
+            f"unknown context id {record.context_id!r} ({why})",
+            line=record.line,
+            question_id=record.question_id,
+            field="shared_context_id",
+        )
+    try:
+        size = len(store.messages(record.context_id))
+    except PersonaMemDataError as ex:
+        raise PersonaMemDataError.at(
+            questions_file,
+            f"its shared context cannot be read: {ex}",
+            line=record.line,
+            question_id=record.question_id,
+            field="shared_context_id",
+        ) from None
+    if record.end_index > size:
+        raise PersonaMemDataError.at(
+            questions_file,
+            f"end index {record.end_index} is beyond the context's {size} messages",
+            line=record.line,
+            question_id=record.question_id,
+            field="end_index_in_shared_context",
+        )
 
 
 def record_to_sample(

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data.options import LETTERS
+from ..data.provenance import mark_generated
 from ..data.question_types import RAW_LABELS
 from ..data.records import COLUMNS
 from ..data.spec import PERSONAMEM
@@ -136,17 +137,21 @@ def write_contexts(
     message_chars: int = 200,
     seed: int = 0,
 ) -> None:
-    """Write a context JSONL: one `{id: [messages]}` line per entry of `sizes`."""
+    """Write a context JSONL: one `{id: [messages]}` line per entry of `sizes`; marked
+    as generated in its folder (`data.provenance`)."""
     with path.open("w", encoding="utf-8", newline="\n") as file:
         for number, (context_id, size) in enumerate(sizes.items()):
             rng = random.Random(f"{seed}:{number}")
             messages = context_messages(rng, size, sessions, message_chars)
             file.write(json.dumps({context_id: messages}, ensure_ascii=False) + "\n")
+    mark_generated(path.parent, path, __name__)
 
 
 def write_questions(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
-    """Write a question CSV as the released files are: CRLF, no final newline."""
+    """Write a question CSV as the released files are: CRLF, no final newline; marked
+    as generated in its folder."""
     write_table(path, tuple(COLUMNS), rows, line_end="\r\n", last_line_end=False)
+    mark_generated(path.parent, path, __name__)
 
 
 def write_table(

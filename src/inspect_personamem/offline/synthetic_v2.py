@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
+from ..data.provenance import mark_generated
 from ..data.v2.records import COLUMNS
 from ..data.v2.spec import PERSONAMEM_V2, Length, Subset
 from .synthetic import Text, write_table
@@ -81,7 +82,7 @@ def generate_v2(
     seed: int = 0,
 ) -> Path:
     """Write a synthetic subset of `shape` into `folder` in the released layout; return
-    its question file."""
+    its question file, marked as generated (`data.provenance`: every run reads it)."""
     rng = random.Random(seed)
     ids = rng.sample(range(max(1000, 2 * shape.personas)), shape.personas)
     rows: list[dict[str, Any]] = []
@@ -92,6 +93,7 @@ def generate_v2(
     path = folder / PERSONAMEM_V2.questions_file(subset)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_questions(path, rows)
+    mark_generated(folder, path, __name__)
     return path
 
 

@@ -12,6 +12,7 @@ import pytest
 from helpers import SMALL_V2, run_script
 from hub_server import serve_hub
 
+from inspect_personamem.data.provenance import MARK
 from inspect_personamem.data.spec import ReleasedFile
 from inspect_personamem.data.v2.files import load_questions, locate_questions
 from inspect_personamem.data.v2.spec import DATA_DIR_ENV, PERSONAMEM_V2, Subset, V2Source
@@ -105,35 +106,46 @@ def released_as(path: Path, rows: int, size: int | None, sha256: str | None) -> 
     return V2Source(data_dir=path.parents[2], spec=spec)
 
 
-def test_a_synthetic_subset_is_marked_not_released_with_a_warning(
+def test_a_synthetic_subset_is_marked_synthetic(small_v2: Path) -> None:
+    assert load_questions(V2Source(data_dir=small_v2)).data_release == (
+        "synthetic: benchmark/text/benchmark.csv written by inspect_personamem.offline.synthetic_v2"
+    )
+
+
+def test_another_subset_is_marked_not_released_with_a_warning(
     small_v2: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """The same rows without the generator's mark: not the released file, and how."""
+    (small_v2 / MARK).unlink()
     questions = load_questions(V2Source(data_dir=small_v2))
     rows = len(questions.records)
-    assert questions.data_release == (
-        f"not the released file: {rows} rows, the released benchmark/text/benchmark.csv has 5000"
+    difference = (
+        f"{rows} rows where the released benchmark/text/benchmark.csv has 5000 "
+        f"({5000 - rows} missing: a cut file?)"
     )
+    assert questions.data_release == f"not the released file: {difference}"
     (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert warning == (
         f"{questions.file.path} is not the released benchmark/text/benchmark.csv of {REPO} at "
-        f"revision {REVISION} ({rows} rows, the released benchmark/text/benchmark.csv has "
-        "5000): results are not comparable with runs on the released data."
+        f"revision {REVISION} ({difference}): results are not comparable with runs on the "
+        "released data."
     )
 
 
 def test_the_released_facts_are_checked_where_known(small_v2: Path) -> None:
+    (small_v2 / MARK).unlink()
     path = small_v2 / "benchmark/text/benchmark.csv"
     rows = len(load_questions(V2Source(data_dir=small_v2)).records)
     size, digest = path.stat().st_size, hashlib.sha256(path.read_bytes()).hexdigest()
     assert load_questions(released_as(path, rows, size, digest)).data_release == "released"
     assert load_questions(released_as(path, rows, None, None)).data_release == "released"
     assert load_questions(released_as(path, rows, size + 1, None)).data_release == (
-        f"not the released file: {size:,} bytes, the released benchmark/text/benchmark.csv "
-        f"has {size + 1:,}"
+        f"not the released file: {size:,} bytes where the released "
+        f"benchmark/text/benchmark.csv has {size + 1:,} (1 fewer: a cut file?)"
     )
     assert load_questions(released_as(path, rows, size, "0" * 64)).data_release == (
-        f"not the released file: sha256 {digest}, the released benchmark/text/benchmark.csv "
-        f"has {'0' * 64}"
+        f"not the released file: sha256 {digest} where the released "
+        f"benchmark/text/benchmark.csv has {'0' * 64}"
     )
 
 

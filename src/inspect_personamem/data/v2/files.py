@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..files import locate_file, must_be_released, release_mark
+from ..files import locate_file, must_be_released, release_mark, synthetic
 from .records import V2Record, read_questions
 from .spec import Length, V2Source
 
@@ -40,7 +40,7 @@ class SubsetQuestions:
     records: list[V2Record]
     file: QuestionFile
     data_release: str
-    """`released`, or `not the released file: <the first difference>`."""
+    """`released`, `not the released file: <the first difference>`, or `synthetic: ...`."""
 
 
 def load_questions(source: V2Source) -> SubsetQuestions:
@@ -58,8 +58,13 @@ def locate_questions(source: V2Source) -> QuestionFile:
 
 def data_release(source: V2Source, file: QuestionFile, rows: int) -> str:
     """`released` where the question file (of `rows` rows) matches everything known of
-    the released one, else as `data.files.release_mark` says (a warning, or an error)."""
+    the released one; `synthetic: ...` where the package generated it; else as
+    `data.files.release_mark` says (a warning, or an error). (Nothing is known of the
+    released history files to check them against.)"""
     name = source.questions_file
+    generated = synthetic(source, [(file.path, name)])
+    if generated:
+        return generated
     difference = source.spec.released[source.subset].difference(name, file.path, rows)
     return release_mark(source, file.path, name, difference, file.must_be_released)
 
