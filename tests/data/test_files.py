@@ -19,6 +19,7 @@ from inspect_personamem.data.spec import DATA_DIR_ENV, PERSONAMEM, DataSource
 from inspect_personamem.errors import PersonaMemDataError
 from inspect_personamem.offline.synthetic import contexts_for_questions, write_contexts
 from inspect_personamem.tasks import personamem
+from inspect_personamem.types import HistoryName
 
 DEFAULT_REPO_ID, DEFAULT_REVISION = PERSONAMEM.repo_id, PERSONAMEM.revision
 
@@ -198,13 +199,13 @@ def real_questions(folder: Path, edit: Callable[[bytes], bytes] = lambda raw: ra
     return folder
 
 
-def built(folder: Path, history: str = "full") -> dict[str, str]:
+def built(folder: Path, history: HistoryName = "full") -> dict[str, str]:
     """The data metadata of the 32k task built on `folder`."""
     metadata = personamem("32k", data_dir=str(folder), history=history).metadata or {}
     return {key: str(metadata[key]) for key in ("data_release", "data_checked")}
 
 
-def data_release(folder: Path, history: str = "full") -> str:
+def data_release(folder: Path, history: HistoryName = "full") -> str:
     return built(folder, history)["data_release"]
 
 
