@@ -426,7 +426,8 @@ ORDER = Parameter(
     "Order the questions are sent in: interleaved (round-robin across blocks of "
     "contexts: the most prompt-cache hits), grouped (a local model reuses the previous "
     "question's attention cache), file or random; none takes the answer's "
-    "(interleaved for choice, grouped for logprob).",
+    "(interleaved for choice, grouped for logprob). `--limit N` asks the first N in "
+    "this order: give two runs the same order to ask them the same questions.",
     choices=("interleaved", "grouped", "file", "random"),
     scoring=False,
 )
