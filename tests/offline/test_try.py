@@ -176,6 +176,18 @@ def test_try_command_asks_the_real_questions(tmp_path: Path) -> None:
     assert copied.read_bytes() == real.read_bytes()
     logs = [read_eval_log(info) for info in list_eval_logs(str(tmp_path / "real" / "logs"))]
     assert [len(log.samples or []) for log in logs] == [40, 40, 40, 40]
+    # the runs that read the generated histories are on synthetic data; those that read
+    # the real question file alone are not
+    releases = {
+        str(log.eval.task_args["history"]): (log.eval.metadata or {})["data_release"]
+        for log in logs
+    }
+    assert releases == {
+        "full": "synthetic: shared_contexts_32k.jsonl written by "
+        "inspect_personamem.offline.synthetic",
+        "none": "released",
+    }
+    assert "(real questions, generated histories: " in done.stdout
 
 
 def test_try_command_names_a_faulty_question_file(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """`inspect-personamem try`: the whole path on a fresh machine, offline, in a minute.
 
 Writes a PersonaMem-shaped split (the real question file when one is given, with
-synthetic histories that fit its end indices; else fully synthetic), or with
+synthetic histories that fit its end indices; else fully synthetic; what it generates
+is marked so, `data.provenance`, and every run that reads it labelled synthetic), or with
 `--dataset v2` a small synthetic PersonaMem-v2 subset (run on its 32k histories),
 runs the task with and without the history on the offline `personamem/oracle` model,
 choosing among the options and answering openly (the oracle grading too), and writes
@@ -149,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
     }
     run_name = _run_name(*RUNS[0])  # the run a Ctrl-C interrupts
     try:
-        print(f"data: {data} ({'real questions' if args.questions else 'synthetic'})")
+        kind = "real questions, generated histories" if args.questions else "generated"
+        print(f"data: {data} ({kind}: runs that read generated files are labelled synthetic)")
         for answer, history in RUNS:
             run_name = _run_name(answer, history)
             logs_written = inspect_eval(
