@@ -340,6 +340,24 @@ def test_the_real_file_from_the_pinned_revision_is_released(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
+def test_other_contexts_from_the_pinned_revision_are_marked_not_an_error(
+    tmp_path: Path,
+) -> None:
+    """The 32k contexts' facts come from another revision of the release (the renamed
+    repository's): a download that differs from them is marked, not refused."""
+    folder = real_split(tmp_path / "data")
+    size = (folder / "shared_contexts_32k.jsonl").stat().st_size
+    with serve_hub(folder, DEFAULT_REPO_ID, DEFAULT_REVISION) as (endpoint, _):
+        found = locate_in_subprocess(
+            {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")}, BUILD
+        )
+    assert found == {
+        "data_release": f"not the released file: {size:,} bytes where the released "
+        f"shared_contexts_32k.jsonl has 5,613,210 ({5_613_210 - size:,} fewer: a cut file?)"
+    }
+
+
+@pytest.mark.slow
 def test_another_file_from_the_pinned_revision_is_an_error(
     small_split: Path, tmp_path: Path
 ) -> None:

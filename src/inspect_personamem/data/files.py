@@ -128,17 +128,19 @@ def data_release(
     contexts, where it is read); `synthetic: ...` where the package generated one of
     them; else as `release_mark` says, the files that differ named."""
     spec, split = source.spec, source.split
-    read = [(files.questions, spec.questions_file(split))]
+    read = [(files.questions, spec.questions_file(split), spec.released[split])]
     differences = [spec.release_difference(split, files.questions, records)]
     if files.contexts is not None:
-        read.append((files.contexts, spec.contexts_file(split)))
+        read.append((files.contexts, spec.contexts_file(split), spec.released_contexts[split]))
         differences.append(spec.contexts_difference(split, files.contexts, contexts))
-    generated = synthetic(source, read)
+    generated = synthetic(source, [(path, name) for path, name, _ in read])
     if generated:
         return generated
     marks = [
-        release_mark(source, path, name, difference, files.must_be_released)
-        for (path, name), difference in zip(read, differences, strict=True)
+        release_mark(
+            source, path, name, difference, files.must_be_released and known.of_pinned_revision
+        )
+        for (path, name, known), difference in zip(read, differences, strict=True)
         if difference is not None
     ]
     if not marks:

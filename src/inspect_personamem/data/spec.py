@@ -49,6 +49,10 @@ class ReleasedFile:
     """Known only where a byte-exact copy (or a published digest) is in hand."""
     unit: str = "rows"
     """What `rows` counts, in words."""
+    of_pinned_revision: bool = True
+    """Whether these facts were read off the spec's pinned revision, so that a download
+    from there that differs is damaged; False where they come from another revision of
+    the same release (a difference is then marked, never an error)."""
 
     @property
     def known(self) -> str:
@@ -152,16 +156,19 @@ PERSONAMEM: Final = DatasetSpec(
         "1M": ReleasedFile(2674, 5_147_772),
     },
     released_contexts={
-        # 32k: a third party's pin of the release (PERSONAMEM.md, "Files"); 128k and
-        # 1M: contexts in the files as a third party counted them, sizes not known
+        # 32k: a third party's pin of the release in the renamed repository
+        # bowen-upenn/PersonaMem-v1 at 73dfd752 (PERSONAMEM.md, "Files"), where the
+        # question file has our copy's bytes; 128k and 1M: contexts in the files as a
+        # third party counted them, sizes not known
         "32k": ReleasedFile(
             37,
             5_613_210,
             "217247ebfec9e8442fc53570c795ab69f21aad08745f7de78d9beab51b122d4a",
             unit="contexts",
+            of_pinned_revision=False,
         ),
-        "128k": ReleasedFile(110, None, unit="contexts"),
-        "1M": ReleasedFile(33, None, unit="contexts"),
+        "128k": ReleasedFile(110, None, unit="contexts", of_pinned_revision=False),
+        "1M": ReleasedFile(33, None, unit="contexts", of_pinned_revision=False),
     },
 )
 """PersonaMem as released with the paper (Jiang et al., COLM 2025)."""
