@@ -63,23 +63,21 @@ def check_against_contexts(
         if store is not None:
             _check_in_store(record, store, questions_file)
         if record.end_index == 0:
-            raise PersonaMemDataError.at(
+            raise _row_error(
                 questions_file,
+                record,
+                "end_index_in_shared_context",
                 "end index 0 leaves the question no history at all (the no-history "
                 "baseline under another name; for that baseline use history=none)",
-                line=record.line,
-                question_id=record.question_id,
-                field="end_index_in_shared_context",
             )
         if record.end_index < 0:
             if negative_end_index == "error":
-                raise PersonaMemDataError.at(
+                raise _row_error(
                     questions_file,
+                    record,
+                    "end_index_in_shared_context",
                     f"negative end index {record.end_index} (set negative_end_index="
                     "'official' to slice as the authors do, or 'skip')",
-                    line=record.line,
-                    question_id=record.question_id,
-                    field="end_index_in_shared_context",
                 )
             negative.append(record.question_id)
             if negative_end_index == "skip":
@@ -108,31 +106,34 @@ def _check_in_store(record: QuestionRecord, store: ContextStore, questions_file:
             f"(that is {found[1]!r}): each line must be a single-key object "
             "{context_id: [messages]}"
         )
-        raise PersonaMemDataError.at(
+        raise _row_error(
             questions_file,
+            record,
+            "shared_context_id",
             f"unknown context id {record.context_id!r} ({why})",
-            line=record.line,
-            question_id=record.question_id,
-            field="shared_context_id",
         )
     try:
         size = len(store.messages(record.context_id))
     except PersonaMemDataError as ex:
-        raise PersonaMemDataError.at(
-            questions_file,
-            f"its shared context cannot be read: {ex}",
-            line=record.line,
-            question_id=record.question_id,
-            field="shared_context_id",
+        raise _row_error(
+            questions_file, record, "shared_context_id", f"its shared context cannot be read: {ex}"
         ) from None
     if record.end_index > size:
-        raise PersonaMemDataError.at(
+        raise _row_error(
             questions_file,
+            record,
+            "end_index_in_shared_context",
             f"end index {record.end_index} is beyond the context's {size} messages",
-            line=record.line,
-            question_id=record.question_id,
-            field="end_index_in_shared_context",
         )
+
+
+def _row_error(
+    questions_file: Path, record: QuestionRecord, field: str, message: str
+) -> PersonaMemDataError:
+    """An error in `field` of `record`'s row of `questions_file`."""
+    return PersonaMemDataError.at(
+        questions_file, message, line=record.line, question_id=record.question_id, field=field
+    )
 
 
 def record_to_sample(
