@@ -17,7 +17,11 @@ from inspect_personamem.data.provenance import MARK
 from inspect_personamem.data.records import read_questions
 from inspect_personamem.data.spec import DATA_DIR_ENV, PERSONAMEM, DataSource
 from inspect_personamem.errors import PersonaMemDataError
-from inspect_personamem.offline.synthetic import contexts_for_questions, write_contexts
+from inspect_personamem.offline.synthetic import (
+    contexts_for_questions,
+    generate_split,
+    write_contexts,
+)
 from inspect_personamem.tasks import personamem
 from inspect_personamem.types import HistoryName
 
@@ -321,6 +325,14 @@ def test_a_synthetic_split_is_marked_synthetic(small_split: Path) -> None:
         "synthetic: questions_32k.csv written by inspect_personamem.offline.synthetic; "
         "shared_contexts_32k.jsonl written by inspect_personamem.offline.synthetic"
     )
+
+
+def test_a_file_copied_over_a_generated_one_is_not_taken_for_it(tmp_path: Path) -> None:
+    """The real question file copied over a generated one (of another size): released."""
+    folder = tmp_path / "data"
+    generate_split(folder, "32k", contexts=3, min_messages=30, max_messages=60, questions=24)
+    (folder / "questions_32k.csv").write_bytes(require(REAL_QUESTIONS).read_bytes())
+    assert data_release(folder, "none") == "released"
 
 
 def test_a_damaged_generator_mark_is_an_error_naming_it(small_split: Path) -> None:

@@ -3,18 +3,20 @@ for a run on the released data.
 
 A generator (`offline/synthetic.py`, `offline/synthetic_v2.py`, and so `inspect-personamem
 try`) records every file it writes in `personamem-synthetic.json` at the folder's root:
-`{"files": {"<path inside the folder>": "<what wrote it>"}}`. The task reads the mark for
-each file it reads from a folder (`data.files.data_release`), and labels the run
-`synthetic: ...` when any of them is listed. A file the mark does not list is checked
-against the release as any other; a real question file copied beside generated
-histories stays real, and a run that reads only it (`history=none`) is a run on it.
+`{"files": {"<path inside the folder>": {"by": "<what wrote it>", "bytes": <size>}}}`.
+The task reads the mark for each file it reads from a folder (`data.files.data_release`),
+and labels the run `synthetic: ...` when any of them is listed at its size (a file
+copied over a generated one since is not the generated file). A file the mark does not
+list is checked against the release as any other; a real question file copied beside
+generated histories stays real, and a run that reads only it (`history=none`) is a run
+on it.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path, PurePosixPath
-from typing import Final
+from typing import Any, Final
 
 from ..errors import PersonaMemDataError
 
@@ -25,17 +27,24 @@ MARK: Final = "personamem-synthetic.json"
 def mark_generated(root: Path, path: Path, by: str) -> None:
     """Record in `root`'s mark that `by` wrote `path` (a file inside `root`)."""
     files = _marked(root)
-    files[PurePosixPath(path.relative_to(root)).as_posix()] = by
+    files[PurePosixPath(path.relative_to(root)).as_posix()] = {
+        "by": by,
+        "bytes": path.stat().st_size,
+    }
     (root / MARK).write_text(json.dumps({"files": files}, indent=1) + "\n", encoding="utf-8")
 
 
 def generated_by(root: Path, name: str) -> str | None:
     """What wrote the file `name` (a path inside the folder `root`), where the package
-    generated it; None for a file the mark does not list (or a folder without one)."""
-    return _marked(root).get(name)
+    generated it; None for a file the mark does not list, or lists at another size (or
+    a folder without a mark)."""
+    entry = _marked(root).get(name)
+    if entry is None or (root / name).stat().st_size != entry["bytes"]:
+        return None
+    return str(entry["by"])
 
 
-def _marked(root: Path) -> dict[str, str]:
+def _marked(root: Path) -> dict[str, dict[str, Any]]:
     mark = root / MARK
     if not mark.is_file():
         return {}
@@ -46,6 +55,11 @@ def _marked(root: Path) -> dict[str, str]:
             f"{mark}: not the package's record of generated files ({type(ex).__name__}: {ex}); "
             "delete it only if no file in the folder was generated"
         ) from None
-    if not isinstance(files, dict):
-        raise PersonaMemDataError(f"{mark}: field 'files' is not a mapping of file to generator")
-    return {str(name): str(by) for name, by in files.items()}
+    entries = files.values() if isinstance(files, dict) else ()
+    if not isinstance(files, dict) or not all(
+        isinstance(entry, dict) and isinstance(entry.get("bytes"), int) for entry in entries
+    ):
+        raise PersonaMemDataError(
+            f"{mark}: field 'files' is not a mapping of file to {{'by': ..., 'bytes': ...}}"
+        )
+    return files
