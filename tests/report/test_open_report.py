@@ -302,8 +302,9 @@ def test_the_grader_is_part_of_what_a_run_is(open_logs: OpenLogs, report: Report
     }
     assert graders[f"{OPEN}, self-graded, subset 8/24"]["grader"] == f"{ORACLE} itself"
     assert graders[f"{OPEN}, graded by mockllm/grader"]["grader"] == "mockllm/grader"
-    assert f"{OPEN}, self-graded, subset 8/24: self-graded (`-T grader=self`)" in "\n".join(
-        report.notes
+    assert (
+        f"{OPEN}, self-graded, subset 8/24: self-graded: the model under test graded its own "
+        "replies (`-T grader=self`)" in "\n".join(report.notes)
     )
     methods = [row["method"] for row in read_csv(out(report), "methods")]
     assert methods == [
