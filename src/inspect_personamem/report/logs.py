@@ -40,6 +40,7 @@ from ..data.spec import NOT_RELEASED, RELEASED
 from ..data.splits import SPLITS
 from ..data.v2.spec import LENGTHS as V2_LENGTHS
 from ..errors import PersonaMemError
+from ..scoring.grader.scorer import GRADER_RECORD
 from ..scoring.metrics import CLUSTER_KEY, V2_CLUSTER_KEY, V2_GROUPS
 from ..settings import COMMON, V2_COMMON, Parameter, current_arguments, scoring_defaults
 from ..types import Benchmark
@@ -285,9 +286,8 @@ class Run:
     """The task's `data_release` metadata: `RELEASED`, or why the question file is not
     the released one; None for a log made before the task recorded it (unknown)."""
     grader: Grader | None = None
-    """The model that graded open answers (`answer=open`): the one bound to the grader
-    role (`eval.model_roles`), or with `grader=self` the model under test; None for
-    other answers."""
+    """The model that graded open answers (`answer=open`; `_grader`); None for other
+    answers."""
 
     @property
     def model_id(self) -> ModelId:
@@ -519,7 +519,12 @@ def _run(
         stored_metrics=stored,
         stored_ids=stored_ids,
         data_release=str(metadata["data_release"]) if "data_release" in metadata else None,
-        grader=_grader(settings, model_id, spec.model_roles),
+        grader=_grader(
+            settings,
+            model_id,
+            spec.model_roles,
+            [s.scores[scorer] for group in epochs.values() for s in group if s.scores],
+        ),
     )
 
 
@@ -555,12 +560,26 @@ def _grader(
     settings: Mapping[str, str],
     model: ModelId,
     roles: Mapping[str, ModelConfig | list[ModelConfig]] | None,
+    scores: Iterable[Score],
 ) -> Grader | None:
     """The model that graded an open run's answers (`Run.grader`); None for other runs.
-    Of a role bound to a list of models, the first (the one the scorer's `get_model`
-    returns)."""
+
+    The one its scores name (`GRADER_RECORD`): a re-grade by `inspect score` names its
+    own grader there, while the log's header keeps the run's roles. Where no score names
+    one (a log made before they did), the one bound to the grader role (of a list, the
+    first: the one the scorer's `get_model` returns), or with `grader=self` the model
+    under test.
+    """
     if settings["answer"] != "open":
         return None
+    recorded = {_recorded_grader(score) for score in scores} - {None}
+    if len(recorded) > 1:
+        raise ReportError(
+            f"its scores name {len(recorded)} different graders ({GRADER_RECORD}): re-grade "
+            "every sample with one grader"
+        )
+    if recorded:
+        return recorded.pop()
     if settings["grader"] == "self":
         return Grader(model)
     role = (roles or {}).get(GRADER_ROLE)
@@ -571,6 +590,16 @@ def _grader(
             "bound to it (eval.model_roles)"
         )
     return _grader_of(config)
+
+
+def _recorded_grader(score: Score) -> Grader | None:
+    """The grader a score names (`GRADER_RECORD`), if it names one."""
+    record = (score.metadata or {}).get(GRADER_RECORD)
+    if record is None:
+        return None
+    if not isinstance(record, dict):  # Inspect's summaries drop a value over 1k
+        raise ReportError(f"its scores' {GRADER_RECORD} cannot be read: {str(record)[:80]}")
+    return _grader_of(ModelConfig.model_validate(record))
 
 
 def unscored(value: Value) -> bool:
