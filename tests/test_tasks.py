@@ -198,6 +198,23 @@ def test_path_arguments_become_absolute_however_the_task_is_called(
     }
 
 
+@pytest.mark.parametrize(
+    ("embedder", "folder"), [("embedder", True), ("openai/text-embedding-3-small", False)]
+)
+def test_an_embedder_folder_becomes_absolute_and_a_model_name_stays(
+    small_split: Path, monkeypatch: pytest.MonkeyPatch, embedder: str, folder: bool
+) -> None:
+    """`embedder` names a model or a local folder: only a folder that exists is made
+    absolute, so that `eval-retry` from elsewhere loads the same one."""
+    monkeypatch.chdir(small_split.parent)
+    monkeypatch.setenv("OPENAI_API_KEY", "not-used")
+    if folder:
+        (small_split.parent / embedder).mkdir()
+    made = personamem_32k(small_split.name, history="rag", retriever="dense", embedder=embedder)
+    expected = str(small_split.parent / embedder) if folder else embedder
+    assert registry_params(made)["embedder"] == expected
+
+
 def test_unknown_split_fails_naming_the_choices(small_split: Path) -> None:
     from inspect_personamem.tasks import personamem
 

@@ -267,9 +267,11 @@ def _paper_prompt_refused(settings: Settings, why: str) -> str | None:
 
 
 def _open_label(settings: Settings) -> str:
+    # not `self-graded`: whether the grader is the model under test, the report's labels
+    # say from who graded (`-T grader=self`, or the same model bound to the grader role)
     judged = ["preference judge"] if settings.get("judge") == "preference" else []  # v2's
-    words = ["open", *judged, *(["self-graded"] if settings["grader"] == "self" else [])]
-    return ", ".join([*words, *(f"grader seed {s}" for s in _changed(settings, "grader_seed"))])
+    seeds = [f"grader seed {s}" for s in _changed(settings, "grader_seed")]
+    return ", ".join(["open", *judged, *seeds])
 
 
 def _open_refuses(settings: Settings) -> str | None:

@@ -60,6 +60,9 @@ PATHS: Final[dict[str, tuple[str, ...]]] = {
     "embedding_cache": ("none",),
 }
 """Task parameters naming a file or folder -> their values that name none."""
+FOLDERS_OR_NAMES: Final = frozenset({"embedder"})
+"""Task parameters naming a local folder or a model (a hub id): a path only where it
+names an existing folder."""
 
 try:  # inspect-ai 0.3.x: where Inspect looks a task up by name. No public API puts a
     # wrapper there: the `task` decorator registers its own, which records the arguments
@@ -72,8 +75,9 @@ TaskFunction = TypeVar("TaskFunction", bound=Callable[..., Task])
 
 
 def _task_with_absolute_paths(function: TaskFunction) -> TaskFunction:
-    """`function` registered as an Inspect task whose path arguments (`PATHS`) are made
-    absolute before Inspect's task wrapper records them.
+    """`function` registered as an Inspect task whose path arguments (`PATHS`, and
+    `FOLDERS_OR_NAMES` where they name a folder) are made absolute before Inspect's
+    task wrapper records them.
 
     Inspect logs a task's arguments as its wrapper was called with them, and `inspect
     eval-retry` creates the task again from the log, perhaps in another folder, where a
@@ -91,14 +95,22 @@ def _task_with_absolute_paths(function: TaskFunction) -> TaskFunction:
         bound = signature.bind_partial(*args, **kwargs)
         # by keyword: a split task takes no positional argument
         arguments = dict(zip(signature.parameters, bound.args, strict=False)) | bound.kwargs
-        for name, not_paths in PATHS.items():
-            value = arguments.get(name)
-            if isinstance(value, str) and value not in not_paths:
+        for name, value in arguments.items():
+            if _names_a_path(name, value):
                 arguments[name] = str(Path(value).absolute())
         return registered(**arguments)
 
     registry_add(with_absolute_paths, registry_info(registered))
     return cast(TaskFunction, with_absolute_paths)
+
+
+def _names_a_path(name: str, value: object) -> bool:
+    """Whether a task argument names a file or folder (`PATHS`, `FOLDERS_OR_NAMES`)."""
+    if not isinstance(value, str):
+        return False
+    if name in PATHS:
+        return value not in PATHS[name]
+    return name in FOLDERS_OR_NAMES and Path(value).is_dir()
 
 
 @_task_with_absolute_paths

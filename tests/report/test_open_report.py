@@ -267,8 +267,16 @@ def test_a_nonsense_grader_is_unreadable_and_an_uncalibrated_one_unknown(
 def test_an_open_log_that_names_no_grader_is_skipped_with_a_note(
     open_logs: OpenLogs, tmp_path: Path
 ) -> None:
+    """The grader is read from the scores (`grader_model`), else from the header's roles
+    (a log made before the scores named it); a log naming it nowhere is skipped."""
     log = read_eval_log(open_logs.locations["first"])
     log.eval.model_roles = None
+    write_eval_log(log, str(tmp_path / "scores_only.json"))
+    [run] = read_runs([tmp_path / "scores_only.json"]).runs
+    assert run.grader is not None and run.grader.model[0] == "mockllm/grader"
+    for sample in log.samples or []:
+        for score in (sample.scores or {}).values():
+            (score.metadata or {}).pop("grader_model")
     write_eval_log(log, str(tmp_path / "no_grader.json"))
     result = read_runs([tmp_path / "no_grader.json"])
     assert result.runs == []
@@ -302,8 +310,9 @@ def test_the_grader_is_part_of_what_a_run_is(open_logs: OpenLogs, report: Report
     }
     assert graders[f"{OPEN}, self-graded, subset 8/24"]["grader"] == f"{ORACLE} itself"
     assert graders[f"{OPEN}, graded by mockllm/grader"]["grader"] == "mockllm/grader"
-    assert f"{OPEN}, self-graded, subset 8/24: self-graded (`-T grader=self`)" in "\n".join(
-        report.notes
+    assert (
+        f"{OPEN}, self-graded, subset 8/24: self-graded: the model under test graded its own "
+        "replies (`-T grader=self`)" in "\n".join(report.notes)
     )
     methods = [row["method"] for row in read_csv(out(report), "methods")]
     assert methods == [

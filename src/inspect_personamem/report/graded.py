@@ -37,6 +37,11 @@ very candidate it is shown more than once in ten trials."""
 POSITION_BIAS_MAX = 0.1
 """Above this position bias a grader is not to be trusted: the order of the candidates
 changes its verdict on more than one candidate in ten."""
+SELF_GRADED = (
+    "the grader is the model under test (its name, model arguments and base URL), "
+    "whether by `-T grader=self` or bound to the grader role"
+)
+"""What `self-graded` means, as the tables say it."""
 UNREADABLE_MAX = 0.05
 """Above this share of unreadable verdicts on the replies a grader is not to be
 trusted: its answers, not the model's, decide too many scores."""
@@ -101,12 +106,12 @@ def grader_table(summaries: Sequence[RunSummary], name: str = "graders") -> Tabl
         name,
         "Open answers and their grader",
         "Runs with `-T answer=open`: the grader (the model bound to the grader role, or "
-        "with `-T grader=self` the model under test: self-graded) read each reply and "
-        "named the candidate whose assumptions about the user it shares; `accuracy`: "
-        "it named the correct one. `none share`, `unreadable share`: answers (all "
-        "epochs) on which it named no candidate, or gave no verdict that could be read "
-        "(both scored wrong). Calibration, recomputed from each calibrated question's "
-        "counts: shown each candidate itself as the reply under two orders, the share "
+        "with `-T grader=self` the model under test) read each reply and named the "
+        "candidate whose assumptions about the user it shares; `accuracy`: it named the "
+        f"correct one. `self-graded`: {SELF_GRADED}. `none share`, `unreadable share`: "
+        "answers (all epochs) on which it named no candidate, or gave no verdict that "
+        "could be read (both scored wrong). Calibration, recomputed from each calibrated "
+        "question's counts: shown each candidate itself as the reply under two orders, the share "
         "of trials in which it named that candidate (`identity accuracy`) and the share "
         "of candidates whose verdict changed with the order (`position bias`). "
         f"Trustworthy: identity accuracy at least {IDENTITY_MIN}, position bias at most "
@@ -148,9 +153,14 @@ def grader_notes(summaries: Sequence[RunSummary]) -> list[str]:
                 "questions): whether it can be trusted is not known"
             )
         if s.run.self_graded:
+            how = (
+                "`-T grader=self`"
+                if s.run.settings["grader"] == "self"
+                else "the same model bound to the grader role"
+            )
             notes.append(
-                f"{s.label}: self-graded (`-T grader=self`): the model under test graded "
-                "its own replies, so no independent grader judged them"
+                f"{s.label}: self-graded: the model under test graded its own replies "
+                f"({how}), so no independent grader judged them"
             )
     return notes
 

@@ -55,13 +55,20 @@ def run_labels(runs: Sequence[Run]) -> list[str]:
 
 def method_labels(runs: Sequence[Run]) -> list[str]:
     """How each run saw the past and answered (`settings.axes_label`), with the grader
-    of open answers graded by a model bound to the grader role (`full history, open,
-    graded by openai/gpt-4.1-mini`; `judged by` for PersonaMem-v2's preference judge;
-    a self-graded run's says `self-graded`)."""
+    of open answers (`full history, open, graded by openai/gpt-4.1-mini`; `judged by`
+    for PersonaMem-v2's preference judge; a self-graded run's says `self-graded`,
+    whether by `-T grader=self` or bound to the grader role)."""
     return [
-        ", ".join([axes_label(run.settings), *([f"{_graded(run)} by {grader}"] if grader else [])])
+        ", ".join([axes_label(run.settings), *_grader_words(run, grader)])
         for run, grader in zip(runs, grader_labels(runs), strict=True)
     ]
+
+
+def _grader_words(run: Run, grader: str) -> list[str]:
+    """What a run's method label says of its grader, shown as `grader`."""
+    if run.self_graded:
+        return ["self-graded"]
+    return [f"{_graded(run)} by {grader}"] if grader else []
 
 
 def _graded(run: Run) -> str:
@@ -72,9 +79,13 @@ def _graded(run: Run) -> str:
 
 def grader_labels(runs: Sequence[Run]) -> list[str]:
     """The model bound to the grader role that graded each run's open answers, as labels
-    show it (`id_labels`); empty for a self-graded run and for answers no grader judged."""
+    show it (`id_labels` of `Grader.shown`, beside the models under test: with the
+    arguments and generation settings in which it differs from the other graders and
+    models of its name, so that a grader is never read as the model it is not); empty
+    for a self-graded run and for answers no grader judged."""
     graders = sorted({run.grader for run in runs if run.grader and not run.self_graded})
-    names = dict(zip(graders, id_labels(graders), strict=True))
+    shown = id_labels([*(grader.shown for grader in graders), *(run.model_id for run in runs)])
+    names = dict(zip(graders, shown, strict=False))  # the models' labels left out
     return [
         names[run.grader] if run.grader is not None and not run.self_graded else "" for run in runs
     ]

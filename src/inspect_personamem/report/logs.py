@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from inspect_ai.log import (
     EvalLog,
@@ -40,6 +40,7 @@ from ..data.spec import NOT_RELEASED, RELEASED
 from ..data.splits import SPLITS
 from ..data.v2.spec import LENGTHS as V2_LENGTHS
 from ..errors import PersonaMemError
+from ..scoring.grader.scorer import GRADER_RECORD
 from ..scoring.metrics import CLUSTER_KEY, V2_CLUSTER_KEY, V2_GROUPS
 from ..settings import COMMON, V2_COMMON, Parameter, current_arguments, scoring_defaults
 from ..types import Benchmark
@@ -86,9 +87,43 @@ ANSWER_NEUTRAL_MODEL_ARGS = frozenset({"device"})
 """Model arguments (`-M`) that say where a model runs, not which model answers: left
 out of a run's model. Every other model argument is part of it (`Run.model_id`)."""
 
-ModelId = tuple[str, tuple[tuple[str, str], ...]]
-"""A model's name and arguments (`-M`) as text, less `ANSWER_NEUTRAL_MODEL_ARGS`."""
-RunKey = tuple[ModelId, str, tuple[tuple[str, str], ...], ModelId | None]
+REPLY_NEUTRAL_SETTINGS = frozenset(
+    {
+        "max_retries", "timeout", "attempt_timeout", "stream_idle_timeout",
+        "max_connections", "adaptive_connections", "cache", "cache_prompt", "batch",
+    }
+)  # fmt: skip
+"""Generation settings that say how a model is called, not what it replies: left out of
+a grader's identity. Every other one (temperature, max_tokens, ...) is part of it."""
+
+BASE_URL = "base_url"
+"""The name a model's base URL has among its arguments in its identity (`ModelId`):
+no model argument can have it, `get_model` takes its own `base_url`."""
+
+Items = tuple[tuple[str, str], ...]
+"""Names and values as text, sorted by name."""
+ModelId = tuple[str, Items]
+"""A model's name, and its arguments (`-M`, less `ANSWER_NEUTRAL_MODEL_ARGS`) with its
+base URL (`BASE_URL`, where one was given) as text."""
+
+
+class Grader(NamedTuple):
+    """The model that graded a run's open answers, and how it generated."""
+
+    model: ModelId
+    settings: Items = ()
+    """Its generation settings (`GenerateConfig`) that were set, less
+    `REPLY_NEUTRAL_SETTINGS`, as text."""
+
+    @property
+    def shown(self) -> ModelId:
+        """The grader as labels show it: its settings among its arguments, so that two
+        graders of one name that differ in temperature read `(temperature=...)`."""
+        name, args = self.model
+        return (name, tuple(sorted((*args, *self.settings))))
+
+
+RunKey = tuple[ModelId, str, Items, Grader | None]
 """Model x split x setting x grader (`Run.key`)."""
 
 UNRELEASED_MARK = "not released data"
@@ -219,6 +254,9 @@ class Run:
     model_args: dict[str, str]
     """The model's arguments (`-M`, the log's `model_args`) as text, less
     `ANSWER_NEUTRAL_MODEL_ARGS`."""
+    base_url: str | None
+    """The model's base URL where one was given (`--model-base-url`): another server
+    may serve another model under the same name."""
     settings: dict[str, str]
     created: datetime
     status: str
@@ -247,16 +285,16 @@ class Run:
     data_release: str | None
     """The task's `data_release` metadata: `RELEASED`, or why the question file is not
     the released one; None for a log made before the task recorded it (unknown)."""
-    grader: ModelId | None = None
-    """The model that graded open answers (`answer=open`): the one bound to the grader
-    role (`eval.model_roles`), or with `grader=self` the model under test; None for
-    other answers."""
+    grader: Grader | None = None
+    """The model that graded open answers (`answer=open`; `_grader`); None for other
+    answers."""
 
     @property
     def model_id(self) -> ModelId:
-        """The model: its name and arguments. Two `hf/local` runs with another
-        `model_path`, or two `personamem/oracle` runs with another `decay`, are two models."""
-        return (self.model, tuple(sorted(self.model_args.items())))
+        """The model: its name, arguments and base URL. Two `hf/local` runs with another
+        `model_path`, two `personamem/oracle` runs with another `decay`, or two
+        `openai/x` runs against two servers, are two models."""
+        return _model_id(self.model, self.model_args, self.base_url)
 
     @property
     def defaults(self) -> dict[str, str]:
@@ -265,8 +303,10 @@ class Run:
 
     @property
     def self_graded(self) -> bool:
-        """Whether the model under test graded its own open answers (`grader=self`)."""
-        return self.grader is not None and self.settings["grader"] == "self"
+        """Whether the model under test graded its own open answers: its grader is the
+        same model (name, arguments and base URL; how it generated aside), whether by
+        `grader=self` or bound to the grader role."""
+        return self.grader is not None and self.grader.model == self.model_id
 
     @property
     def judged(self) -> bool:
@@ -451,6 +491,7 @@ def _run(
     memory = _memory_usage(file, [s for group in epochs.values() for s in group])
     planned = len(spec.dataset.sample_ids) if spec.dataset.sample_ids else spec.dataset.samples or 0
     model_args = _model_args(spec.model_args or {})
+    model_id = _model_id(spec.model, model_args, spec.model_base_url)
     return Run(
         location=file,
         task=spec.task,
@@ -459,6 +500,7 @@ def _run(
         split=split,
         model=spec.model,
         model_args=model_args,
+        base_url=spec.model_base_url,
         settings=settings,
         created=datetime.fromisoformat(spec.created).astimezone(timezone.utc),
         status=header.status,
@@ -477,31 +519,69 @@ def _run(
         stored_metrics=stored,
         stored_ids=stored_ids,
         data_release=str(metadata["data_release"]) if "data_release" in metadata else None,
-        grader=_grader(settings, (spec.model, tuple(sorted(model_args.items()))), spec.model_roles),
+        grader=_grader(
+            settings,
+            model_id,
+            spec.model_roles,
+            [s.scores[scorer] for group in epochs.values() for s in group if s.scores],
+        ),
     )
 
 
 def _model_args(args: Mapping[str, Any]) -> dict[str, str]:
     """A model's arguments as text, less `ANSWER_NEUTRAL_MODEL_ARGS`."""
+    return _as_text(args, ANSWER_NEUTRAL_MODEL_ARGS)
+
+
+def _as_text(values: Mapping[str, Any], neutral: frozenset[str]) -> dict[str, str]:
+    """`values` as text (JSON but for strings), less the names in `neutral`."""
     return {
         key: value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-        for key, value in args.items()
-        if key not in ANSWER_NEUTRAL_MODEL_ARGS
+        for key, value in values.items()
+        if key not in neutral
     }
+
+
+def _model_id(name: str, args: Mapping[str, Any], base_url: str | None) -> ModelId:
+    """A model's identity (`ModelId`)."""
+    items = _model_args(args) | ({BASE_URL: base_url} if base_url else {})
+    return (name, tuple(sorted(items.items())))
+
+
+def _grader_of(config: ModelConfig) -> Grader:
+    """The grader a model config names (`Grader`)."""
+    settings = _as_text(config.config.model_dump(exclude_none=True), REPLY_NEUTRAL_SETTINGS)
+    return Grader(
+        _model_id(config.model, config.args, config.base_url), tuple(sorted(settings.items()))
+    )
 
 
 def _grader(
     settings: Mapping[str, str],
     model: ModelId,
     roles: Mapping[str, ModelConfig | list[ModelConfig]] | None,
-) -> ModelId | None:
+    scores: Iterable[Score],
+) -> Grader | None:
     """The model that graded an open run's answers (`Run.grader`); None for other runs.
-    Of a role bound to a list of models, the first (the one the scorer's `get_model`
-    returns)."""
+
+    The one its scores name (`GRADER_RECORD`): a re-grade by `inspect score` names its
+    own grader there, while the log's header keeps the run's roles. Where no score names
+    one (a log made before they did), the one bound to the grader role (of a list, the
+    first: the one the scorer's `get_model` returns), or with `grader=self` the model
+    under test.
+    """
     if settings["answer"] != "open":
         return None
+    recorded = {_recorded_grader(score) for score in scores} - {None}
+    if len(recorded) > 1:
+        raise ReportError(
+            f"its scores name {len(recorded)} different graders ({GRADER_RECORD}): re-grade "
+            "every sample with one grader"
+        )
+    if recorded:
+        return recorded.pop()
     if settings["grader"] == "self":
-        return model
+        return Grader(model)
     role = (roles or {}).get(GRADER_ROLE)
     config = role[0] if isinstance(role, list) and role else role
     if not isinstance(config, ModelConfig):
@@ -509,7 +589,17 @@ def _grader(
             f"answer=open graded by the {GRADER_ROLE} role, but the log records no model "
             "bound to it (eval.model_roles)"
         )
-    return (config.model, tuple(sorted(_model_args(config.args).items())))
+    return _grader_of(config)
+
+
+def _recorded_grader(score: Score) -> Grader | None:
+    """The grader a score names (`GRADER_RECORD`), if it names one."""
+    record = (score.metadata or {}).get(GRADER_RECORD)
+    if record is None:
+        return None
+    if not isinstance(record, dict):  # Inspect's summaries drop a value over 1k
+        raise ReportError(f"its scores' {GRADER_RECORD} cannot be read: {str(record)[:80]}")
+    return _grader_of(ModelConfig.model_validate(record))
 
 
 def unscored(value: Value) -> bool:

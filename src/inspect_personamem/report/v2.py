@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..scoring.metrics import V2_GROUPS
 from .accuracy import RunSummary
-from .graded import graded, grader_table
+from .graded import SELF_GRADED, graded, grader_table
 from .published import PublishedV2, paper_range, published_v2
 from .tables import Cell, Table, overall_table, runs_table
 
@@ -65,8 +65,9 @@ def judge_table(summaries: Sequence[RunSummary]) -> Table:
         f"{PREFIX}judges",
         "Open answers judged against the preference label",
         "Runs with `-T judge=preference`: the authors' judge prompts, through the grader "
-        "role (the model under test only with `-T grader=self`: self-judged, as the "
-        "authors run it), score each reply from 0 to 1 against the `preference` label. "
+        "role (or with `-T grader=self` the model under test, as the authors run it), "
+        "score each reply from 0 to 1 against the `preference` label. "
+        f"`self-judged`: {SELF_GRADED}. "
         "`judge unread share`: replies whose score the judge's answer did not give "
         "(scored 0, as the authors score them); `empty reply share`: empty replies "
         "(scored 0; the authors leave them unjudged). Calibration, recomputed from the "

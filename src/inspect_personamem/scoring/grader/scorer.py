@@ -10,7 +10,8 @@ grader's prompt, its answer and the order the candidates were shown in.
 
 The grader is the model bound to the `grader` role (`--model-role grader=...`); with
 `grader="self"`, asked for explicitly, the model under test grades its own replies,
-and every score says so.
+and every score says so. Every score names the model that graded it (`GRADER_RECORD`),
+which a re-grade (`inspect score`) changes where the log's header does not.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from inspect_ai.model import Model, get_model
+from inspect_ai.model import Model, ModelConfig, get_model
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
@@ -32,6 +33,10 @@ from .prompt import GRADER_PROMPT_VERSION, Verdict, grader_prompt, read_verdict
 
 GRADER_ROLE = "grader"
 """The Inspect model role whose model grades open answers."""
+GRADER_RECORD = "grader_model"
+"""The score metadata naming the model that graded (`grader_record`). The log's header
+names the models bound to roles in the run (`eval.model_roles`); `inspect score
+--model-role grader=...` re-grades with another and leaves the header as it was."""
 
 
 @scorer(metrics=graded_metrics())
@@ -71,6 +76,7 @@ def graded_scorer(
         metadata: dict[str, Any] = {
             "status": verdict.status,
             "grader": str(model),
+            GRADER_RECORD: grader_record(model),
             "self_graded": grader == "self",
             "grader_prompt_version": GRADER_PROMPT_VERSION,
             "candidate_order": [LETTERS[i] for i in order],
@@ -103,6 +109,21 @@ def grader_model(grader: GraderSource) -> Model:
     if grader == "self":
         return get_model()
     return get_model(role=GRADER_ROLE, required=True)
+
+
+def grader_record(model: Model) -> dict[str, Any]:
+    """The model that graded, as Inspect records a model bound to a role (`ModelConfig`:
+    name, generation settings, base URL given, arguments), less the arguments Inspect
+    leaves out of a log's roles (credentials: `api_key`, `aws_*`)."""
+    args = {
+        key: value
+        for key, value in model.model_args.items()
+        if key != "api_key" and not key.startswith("aws_")
+    }
+    config = ModelConfig(
+        model=str(model), config=model.config, base_url=model.explicit_base_url, args=args
+    )
+    return config.model_dump(exclude_none=True)
 
 
 async def _grade(

@@ -27,7 +27,7 @@ from inspect_ai.util import collect
 from ...data.options import LETTERS, option_bodies
 from ...types import GraderSource
 from ..grader.calibration import calibration_questions
-from ..grader.scorer import grader_model
+from ..grader.scorer import GRADER_RECORD, grader_model, grader_record
 from ..metrics import v2_metrics
 from ..scorer import unanswered
 from .judge import judge_prompt, judge_score
@@ -60,6 +60,7 @@ def preference_scorer(grader: GraderSource = "role", calibration: Sequence[str] 
         metadata: dict[str, Any] = {
             "status": "empty_reply" if not reply else "read" if read else "judge_unread",
             "grader": str(model),
+            GRADER_RECORD: grader_record(model),
             "self_graded": grader == "self",
             "judge_prompt": prompt,
             "judge_answer": answer,

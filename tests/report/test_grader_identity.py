@@ -1,0 +1,138 @@
+"""Who a run's model and grader are, read from real logs of the offline oracle: the
+same model bound as its own grader is self-graded as `-T grader=self` is; a base URL
+is part of a model, and a grader's generation settings part of the grader."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import GenerateConfig, Model, get_model
+from released import synthetic_data_stands_for_the_release  # noqa: F401 (autouse)
+
+from inspect_personamem.offline.synthetic import generate_split
+from inspect_personamem.report import build_report
+from inspect_personamem.report.labels import run_labels
+from inspect_personamem.report.logs import Run, read_runs
+
+pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
+pytestmark = pytest.mark.report
+
+ORACLE = "personamem/oracle"
+
+
+@dataclass
+class Logs:
+    data: Path
+    locations: dict[str, str]
+
+    def runs(self, *keys: str) -> list[Run]:
+        """The runs of `keys`, in that order."""
+        found = {
+            Path(run.location).name: run for run in read_runs(list(self.locations.values())).runs
+        }
+        return [found[Path(self.locations[key]).name] for key in keys]
+
+
+def oracle(data: Path, accuracy: float = 0.7, **kwargs: Any) -> Model:
+    return get_model(ORACLE, questions=str(data / "questions_32k.csv"), accuracy=accuracy, **kwargs)
+
+
+def run(data: Path, folder: Path, grader: Model | str | None, **eval_args: Any) -> str:
+    """The oracle (right with probability 0.7) answering openly, graded by
+    `grader` (None: `-T grader=self`); `eval_args` go to Inspect's `eval`, `answer` to
+    the task."""
+    answer = eval_args.pop("answer", "open")
+    task_args: dict[str, Any] = {"data_dir": str(data)}
+    if answer == "open":
+        task_args |= {"answer": "open", "grader_calibration": 0}
+        task_args |= {"grader": "self"} if grader is None else {}
+    [log] = inspect_eval(
+        "inspect_personamem/personamem_32k",
+        task_args=task_args,
+        model=ORACLE,
+        model_args={"questions": str(data / "questions_32k.csv"), "accuracy": 0.7},
+        model_roles={"grader": grader} if grader is not None else None,
+        log_dir=str(folder),
+        display="none",
+        **eval_args,
+    )
+    assert log.status == "success", log.error
+    return str(log.location)
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Logs:
+    root = tmp_path_factory.mktemp("identity")
+    data, folder = root / "data", root / "logs"
+    generate_split(data, "32k", contexts=3, min_messages=12, max_messages=24, questions=4)
+    hot = GenerateConfig(temperature=1.0)
+    return Logs(
+        data,
+        {
+            "role_self": run(data, folder, oracle(data)),
+            "role_self_hot": run(data, folder, oracle(data, config=hot)),
+            "other_accuracy": run(data, folder, oracle(data, accuracy=0.5)),
+            "self": run(data, folder, None),
+            "cold": run(data, folder, get_model(ORACLE, config=GenerateConfig(temperature=0.0))),
+            "hot": run(data, folder, get_model(ORACLE, config=hot)),
+            "server_a": run(data, folder, None, answer="choice", model_base_url="http://a.test/v1"),
+            "server_b": run(data, folder, None, answer="choice", model_base_url="http://b.test/v1"),
+        },
+    )
+
+
+def test_the_same_model_bound_as_its_grader_is_self_graded(logs: Logs) -> None:
+    """By identity: the grader's name, the arguments that change it and its base URL are
+    the model's (its generation settings aside); `-T grader=self` still is; the same
+    name with another `accuracy` is another model."""
+    role_self, hot, other, self_ = logs.runs("role_self", "role_self_hot", "other_accuracy", "self")
+    assert (role_self.self_graded, hot.self_graded, self_.self_graded) == (True, True, True)
+    assert not other.self_graded
+    assert run_labels([role_self, other]) == [
+        f"{ORACLE}, full history, open, self-graded",
+        f"{ORACLE}, full history, open, graded by {ORACLE} (accuracy=0.5)",
+    ]
+
+
+def test_the_report_says_self_graded_by_identity(logs: Logs, tmp_path: Path) -> None:
+    locations = [logs.locations[key] for key in ("role_self", "other_accuracy")]
+    report = build_report(locations, tmp_path / "out")
+    with (tmp_path / "out" / "tables" / "graders.csv").open(encoding="utf-8") as file:
+        rows = {row["run"]: row for row in csv.DictReader(file)}
+    mine = f"{ORACLE}, full history, open, self-graded"
+    assert rows[mine]["self-graded"] == "yes"
+    assert rows[mine]["grader"] == f"{ORACLE} itself"
+    assert (
+        rows[f"{ORACLE}, full history, open, graded by {ORACLE} (accuracy=0.5)"]["self-graded"]
+        == "no"
+    )
+    [note] = [note for note in report.notes if note.startswith(f"{mine}: self-graded")]
+    assert note == (
+        f"{mine}: self-graded: the model under test graded its own replies (the same model "
+        "bound to the grader role), so no independent grader judged them"
+    )
+
+
+def test_a_graders_generation_settings_are_part_of_it(logs: Logs) -> None:
+    """Graded by the same model at temperature 0 and 1: two graders, two runs."""
+    cold, hot, role_self, role_self_hot = logs.runs("cold", "hot", "role_self", "role_self_hot")
+    assert cold.key != hot.key and role_self.key != role_self_hot.key
+    assert run_labels([cold, hot]) == [
+        f"{ORACLE}, full history, open, graded by {ORACLE} (temperature=0.0)",
+        f"{ORACLE}, full history, open, graded by {ORACLE} (temperature=1.0)",
+    ]
+
+
+def test_a_base_url_is_part_of_the_model(logs: Logs) -> None:
+    """`--model-base-url`: the same model name against two servers is two models."""
+    a, b = logs.runs("server_a", "server_b")
+    assert a.model_id != b.model_id and a.key != b.key
+    assert run_labels([a, b]) == [
+        f"{ORACLE} (base_url=http://a.test/v1)",
+        f"{ORACLE} (base_url=http://b.test/v1)",
+    ]
