@@ -127,6 +127,7 @@ def _split_of(args: argparse.Namespace) -> Split:
 
 def run(args: argparse.Namespace) -> int:
     from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import get_model
 
     from ..report import build_report
 
@@ -148,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
         "decay": args.decay,
         "seed": args.seed,
     }
+    oracle = get_model("personamem/oracle", **model_args)
     run_name = _run_name(*RUNS[0])  # the run a Ctrl-C interrupts
     try:
         kind = "real questions, generated histories" if args.questions else "generated"
@@ -159,7 +161,8 @@ def run(args: argparse.Namespace) -> int:
                 task_args={"data_dir": str(data), "history": history, "answer": answer},
                 model="personamem/oracle",
                 model_args=model_args,
-                model_roles={"grader": "personamem/oracle"} if answer == "open" else None,
+                # the oracle grades its own open replies: the same model, so self-graded
+                model_roles={"grader": oracle} if answer == "open" else None,
                 log_dir=str(logs),
                 limit=args.limit,
                 display="none",
