@@ -44,6 +44,7 @@ from inspect_personamem.report import ReportError, build_report
 from inspect_personamem.report.accuracy import accuracy_of
 from inspect_personamem.report.build import Report
 from inspect_personamem.report.differences import paired_difference, t_quantile
+from inspect_personamem.report.glance import CAVEATS
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import SampleResult, read_runs
 from inspect_personamem.settings import axes_label
@@ -942,11 +943,13 @@ def test_a_limited_run_is_marked_a_subset_and_kept_out_of_the_published_comparis
         labels = {row["run"] for row in read_csv(tmp_path / "out", name)}
         assert subset[0] in labels, name
         assert sum("subset" in label for label in labels) == 1, name
-    assert any("a subset 10/24: 10 of the 24 questions" in note for note in report.notes)
-    assert any(
-        "subset 10/24 of the split" in note and "not compared with GPT-4o" in note
-        for note in report.notes
+    assert report.headline == (
+        "All 2 runs complete; not comparable with published numbers: subset (1 of 2)"
     )
+    assert report.caveats == [
+        f"subset, 1 of 2 runs: {subset[0]} (subset 10/24): {CAVEATS['subset']}"
+    ]
+    assert "--include-subsets" not in "\n".join(report.notes)  # the summary says it, once
     published = read_csv(tmp_path / "out", "published")
     assert {row["run"] for row in published} == {s.label for s in report.summaries} - set(subset)
     assert not any("subset" in figure.caption for figure in report.figures)
@@ -1311,12 +1314,16 @@ def test_a_run_on_other_data_is_marked_and_kept_out_of_the_published_comparison(
         labels["a_none"]: "released",
         labels["b_epochs"]: "unknown",
     }
-    notes = "\n".join(report.notes)
-    assert f"its question file is not the released file ({reason})" in notes
-    assert f"{other}: its question file is not the released file; the published numbers" in notes
-    assert "(--include-unreleased-data compares it)" in notes
+    assert report.caveats == [
+        f"not the released file, 1 of 3 runs: {other} ({reason}): "
+        + CAVEATS["not the released file"]
+    ]
+    assert "--include-unreleased-data" in CAVEATS["not the released file"]
+    assert "not the released" not in "\n".join(report.notes)  # the summary says it, once
     assert not (out / "tables" / "published.csv").exists()
-    assert report.headline == f"Incomplete runs: {other} (not the released file: {reason})"
+    assert report.headline == (
+        "All 3 runs complete; not comparable with published numbers: not the released file (1 of 3)"
+    )
 
     command = ["report", str(folder), "--out", str(tmp_path / "all")]
     assert main([*command, "--published-name", "mockllm/model-a=GPT-4o",
@@ -1325,7 +1332,7 @@ def test_a_run_on_other_data_is_marked_and_kept_out_of_the_published_comparison(
     assert {row["run"] for row in read_csv(tmp_path / "all", "published")} == {other}
 
 
-def test_the_first_line_names_every_run_that_is_not_a_complete_success(
+def test_the_first_line_names_every_incomplete_run_and_a_subset_as_not_comparable(
     logs: Logs, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = tmp_path / "logs"
@@ -1352,8 +1359,8 @@ def test_the_first_line_names_every_run_that_is_not_a_complete_success(
         f"{errors.errors} errored); "
         f"{labels['b_interrupted']} (status error, {len(interrupted.values)} of {QUESTIONS} "
         f"scored, {interrupted.errors} errored); "
-        f"{labels[limited]} (only 10 of the split's {QUESTIONS} questions)"
-    )
+        "not comparable with published numbers: subset (1 of 4)"
+    )  # the limited run is complete: every question it asked was scored
 
     complete = tmp_path / "complete"
     complete.mkdir()
@@ -1395,3 +1402,94 @@ def test_every_run_is_set_against_the_best_shortcut_floor(logs: Logs, tmp_path: 
     said = [note for note in report.notes if "NOT above the shortcut floor" in note]
     above = overall["distinguishable from 0"] == "yes" and by_hand > 0
     assert bool(said) is not above
+
+
+def grafted(location: str, path: Path, **metadata: str) -> None:
+    """A copy of the log at `location` written to `path`, with `metadata` in its task
+    metadata (`data_release`, `data_checked`: what a newer task records)."""
+    log = read_eval_log(location)
+    log.eval.metadata = {**(log.eval.metadata or {}), **metadata}
+    write_eval_log(log, str(path))
+
+
+def test_a_run_on_synthetic_data_is_labelled_so_and_never_compared(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """Generated data (`data_release: synthetic: ...`) is its own kind: labelled
+    `synthetic data`, not `not released data`, and kept out of the published comparison
+    even with `--include-unreleased-data` (which is about real but other data)."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    checked = "questions_128k.csv: rows, bytes; shared_contexts_128k.jsonl: nothing to check"
+    for key in ("a_full", "a_none"):
+        synthetic = "synthetic: inspect-personamem try"
+        grafted(logs.locations[key], folder / f"{key}.eval", data_release=synthetic)
+    b_epochs = folder / "b_epochs.eval"
+    grafted(logs.locations["b_epochs"], b_epochs, data_release="released", data_checked=checked)
+    out = tmp_path / "out"
+    report = build_report(
+        [folder], out, name_overrides={"mockllm/model-a": "GPT-4o"}, include_unreleased=True
+    )
+    runs = {Path(s.run.location).stem: s for s in report.summaries}
+    on_synthetic = [runs[key] for key in ("a_full", "a_none")]
+    for s in on_synthetic:
+        assert (s.run.synthetic, s.run.unreleased) == ("inspect-personamem try", "")
+        assert s.label.endswith(", synthetic data")
+    assert not runs["b_epochs"].label.endswith("data")
+    for name in ("summary", "overall", "runs", "categories", "sessions", "estimates"):
+        labels = {row["run"] for row in read_csv(out, name)}
+        assert {s.label for s in on_synthetic} <= labels, name
+    data = {row["run"]: (row["data"], row["data checked"]) for row in read_csv(out, "runs")}
+    assert data == {
+        on_synthetic[0].label: ("synthetic", ""),
+        on_synthetic[1].label: ("synthetic", ""),
+        runs["b_epochs"].label: ("released", checked),
+    }
+    assert not (out / "tables" / "published.csv").exists()
+    assert report.headline == (
+        "All 3 runs complete; not comparable with published numbers: synthetic data (2 of 3)"
+    )
+    names = "; ".join(s.label for s in report.summaries if s.run.synthetic)
+    assert report.caveats == [
+        f"synthetic data, 2 of 3 runs: {names} (written by inspect-personamem try): "
+        + CAVEATS["synthetic data"]
+    ]
+
+
+def test_the_page_opens_with_one_summary_and_says_each_caveat_once(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """Per dataset and model, each run's accuracy beside its model's no-history run and
+    the best model-free floor; a caveat shared by four logs is one line, not four."""
+    from inspect_ai.model import get_model
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    other = "not the released file: 24 rows, the released questions_128k.csv has 2727"
+    for key in ("a_full", "a_none", "b_epochs"):
+        grafted(logs.locations[key], folder / f"{key}.eval", data_release=other)
+    for rule in ("longest", "random"):
+        location = run(get_model("personamem/floor", rule=rule), tmp_path / "floors", logs.data)
+        grafted(location, folder / f"{rule}.eval", data_release=other)
+    out = tmp_path / "out"
+    report = build_report([folder], out)
+    by_stem = {Path(s.run.location).stem: s for s in report.summaries}
+    floors = [s for s in report.summaries if s.run.model == "personamem/floor"]
+    best = max(floors, key=lambda s: s.overall.accuracy)
+    order = [by_stem[key] for key in ("a_none", "a_full", "b_epochs")]
+    rows = read_csv(out, "summary")
+    assert [row["run"] for row in rows] == [s.label for s in [*order, best]]
+    for row, s in zip(rows, [*order, best], strict=True):
+        assert row["data"] == "PersonaMem 128k"
+        assert close(row["accuracy"], s.overall.accuracy)
+        assert close(row["ci95 low"], s.overall.low) and close(row["ci95 high"], s.overall.high)
+        assert row["questions scored"] == str(s.overall.n)
+    assert report.caveats == [
+        "not the released file, all 5 runs (24 rows, the released questions_128k.csv has "
+        f"2727): {CAVEATS['not the released file']}"
+    ]
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert page.count("24 rows, the released questions_128k.csv has 2727") == 1
+    body = page.split("<body>", 1)[1]
+    assert body.index('<section id="summary">') < body.index('id="caveats"')
+    assert body.index('id="caveats"') < body.index('id="notes"')

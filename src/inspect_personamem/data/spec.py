@@ -29,6 +29,9 @@ RELEASED: Final = "released"
 of the released one."""
 NOT_RELEASED: Final = "not the released file: "
 """The beginning of `data_release` when it does not, followed by the first difference."""
+SYNTHETIC: Final = "synthetic: "
+"""The beginning of `data_release` for generated data (`inspect-personamem try`, the
+package's generators), followed by what generated it."""
 
 
 @dataclass(frozen=True)

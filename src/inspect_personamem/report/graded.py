@@ -7,8 +7,8 @@ each candidate itself as the reply, under two orders, it should name that candid
 (identity accuracy) whatever the order (position bias). Both are recomputed here
 from each question's counts. A grader is not to be trusted where its identity
 accuracy is below `IDENTITY_MIN`, its position bias above `POSITION_BIAS_MAX`, or its
-verdicts on the replies unreadable more often than `UNREADABLE_MAX`; a note says so,
-and says when the model under test graded its own replies.
+verdicts on the replies unreadable more often than `UNREADABLE_MAX`; a note says so
+(and the summary, when the model under test graded its own replies).
 """
 
 from __future__ import annotations
@@ -129,8 +129,8 @@ def grader_table(summaries: Sequence[RunSummary], name: str = "graders") -> Tabl
 
 
 def grader_notes(summaries: Sequence[RunSummary]) -> list[str]:
-    """A note for each open run whose grader (or judge) is not to be trusted, was not
-    calibrated, or is the model under test."""
+    """A note for each open run whose grader (or judge) is not to be trusted or was not
+    calibrated (that a run was self-graded the summary says: `glance.caveat_lines`)."""
     runs = [s for s in summaries if s.run.grader is not None]
     notes = []
     for s, grader in zip(runs, _grader_names(runs), strict=True):
@@ -146,11 +146,6 @@ def grader_notes(summaries: Sequence[RunSummary]) -> list[str]:
                 f"{s.label}: its grader {grader} was not calibrated (`-T "
                 "grader_calibration=0`, or the run asked none of the calibration "
                 "questions): whether it can be trusted is not known"
-            )
-        if s.run.self_graded:
-            notes.append(
-                f"{s.label}: self-graded (`-T grader=self`): the model under test graded "
-                "its own replies, so no independent grader judged them"
             )
     return notes
 

@@ -140,6 +140,11 @@ def overall_table(
     )
 
 
+RUNS_COLUMNS = (
+    "run", "model", "split", "task version", "started (UTC)", "data", "data checked", "settings",
+)  # fmt: skip
+
+
 def runs_table(summaries: Sequence[RunSummary], name: str = "runs") -> Table:
     """What each run was: model, split, task version, start, and its settings; `name`
     is the table's file stem."""
@@ -152,6 +157,7 @@ def runs_table(summaries: Sequence[RunSummary], name: str = "runs") -> Table:
             s.run.version,
             s.run.created.strftime(TIME_FORMAT),
             _data(s.run),
+            s.run.data_checked,
             ", ".join(
                 f"{key}={value}"
                 for key, value in s.run.settings.items()
@@ -166,18 +172,21 @@ def runs_table(summaries: Sequence[RunSummary], name: str = "runs") -> Table:
         "The runs",
         "Model: its name, with the model arguments (`-M`) in which runs of that name "
         "differ. Data: whether the question file was the released one, as the task "
-        "recorded it (the notes say why not; `unknown` for a log made before the task "
-        "recorded it). Settings: the task arguments that change what is scored, where they "
-        "differ from the task's defaults (a log without an argument ran with its default).",
-        ("run", "model", "split", "task version", "started (UTC)", "data", "settings"),
+        "recorded it (`synthetic` for generated data; the summary says why not; `unknown` "
+        "for a log made before the task recorded it); data checked: which files the task "
+        "verified against the release, and how, where the log says. Settings: the task "
+        "arguments that change what is scored, where they differ from the task's defaults "
+        "(a log without an argument ran with its default).",
+        RUNS_COLUMNS,
         rows,
     )
 
 
 def _data(run: Run) -> str:
+    """A run's data in a word or two: `released`, `not released`, `synthetic`, `unknown`."""
     if run.data_release is None:
         return "unknown"
-    return "not released" if run.unreleased else "released"
+    return "synthetic" if run.synthetic else "not released" if run.unreleased else "released"
 
 
 def category_table(summaries: Sequence[RunSummary]) -> Table:
