@@ -1493,3 +1493,25 @@ def test_the_page_opens_with_one_summary_and_says_each_caveat_once(
     body = page.split("<body>", 1)[1]
     assert body.index('<section id="summary">') < body.index('id="caveats"')
     assert body.index('id="caveats"') < body.index('id="notes"')
+
+
+def test_paired_tables_say_how_many_questions_two_runs_share(logs: Logs, tmp_path: Path) -> None:
+    """Two runs over other questions (`--limit` takes each run's first N, and orders
+    differ between answers) are paired on the questions they share: every paired table
+    says how many, and where fewer than either run scored, each run's own count."""
+    from inspect_ai.model import get_model
+
+    ids = [str(sample.id) for sample in read_eval_log(logs.locations["a_full"]).samples or []]
+    folder = tmp_path / "logs"
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    run(model, folder, logs.data, sample_id=ids[:12])
+    run(model, folder, logs.data, sample_id=ids[6:18], task_args={"history": "none"})
+    run(get_model("personamem/floor", rule="longest"), folder, logs.data)
+    out = tmp_path / "out"
+    build_report([folder], out)
+    for name in ("gain", "method_differences"):
+        rows = read_csv(out, name)
+        assert rows and {row["paired questions"] for row in rows} == {"6 of 12 and 12"}, name
+        assert {row["questions compared"] for row in rows if row["measure"] == "overall"} == {"6"}
+    shared = {row["run"]: row["paired questions"] for row in read_csv(out, "floor")}
+    assert sorted(shared.values()) == [f"12 of 12 and {QUESTIONS}"] * 2

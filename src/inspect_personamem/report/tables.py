@@ -20,7 +20,7 @@ from ..settings import axes_label, axis_settings, no_history_settings
 from ..types import Benchmark
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
 from .check import check
-from .differences import MEASURES, Difference, category_groups, differences
+from .differences import Difference, category_groups, differences
 from .labels import TIME_FORMAT, method_labels, model_labels
 from .logs import ModelId, Run, setting_defaults
 from .published import SPLIT, PublishedMethod, PublishedModel
@@ -343,13 +343,28 @@ DIFFERENCE_COLUMNS = (
 )  # fmt: skip
 """The columns of one paired difference (`differences.Difference`)."""
 
+PAIRED_COLUMN = "paired questions"
+"""The column of the questions two runs share (`paired_questions`)."""
+
 DIFFERENCE_NOTE = (
     "Paired over the questions both runs scored: each question's score in one run minus "
     "its score in the other, averaged (the macro average: the mean of the categories' "
     "mean differences), with a standard error clustered by shared context and a 95% "
     "interval of ± t(contexts−1) × that error. `distinguishable from 0`: `yes` where the "
-    "interval excludes 0; a `no` is a difference these questions cannot tell from none."
+    "interval excludes 0; a `no` is a difference these questions cannot tell from none. "
+    f"`{PAIRED_COLUMN}`: how many questions the two runs share; where fewer than either "
+    "run scored, each run's own count follows (`10 of 24 and 12`): the runs asked other "
+    "questions (`--limit N` takes the first N in each run's order, which differs "
+    "between `answer=logprob` and `answer=choice`) or one was cut short, and the "
+    "difference is over the shared ones only."
 )
+
+
+def paired_questions(a: RunSummary, b: RunSummary) -> str:
+    """How many questions two runs (recomputed over those they share) are paired on:
+    `all 24`, or with each run's own count where either scored more: `10 of 24 and 12`."""
+    n = len({q.id for q in a.run.samples} & {q.id for q in b.run.samples})
+    return f"all {n}" if n == a.scored == b.scored else f"{n} of {a.scored} and {b.scored}"
 
 
 def difference_cells(d: Difference) -> tuple[Cell, ...]:
@@ -358,12 +373,14 @@ def difference_cells(d: Difference) -> tuple[Cell, ...]:
 
 
 def _difference_rows(
-    first: tuple[Cell, ...], a: RunSummary, b: RunSummary
+    first: tuple[Cell, ...], a: RunSummary, b: RunSummary, by_category: bool = True
 ) -> list[tuple[Cell, ...]]:
-    """One row per measure of `a` against `b`, each after the cells `first`."""
+    """One row per measure of `a` against `b` (overall, macro average, and by default
+    each category), each after the cells `first` and the questions they are paired on."""
+    groups = category_groups() if by_category else {}
+    shared = paired_questions(a, b)
     return [
-        (*first, measure, *difference_cells(d))
-        for measure, d in differences(a, b, category_groups())
+        (*first, shared, measure, *difference_cells(d)) for measure, d in differences(a, b, groups)
     ]
 
 
@@ -382,7 +399,7 @@ def gain_table(pairs: Sequence[GainPair]) -> Table:
         "`memory` of the official prompt; overall, "
         "macro average and per question type. Where a kind of run was made several "
         f"times, the latest complete one (else the latest). {DIFFERENCE_NOTE}",
-        ("run", "baseline (no history)", *DIFFERENCE_COLUMNS),
+        ("run", "baseline (no history)", PAIRED_COLUMN, *DIFFERENCE_COLUMNS),
         tuple(rows),
     )
 
@@ -431,7 +448,7 @@ def floor_table(pairs: Sequence[FloorPair]) -> Table:
         "question or to the history, or a random one), overall, macro average and per "
         "question type. A run is above the floor only where the difference is "
         f"distinguishable from 0 and positive. {DIFFERENCE_NOTE}",
-        ("run", "floor", *DIFFERENCE_COLUMNS),
+        ("run", "floor", PAIRED_COLUMN, *DIFFERENCE_COLUMNS),
         tuple(rows),
     )
 
@@ -534,8 +551,7 @@ def method_differences_table(groups: Sequence[MethodGroup]) -> Table:
         for g in groups
         for i, (label_b, b) in enumerate(g.runs)
         for label_a, a in g.runs[i + 1 :]
-        for row in _difference_rows((g.title, label_a, label_b), a, b)
-        if row[3] in MEASURES
+        for row in _difference_rows((g.title, label_a, label_b), a, b, by_category=False)
     ]
     return Table(
         "method_differences",
@@ -543,7 +559,7 @@ def method_differences_table(groups: Sequence[MethodGroup]) -> Table:
         "For the runs of the methods table, each method against each one before it in "
         f"that table, overall and macro average (per question type: the gain table). "
         f"{DIFFERENCE_NOTE}",
-        ("runs of", "method", "against", *DIFFERENCE_COLUMNS),
+        ("runs of", "method", "against", PAIRED_COLUMN, *DIFFERENCE_COLUMNS),
         tuple(rows),
     )
 
