@@ -24,13 +24,11 @@ from .labels import grader_labels
 from .tables import (
     DIFFERENCE_COLUMNS,
     DIFFERENCE_NOTE,
-    PAIRED_COLUMN,
     Cell,
     Table,
     by_kind,
     difference_cells,
     on_common_questions,
-    paired_questions,
 )
 
 IDENTITY_MIN = 0.9
@@ -188,7 +186,6 @@ def choice_open_table(pairs: Sequence[ChoiceOpenPair]) -> Table:
     elapsed: the chosen and the open accuracy and their paired difference."""
     rows: list[tuple[Cell, ...]] = []
     for p in pairs:
-        shared = paired_questions(p.open, p.chosen)
         groups = {**category_groups(), **distance_groups(p.open)}
         members = {"overall": lambda question: True, **groups}
         for measure, d in differences(p.open, p.chosen, groups):
@@ -205,9 +202,8 @@ def choice_open_table(pairs: Sequence[ChoiceOpenPair]) -> Table:
                 )
             else:  # the macro average, a mean of means: no standard error of its own here
                 accuracies = (p.chosen.macro, math.nan, p.open.macro, math.nan)
-            rows.append(
-                (p.open.label, p.chosen.label, shared, measure, *accuracies, *difference_cells(d))
-            )
+            cells = difference_cells(measure, d, p.open, p.chosen)
+            rows.append((p.open.label, p.chosen.label, measure, *accuracies, *cells))
     return Table(
         "choice_open",
         "Chosen against open answers (the paper's Figure 6)",
@@ -220,7 +216,6 @@ def choice_open_table(pairs: Sequence[ChoiceOpenPair]) -> Table:
         (
             "open run",
             "chosen run",
-            PAIRED_COLUMN,
             "measure",
             "chosen",
             "chosen stderr",

@@ -343,44 +343,43 @@ DIFFERENCE_COLUMNS = (
 )  # fmt: skip
 """The columns of one paired difference (`differences.Difference`)."""
 
-PAIRED_COLUMN = "paired questions"
-"""The column of the questions two runs share (`paired_questions`)."""
-
 DIFFERENCE_NOTE = (
     "Paired over the questions both runs scored: each question's score in one run minus "
     "its score in the other, averaged (the macro average: the mean of the categories' "
     "mean differences), with a standard error clustered by shared context and a 95% "
     "interval of ± t(contexts−1) × that error. `distinguishable from 0`: `yes` where the "
     "interval excludes 0; a `no` is a difference these questions cannot tell from none. "
-    f"`{PAIRED_COLUMN}`: how many questions the two runs share; where fewer than either "
-    "run scored, each run's own count follows (`10 of 24 and 12`): the runs asked other "
-    "questions (`--limit N` takes the first N in each run's order, which differs "
-    "between `answer=logprob` and `answer=choice`) or one was cut short, and the "
-    "difference is over the shared ones only."
+    "`questions compared`: how many questions of the measure both runs scored; where the "
+    "runs share fewer than either scored, the overall row gives each run's own count "
+    "(`6 of 24 and 12`): they asked other questions (`--limit N` takes the first N in "
+    "each run's order, which differs between `answer=logprob` and `answer=choice`) or "
+    "one was cut short, and the difference is over the shared ones only."
 )
 
 
-def paired_questions(a: RunSummary, b: RunSummary) -> str:
-    """How many questions two runs (recomputed over those they share) are paired on:
-    `all 24`, or with each run's own count where either scored more: `10 of 24 and 12`."""
+def paired_questions(a: RunSummary, b: RunSummary) -> int | str:
+    """How many questions two runs (recomputed over those they share) are paired on,
+    with each run's own count where either scored more: `6 of 24 and 12`."""
     n = len({q.id for q in a.run.samples} & {q.id for q in b.run.samples})
-    return f"all {n}" if n == a.scored == b.scored else f"{n} of {a.scored} and {b.scored}"
+    return n if n == a.scored == b.scored else f"{n} of {a.scored} and {b.scored}"
 
 
-def difference_cells(d: Difference) -> tuple[Cell, ...]:
-    """A paired difference's cells, `DIFFERENCE_COLUMNS` after the measure."""
-    return (d.n, d.contexts, d.difference, d.stderr, d.low, d.high, d.distinguishable)
+def difference_cells(measure: str, d: Difference, a: RunSummary, b: RunSummary) -> tuple[Cell, ...]:
+    """The cells of `a` against `b` on `measure`, `DIFFERENCE_COLUMNS` after the measure;
+    the overall row's questions compared are `paired_questions`."""
+    compared = paired_questions(a, b) if measure == "overall" else d.n
+    return (compared, d.contexts, d.difference, d.stderr, d.low, d.high, d.distinguishable)
 
 
 def _difference_rows(
     first: tuple[Cell, ...], a: RunSummary, b: RunSummary, by_category: bool = True
 ) -> list[tuple[Cell, ...]]:
     """One row per measure of `a` against `b` (overall, macro average, and by default
-    each category), each after the cells `first` and the questions they are paired on."""
+    each category), each after the cells `first`."""
     groups = category_groups() if by_category else {}
-    shared = paired_questions(a, b)
     return [
-        (*first, shared, measure, *difference_cells(d)) for measure, d in differences(a, b, groups)
+        (*first, measure, *difference_cells(measure, d, a, b))
+        for measure, d in differences(a, b, groups)
     ]
 
 
@@ -399,7 +398,7 @@ def gain_table(pairs: Sequence[GainPair]) -> Table:
         "`memory` of the official prompt; overall, "
         "macro average and per question type. Where a kind of run was made several "
         f"times, the latest complete one (else the latest). {DIFFERENCE_NOTE}",
-        ("run", "baseline (no history)", PAIRED_COLUMN, *DIFFERENCE_COLUMNS),
+        ("run", "baseline (no history)", *DIFFERENCE_COLUMNS),
         tuple(rows),
     )
 
@@ -448,7 +447,7 @@ def floor_table(pairs: Sequence[FloorPair]) -> Table:
         "question or to the history, or a random one), overall, macro average and per "
         "question type. A run is above the floor only where the difference is "
         f"distinguishable from 0 and positive. {DIFFERENCE_NOTE}",
-        ("run", "floor", PAIRED_COLUMN, *DIFFERENCE_COLUMNS),
+        ("run", "floor", *DIFFERENCE_COLUMNS),
         tuple(rows),
     )
 
@@ -559,7 +558,7 @@ def method_differences_table(groups: Sequence[MethodGroup]) -> Table:
         "For the runs of the methods table, each method against each one before it in "
         f"that table, overall and macro average (per question type: the gain table). "
         f"{DIFFERENCE_NOTE}",
-        ("runs of", "method", "against", PAIRED_COLUMN, *DIFFERENCE_COLUMNS),
+        ("runs of", "method", "against", *DIFFERENCE_COLUMNS),
         tuple(rows),
     )
 
