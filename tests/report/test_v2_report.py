@@ -215,3 +215,52 @@ def test_the_paper_range_is_the_abstracts() -> None:
     paper = paper_range()
     assert (paper.kind, paper.low, paper.high, paper.shown) == ("paper", 0.37, 0.48, "0.37-0.48")
     assert [p.kind for p in published_v2()].count("self-reported") == 13
+
+
+def test_figure_labels_are_whole_inside_the_figure_and_1_leaves_headroom(
+    v2_report: tuple[Report, dict[str, EvalLog], Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every figure drawn (v1's and v2's): each tick label and legend entry lies inside
+    the figure, a run's label beside the published v2 numbers is whole (wrapped onto
+    lines, never cut), and an accuracy of 1.0 stays below the frame."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from inspect_personamem.report import figures
+
+    drawn: list[Figure] = []
+    save = figures._save
+
+    def keep(figure: Figure, folder: Path, stem: str) -> list[Path]:
+        drawn.append(figure)
+        return save(figure, folder, stem)
+
+    monkeypatch.setattr(figures, "_save", keep)
+    _, _, out = v2_report
+    report = build_report([out.parent / "logs"], tmp_path / "report")
+    assert len(drawn) == len(report.figures)
+    for figure in drawn:
+        FigureCanvasAgg(figure)  # the canvas a PNG is drawn on
+        figure.draw_without_rendering()  # lays it out as saving did
+        frame = figure.bbox
+        texts = [t for legend in figure.legends for t in legend.get_texts()]
+        for a in figure.axes:  # the ticks drawn: those inside the axis's limits
+            (x0, x1), (y0, y1) = sorted(a.get_xlim()), sorted(a.get_ylim())
+            texts += [t for t in a.get_xticklabels() if x0 <= t.get_position()[0] <= x1]
+            texts += [t for t in a.get_yticklabels() if y0 <= t.get_position()[1] <= y1]
+        for text in texts:
+            box = text.get_window_extent()
+            inside = box.x0 >= frame.x0 - 1 and box.x1 <= frame.x1 + 1
+            assert inside and box.y0 >= frame.y0 - 1 and box.y1 <= frame.y1 + 1, text
+        for axes in figure.axes:
+            if axes.get_ylabel() == "accuracy":
+                assert axes.get_ylim()[1] > 1, figure.get_suptitle()
+            if axes.get_xlabel().startswith("accuracy"):
+                assert axes.get_xlim()[1] > 1, figure.get_suptitle()
+    [v2] = [figure for figure in drawn if "PersonaMem-v2" in figure.get_suptitle()]
+    shown = {text.get_text().replace("\n", " ") for text in v2.axes[0].get_yticklabels()}
+    runs = {s.label for s in report.summaries if s.run.benchmark == "v2"}
+    assert any(len(label) > 60 for label in runs)
+    assert runs <= shown
