@@ -696,6 +696,23 @@ def test_package_and_report_import_without_matplotlib() -> None:
     assert "ReportError" in result.stdout and "inspect-personamem[report]" in result.stdout
 
 
+def test_every_report_test_module_skips_naming_the_extra_without_matplotlib() -> None:
+    """Without the report extra each module of these tests skips, saying which extra to
+    install (not only that matplotlib could not be imported)."""
+    modules = sorted(str(path) for path in (ROOT / "tests" / "report").glob("test_*.py"))
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "import pytest\n"
+        f"sys.exit(pytest.main(['-q', '-rs', '-n', '0', '-p', 'no:cacheprovider', *{modules!r}]))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    skipped = [line for line in result.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert len(skipped) == len(modules), result.stdout[-2000:]
+    assert all("pip install -e '.[report]'" in line for line in skipped), skipped
+
+
 @pytest.fixture
 def chromium() -> Iterator[str]:
     path = shutil.which("chromium") or "/usr/bin/chromium"

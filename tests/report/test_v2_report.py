@@ -19,7 +19,8 @@ from inspect_personamem.report import build_report
 from inspect_personamem.report.build import Report
 from inspect_personamem.report.published import paper_range, published_v2
 
-pytest.importorskip("matplotlib")
+pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
+pytestmark = pytest.mark.report
 
 V2_TASK = "inspect_personamem/personamem_v2_32k"
 SHAPE = replace(SMALL_V2, personas=8)
