@@ -1355,7 +1355,8 @@ def test_a_run_on_other_data_is_marked_and_kept_out_of_the_published_comparison(
     command = ["report", str(folder), "--out", str(tmp_path / "all")]
     assert main([*command, "--published-name", "mockllm/model-a=GPT-4o",
                  "--include-unreleased-data"]) == 0  # fmt: skip
-    assert capsys.readouterr().out.splitlines()[0] == report.headline
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:2] == [report.headline, f"not comparable: {report.caveats[0]}"]
     assert {row["run"] for row in read_csv(tmp_path / "all", "published")} == {other}
 
 
