@@ -16,6 +16,7 @@ from released import synthetic_data_stands_for_the_release  # noqa: F401 (autous
 
 from inspect_personamem.offline.synthetic import generate_split
 from inspect_personamem.report import build_report
+from inspect_personamem.report.glance import CAVEATS
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import Run, read_runs
 
@@ -111,11 +112,10 @@ def test_the_report_says_self_graded_by_identity(logs: Logs, tmp_path: Path) -> 
         rows[f"{ORACLE}, full history, open, graded by {ORACLE} (accuracy=0.5)"]["self-graded"]
         == "no"
     )
-    [note] = [note for note in report.notes if note.startswith(f"{mine}: self-graded")]
-    assert note == (
-        f"{mine}: self-graded: the model under test graded its own replies (the same model "
-        "bound to the grader role), so no independent grader judged them"
-    )
+    assert report.caveats == [
+        f"self-graded, 1 of 2 runs: {mine} (the same model bound to the grader role): "
+        f"{CAVEATS['self-graded']}"
+    ]
 
 
 def test_a_graders_generation_settings_are_part_of_it(logs: Logs) -> None:

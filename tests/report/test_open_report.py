@@ -26,6 +26,7 @@ from inspect_personamem.data.question_types import CATEGORY_TITLES
 from inspect_personamem.offline.synthetic import generate_split
 from inspect_personamem.report import build_report
 from inspect_personamem.report.build import Report
+from inspect_personamem.report.glance import CAVEATS
 from inspect_personamem.report.logs import read_runs
 from inspect_personamem.scoring.grader.prompt import GraderQuestion
 
@@ -291,7 +292,7 @@ def test_an_open_log_that_names_no_grader_is_skipped_with_a_note(
 def test_the_grader_is_part_of_what_a_run_is(open_logs: OpenLogs, report: Report) -> None:
     """Two open runs of one model and setting graded by two graders are two runs, each
     label naming its grader; a self-graded run says so in its label, the graders table
-    and a note."""
+    and the summary (once)."""
     locations = open_logs.locations
     assert labels(report) == {
         Path(locations["choice"]).name: f"{ORACLE}, full history",
@@ -310,10 +311,11 @@ def test_the_grader_is_part_of_what_a_run_is(open_logs: OpenLogs, report: Report
     }
     assert graders[f"{OPEN}, self-graded, subset 8/24"]["grader"] == f"{ORACLE} itself"
     assert graders[f"{OPEN}, graded by mockllm/grader"]["grader"] == "mockllm/grader"
-    assert (
-        f"{OPEN}, self-graded, subset 8/24: self-graded: the model under test graded its own "
-        "replies (`-T grader=self`)" in "\n".join(report.notes)
+    said = (
+        f"self-graded, 1 of 6 runs: {OPEN}, self-graded, subset 8/24 (`-T grader=self`): "
+        f"{CAVEATS['self-graded']}"
     )
+    assert said in report.caveats
     methods = [row["method"] for row in read_csv(out(report), "methods")]
     assert methods == [
         "full history",
@@ -421,6 +423,8 @@ def test_chosen_against_open_answers_by_hand(open_logs: OpenLogs, report: Report
         (f"{OPEN}, graded by mockllm/grader", chosen_label),
         (f"{OPEN}, self-graded, subset 8/24", chosen_label),
     }
+    compared = {r["open run"]: r["questions compared"] for r in rows if r["measure"] == "overall"}
+    assert compared[f"{OPEN}, self-graded, subset 8/24"] == "8 of 8 and 24"
     chosen = questions(open_logs.locations["choice"])
     clusters = {q: chosen[q].context for q in chosen}
     groups: dict[str, list[str]] = {"overall": list(chosen)}

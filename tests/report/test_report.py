@@ -44,6 +44,7 @@ from inspect_personamem.report import ReportError, build_report
 from inspect_personamem.report.accuracy import accuracy_of
 from inspect_personamem.report.build import Report
 from inspect_personamem.report.differences import paired_difference, t_quantile
+from inspect_personamem.report.glance import CAVEATS
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import SampleResult, read_runs
 from inspect_personamem.settings import axes_label
@@ -598,7 +599,7 @@ def test_history_gain_compares_only_the_questions_both_runs_scored(
     complete = run(model, folder, logs.data, task_args={"history": "none"})
     report = build_report([folder], tmp_path / "out")
     [row] = [row for row in read_csv(tmp_path / "out", "gain") if row["measure"] == "overall"]
-    assert row["questions compared"] == "10"
+    assert row["questions compared"] == f"10 of 10 and {QUESTIONS}"  # each run's own count
     limited_ids = {str(sample.id) for sample in limited.samples or []}
     none = expected_from_log(complete)
     full = expected_from_log(str(limited.location))
@@ -695,6 +696,23 @@ def test_package_and_report_import_without_matplotlib() -> None:
     assert "ReportError" in result.stdout and "inspect-personamem[report]" in result.stdout
 
 
+def test_every_report_test_module_skips_naming_the_extra_without_matplotlib() -> None:
+    """Without the report extra each module of these tests skips, saying which extra to
+    install (not only that matplotlib could not be imported)."""
+    modules = sorted(str(path) for path in (ROOT / "tests" / "report").glob("test_*.py"))
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "import pytest\n"
+        f"sys.exit(pytest.main(['-q', '-rs', '-n', '0', '-p', 'no:cacheprovider', *{modules!r}]))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    skipped = [line for line in result.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert len(skipped) == len(modules), result.stdout[-2000:]
+    assert all("pip install -e '.[report]'" in line for line in skipped), skipped
+
+
 @pytest.fixture
 def chromium() -> Iterator[str]:
     path = shutil.which("chromium") or "/usr/bin/chromium"
@@ -743,16 +761,21 @@ window.addEventListener("load", () => {
   const scrolled = [...document.querySelectorAll("section")]
     .filter((s) => s.querySelector(".scroll").scrollWidth > s.querySelector(".scroll").clientWidth)
     .map((s) => s.id);
+  const firstScreen = [...document.querySelectorAll("#summary td")]
+    .filter((cell) => cell.getBoundingClientRect().bottom <= 800)
+    .map((cell) => cell.textContent);
   const out = document.createElement("pre");
   out.id = "measured";
   out.textContent = JSON.stringify({
-    broken, scrolled, page: document.documentElement.scrollWidth, viewport: window.innerWidth,
+    broken, scrolled, firstScreen, page: document.documentElement.scrollWidth,
+    viewport: window.innerWidth,
   });
   document.body.appendChild(out);
 });
 </script>"""
 """Run in the page once it is laid out: every word of a table cell broken across lines,
-the tables that scroll in their box, and the page's width against the window's."""
+the tables that scroll in their box, the summary's cells on the first screen (the top
+800 px), and the page's width against the window's."""
 
 
 def measured(page: Path, chromium: str, width: int, folder: Path) -> dict[str, Any]:
@@ -778,14 +801,19 @@ def measured(page: Path, chromium: str, width: int, folder: Path) -> dict[str, A
 def test_the_page_reads_at_1280_and_1400_px(
     method_logs: MethodLogs, tmp_path: Path, chromium: str, width: int
 ) -> None:
-    """Runs of four methods (long labels, wide tables): no word of a table is broken
-    across lines, the page itself never scrolls sideways, and the tables a reader looks
-    at first (results, methods, their differences and cost) fit without scrolling."""
+    """Runs of four methods (long labels, wide tables): the first screen holds the
+    summary with every run's accuracy and interval, no word of a table is broken across
+    lines, the page itself never scrolls sideways (a wide table, one column per topic,
+    scrolls in its own box), and the tables a reader looks at first (summary, results,
+    methods, their differences and cost) fit without scrolling."""
     report = methods_report(method_logs, tmp_path / "out")
     found = measured(report.index, chromium, width, tmp_path)
+    for s in report.summaries:
+        for number in (s.overall.accuracy, s.overall.low, s.overall.high):
+            assert f"{number:.3f}" in found["firstScreen"], (s.label, found["firstScreen"])
     assert found["broken"] == []
     assert found["page"] <= found["viewport"]
-    first_read = {"overall", "methods", "method_differences", "gain", "cost"}
+    first_read = {"summary", "overall", "methods", "method_differences", "gain", "cost"}
     assert not first_read & set(found["scrolled"])
 
 
@@ -942,11 +970,13 @@ def test_a_limited_run_is_marked_a_subset_and_kept_out_of_the_published_comparis
         labels = {row["run"] for row in read_csv(tmp_path / "out", name)}
         assert subset[0] in labels, name
         assert sum("subset" in label for label in labels) == 1, name
-    assert any("a subset 10/24: 10 of the 24 questions" in note for note in report.notes)
-    assert any(
-        "subset 10/24 of the split" in note and "not compared with GPT-4o" in note
-        for note in report.notes
+    assert report.headline == (
+        "All 2 runs complete; not comparable with published numbers: subset (1 of 2)"
     )
+    assert report.caveats == [
+        f"subset, 1 of 2 runs: {subset[0]} (subset 10/24): {CAVEATS['subset']}"
+    ]
+    assert "--include-subsets" not in "\n".join(report.notes)  # the summary says it, once
     published = read_csv(tmp_path / "out", "published")
     assert {row["run"] for row in published} == {s.label for s in report.summaries} - set(subset)
     assert not any("subset" in figure.caption for figure in report.figures)
@@ -1311,21 +1341,26 @@ def test_a_run_on_other_data_is_marked_and_kept_out_of_the_published_comparison(
         labels["a_none"]: "released",
         labels["b_epochs"]: "unknown",
     }
-    notes = "\n".join(report.notes)
-    assert f"its question file is not the released file ({reason})" in notes
-    assert f"{other}: its question file is not the released file; the published numbers" in notes
-    assert "(--include-unreleased-data compares it)" in notes
+    assert report.caveats == [
+        f"not the released file, 1 of 3 runs: {other} ({reason}): "
+        + CAVEATS["not the released file"]
+    ]
+    assert "--include-unreleased-data" in CAVEATS["not the released file"]
+    assert "not the released" not in "\n".join(report.notes)  # the summary says it, once
     assert not (out / "tables" / "published.csv").exists()
-    assert report.headline == f"Incomplete runs: {other} (not the released file: {reason})"
+    assert report.headline == (
+        "All 3 runs complete; not comparable with published numbers: not the released file (1 of 3)"
+    )
 
     command = ["report", str(folder), "--out", str(tmp_path / "all")]
     assert main([*command, "--published-name", "mockllm/model-a=GPT-4o",
                  "--include-unreleased-data"]) == 0  # fmt: skip
-    assert capsys.readouterr().out.splitlines()[0] == report.headline
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:2] == [report.headline, f"not comparable: {report.caveats[0]}"]
     assert {row["run"] for row in read_csv(tmp_path / "all", "published")} == {other}
 
 
-def test_the_first_line_names_every_run_that_is_not_a_complete_success(
+def test_the_first_line_names_every_incomplete_run_and_a_subset_as_not_comparable(
     logs: Logs, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = tmp_path / "logs"
@@ -1352,8 +1387,8 @@ def test_the_first_line_names_every_run_that_is_not_a_complete_success(
         f"{errors.errors} errored); "
         f"{labels['b_interrupted']} (status error, {len(interrupted.values)} of {QUESTIONS} "
         f"scored, {interrupted.errors} errored); "
-        f"{labels[limited]} (only 10 of the split's {QUESTIONS} questions)"
-    )
+        "not comparable with published numbers: subset (1 of 4)"
+    )  # the limited run is complete: every question it asked was scored
 
     complete = tmp_path / "complete"
     complete.mkdir()
@@ -1395,3 +1430,118 @@ def test_every_run_is_set_against_the_best_shortcut_floor(logs: Logs, tmp_path: 
     said = [note for note in report.notes if "NOT above the shortcut floor" in note]
     above = overall["distinguishable from 0"] == "yes" and by_hand > 0
     assert bool(said) is not above
+
+
+def grafted(location: str, path: Path, **metadata: str) -> None:
+    """A copy of the log at `location` written to `path`, with `metadata` in its task
+    metadata (`data_release`, `data_checked`: what a newer task records)."""
+    log = read_eval_log(location)
+    log.eval.metadata = {**(log.eval.metadata or {}), **metadata}
+    write_eval_log(log, str(path))
+
+
+def test_a_run_on_synthetic_data_is_labelled_so_and_never_compared(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """Generated data (`data_release: synthetic: ...`) is its own kind: labelled
+    `synthetic data`, not `not released data`, and kept out of the published comparison
+    even with `--include-unreleased-data` (which is about real but other data)."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    checked = "questions_128k.csv: rows, bytes; shared_contexts_128k.jsonl: nothing to check"
+    for key in ("a_full", "a_none"):
+        synthetic = "synthetic: inspect-personamem try"
+        grafted(
+            logs.locations[key], folder / f"{key}.eval", data_release=synthetic, data_checked=""
+        )
+    b_epochs = folder / "b_epochs.eval"
+    grafted(logs.locations["b_epochs"], b_epochs, data_release="released", data_checked=checked)
+    out = tmp_path / "out"
+    report = build_report(
+        [folder], out, name_overrides={"mockllm/model-a": "GPT-4o"}, include_unreleased=True
+    )
+    runs = {Path(s.run.location).stem: s for s in report.summaries}
+    on_synthetic = [runs[key] for key in ("a_full", "a_none")]
+    for s in on_synthetic:
+        assert (s.run.synthetic, s.run.unreleased) == ("inspect-personamem try", "")
+        assert s.label.endswith(", synthetic data")
+    assert not runs["b_epochs"].label.endswith("data")
+    for name in ("summary", "overall", "runs", "categories", "sessions", "estimates"):
+        labels = {row["run"] for row in read_csv(out, name)}
+        assert {s.label for s in on_synthetic} <= labels, name
+    data = {row["run"]: (row["data"], row["data checked"]) for row in read_csv(out, "runs")}
+    assert data == {
+        on_synthetic[0].label: ("synthetic", ""),
+        on_synthetic[1].label: ("synthetic", ""),
+        runs["b_epochs"].label: ("released", checked),
+    }
+    assert not (out / "tables" / "published.csv").exists()
+    assert report.headline == (
+        "All 3 runs complete; not comparable with published numbers: synthetic data (2 of 3)"
+    )
+    names = "; ".join(s.label for s in report.summaries if s.run.synthetic)
+    assert report.caveats == [
+        f"synthetic data, 2 of 3 runs: {names} (written by inspect-personamem try): "
+        + CAVEATS["synthetic data"]
+    ]
+
+
+def test_the_page_opens_with_one_summary_and_says_each_caveat_once(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """Per dataset and model, each run's accuracy beside its model's no-history run and
+    the best model-free floor; a caveat shared by four logs is one line, not four."""
+    from inspect_ai.model import get_model
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    other = "not the released file: 24 rows, the released questions_128k.csv has 2727"
+    for key in ("a_full", "a_none", "b_epochs"):
+        grafted(logs.locations[key], folder / f"{key}.eval", data_release=other)
+    for rule in ("longest", "random"):
+        location = run(get_model("personamem/floor", rule=rule), tmp_path / "floors", logs.data)
+        grafted(location, folder / f"{rule}.eval", data_release=other)
+    out = tmp_path / "out"
+    report = build_report([folder], out)
+    by_stem = {Path(s.run.location).stem: s for s in report.summaries}
+    floors = [s for s in report.summaries if s.run.model == "personamem/floor"]
+    best = max(floors, key=lambda s: s.overall.accuracy)
+    order = [by_stem[key] for key in ("a_none", "a_full", "b_epochs")]
+    rows = read_csv(out, "summary")
+    assert [row["run"] for row in rows] == [s.label for s in [*order, best]]
+    for row, s in zip(rows, [*order, best], strict=True):
+        assert row["data"] == "PersonaMem 128k"
+        assert close(row["accuracy"], s.overall.accuracy)
+        assert close(row["ci95 low"], s.overall.low) and close(row["ci95 high"], s.overall.high)
+        assert row["questions scored"] == str(s.overall.n)
+    assert report.caveats == [
+        "not the released file, all 5 runs (24 rows, the released questions_128k.csv has "
+        f"2727): {CAVEATS['not the released file']}"
+    ]
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert page.count("24 rows, the released questions_128k.csv has 2727") == 1
+    body = page.split("<body>", 1)[1]
+    assert body.index('<section id="summary">') < body.index('id="caveats"')
+    assert body.index('id="caveats"') < body.index('id="notes"')
+
+
+def test_paired_tables_say_how_many_questions_two_runs_share(logs: Logs, tmp_path: Path) -> None:
+    """Two runs over other questions (`--limit` takes each run's first N, and orders
+    differ between answers) are paired on the questions they share: every paired table
+    says how many, and on the overall row, where fewer than either run scored, each
+    run's own count."""
+    from inspect_ai.model import get_model
+
+    ids = [str(sample.id) for sample in read_eval_log(logs.locations["a_full"]).samples or []]
+    folder = tmp_path / "logs"
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    run(model, folder, logs.data, sample_id=ids[:12])
+    run(model, folder, logs.data, sample_id=ids[6:18], task_args={"history": "none"})
+    run(get_model("personamem/floor", rule="longest"), folder, logs.data)
+    out = tmp_path / "out"
+    build_report([folder], out)
+    for name in ("gain", "method_differences"):
+        rows = {row["measure"]: row["questions compared"] for row in read_csv(out, name)}
+        assert (rows["overall"], rows["macro average"]) == ("6 of 12 and 12", "6"), name
+    floor = [row for row in read_csv(out, "floor") if row["measure"] == "overall"]
+    assert [row["questions compared"] for row in floor] == [f"12 of 12 and {QUESTIONS}"] * 2

@@ -14,12 +14,14 @@ from grader_fixtures import first, grader
 from helpers import SMALL_V2, Reply, mock_model, run_task
 from inspect_ai.log import EvalLog, read_eval_log
 
+from inspect_personamem.data.provenance import MARK
 from inspect_personamem.offline.synthetic_v2 import generate_v2
 from inspect_personamem.report import build_report
 from inspect_personamem.report.build import Report
 from inspect_personamem.report.published import paper_range, published_v2
 
-pytest.importorskip("matplotlib")
+pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
+pytestmark = pytest.mark.report
 
 V2_TASK = "inspect_personamem/personamem_v2_32k"
 SHAPE = replace(SMALL_V2, personas=8)
@@ -61,12 +63,16 @@ def v2_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, dict[st
     root = tmp_path_factory.mktemp("v2report")
     data = root / "v2"
     generate_v2(data, shape=SHAPE)
+    # unmarked as generated, the data stand for other data than the release, not synthetic
+    # data (which is never set beside published numbers: tested in test_report.py)
+    (data / MARK).unlink()
     logs = root / "logs"
     runs = v2_runs(data, logs)
     from inspect_personamem.offline.synthetic import generate_split
 
     v1_data = root / "v1"
     generate_split(v1_data, "32k", contexts=3, min_messages=30, max_messages=60, questions=12)
+    (v1_data / MARK).unlink()
     v1 = run_task(
         "inspect_personamem/personamem_32k",
         mock_model(lambda messages: "(a)"),
@@ -105,9 +111,13 @@ def test_v2_runs_are_reported_apart_from_v1(
     )
     assert all(t.title.startswith("PersonaMem-v2: ") for t in report.tables if "v2" in t.name)
     assert (out / "figures" / "v2.png").is_file() and (out / "figures" / "v2.svg").is_file()
-    # synthetic data: every run is marked as not on the released files, v2's too
+    # synthetic data: every run is marked as not on the released files, v2's too, once
     assert len(report.summaries) == 5
-    assert report.headline.count("not the released file") == 5
+    assert report.headline == (
+        "All 5 runs complete; not comparable with published numbers: not the released file"
+    )
+    [caveat] = report.caveats
+    assert caveat.startswith("not the released file, all 5 runs (")
 
 
 def test_every_v2_metric_recomputed_matches_what_inspect_stored(
@@ -202,7 +212,7 @@ def test_a_report_of_v2_runs_alone_writes_no_v1_tables(tmp_path: Path) -> None:
     generate_v2(data, shape=SMALL_V2)
     run_task(V2_TASK, mock_model(choose("C")), tmp_path / "logs", {"data_dir": str(data)})
     report = build_report([tmp_path / "logs"], tmp_path / "report")
-    assert [t.name for t in report.tables][:1] == ["v2_overall"]
+    assert [t.name for t in report.tables][:2] == ["summary", "v2_overall"]  # both benchmarks
     assert not (tmp_path / "report" / "tables" / "overall.csv").exists()
     assert [f.files[0].name for f in report.figures] == ["v2.png"]
 
@@ -211,3 +221,52 @@ def test_the_paper_range_is_the_abstracts() -> None:
     paper = paper_range()
     assert (paper.kind, paper.low, paper.high, paper.shown) == ("paper", 0.37, 0.48, "0.37-0.48")
     assert [p.kind for p in published_v2()].count("self-reported") == 13
+
+
+def test_figure_labels_are_whole_inside_the_figure_and_1_leaves_headroom(
+    v2_report: tuple[Report, dict[str, EvalLog], Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every figure drawn (v1's and v2's): each tick label and legend entry lies inside
+    the figure, a run's label beside the published v2 numbers is whole (wrapped onto
+    lines, never cut), and an accuracy of 1.0 stays below the frame."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from inspect_personamem.report import figures
+
+    drawn: list[Figure] = []
+    save = figures._save
+
+    def keep(figure: Figure, folder: Path, stem: str) -> list[Path]:
+        drawn.append(figure)
+        return save(figure, folder, stem)
+
+    monkeypatch.setattr(figures, "_save", keep)
+    _, _, out = v2_report
+    report = build_report([out.parent / "logs"], tmp_path / "report")
+    assert len(drawn) == len(report.figures)
+    for figure in drawn:
+        FigureCanvasAgg(figure)  # the canvas a PNG is drawn on
+        figure.draw_without_rendering()  # lays it out as saving did
+        frame = figure.bbox
+        texts = [t for legend in figure.legends for t in legend.get_texts()]
+        for a in figure.axes:  # the ticks drawn: those inside the axis's limits
+            (x0, x1), (y0, y1) = sorted(a.get_xlim()), sorted(a.get_ylim())
+            texts += [t for t in a.get_xticklabels() if x0 <= t.get_position()[0] <= x1]
+            texts += [t for t in a.get_yticklabels() if y0 <= t.get_position()[1] <= y1]
+        for text in texts:
+            box = text.get_window_extent()
+            inside = box.x0 >= frame.x0 - 1 and box.x1 <= frame.x1 + 1
+            assert inside and box.y0 >= frame.y0 - 1 and box.y1 <= frame.y1 + 1, text
+        for axes in figure.axes:
+            if axes.get_ylabel() == "accuracy":
+                assert axes.get_ylim()[1] > 1, figure.get_suptitle()
+            if axes.get_xlabel().startswith("accuracy"):
+                assert axes.get_xlim()[1] > 1, figure.get_suptitle()
+    [v2] = [figure for figure in drawn if "PersonaMem-v2" in figure.get_suptitle()]
+    shown = {text.get_text().replace("\n", " ") for text in v2.axes[0].get_yticklabels()}
+    runs = {s.label for s in report.summaries if s.run.benchmark == "v2"}
+    assert any(len(label) > 60 for label in runs)
+    assert runs <= shown

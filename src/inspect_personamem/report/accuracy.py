@@ -127,6 +127,9 @@ class RunSummary:
     each value's estimate, in `group_order`; empty for v1, whose groups are above."""
     statuses: dict[str, float]
     """Each status of the scored answers (all epochs; `logs.READ`) -> its share of them."""
+    scored: int
+    """Questions the run scored in its log, kept where `on_questions` recomputed it over
+    fewer: a paired table says when two runs share fewer than they scored."""
 
     @property
     def macro(self) -> float:
@@ -167,6 +170,7 @@ def summarise(run: Run, label: str) -> RunSummary:
             bins={},
             groups={key: _ordered(by_group(samples, _group(key))) for key in V2_GROUPS},
             statuses=dict(statuses),
+            scored=len(samples),
         )
     categories = by_group(samples, lambda s: s.category)
     ordered = {key: categories.pop(key) for key in CATEGORIES if key in categories}
@@ -181,6 +185,7 @@ def summarise(run: Run, label: str) -> RunSummary:
         bins=_ordered(by_group(samples, lambda s: distance_bin(s.sessions))),
         groups={},
         statuses=dict(statuses),
+        scored=len(samples),
     )
 
 
@@ -198,4 +203,6 @@ def on_questions(summary: RunSummary, ids: Set[str]) -> RunSummary:
     samples = tuple(s for s in summary.run.samples if s.id in ids)
     if len(samples) == len(summary.run.samples):
         return summary
-    return summarise(replace(summary.run, samples=samples), summary.label)
+    return replace(
+        summarise(replace(summary.run, samples=samples), summary.label), scored=summary.scored
+    )

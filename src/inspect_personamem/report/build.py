@@ -2,8 +2,9 @@
 
 Output folder layout::
 
-    index.html               the page (figures embedded; links to the files below)
-    tables/<name>.md, .csv   overall, graders, runs, categories, methods,
+    index.html               the page (figures embedded; links to the files below),
+                             opening with `glance.py`'s summary
+    tables/<name>.md, .csv   summary, overall, graders, runs, categories, methods,
                              method_differences, gain, floor, choice_open, cost,
                              sessions, published, published_methods, topics, estimates
                              (graders, methods, method_differences, gain, floor,
@@ -27,6 +28,7 @@ from ..cost.prices import load_prices
 from .accuracy import RunSummary, summarise
 from .check import check
 from .costs import cost_table, run_costs
+from .glance import caveat_lines, headline, summary_table
 from .graded import (
     choice_open_pairs,
     choice_open_table,
@@ -86,7 +88,10 @@ STATISTICS = (
 class Report:
     index: Path
     headline: str
-    """The first line of the page and of the command's output (`headline`)."""
+    """The first line of the page and of the command's output (`glance.headline`)."""
+    caveats: list[str]
+    """Why runs are not comparable with published numbers, once per reason
+    (`glance.caveat_lines`)."""
     summaries: list[RunSummary]
     tables: list[Table]
     figures: list[FigureFile]
@@ -107,7 +112,7 @@ def _figures_module() -> ModuleType:
 @dataclass(frozen=True)
 class Inclusion:
     """Which runs over other questions than the published numbers' are compared with
-    them all the same."""
+    them all the same (runs on synthetic data never are)."""
 
     subsets: bool = False
     """Runs over part of their split (`--include-subsets`)."""
@@ -121,7 +126,8 @@ def _published_matches(
     notes: list[str],
     include: Inclusion,
 ) -> list[tuple[RunSummary, PublishedModel]]:
-    """Runs compared with published numbers; notes say why the others are not.
+    """Runs compared with published numbers; notes say why the others are not (where
+    the summary does not: `_left_out`).
 
     The published numbers are full-history runs of the official prompt over the whole
     released split, so only runs with `history=full` and `answer=choice` are compared,
@@ -145,7 +151,7 @@ def _published_matches(
                 f"answer={s.run.settings['answer']}; the published numbers are full-history "
                 f"runs of the official prompt, so it is not compared with {name}"
             )
-        elif _left_out(s, name, notes, include):
+        elif _left_out(s, include):
             pass
         else:
             matches.append((s, models[name]))
@@ -163,29 +169,22 @@ def _published_matches(
     return matches
 
 
-def _left_out(s: RunSummary, name: str, notes: list[str], include: Inclusion) -> bool:
-    """Whether a run over part of its split, or on other data than the released file,
-    is left out of the comparison with `name`."""
-    if s.run.subset and not include.subsets:
-        notes.append(
-            f"{s.label}: a {s.run.subset} of the split; the published numbers are over the "
-            f"whole split, so it is not compared with {name} (--include-subsets compares it)"
-        )
-        return True
-    if s.run.unreleased and not include.unreleased:
-        notes.append(
-            f"{s.label}: its question file is not the released file; the published numbers "
-            f"are over the released file, so it is not compared with {name} "
-            "(--include-unreleased-data compares it)"
-        )
-        return True
-    return False
+def _left_out(s: RunSummary, include: Inclusion) -> bool:
+    """Whether a run on synthetic data, or (unless `include` says) over part of its
+    split or on other data than the released file, is left out of the comparison with
+    published numbers; the summary says why, once for all such runs
+    (`glance.caveat_lines`)."""
+    run = s.run
+    return bool(
+        run.synthetic
+        or (run.subset and not include.subsets)
+        or (run.unreleased and not include.unreleased)
+    )
 
 
 def _published_method_matches(
     summaries: Sequence[RunSummary],
     overrides: Mapping[str, str],
-    notes: list[str],
     include: Inclusion,
 ) -> list[tuple[RunSummary, PublishedMethod]]:
     """Runs next to the published number of their model, split and method, if any."""
@@ -198,18 +197,9 @@ def _published_method_matches(
             for p in published_methods()
             if (p.model, p.split, p.method) == (name, s.run.split, method)
         ]
-        if published and name and not _left_out(s, name, notes, include):
+        if published and name and not _left_out(s, include):
             matches.extend((s, p) for p in published)
     return matches
-
-
-def headline(summaries: Sequence[RunSummary]) -> str:
-    """The report's first line: every run that is not a complete success, and why."""
-    incomplete = [s for s in summaries if not s.run.complete]
-    if not incomplete:
-        return f"All {len(summaries)} run{'s' if len(summaries) != 1 else ''} complete."
-    runs = "; ".join(f"{s.label} ({', '.join(s.run.shortfalls)})" for s in incomplete)
-    return f"Incomplete runs: {runs}"
 
 
 def build_report(
@@ -257,15 +247,21 @@ def build_report(
     tables = [section for section in sections if isinstance(section, Table)]
     table_dir = out / "tables"
     table_dir.mkdir(parents=True, exist_ok=True)
+    page_title = f"{TITLE}: {title}" if title else TITLE
+    first_line, caveats = headline(summaries), caveat_lines(summaries)
+    summary = summary_table(summaries)
+    tables.insert(0, summary)
     for table in tables:
         (table_dir / f"{table.name}.md").write_text(table.markdown(), encoding="utf-8")
         (table_dir / f"{table.name}.csv").write_text(table.csv(), encoding="utf-8")
-    page_title = f"{TITLE}: {title}" if title else TITLE
-    first_line = headline(summaries)
-    index = write_page(out / "index.html", page_title, first_line, [STATISTICS, *notes], sections)
+    index = write_page(
+        out / "index.html", page_title, first_line, summary, caveats, [STATISTICS, *notes],
+        sections,
+    )  # fmt: skip
     return Report(
         index=index,
         headline=first_line,
+        caveats=caveats,
         summaries=summaries,
         tables=tables,
         figures=[section for section in sections if isinstance(section, FigureFile)],
@@ -318,7 +314,7 @@ def _v1_sections(
     groups = method_groups(summaries)
     compared = [s for s in summaries if s.overall.n]
     matches = _published_matches(compared, name_overrides, notes, include)
-    method_matches = _published_method_matches(compared, name_overrides, notes, include)
+    method_matches = _published_method_matches(compared, name_overrides, include)
     colours = figures.palette(summaries)
     category_figure = context.figure(
         "Accuracy per question type (the paper's Figure 3)",

@@ -22,6 +22,8 @@ def run(args: argparse.Namespace) -> int:
         include_unreleased=args.include_unreleased_data,
     )
     print(report.headline)
+    for caveat in report.caveats:
+        print(f"not comparable: {caveat}")
     for note in report.notes:
         print(f"note: {note}")
     print(
@@ -54,15 +56,16 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--include-subsets",
         action="store_true",
         help="compare runs over part of a split (--limit, --sample-id) with the published "
-        "numbers too; without it they are left out of that comparison (with a note). "
-        "Such runs are labelled 'subset N/M' everywhere",
+        "numbers too; without it they are left out of that comparison (the summary says "
+        "why). Such runs are labelled 'subset N/M' everywhere",
     )
     parser.add_argument(
         "--include-unreleased-data",
         action="store_true",
         help="compare runs on another question file than the released one (as the task "
         "recorded it) with the published numbers too; without it they are left out of that "
-        "comparison (with a note). Such runs are labelled 'not released data' everywhere",
+        "comparison (the summary says why). Such runs are labelled 'not released data' "
+        "everywhere; runs on synthetic data ('synthetic data') are never compared",
     )
     parser.add_argument("--title", default="", help="added to the page's and every figure's title")
     parser.set_defaults(handler=run)

@@ -24,7 +24,7 @@ from ..scoring.metrics import group_order
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary
 from .costs import RunCost
 from .graded import ChoiceOpenPair
-from .published import SPLIT, PublishedModel, paper_range, published_v2
+from .published import SPLIT, PublishedModel, PublishedV2, paper_range, published_v2
 from .tables import MethodGroup
 
 DPI = 100
@@ -40,6 +40,15 @@ SIZES: dict[str, tuple[float, float]] = {
 """Figure kind -> size in inches; pixels are these times DPI."""
 FORMATS = ("png", "svg")
 CHANCE = 0.25
+TOP = 1.05
+"""Where an accuracy axis ends: a little past 1.0, so that a bar or point at 1.0 and
+its interval stay clear of the frame."""
+LABEL_WIDTH = 52
+"""Characters per line of a label on the v2 figure's axis of runs: longer labels wrap
+onto lines, whole, rather than being cut."""
+LINE_INCHES = 0.14
+"""The height of one line of an 8 pt axis label: the v2 figure grows to give each row
+the lines of its longest label and a gap."""
 
 
 def _save(figure: Figure, folder: Path, stem: str) -> list[Path]:
@@ -81,7 +90,7 @@ def _group_axis(axes: Axes, keys: Sequence[str]) -> None:
     axes.set_xticks(range(len(keys)))
     titles = [CATEGORY_TITLES.get(k, k.replace("_", " ")) for k in keys]
     axes.set_xticklabels([textwrap.fill(title, 16) for title in titles], fontsize=9)
-    axes.set_ylim(0, 1)
+    axes.set_ylim(0, TOP)
     axes.set_ylabel("accuracy")
     axes.axhline(CHANCE, color="grey", linestyle=":", linewidth=1, label="chance (4 options)")
     axes.grid(axis="y", alpha=0.3)
@@ -196,7 +205,7 @@ def _session_lines(axes: Axes, summary: RunSummary, colour: object, label: str) 
 def _sessions_axis(axes: Axes) -> None:
     axes.set_xlabel("sessions elapsed since the relevant preference")
     axes.set_ylabel("accuracy")
-    axes.set_ylim(0, 1)
+    axes.set_ylim(0, TOP)
     axes.axhline(CHANCE, color="grey", linestyle=":", linewidth=1, label="chance (4 options)")
     axes.grid(alpha=0.3)
     axes.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
@@ -279,7 +288,7 @@ def cost_figure(
         )  # fmt: skip
     axes.set_xlabel("input tokens per question (model + memory system)")
     axes.set_ylabel("accuracy")
-    axes.set_ylim(0, 1)
+    axes.set_ylim(0, TOP)
     axes.set_xlim(left=0)
     axes.axhline(CHANCE, color="grey", linestyle=":", linewidth=1, label="chance (4 options)")
     axes.grid(alpha=0.3)
@@ -292,10 +301,24 @@ def v2_figure(
     summaries: Sequence[RunSummary], colours: Mapping[str, Colour], folder: Path, title: str
 ) -> list[Path]:
     """PersonaMem-v2: the runs beside the published numbers (the paper's range a band,
-    the vendors' self-reported numbers hollow), and accuracy per `pref_type`."""
-    figure = Figure(figsize=SIZES["v2"], layout="constrained")
+    the vendors' self-reported numbers hollow), and accuracy per `pref_type`. The rows'
+    labels wrap whole onto lines, and the figure is as tall as they need (with room for
+    the titles and the legend, a line per run)."""
+    paper = paper_range()
+    published = [p for p in published_v2() if p is not paper]
+    labels = [
+        textwrap.fill(text, LABEL_WIDTH)
+        for text in (
+            *(s.label for s in summaries),
+            *(f"{p.system} ({p.kind}{f', {p.model}' if p.model else ''})" for p in published),
+        )
+    ]
+    lines = max(label.count("\n") + 1 for label in labels)
+    width, height = SIZES["v2"]
+    rows = len(labels) * (lines + 0.6) + 2 * len(summaries)
+    figure = Figure(figsize=(width, max(height, 2.5 + rows * LINE_INCHES)), layout="constrained")
     left, right = figure.subplots(1, 2, width_ratios=(2, 3))
-    _published_v2_axis(left, summaries, colours)
+    _published_v2_axis(left, summaries, published, labels, colours)
     keys = sorted({k for s in summaries for k in s.groups.get("pref_type", {})}, key=group_order)
     _bars(
         right,
@@ -312,13 +335,16 @@ def v2_figure(
 
 
 def _published_v2_axis(
-    axes: Axes, summaries: Sequence[RunSummary], colours: Mapping[str, Colour]
+    axes: Axes,
+    summaries: Sequence[RunSummary],
+    published: Sequence[PublishedV2],
+    labels: Sequence[str],
+    colours: Mapping[str, Colour],
 ) -> None:
-    """One row per run and per published number, the paper's range a band."""
+    """One row per run and per published number (`labels`, in that order), the paper's
+    range a band."""
     paper = paper_range()
     axes.axvspan(paper.low, paper.high, color=PUBLISHED_COLOUR, alpha=0.15)
-    published = [p for p in published_v2() if p is not paper]
-    labels = [textwrap.shorten(s.label, 48) for s in summaries]
     for y, s in enumerate(summaries):
         axes.errorbar(
             [s.overall.accuracy], [y], xerr=_errors([s.overall]), fmt="o",
@@ -330,12 +356,10 @@ def _published_v2_axis(
             [p.low], [y], marker="s" if own else "o", color=PUBLISHED_COLOUR,
             markerfacecolor=PUBLISHED_COLOUR if own else "none", linestyle="none",
         )  # fmt: skip
-        model = f", {p.model}" if p.model else ""
-        labels.append(f"{p.system} ({p.kind}{model})")
     axes.set_yticks(range(len(labels)))
     axes.set_yticklabels(labels, fontsize=8)
     axes.invert_yaxis()
-    axes.set_xlim(0, 1)
+    axes.set_xlim(0, TOP)
     axes.set_xlabel("accuracy (of a run judged against the preference label: mean score)")
     axes.axvline(CHANCE, color="grey", linestyle=":", linewidth=1)
     axes.grid(axis="x", alpha=0.3)

@@ -7,8 +7,8 @@ each candidate itself as the reply, under two orders, it should name that candid
 (identity accuracy) whatever the order (position bias). Both are recomputed here
 from each question's counts. A grader is not to be trusted where its identity
 accuracy is below `IDENTITY_MIN`, its position bias above `POSITION_BIAS_MAX`, or its
-verdicts on the replies unreadable more often than `UNREADABLE_MAX`; a note says so,
-and says when the model under test graded its own replies.
+verdicts on the replies unreadable more often than `UNREADABLE_MAX`; a note says so
+(and the summary, when the model under test graded its own replies).
 """
 
 from __future__ import annotations
@@ -134,8 +134,8 @@ def grader_table(summaries: Sequence[RunSummary], name: str = "graders") -> Tabl
 
 
 def grader_notes(summaries: Sequence[RunSummary]) -> list[str]:
-    """A note for each open run whose grader (or judge) is not to be trusted, was not
-    calibrated, or is the model under test."""
+    """A note for each open run whose grader (or judge) is not to be trusted or was not
+    calibrated (that a run was self-graded the summary says: `glance.caveat_lines`)."""
     runs = [s for s in summaries if s.run.grader is not None]
     notes = []
     for s, grader in zip(runs, _grader_names(runs), strict=True):
@@ -151,16 +151,6 @@ def grader_notes(summaries: Sequence[RunSummary]) -> list[str]:
                 f"{s.label}: its grader {grader} was not calibrated (`-T "
                 "grader_calibration=0`, or the run asked none of the calibration "
                 "questions): whether it can be trusted is not known"
-            )
-        if s.run.self_graded:
-            how = (
-                "`-T grader=self`"
-                if s.run.settings["grader"] == "self"
-                else "the same model bound to the grader role"
-            )
-            notes.append(
-                f"{s.label}: self-graded: the model under test graded its own replies "
-                f"({how}), so no independent grader judged them"
             )
     return notes
 
@@ -217,7 +207,8 @@ def choice_open_table(pairs: Sequence[ChoiceOpenPair]) -> Table:
                 )
             else:  # the macro average, a mean of means: no standard error of its own here
                 accuracies = (p.chosen.macro, math.nan, p.open.macro, math.nan)
-            rows.append((p.open.label, p.chosen.label, measure, *accuracies, *difference_cells(d)))
+            cells = difference_cells(measure, d, p.open, p.chosen)
+            rows.append((p.open.label, p.chosen.label, measure, *accuracies, *cells))
     return Table(
         "choice_open",
         "Chosen against open answers (the paper's Figure 6)",

@@ -97,25 +97,36 @@ def _figure(figure: FigureFile, folder: Path) -> str:
     )
 
 
+def _list(id_: str, title: str, items: Sequence[str]) -> str:
+    """A titled list of notes (`code` spans kept), or nothing without items."""
+    if not items:
+        return ""
+    lines = "".join(f"<li>{_inline(item)}</li>" for item in items)
+    return f'<h2 id="{id_}">{html.escape(title)}</h2><ul class="notes">{lines}</ul>'
+
+
 def write_page(
     path: Path,
     title: str,
     headline: str,
+    summary: Table,
+    caveats: Sequence[str],
     notes: Sequence[str],
     sections: Sequence[Table | FigureFile],
 ) -> Path:
-    """Write the index page at `path`, `headline` its first visible line; figure files
-    are relative to its folder."""
+    """Write the index page at `path`: `headline` its first visible line, then the
+    `summary` and the `caveats` (why runs are not comparable with published numbers),
+    the notes, and the sections; figure files are relative to its folder."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>",
         f'<p class="headline">{html.escape(headline)}</p>',
         f"<h1>{html.escape(title)}</h1>",
+        _table(summary),
+        _list("caveats", "Not comparable with published numbers", caveats),
+        _list("notes", "Notes", notes),
     ]
-    if notes:
-        items = "".join(f"<li>{_inline(note)}</li>" for note in notes)
-        parts.append(f'<h2 id="notes">Notes</h2><ul class="notes">{items}</ul>')
     for section in sections:
         parts.append(
             _table(section) if isinstance(section, Table) else _figure(section, path.parent)

@@ -8,7 +8,8 @@ of several splits are shown, how it saw the past and answered (`method_labels`:
 any run's answers were graded (a grader is part of what an open run measured), each
 other setting that differs between the runs, `subset N/M` for a run over part of its
 split, `not released data` for a run on another question file than the released one,
-and the start time when the same model, setting and grader were run more than once.
+`synthetic data` for a run on generated data, and the start time when the same model,
+setting and grader were run more than once.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from inspect_ai.log import (
 from inspect_ai.model import ModelConfig
 from inspect_ai.scorer import Score, Value, value_to_float
 
-from ..data.spec import NOT_RELEASED, RELEASED
+from ..data.spec import NOT_RELEASED, RELEASED, SYNTHETIC
 from ..data.splits import SPLITS
 from ..data.v2.spec import LENGTHS as V2_LENGTHS
 from ..errors import PersonaMemError
@@ -128,6 +128,8 @@ RunKey = tuple[ModelId, str, Items, Grader | None]
 
 UNRELEASED_MARK = "not released data"
 """What the label of a run on other data than the released file says."""
+SYNTHETIC_MARK = "synthetic data"
+"""What the label of a run on generated data says."""
 
 _to_float = value_to_float()
 
@@ -283,8 +285,12 @@ class Run:
     log does not say: an interrupted run's metrics cover the samples finished before
     the stop, which can be fewer than the scored samples the log holds."""
     data_release: str | None
-    """The task's `data_release` metadata: `RELEASED`, or why the question file is not
-    the released one; None for a log made before the task recorded it (unknown)."""
+    """The task's `data_release` metadata: `RELEASED`, why the question file is not
+    the released one (`NOT_RELEASED`...), or what generated it (`SYNTHETIC`...); None for
+    a log made before the task recorded it (unknown)."""
+    data_checked: str | None
+    """The task's `data_checked` metadata: which files were verified against the release,
+    and how; None where the log does not say."""
     grader: Grader | None = None
     """The model that graded open answers (`answer=open`; `_grader`); None for other
     answers."""
@@ -329,7 +335,10 @@ class Run:
 
     @property
     def shortfalls(self) -> list[str]:
-        """Why the run is not a complete success, a few words each; none if it is one."""
+        """Why the run is incomplete, a few words each: a status other than success, or
+        questions unscored, errored or stopped by a limit. None for a complete run, also
+        one over a subset or other data: complete, but not comparable with published
+        numbers (`glance.caveats`)."""
         words = [f"status {self.status}"] if self.status != "success" else []
         if len(self.samples) < self.planned:
             words.append(f"{len(self.samples)} of {self.planned} scored")
@@ -337,14 +346,11 @@ class Run:
             words.append(f"{self.errors} errored")
         if self.unanswered:
             words.append(f"{self.unanswered} not answered: stopped by an Inspect limit")
-        if self.subset:
-            words.append(f"only {self.planned} of the split's {self.dataset_size} questions")
-        if self.unreleased:
-            words.append(f"{NOT_RELEASED}{self.unreleased}")
         return words
 
     @property
     def complete(self) -> bool:
+        """Whether the run succeeded with every question it planned scored."""
         return not self.shortfalls
 
     @property
@@ -356,18 +362,27 @@ class Run:
         )
 
     @property
+    def synthetic(self) -> str:
+        """What generated the run's data (`data_release` after `SYNTHETIC`); empty for
+        real data, or where the log does not say."""
+        if self.data_release is None or not self.data_release.startswith(SYNTHETIC):
+            return ""
+        return self.data_release.removeprefix(SYNTHETIC).strip() or "a generator not named"
+
+    @property
     def unreleased(self) -> str:
-        """Why the run's question file is not the released one; empty where it is, or
-        where the log does not say."""
-        if self.data_release in (None, RELEASED):
+        """Why the run's question file is not the released one; empty where it is, where
+        the data are synthetic (`synthetic`), or where the log does not say."""
+        if self.data_release in (None, RELEASED) or self.synthetic:
             return ""
         return self.data_release.removeprefix(NOT_RELEASED) or self.data_release
 
     @property
     def marks(self) -> list[str]:
         """What every label of the run says about its data: `subset 10/2727`, `not
-        released data`."""
-        return [mark for mark in (self.subset, self.unreleased and UNRELEASED_MARK) if mark]
+        released data`, `synthetic data`."""
+        data = (self.unreleased and UNRELEASED_MARK) or (self.synthetic and SYNTHETIC_MARK)
+        return [mark for mark in (self.subset, data) if mark]
 
 
 @dataclass
@@ -519,6 +534,7 @@ def _run(
         stored_metrics=stored,
         stored_ids=stored_ids,
         data_release=str(metadata["data_release"]) if "data_release" in metadata else None,
+        data_checked=str(metadata["data_checked"]) if "data_checked" in metadata else None,
         grader=_grader(
             settings,
             model_id,
@@ -727,16 +743,6 @@ def _run_notes(run: Run) -> list[str]:
         notes.append(
             f"{where}: status {run.status}, {len(run.samples)} of {run.planned} questions "
             "scored; partial results are reported as such"
-        )
-    if run.subset:
-        notes.append(
-            f"{where}: a {run.subset}: {run.planned} of the {run.dataset_size} questions of "
-            "its split (--limit or --sample-id), so labelled in every table and figure"
-        )
-    if run.unreleased:
-        notes.append(
-            f"{where}: its question file is not the released file ({run.unreleased}), so "
-            f"labelled `{UNRELEASED_MARK}` in every table and figure"
         )
     if run.errors:
         notes.append(f"{where}: {run.errors} sample(s) ended in an error and have no score")

@@ -20,7 +20,7 @@ from ..settings import axes_label, axis_settings, no_history_settings
 from ..types import Benchmark
 from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
 from .check import check
-from .differences import MEASURES, Difference, category_groups, differences
+from .differences import Difference, category_groups, differences
 from .labels import TIME_FORMAT, method_labels, model_labels
 from .logs import ModelId, Run, setting_defaults
 from .published import SPLIT, PublishedMethod, PublishedModel
@@ -140,6 +140,11 @@ def overall_table(
     )
 
 
+RUNS_COLUMNS = (
+    "run", "model", "split", "task version", "started (UTC)", "data", "data checked", "settings",
+)  # fmt: skip
+
+
 def runs_table(summaries: Sequence[RunSummary], name: str = "runs") -> Table:
     """What each run was: model, split, task version, start, and its settings; `name`
     is the table's file stem."""
@@ -152,6 +157,7 @@ def runs_table(summaries: Sequence[RunSummary], name: str = "runs") -> Table:
             s.run.version,
             s.run.created.strftime(TIME_FORMAT),
             _data(s.run),
+            s.run.data_checked,
             ", ".join(
                 f"{key}={value}"
                 for key, value in s.run.settings.items()
@@ -166,18 +172,21 @@ def runs_table(summaries: Sequence[RunSummary], name: str = "runs") -> Table:
         "The runs",
         "Model: its name, with the model arguments (`-M`) in which runs of that name "
         "differ. Data: whether the question file was the released one, as the task "
-        "recorded it (the notes say why not; `unknown` for a log made before the task "
-        "recorded it). Settings: the task arguments that change what is scored, where they "
-        "differ from the task's defaults (a log without an argument ran with its default).",
-        ("run", "model", "split", "task version", "started (UTC)", "data", "settings"),
+        "recorded it (`synthetic` for generated data; the summary says why not; `unknown` "
+        "for a log made before the task recorded it); data checked: which files the task "
+        "verified against the release, and how, where the log says. Settings: the task "
+        "arguments that change what is scored, where they differ from the task's defaults "
+        "(a log without an argument ran with its default).",
+        RUNS_COLUMNS,
         rows,
     )
 
 
 def _data(run: Run) -> str:
+    """A run's data in a word or two: `released`, `not released`, `synthetic`, `unknown`."""
     if run.data_release is None:
         return "unknown"
-    return "not released" if run.unreleased else "released"
+    return "synthetic" if run.synthetic else "not released" if run.unreleased else "released"
 
 
 def category_table(summaries: Sequence[RunSummary]) -> Table:
@@ -339,22 +348,38 @@ DIFFERENCE_NOTE = (
     "its score in the other, averaged (the macro average: the mean of the categories' "
     "mean differences), with a standard error clustered by shared context and a 95% "
     "interval of ± t(contexts−1) × that error. `distinguishable from 0`: `yes` where the "
-    "interval excludes 0; a `no` is a difference these questions cannot tell from none."
+    "interval excludes 0; a `no` is a difference these questions cannot tell from none. "
+    "`questions compared`: how many questions of the measure both runs scored; where the "
+    "runs share fewer than either scored, the overall row gives each run's own count "
+    "(`6 of 24 and 12`): they asked other questions (`--limit N` takes the first N in "
+    "each run's order, which differs between `answer=logprob` and `answer=choice`) or "
+    "one was cut short, and the difference is over the shared ones only."
 )
 
 
-def difference_cells(d: Difference) -> tuple[Cell, ...]:
-    """A paired difference's cells, `DIFFERENCE_COLUMNS` after the measure."""
-    return (d.n, d.contexts, d.difference, d.stderr, d.low, d.high, d.distinguishable)
+def paired_questions(a: RunSummary, b: RunSummary) -> int | str:
+    """How many questions two runs (recomputed over those they share) are paired on,
+    with each run's own count where either scored more: `6 of 24 and 12`."""
+    n = len({q.id for q in a.run.samples} & {q.id for q in b.run.samples})
+    return n if n == a.scored == b.scored else f"{n} of {a.scored} and {b.scored}"
+
+
+def difference_cells(measure: str, d: Difference, a: RunSummary, b: RunSummary) -> tuple[Cell, ...]:
+    """The cells of `a` against `b` on `measure`, `DIFFERENCE_COLUMNS` after the measure;
+    the overall row's questions compared are `paired_questions`."""
+    compared = paired_questions(a, b) if measure == "overall" else d.n
+    return (compared, d.contexts, d.difference, d.stderr, d.low, d.high, d.distinguishable)
 
 
 def _difference_rows(
-    first: tuple[Cell, ...], a: RunSummary, b: RunSummary
+    first: tuple[Cell, ...], a: RunSummary, b: RunSummary, by_category: bool = True
 ) -> list[tuple[Cell, ...]]:
-    """One row per measure of `a` against `b`, each after the cells `first`."""
+    """One row per measure of `a` against `b` (overall, macro average, and by default
+    each category), each after the cells `first`."""
+    groups = category_groups() if by_category else {}
     return [
-        (*first, measure, *difference_cells(d))
-        for measure, d in differences(a, b, category_groups())
+        (*first, measure, *difference_cells(measure, d, a, b))
+        for measure, d in differences(a, b, groups)
     ]
 
 
@@ -525,8 +550,7 @@ def method_differences_table(groups: Sequence[MethodGroup]) -> Table:
         for g in groups
         for i, (label_b, b) in enumerate(g.runs)
         for label_a, a in g.runs[i + 1 :]
-        for row in _difference_rows((g.title, label_a, label_b), a, b)
-        if row[3] in MEASURES
+        for row in _difference_rows((g.title, label_a, label_b), a, b, by_category=False)
     ]
     return Table(
         "method_differences",

@@ -115,6 +115,8 @@ def placement(summary: RunSummary) -> str:
         return "no question scored"
     if summary.run.judged:
         return "not comparable: a mean judge score"
+    if summary.run.synthetic:
+        return "not comparable: synthetic data"
     paper = paper_range()
     value = summary.overall.accuracy
     side = "below" if value < paper.low else "above" if value > paper.high else "inside"

@@ -1,0 +1,150 @@
+"""What the report opens with: a headline, one summary table, and, once, why runs are
+not comparable with published numbers.
+
+A reader glances at the first screen and quotes it, so it says the result and its
+limits in few words: complete or not (a run is incomplete only where its status is not
+success, or questions went unscored, errored or were stopped by a limit), each run's
+accuracy beside its model's no-history run and the best model-free floor, and what
+keeps runs from being compared with published numbers, each reason said once for all
+the runs it concerns (the notes below go into details).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from .accuracy import RunSummary
+from .logs import Run
+from .tables import FLOOR_MODEL, Cell, Table
+
+CAVEATS: dict[str, str] = {
+    "subset": "run over part of the split (`--limit`, `--sample-id`); the published numbers "
+    "are over the whole split, so these are compared with them only with `--include-subsets`",
+    "not the released file": "the question file is not the released one, as the task "
+    "recorded it; compared with published numbers only with `--include-unreleased-data`",
+    "synthetic data": "files the package generated (questions or histories), not "
+    "PersonaMem's: their scores say nothing of any model on PersonaMem, and they are never "
+    "compared with published numbers (`--include-unreleased-data` notwithstanding)",
+    "self-graded": "the model under test graded its own open answers: no independent "
+    "grader judged them",
+}
+"""Why a complete run is not comparable with published numbers, kind -> plain words."""
+
+
+def caveats(run: Run) -> dict[str, str]:
+    """The kinds of `CAVEATS` that apply to `run` -> its details (empty where the kind
+    says all)."""
+    found = {
+        "subset": run.subset,
+        "not the released file": run.unreleased,
+        "synthetic data": run.synthetic and f"written by {run.synthetic}",
+    }
+    kinds = {kind: detail for kind, detail in found.items() if detail}
+    if run.self_graded:
+        kinds["self-graded"] = (
+            "`-T grader=self`"
+            if run.settings["grader"] == "self"
+            else "the same model bound to the grader role"
+        )
+    return kinds
+
+
+def _runs(named: Sequence[RunSummary], of: int) -> str:
+    """`all 4 runs`, or the runs named: `1 of 4 runs: A`."""
+    if len(named) == of:
+        return f"all {of} runs" if of > 1 else "the run"
+    return f"{len(named)} of {of} runs: " + "; ".join(s.label for s in named)
+
+
+def headline(summaries: Sequence[RunSummary]) -> str:
+    """The report's first line: whether every run is complete (else which are not, and
+    why), then in which ways runs are not comparable with published numbers, where any
+    is (with how many runs, where not all)."""
+    incomplete = [s for s in summaries if not s.run.complete]
+    n = len(summaries)
+    if incomplete:
+        said = "; ".join(f"{s.label} ({', '.join(s.run.shortfalls)})" for s in incomplete)
+        line = f"Incomplete runs: {said}"
+    else:
+        line = f"All {n} run{'s' if n != 1 else ''} complete"
+    kinds = _by_kind(summaries)
+    if not kinds:
+        return line if incomplete else f"{line}."
+    words = [
+        kind if len(runs) == n else f"{kind} ({len(runs)} of {n})" for kind, runs in kinds.items()
+    ]
+    return f"{line}; not comparable with published numbers: {', '.join(words)}"
+
+
+def _by_kind(summaries: Sequence[RunSummary]) -> dict[str, list[RunSummary]]:
+    """Each kind of `CAVEATS` that applies to any run -> those runs, in `CAVEATS` order."""
+    kinds: dict[str, list[RunSummary]] = defaultdict(list)
+    for s in summaries:
+        for kind in caveats(s.run):
+            kinds[kind].append(s)
+    return {kind: kinds[kind] for kind in CAVEATS if kind in kinds}
+
+
+def caveat_lines(summaries: Sequence[RunSummary]) -> list[str]:
+    """One line per kind of `CAVEATS` that applies: its runs (counted where all, else
+    named), what it means, and the runs' details once each."""
+    lines = []
+    for kind, runs in _by_kind(summaries).items():
+        details = list(dict.fromkeys(d for s in runs if (d := caveats(s.run)[kind])))
+        said = f" ({'; '.join(details)})" if details else ""
+        lines.append(f"{kind}, {_runs(runs, len(summaries))}{said}: {CAVEATS[kind]}")
+    return lines
+
+
+def _data(run: Run) -> str:
+    """The dataset a run asked, as the summary names it."""
+    return f"PersonaMem{'-v2' if run.benchmark == 'v2' else ''} {run.split}"
+
+
+def summary_rows(summaries: Sequence[RunSummary]) -> list[RunSummary]:
+    """The summary's runs in its order: per dataset (in the order first met), each
+    model's runs with its no-history runs first, then the most accurate model-free floor
+    (`personamem/floor`) of that dataset."""
+    datasets: dict[str, list[RunSummary]] = defaultdict(list)
+    for s in summaries:
+        datasets[_data(s.run)].append(s)
+    rows: list[RunSummary] = []
+    for runs in datasets.values():
+        models: dict[object, list[RunSummary]] = defaultdict(list)
+        for s in runs:
+            if s.run.model != FLOOR_MODEL:
+                models[s.run.model_id].append(s)
+        for model in models.values():
+            rows.extend(sorted(model, key=lambda s: s.run.settings.get("history") != "none"))
+        floors = [s for s in runs if s.run.model == FLOOR_MODEL and s.overall.n]
+        if floors:
+            rows.append(max(floors, key=lambda s: s.overall.accuracy))
+    return rows
+
+
+def summary_table(summaries: Sequence[RunSummary]) -> Table:
+    """The result at a glance: each run's accuracy and 95% interval (`summary_rows`)."""
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            _data(s.run),
+            s.label,
+            s.overall.accuracy,
+            s.overall.low,
+            s.overall.high,
+            s.overall.n,
+            s.run.planned,
+        )  # fmt: skip
+        for s in summary_rows(summaries)
+    )
+    return Table(
+        "summary",
+        "Summary",
+        "Each run's accuracy (of a run judged against the preference label: its mean "
+        "score) with its 95% interval, as in `overall`, per dataset and model: a model's "
+        "no-history runs (`history=none`) first, and last the most accurate model-free "
+        "floor (`personamem/floor`) of the dataset. Side by side, not paired: the paired "
+        "differences, over the questions both runs scored, are in `gain` and `floor`.",
+        ("data", "run", "accuracy", "ci95 low", "ci95 high", "questions scored", "planned"),
+        rows,
+    )
