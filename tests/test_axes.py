@@ -133,7 +133,7 @@ def test_a_new_source_of_history_is_one_module_and_one_table_entry(
         run_task(TASK, model, tmp_path / "bad", {**args, "last_n": 3})
     report = build_report([tmp_path / "logs"], tmp_path / "report")
     labels = sorted(s.label for s in report.summaries)
-    assert labels == [  # synthetic data: not the released file
-        "mockllm/model, full history, not released data",
-        "mockllm/model, last 7 messages, not released data",
+    assert labels == [  # generated data: labelled synthetic
+        "mockllm/model, full history, synthetic data",
+        "mockllm/model, last 7 messages, synthetic data",
     ]

@@ -1450,7 +1450,7 @@ def test_a_run_on_synthetic_data_is_labelled_so_and_never_compared(
     folder.mkdir()
     checked = "questions_128k.csv: rows, bytes; shared_contexts_128k.jsonl: nothing to check"
     for key in ("a_full", "a_none"):
-        synthetic = "synthetic: inspect-personamem try"
+        synthetic = "synthetic: questions_128k.csv written by inspect-personamem try"
         grafted(
             logs.locations[key], folder / f"{key}.eval", data_release=synthetic, data_checked=""
         )
@@ -1463,7 +1463,10 @@ def test_a_run_on_synthetic_data_is_labelled_so_and_never_compared(
     runs = {Path(s.run.location).stem: s for s in report.summaries}
     on_synthetic = [runs[key] for key in ("a_full", "a_none")]
     for s in on_synthetic:
-        assert (s.run.synthetic, s.run.unreleased) == ("inspect-personamem try", "")
+        assert (s.run.synthetic, s.run.unreleased) == (
+            "questions_128k.csv written by inspect-personamem try",
+            "",
+        )
         assert s.label.endswith(", synthetic data")
     assert not runs["b_epochs"].label.endswith("data")
     for name in ("summary", "overall", "runs", "categories", "sessions", "estimates"):
@@ -1481,7 +1484,8 @@ def test_a_run_on_synthetic_data_is_labelled_so_and_never_compared(
     )
     names = "; ".join(s.label for s in report.summaries if s.run.synthetic)
     assert report.caveats == [
-        f"synthetic data, 2 of 3 runs: {names} (written by inspect-personamem try): "
+        f"synthetic data, 2 of 3 runs: {names} (questions_128k.csv written by inspect-personamem "
+        "try): "
         + CAVEATS["synthetic data"]
     ]
 

@@ -38,7 +38,7 @@ def caveats(run: Run) -> dict[str, str]:
     found = {
         "subset": run.subset,
         "not the released file": run.unreleased,
-        "synthetic data": run.synthetic and f"written by {run.synthetic}",
+        "synthetic data": run.synthetic,
     }
     kinds = {kind: detail for kind, detail in found.items() if detail}
     if run.self_graded:
