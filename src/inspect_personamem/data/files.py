@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 from ..errors import PersonaMemDataError
 from .provenance import generated_by
 from .records import QuestionRecord
-from .spec import NOT_RELEASED, RELEASED, SYNTHETIC, DataSource
+from .spec import NOT_RELEASED, RELEASED, SYNTHETIC, DataSource, ReleasedFile
 
 logger = logging.getLogger(__name__)
 
@@ -129,13 +129,14 @@ def data_release(
     them; else as `release_mark` says, the files that differ named."""
     spec, split = source.spec, source.split
     read = [(files.questions, spec.questions_file(split), spec.released[split])]
-    differences = [spec.release_difference(split, files.questions, records)]
     if files.contexts is not None:
         read.append((files.contexts, spec.contexts_file(split), spec.released_contexts[split]))
-        differences.append(spec.contexts_difference(split, files.contexts, contexts))
-    generated = synthetic(source, [(path, name) for path, name, _ in read])
-    if generated:
+    generated = synthetic(source, [name for _, name, _ in read])
+    if generated:  # generated data is not compared with the release at all
         return generated
+    differences = [spec.release_difference(split, files.questions, records)]
+    if files.contexts is not None:
+        differences.append(spec.contexts_difference(split, files.contexts, contexts))
     marks = [
         release_mark(
             source, path, name, difference, files.must_be_released and known.of_pinned_revision
@@ -154,14 +155,19 @@ def data_checked(source: DataSource, files: SplitFiles) -> str:
     `data_checked`, shown beside `data_release`."""
     spec, split = source.spec, source.split
     contexts = spec.contexts_file(split)
-    checked = [f"{spec.questions_file(split)}: {spec.released[split].known}"]
+    checked = [_checked(spec.questions_file(split), spec.released[split])]
     if files.contexts is None:
         checked.append(f"{contexts}: not read")
     else:
-        known = spec.released_contexts[split].known
-        unknown = "" if spec.released_contexts[split].size else " (its bytes and digest unknown)"
-        checked.append(f"{contexts}: {known}{unknown}")
+        checked.append(_checked(contexts, spec.released_contexts[split]))
     return "; ".join(checked)
+
+
+def _checked(name: str, released: ReleasedFile) -> str:
+    """What a copy of the released `name` is checked against, and that its bytes and
+    digest are not where they are unknown."""
+    unknown = "" if released.size is not None else " (its bytes and digest unknown)"
+    return f"{name}: {released.known}{unknown}"
 
 
 def must_be_released(source: FileSource) -> bool:
@@ -170,18 +176,16 @@ def must_be_released(source: FileSource) -> bool:
     return _folder(source) is None and source.is_release
 
 
-def synthetic(source: FileSource, read: Sequence[tuple[Path, str]]) -> str:
-    """`synthetic: <file> written by <generator>` for the files of `read` (each a local
-    path and its name inside the release) that the package generated in the source's
-    folder (`data.provenance`), logged as a warning; empty where it generated none."""
+def synthetic(source: FileSource, names: Sequence[str]) -> str:
+    """`synthetic: <file> written by <generator>` for the files of `names` (paths inside
+    the release) that the package generated in the source's folder (`data.provenance`),
+    logged as a warning; empty where it generated none."""
     folder = _folder(source)
     if folder is None:  # the hub's files are the repository's
         return ""
     root = folder[0]
     generated = [
-        f"{name} written by {by}"
-        for _, name in read
-        if (by := generated_by(root, name)) is not None
+        f"{name} written by {by}" for name in names if (by := generated_by(root, name)) is not None
     ]
     if not generated:
         return ""

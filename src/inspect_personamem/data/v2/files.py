@@ -62,7 +62,7 @@ def data_release(source: V2Source, file: QuestionFile, rows: int) -> str:
     `data.files.release_mark` says (a warning, or an error). (Nothing is known of the
     released history files to check them against.)"""
     name = source.questions_file
-    generated = synthetic(source, [(file.path, name)])
+    generated = synthetic(source, [name])
     if generated:
         return generated
     difference = source.spec.released[source.subset].difference(name, file.path, rows)
