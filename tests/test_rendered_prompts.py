@@ -1,0 +1,88 @@
+"""What each dataset version sends the model, pinned byte for byte.
+
+A digest of every message every sample sends (role and text, samples by id) and of the
+score each reply got, for PersonaMem (v1) and PersonaMem-v2, chosen and open answers,
+on small generated data. Taken before the dataset versions became registry entries and
+held after: a refactor that changes one byte of a prompt, or one score, fails here.
+Where a change is meant, the digest changes with a task version bump and a changelog
+entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import mock_model, run_task
+from inspect_ai.model import ChatMessage
+
+RENDERED: dict[str, str] = {
+    "v1 choice": "eb2df2e219e24b6690163f45cf9d9972068e00be1d7ef2ad63d83f34ba4c26ea",
+    "v1 open": "794fd2437a48a6e38adb6ff7b34de9c9985eaea6b94d80f4c6540452938ec783",
+    "v1 none": "a0b1e1ea41b9d9b03b9c507475893402a59b3bb5d3e519642eabecd21c563c9f",
+    "v2 choice": "673b0e6be1e1d9ba831f56e1064768e1c528256e0d3d4eaf74c8f61e055d7541",
+    "v2 open": "f66e60bb2119a7e693097385c3f10d710f34671465815ad9c1e781f58c8080e9",
+    "v2 preference": "9c80e08f6b6c9577943a59f3b3b6cc7a15294b391eecc767a71b3aa3e090052e",
+}
+"""Case -> sha256 of the messages sent (to the model and to the grader) and the scores
+given."""
+
+CASES: dict[str, tuple[str, dict[str, Any]]] = {
+    "v1 choice": ("personamem_32k", {"shuffle": 3}),
+    "v1 open": ("personamem_32k", {"answer": "open"}),
+    "v1 none": ("personamem_32k", {"history": "none", "system_messages": "merge"}),
+    "v2 choice": ("personamem_v2_32k", {}),
+    "v2 open": ("personamem_v2_32k", {"answer": "open"}),
+    "v2 preference": ("personamem_v2_32k", {"answer": "open", "judge": "preference"}),
+}
+
+
+def _text(messages: list[ChatMessage]) -> list[tuple[str, str]]:
+    return [(message.role, message.text) for message in messages]
+
+
+def _digest(case: str, data: Path, log_dir: Path) -> str:
+    task, task_args = CASES[case]
+    sent: list[list[tuple[str, str]]] = []
+    graded: list[list[tuple[str, str]]] = []
+
+    def reply(messages: list[ChatMessage]) -> str:
+        sent.append(_text(messages))
+        return "My answer is (b). Sure: I'd suggest starting small."
+
+    def grade(messages: list[ChatMessage]) -> str:
+        graded.append(_text(messages))
+        return "Candidate 2 <final>0.5</final>"
+
+    log = run_task(
+        f"inspect_personamem/{task}",
+        mock_model(reply),
+        log_dir,
+        {"data_dir": str(data), **task_args},
+        model_roles={"grader": mock_model(grade, name="mockllm/grader")},
+    )
+    assert log.status == "success", log.error
+    assert log.samples
+    rendered = [
+        {
+            "id": str(sample.id),
+            "messages": _text(sample.messages),
+            "scores": {name: score.value for name, score in (sample.scores or {}).items()},
+        }
+        for sample in sorted(log.samples, key=lambda sample: str(sample.id))
+    ]
+    payload = json.dumps(
+        {"sent": sorted(sent), "graded": sorted(graded), "samples": rendered}, sort_keys=True
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_what_the_model_is_sent_is_pinned(
+    case: str, small_split: Path, small_v2: Path, tmp_path: Path
+) -> None:
+    data = small_v2 if case.startswith("v2") else small_split
+    assert _digest(case, data, tmp_path) == RENDERED[case]
