@@ -5,8 +5,8 @@ from typing import Any, cast
 
 from inspect_ai.model import ModelAPI, modelapi
 
-from .errors import PersonaMemArgumentError
-from .tasks import (
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.tasks import (
     personamem,
     personamem_1M,
     personamem_32k,
@@ -19,8 +19,8 @@ from .tasks import (
 
 def _offline_model(model_name: str, *args: Any, **kwargs: Any) -> ModelAPI:
     """The offline model `personamem/<model_name>` names (imported only when used)."""
-    from .offline.floor import FloorModel
-    from .offline.oracle import OracleModel
+    from inspect_personamem.offline.floor import FloorModel
+    from inspect_personamem.offline.oracle import OracleModel
 
     models: dict[str, type[ModelAPI]] = {"oracle": OracleModel, "floor": FloorModel}
     if model_name not in models:

@@ -12,10 +12,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from .cost.cli import add_command as add_estimate
-from .errors import PersonaMemError
-from .offline.try_it import add_command as add_try
-from .report.cli import add_command as add_report
+from inspect_personamem.cost.cli import add_command as add_estimate
+from inspect_personamem.errors import PersonaMemError
+from inspect_personamem.offline.try_it import add_command as add_try
+from inspect_personamem.report.cli import add_command as add_report
 
 
 def parser() -> argparse.ArgumentParser:

@@ -27,13 +27,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .data.order import INTERLEAVE_BLOCK
-from .data.spec import PERSONAMEM
-from .data.v2.spec import LENGTHS as V2_LENGTHS
-from .data.v2.spec import PERSONAMEM_V2
-from .data.v2.spec import SUBSETS as V2_SUBSETS
-from .errors import PersonaMemArgumentError
-from .types import SampleOrder
+from inspect_personamem.data.order import INTERLEAVE_BLOCK
+from inspect_personamem.data.spec import PERSONAMEM
+from inspect_personamem.data.v2.spec import LENGTHS as V2_LENGTHS
+from inspect_personamem.data.v2.spec import PERSONAMEM_V2
+from inspect_personamem.data.v2.spec import SUBSETS as V2_SUBSETS
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.types import SampleOrder
 
 OFFICIAL_SCORER: Final = ".scoring.scorer:personamem_scorer"
 """The official scorer (the letter read from the reply), for answers without their own."""

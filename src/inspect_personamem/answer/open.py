@@ -11,9 +11,9 @@ from __future__ import annotations
 from inspect_ai.model import ChatMessageUser
 from inspect_ai.solver import Solver, solver
 
-from ..history.seen import See
-from ..types import SystemMessagePolicy
-from .reply import replying_solver
+from inspect_personamem.answer.reply import replying_solver
+from inspect_personamem.history.seen import See
+from inspect_personamem.types import SystemMessagePolicy
 
 
 @solver

@@ -17,10 +17,10 @@ from collections.abc import Callable, Sequence
 from inspect_ai.model import ChatMessage
 from inspect_ai.solver import Generate, Solver, TaskState
 
-from ..history.seen import See
-from ..history.system_messages import conversation
-from ..types import SystemMessagePolicy
-from .cache_breakpoints import with_cache_breakpoints
+from inspect_personamem.answer.cache_breakpoints import with_cache_breakpoints
+from inspect_personamem.history.seen import See
+from inspect_personamem.history.system_messages import conversation
+from inspect_personamem.types import SystemMessagePolicy
 
 Question = Callable[[TaskState], Sequence[ChatMessage]]
 """The messages a sample asks after the history."""

@@ -10,17 +10,17 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from ..arg_types import AMOUNT, COUNT, DURATION, POSITIVE_COUNT
-from ..data.order import INTERLEAVE_BLOCK, ORDERS
-from ..data.splits import SPLITS, check_split
-from ..data.v2.spec import LENGTHS as V2_LENGTHS
-from ..data.v2.spec import SUBSETS as V2_SUBSETS
-from ..errors import PersonaMemArgumentError
-from ..types import BENCHMARKS
+from inspect_personamem.arg_types import AMOUNT, COUNT, DURATION, POSITIVE_COUNT
+from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS
+from inspect_personamem.data.splits import SPLITS, check_split
+from inspect_personamem.data.v2.spec import LENGTHS as V2_LENGTHS
+from inspect_personamem.data.v2.spec import SUBSETS as V2_SUBSETS
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.types import BENCHMARKS
 
 if TYPE_CHECKING:
-    from .estimate import CostEstimate
-    from .prices import Price
+    from inspect_personamem.cost.estimate import CostEstimate
+    from inspect_personamem.cost.prices import Price
 
 OWN_OPTIONS: Final = {
     "--split": ("v1", "PersonaMem-v2 takes --subset and --length"),
@@ -105,8 +105,8 @@ def _dest(option: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     # imported here so that `inspect-personamem --help` needs no Inspect import
-    from .prices import Price, load_prices
-    from .usage import logged_usage
+    from inspect_personamem.cost.prices import Price, load_prices
+    from inspect_personamem.cost.usage import logged_usage
 
     check_dataset_options(args)
     for option, path in (("--compare", args.compare), ("--prices", args.prices)):
@@ -137,10 +137,10 @@ def run(args: argparse.Namespace) -> int:
 
 def estimate(args: argparse.Namespace) -> CostEstimate:
     """The estimate of the dataset the (checked) options name."""
-    from ..data.spec import DataSource
-    from ..data.v2.spec import V2Source
-    from .estimate import Plan, estimate_cost, estimate_v2_cost
-    from .prompt_cache import CacheSettings
+    from inspect_personamem.cost.estimate import Plan, estimate_cost, estimate_v2_cost
+    from inspect_personamem.cost.prompt_cache import CacheSettings
+    from inspect_personamem.data.spec import DataSource
+    from inspect_personamem.data.v2.spec import V2Source
 
     plan = Plan(
         args.order,

@@ -13,15 +13,8 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..data.files import data_release, locate_split_files
-from ..data.order import INTERLEAVE_BLOCK, ORDERS, Q, order_records
-from ..data.spec import DataSource
-from ..data.v2.files import load_questions
-from ..data.v2.samples import questions_at
-from ..data.v2.spec import Length, V2Source
-from ..types import SampleOrder
-from .prices import PER_MILLION, Price
-from .prompt_cache import (
+from inspect_personamem.cost.prices import PER_MILLION, Price
+from inspect_personamem.cost.prompt_cache import (
     CacheResult,
     CacheSettings,
     Request,
@@ -30,6 +23,13 @@ from .prompt_cache import (
     simulate,
     v2_requests,
 )
+from inspect_personamem.data.files import data_release, locate_split_files
+from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, Q, order_records
+from inspect_personamem.data.spec import DataSource
+from inspect_personamem.data.v2.files import load_questions
+from inspect_personamem.data.v2.samples import questions_at
+from inspect_personamem.data.v2.spec import Length, V2Source
+from inspect_personamem.types import SampleOrder
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import PersonaMemArgumentError, PersonaMemDataError
+from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 
 PER_MILLION = 1_000_000
 

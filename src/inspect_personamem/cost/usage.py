@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from inspect_ai.log import read_eval_log
 
 if TYPE_CHECKING:
-    from .estimate import CostEstimate
+    from inspect_personamem.cost.estimate import CostEstimate
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
-from ..errors import PersonaMemDataError
-from .utf8 import not_utf8, shown
+from inspect_personamem.data.utf8 import not_utf8, shown
+from inspect_personamem.errors import PersonaMemDataError
 
 _KEY = re.compile(rb'\{\s*"((?:[^"\\]|\\.)*)"\s*:')
 _BOM = b"\xef\xbb\xbf"

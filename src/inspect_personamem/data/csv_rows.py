@@ -18,8 +18,8 @@ from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import PersonaMemDataError
-from .utf8 import not_utf8, shown
+from inspect_personamem.data.utf8 import not_utf8, shown
+from inspect_personamem.errors import PersonaMemDataError
 
 RESAVE = " (the file must be UTF-8; re-save it as UTF-8)"
 _INTEGER = re.compile(r"-?[0-9]+")

@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from ..errors import PersonaMemDataError
-from .provenance import generated_by
-from .records import QuestionRecord
-from .spec import NOT_RELEASED, RELEASED, SYNTHETIC, DataSource, ReleasedFile
+from inspect_personamem.data.provenance import generated_by
+from inspect_personamem.data.records import QuestionRecord
+from inspect_personamem.data.spec import NOT_RELEASED, RELEASED, SYNTHETIC, DataSource, ReleasedFile
+from inspect_personamem.errors import PersonaMemDataError
 
 logger = logging.getLogger(__name__)
 

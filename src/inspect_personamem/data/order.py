@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from itertools import zip_longest
 from typing import Protocol, TypeVar
 
-from ..types import SampleOrder
-from .records import QuestionRecord
+from inspect_personamem.data.records import QuestionRecord
+from inspect_personamem.types import SampleOrder
 
 ORDERS: tuple[SampleOrder, ...] = ("interleaved", "grouped", "file", "random")
 RANDOM_ORDER_SEED = 20250414

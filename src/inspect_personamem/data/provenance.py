@@ -18,7 +18,7 @@ import json
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
-from ..errors import PersonaMemDataError
+from inspect_personamem.errors import PersonaMemDataError
 
 MARK: Final = "personamem-synthetic.json"
 """The file, at a data folder's root, that lists the files the package generated there."""

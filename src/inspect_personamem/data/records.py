@@ -15,11 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import PersonaMemDataError
-from .csv_rows import parse_int, read_rows
-from .options import OPTION_LETTER, Options, OptionsFormatError, parse_options
-from .question_types import normalise_question_type
-from .splits import Split
+from inspect_personamem.data.csv_rows import parse_int, read_rows
+from inspect_personamem.data.options import (
+    OPTION_LETTER,
+    Options,
+    OptionsFormatError,
+    parse_options,
+)
+from inspect_personamem.data.question_types import normalise_question_type
+from inspect_personamem.data.splits import Split
+from inspect_personamem.errors import PersonaMemDataError
 
 COLUMNS: dict[str, type] = {
     "persona_id": int,

@@ -16,13 +16,13 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from ..errors import PersonaMemDataError
-from ..types import NegativeEndIndexPolicy
-from .contexts import ContextStore
-from .options import LETTERS, shuffled_order
-from .order import prefix_ends
-from .prompt import final_user_message
-from .records import QuestionRecord
+from inspect_personamem.data.contexts import ContextStore
+from inspect_personamem.data.options import LETTERS, shuffled_order
+from inspect_personamem.data.order import prefix_ends
+from inspect_personamem.data.prompt import final_user_message
+from inspect_personamem.data.records import QuestionRecord
+from inspect_personamem.errors import PersonaMemDataError
+from inspect_personamem.types import NegativeEndIndexPolicy
 
 logger = logging.getLogger(__name__)
 

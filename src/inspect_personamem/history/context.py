@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from inspect_ai.solver import TaskState
 
-from ..data.contexts import Contexts, sample_history
-from .seen import See, Seen
+from inspect_personamem.data.contexts import Contexts, sample_history
+from inspect_personamem.history.seen import See, Seen
 
 
 def full_history(store: Contexts) -> See:

@@ -23,17 +23,21 @@ from typing import Any
 import yaml
 from inspect_ai.solver import TaskState
 
-from ..data.contexts import Contexts
-from ..errors import PersonaMemArgumentError
-from ..settings import DEFAULT_EMBEDDER
-from ..types import MemoryPrompt, Retriever
-from .memory.embeddings import CachedEmbedder, EmbeddingCache, default_cache_dir
-from .memory.embeddings import embedder_for as make_embedder
-from .memory.interface import MemoryFactory, MemoryItem
-from .memory.pool import MemoryPool, Retrieval
-from .memory.prompts import paper_prompt, retrieved_history
-from .memory.retrievers import BM25Retriever, DenseRetriever
-from .seen import See, Seen
+from inspect_personamem.data.contexts import Contexts
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.history.memory.embeddings import (
+    CachedEmbedder,
+    EmbeddingCache,
+    default_cache_dir,
+)
+from inspect_personamem.history.memory.embeddings import embedder_for as make_embedder
+from inspect_personamem.history.memory.interface import MemoryFactory, MemoryItem
+from inspect_personamem.history.memory.pool import MemoryPool, Retrieval
+from inspect_personamem.history.memory.prompts import paper_prompt, retrieved_history
+from inspect_personamem.history.memory.retrievers import BM25Retriever, DenseRetriever
+from inspect_personamem.history.seen import See, Seen
+from inspect_personamem.settings import DEFAULT_EMBEDDER
+from inspect_personamem.types import MemoryPrompt, Retriever
 
 
 def rag_history(
@@ -102,7 +106,7 @@ def memory_history(
 def memory_factory(spec: str, config: dict[str, Any]) -> MemoryFactory:
     """The factory a `-T memory=...` spec names: "mem0", or "module:attribute"."""
     if spec == "mem0":
-        from .memory.mem0 import Mem0Memory
+        from inspect_personamem.history.memory.mem0 import Mem0Memory
 
         return lambda context_id: Mem0Memory(context_id, config)
     module_name, _, attribute = spec.partition(":")

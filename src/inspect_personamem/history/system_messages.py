@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
 
-from ..types import SystemMessagePolicy
+from inspect_personamem.types import SystemMessagePolicy
 
 
 def conversation(

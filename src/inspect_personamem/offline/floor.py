@@ -32,18 +32,18 @@ from typing import Any
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from ..data.options import LETTERS, OptionsFormatError, parse_options
-from ..data.prompt import INSTRUCTION
-from ..data.v2.prompt import (
+from inspect_personamem.data.options import LETTERS, OptionsFormatError, parse_options
+from inspect_personamem.data.prompt import INSTRUCTION
+from inspect_personamem.data.v2.prompt import (
     OPTION_LETTERS,
     OPTIONS_INTRODUCTION,
     final_answer,
     read_options_message,
 )
-from ..errors import PersonaMemArgumentError
-from ..history.memory.interface import HistoryMessage
-from ..history.memory.retrievers import BM25Retriever
-from .reply import chosen_reply, offline_output
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.history.memory.interface import HistoryMessage
+from inspect_personamem.history.memory.retrievers import BM25Retriever
+from inspect_personamem.offline.reply import chosen_reply, offline_output
 
 RULES = ("longest", "question", "history", "random")
 _SEPARATOR = f"\n\n{INSTRUCTION}\n\n"

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..data.options import LETTERS
-from ..data.provenance import mark_generated
-from ..data.question_types import RAW_LABELS
-from ..data.records import COLUMNS
-from ..data.spec import PERSONAMEM
-from ..data.splits import Split
+from inspect_personamem.data.options import LETTERS
+from inspect_personamem.data.provenance import mark_generated
+from inspect_personamem.data.question_types import RAW_LABELS
+from inspect_personamem.data.records import COLUMNS
+from inspect_personamem.data.spec import PERSONAMEM
+from inspect_personamem.data.splits import Split
 
 TOPICS = (
     "therapy", "travelPlanning", "foodRecommendation", "musicRecommendation",

@@ -27,10 +27,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from ..data.provenance import mark_generated
-from ..data.v2.records import COLUMNS
-from ..data.v2.spec import PERSONAMEM_V2, Length, Subset
-from .synthetic import Text, write_table
+from inspect_personamem.data.provenance import mark_generated
+from inspect_personamem.data.v2.records import COLUMNS
+from inspect_personamem.data.v2.spec import PERSONAMEM_V2, Length, Subset
+from inspect_personamem.offline.synthetic import Text, write_table
 
 PREF_TYPES: Final = {
     "ask_to_forget": 1048,

@@ -19,13 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..arg_types import POSITIVE_COUNT, PROBABILITY
-from ..data.spec import PERSONAMEM
-from ..data.splits import SPLITS, Split, check_split
-from ..errors import PersonaMemArgumentError
-from ..types import BENCHMARKS
-from .synthetic import contexts_for_questions, generate_split, write_contexts
-from .synthetic_v2 import BENCHMARK_SHAPE, V2Shape, generate_v2
+from inspect_personamem.arg_types import POSITIVE_COUNT, PROBABILITY
+from inspect_personamem.data.spec import PERSONAMEM
+from inspect_personamem.data.splits import SPLITS, Split, check_split
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.offline.synthetic import (
+    contexts_for_questions,
+    generate_split,
+    write_contexts,
+)
+from inspect_personamem.offline.synthetic_v2 import BENCHMARK_SHAPE, V2Shape, generate_v2
+from inspect_personamem.types import BENCHMARKS
 
 TITLE = "TRY-IT: the offline personamem/oracle model, not a real model"
 
@@ -129,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import get_model
 
-    from ..report import build_report
+    from inspect_personamem.report import build_report
 
     dataset = _dataset(args)
     logs = args.out / "logs"

@@ -6,7 +6,7 @@ against the metrics Inspect stored, and writes tables, figures and an index page
 Figures need matplotlib (the `report` extra); nothing else here does.
 """
 
-from .build import Report, build_report
-from .logs import ReportError
+from inspect_personamem.report.build import Report, build_report
+from inspect_personamem.report.logs import ReportError
 
 __all__ = ["Report", "ReportError", "build_report"]

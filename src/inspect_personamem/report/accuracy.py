@@ -28,10 +28,10 @@ from inspect_ai.scorer import (
     stderr,
 )
 
-from ..data.question_types import CATEGORIES
-from ..data.samples import distance_bin
-from ..scoring.metrics import CLUSTER_KEY, V2_GROUPS, group_order
-from .logs import READ, Calibration, Run, SampleResult
+from inspect_personamem.data.question_types import CATEGORIES
+from inspect_personamem.data.samples import distance_bin
+from inspect_personamem.report.logs import READ, Calibration, Run, SampleResult
+from inspect_personamem.scoring.metrics import CLUSTER_KEY, V2_GROUPS, group_order
 
 LEVEL = 0.95
 K = TypeVar("K", str, int)

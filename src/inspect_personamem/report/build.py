@@ -24,22 +24,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from ..cost.prices import load_prices
-from .accuracy import RunSummary, summarise
-from .check import check
-from .costs import cost_table, run_costs
-from .glance import caveat_lines, headline, summary_table
-from .graded import (
+from inspect_personamem.cost.prices import load_prices
+from inspect_personamem.report.accuracy import RunSummary, summarise
+from inspect_personamem.report.check import check
+from inspect_personamem.report.costs import cost_table, run_costs
+from inspect_personamem.report.glance import caveat_lines, headline, summary_table
+from inspect_personamem.report.graded import (
     choice_open_pairs,
     choice_open_table,
     graded,
     grader_notes,
     grader_table,
 )
-from .html_page import FigureFile, write_page
-from .labels import run_labels
-from .logs import ReportError, Run, read_runs
-from .published import (
+from inspect_personamem.report.html_page import FigureFile, write_page
+from inspect_personamem.report.labels import run_labels
+from inspect_personamem.report.logs import ReportError, Run, read_runs
+from inspect_personamem.report.published import (
     DEFAULT_NAMES,
     SPLIT,
     PublishedMethod,
@@ -49,7 +49,7 @@ from .published import (
     published_models,
     published_name,
 )
-from .tables import (
+from inspect_personamem.report.tables import (
     Table,
     category_table,
     estimates_table,
@@ -68,8 +68,8 @@ from .tables import (
     sessions_table,
     topic_table,
 )
-from .v2 import TITLE as V2_TITLE
-from .v2 import v2_tables
+from inspect_personamem.report.v2 import TITLE as V2_TITLE
+from inspect_personamem.report.v2 import v2_tables
 
 TITLE = "PersonaMem report"
 STATISTICS = (
@@ -100,7 +100,7 @@ class Report:
 
 def _figures_module() -> ModuleType:
     try:
-        from . import figures
+        from inspect_personamem.report import figures
     except ModuleNotFoundError as error:
         raise ReportError(
             f"the report's figures need matplotlib ({error}); "

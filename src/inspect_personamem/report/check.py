@@ -18,8 +18,8 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .accuracy import RunSummary, on_questions
-from .logs import READ
+from inspect_personamem.report.accuracy import RunSummary, on_questions
+from inspect_personamem.report.logs import READ
 
 TOLERANCE = 1e-9
 TEXT_FAMILIES = ("category_", "topic_query_", "topic_", "conversation_scenario_", "pref_type_")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 
 def run(args: argparse.Namespace) -> int:
-    from . import build_report
-    from .published import parse_name_overrides
+    from inspect_personamem.report import build_report
+    from inspect_personamem.report.published import parse_name_overrides
 
     report = build_report(
         args.logs,

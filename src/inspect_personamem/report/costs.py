@@ -14,12 +14,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
-from ..cost.prices import PER_MILLION, Price, PriceTable
-from ..errors import PersonaMemArgumentError
-from .accuracy import RunSummary
-from .labels import method_labels
-from .logs import Tokens
-from .tables import Cell, GainPair, Table
+from inspect_personamem.cost.prices import PER_MILLION, Price, PriceTable
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.report.accuracy import RunSummary
+from inspect_personamem.report.labels import method_labels
+from inspect_personamem.report.logs import Tokens
+from inspect_personamem.report.tables import Cell, GainPair, Table
 
 
 @dataclass(frozen=True)

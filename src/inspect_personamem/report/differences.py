@@ -29,11 +29,11 @@ from typing import cast
 
 from inspect_ai.scorer import SampleScore, Score, ci, stderr
 
-from ..data.question_types import CATEGORIES, CATEGORY_TITLES
-from ..data.samples import distance_bin
-from ..scoring.metrics import CLUSTER_KEY
-from .accuracy import LEVEL, RunSummary, apply_metric
-from .logs import SampleResult
+from inspect_personamem.data.question_types import CATEGORIES, CATEGORY_TITLES
+from inspect_personamem.data.samples import distance_bin
+from inspect_personamem.report.accuracy import LEVEL, RunSummary, apply_metric
+from inspect_personamem.report.logs import SampleResult
+from inspect_personamem.scoring.metrics import CLUSTER_KEY
 
 
 @dataclass(frozen=True)

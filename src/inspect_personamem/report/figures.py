@@ -19,13 +19,19 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..data.question_types import CATEGORIES, CATEGORY_TITLES
-from ..scoring.metrics import group_order
-from .accuracy import NO_ESTIMATE, Accuracy, RunSummary
-from .costs import RunCost
-from .graded import ChoiceOpenPair
-from .published import SPLIT, PublishedModel, PublishedV2, paper_range, published_v2
-from .tables import MethodGroup
+from inspect_personamem.data.question_types import CATEGORIES, CATEGORY_TITLES
+from inspect_personamem.report.accuracy import NO_ESTIMATE, Accuracy, RunSummary
+from inspect_personamem.report.costs import RunCost
+from inspect_personamem.report.graded import ChoiceOpenPair
+from inspect_personamem.report.published import (
+    SPLIT,
+    PublishedModel,
+    PublishedV2,
+    paper_range,
+    published_v2,
+)
+from inspect_personamem.report.tables import MethodGroup
+from inspect_personamem.scoring.metrics import group_order
 
 DPI = 100
 SIZES: dict[str, tuple[float, float]] = {

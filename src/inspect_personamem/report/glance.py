@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from .accuracy import RunSummary
-from .logs import Run
-from .tables import FLOOR_MODEL, Cell, Table
+from inspect_personamem.report.accuracy import RunSummary
+from inspect_personamem.report.logs import Run
+from inspect_personamem.report.tables import FLOOR_MODEL, Cell, Table
 
 CAVEATS: dict[str, str] = {
     "subset": "run over part of the split (`--limit`, `--sample-id`); the published numbers "

@@ -17,11 +17,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..settings import ANSWERS
-from .accuracy import RunSummary, accuracy_of
-from .differences import category_groups, differences, distance_groups
-from .labels import grader_labels
-from .tables import (
+from inspect_personamem.report.accuracy import RunSummary, accuracy_of
+from inspect_personamem.report.differences import category_groups, differences, distance_groups
+from inspect_personamem.report.labels import grader_labels
+from inspect_personamem.report.tables import (
     DIFFERENCE_COLUMNS,
     DIFFERENCE_NOTE,
     Cell,
@@ -30,6 +29,7 @@ from .tables import (
     difference_cells,
     on_common_questions,
 )
+from inspect_personamem.settings import ANSWERS
 
 IDENTITY_MIN = 0.9
 """Below this identity accuracy a grader is not to be trusted: it fails to name the

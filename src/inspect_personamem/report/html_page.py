@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .tables import Cell, Table, format_cell
+from inspect_personamem.report.tables import Cell, Table, format_cell
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; max-width: 1400px; color: #222; }

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from ..settings import axes_label, axis_settings
-from .logs import ModelId, Run
+from inspect_personamem.report.logs import ModelId, Run
+from inspect_personamem.settings import axes_label, axis_settings
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 

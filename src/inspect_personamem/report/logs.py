@@ -36,14 +36,20 @@ from inspect_ai.log import (
 from inspect_ai.model import ModelConfig
 from inspect_ai.scorer import Score, Value, value_to_float
 
-from ..data.spec import NOT_RELEASED, RELEASED, SYNTHETIC
-from ..data.splits import SPLITS
-from ..data.v2.spec import LENGTHS as V2_LENGTHS
-from ..errors import PersonaMemError
-from ..scoring.grader.scorer import GRADER_RECORD
-from ..scoring.metrics import CLUSTER_KEY, V2_CLUSTER_KEY, V2_GROUPS
-from ..settings import COMMON, V2_COMMON, Parameter, current_arguments, scoring_defaults
-from ..types import Benchmark
+from inspect_personamem.data.spec import NOT_RELEASED, RELEASED, SYNTHETIC
+from inspect_personamem.data.splits import SPLITS
+from inspect_personamem.data.v2.spec import LENGTHS as V2_LENGTHS
+from inspect_personamem.errors import PersonaMemError
+from inspect_personamem.scoring.grader.scorer import GRADER_RECORD
+from inspect_personamem.scoring.metrics import CLUSTER_KEY, V2_CLUSTER_KEY, V2_GROUPS
+from inspect_personamem.settings import (
+    COMMON,
+    V2_COMMON,
+    Parameter,
+    current_arguments,
+    scoring_defaults,
+)
+from inspect_personamem.types import Benchmark
 
 TASKS: dict[Benchmark, frozenset[str]] = {
     "v1": frozenset({"personamem", *(f"personamem_{split}" for split in SPLITS)}),

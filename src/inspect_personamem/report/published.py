@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 
-from ..data.question_types import (
+from inspect_personamem.data.question_types import (
     ACKNOWLEDGE_PREFERENCES,
     GENERALIZE,
     NEW_IDEAS,
@@ -31,8 +31,8 @@ from ..data.question_types import (
     REVISIT_REASONS,
     TRACK_EVOLUTION,
 )
-from ..settings import axes_label
-from .logs import ReportError
+from inspect_personamem.report.logs import ReportError
+from inspect_personamem.settings import axes_label
 
 BY_QUESTION_TYPE = "published_128k_by_question_type.csv"
 BY_SESSIONS = "published_128k_by_sessions_elapsed.csv"

@@ -15,15 +15,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..data.question_types import CATEGORIES, CATEGORY_TITLES
-from ..settings import axes_label, axis_settings, no_history_settings
-from ..types import Benchmark
-from .accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
-from .check import check
-from .differences import Difference, category_groups, differences
-from .labels import TIME_FORMAT, method_labels, model_labels
-from .logs import ModelId, Run, setting_defaults
-from .published import SPLIT, PublishedMethod, PublishedModel
+from inspect_personamem.data.question_types import CATEGORIES, CATEGORY_TITLES
+from inspect_personamem.report.accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
+from inspect_personamem.report.check import check
+from inspect_personamem.report.differences import Difference, category_groups, differences
+from inspect_personamem.report.labels import TIME_FORMAT, method_labels, model_labels
+from inspect_personamem.report.logs import ModelId, Run, setting_defaults
+from inspect_personamem.report.published import SPLIT, PublishedMethod, PublishedModel
+from inspect_personamem.settings import axes_label, axis_settings, no_history_settings
+from inspect_personamem.types import Benchmark
 
 Cell = str | int | float | None
 

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from ..data.options import OPTION_LETTER
-from ..data.prompt import FINAL_ANSWER_TAG
+from inspect_personamem.data.options import OPTION_LETTER
+from inspect_personamem.data.prompt import FINAL_ANSWER_TAG
 
 _CLOSING_TAG = FINAL_ANSWER_TAG.replace("<", "</", 1)
 _BARE = re.compile(r"\b([a-d])\b")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from .extraction import judge
-from .metrics import personamem_metrics
+from inspect_personamem.scoring.extraction import judge
+from inspect_personamem.scoring.metrics import personamem_metrics
 
 UNANSWERED = "unanswered"
 """Score status of a question that reached the scorer without a reply from the model."""

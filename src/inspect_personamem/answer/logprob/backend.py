@@ -27,8 +27,8 @@ from typing import Any
 import anyio
 from inspect_ai.model import Model
 
-from .stats import ForwardStats, Scored
-from .template import OptionPrompt, PrefixEncoder
+from inspect_personamem.answer.logprob.stats import ForwardStats, Scored
+from inspect_personamem.answer.logprob.template import OptionPrompt, PrefixEncoder
 
 OptionLogprobsFn = Callable[[OptionPrompt], Awaitable[Scored]]
 """Per option of a prompt, the log-probability of each of its tokens."""
@@ -64,8 +64,8 @@ async def backend_for(
 
     api = model.api
     if isinstance(api, HuggingFaceAPI):
-        from .hf import SharedPrefixLogprobs
-        from .hf import context_window as hf_context_window
+        from inspect_personamem.answer.logprob.hf import SharedPrefixLogprobs
+        from inspect_personamem.answer.logprob.hf import context_window as hf_context_window
 
         if isinstance(api.chat_template, str):  # -M chat_template=... as the provider uses it
             api.tokenizer.chat_template = api.chat_template
@@ -88,7 +88,7 @@ async def backend_for(
     if isinstance(api, OpenAICompatibleAPI):
         from transformers import AutoTokenizer
 
-        from .server import CompletionsLogprobs
+        from inspect_personamem.answer.logprob.server import CompletionsLogprobs
 
         # the vllm/ provider starts its server (or resolves base_url) lazily
         ensure_started = getattr(api, "_ensure_server_started", None)

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ...data.options import LETTERS
-from ...types import Normalization
+from inspect_personamem.data.options import LETTERS
+from inspect_personamem.types import Normalization
 
 
 @dataclass(frozen=True)

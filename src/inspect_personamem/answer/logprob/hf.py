@@ -41,8 +41,8 @@ from typing import Any
 
 import torch
 
-from .stats import ForwardStats, Scored
-from .template import OptionPrompt, common_prefix_length
+from inspect_personamem.answer.logprob.stats import ForwardStats, Scored
+from inspect_personamem.answer.logprob.template import OptionPrompt, common_prefix_length
 
 MIN_REUSE = 0.25
 """A kept cache is used only when it covers this share of the new prefix: a small reuse

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...http_client import async_client
-from .stats import ForwardStats, Scored
-from .template import OptionPrompt
+from inspect_personamem.answer.logprob.stats import ForwardStats, Scored
+from inspect_personamem.answer.logprob.template import OptionPrompt
+from inspect_personamem.http_client import async_client
 
 GENERATED_TOKENS = 1
 """`max_tokens` of each request: vLLM generates at least one token, which is ignored."""

@@ -18,14 +18,14 @@ import anyio
 from inspect_ai.model import ChatMessage, ChatMessageUser, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ...data.options import option_bodies
-from ...data.prompt import final_answer
-from ...history.seen import See
-from ...types import Normalization, SystemMessagePolicy
-from .backend import Backend, backend_for
-from .choice import as_metadata, chosen, score_options
-from .template import ChatTemplateError
-from .truncation import ContextWindowError, fit_prompt
+from inspect_personamem.answer.logprob.backend import Backend, backend_for
+from inspect_personamem.answer.logprob.choice import as_metadata, chosen, score_options
+from inspect_personamem.answer.logprob.template import ChatTemplateError
+from inspect_personamem.answer.logprob.truncation import ContextWindowError, fit_prompt
+from inspect_personamem.data.options import option_bodies
+from inspect_personamem.data.prompt import final_answer
+from inspect_personamem.history.seen import See
+from inspect_personamem.types import Normalization, SystemMessagePolicy
 
 logger = logging.getLogger(__name__)
 

@@ -19,9 +19,7 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage
 
-from ...history.system_messages import conversation
-from ...types import SystemMessagePolicy
-from .template import (
+from inspect_personamem.answer.logprob.template import (
     OptionPrompt,
     PrefixEncoder,
     SharedPrefix,
@@ -29,6 +27,8 @@ from .template import (
     prompt_after,
     shared_prefix,
 )
+from inspect_personamem.history.system_messages import conversation
+from inspect_personamem.types import SystemMessagePolicy
 
 
 class ContextWindowError(ValueError):

@@ -35,9 +35,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePosixPath
 from typing import Any, Final, Literal
 
-from ...errors import PersonaMemDataError
-from ..csv_rows import parse_int, read_rows
-from .spec import PERSONAMEM_V2, Length, Subset, V2Spec
+from inspect_personamem.data.csv_rows import parse_int, read_rows
+from inspect_personamem.data.v2.spec import PERSONAMEM_V2, Length, Subset, V2Spec
+from inspect_personamem.errors import PersonaMemDataError
 
 Who = Literal["self", "others"]
 _EXCERPT = 60

@@ -24,12 +24,12 @@ from typing import Any, Final
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
-from ...errors import PersonaMemDataError
-from ..options import LETTERS
-from .histories import PersonaContexts
-from .prompt import asked, options_message, options_order
-from .records import V2Record
-from .spec import Length
+from inspect_personamem.data.options import LETTERS
+from inspect_personamem.data.v2.histories import PersonaContexts
+from inspect_personamem.data.v2.prompt import asked, options_message, options_order
+from inspect_personamem.data.v2.records import V2Record
+from inspect_personamem.data.v2.spec import Length
+from inspect_personamem.errors import PersonaMemDataError
 
 LABELS: Final = (
     "persona_id", "topic_query", "preference", "topic_preference", "conversation_scenario",

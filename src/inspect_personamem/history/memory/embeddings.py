@@ -33,10 +33,10 @@ import httpx
 import numpy as np
 import platformdirs
 
-from ...data.files import hub_offline, unreachable_hub
-from ...errors import PersonaMemArgumentError
-from ...http_client import async_client
-from .interface import MemoryComponentError
+from inspect_personamem.data.files import hub_offline, unreachable_hub
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.history.memory.interface import MemoryComponentError
+from inspect_personamem.http_client import async_client
 
 MAX_TOKENS = 512
 """Texts are cut at 512 tokens, as the authors' encoder (FlagEmbedding's `encode`) cut them."""

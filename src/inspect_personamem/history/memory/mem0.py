@@ -43,7 +43,11 @@ from typing import Any
 
 import anyio
 
-from .interface import HistoryMessage, MemoryComponentError, MemoryItem
+from inspect_personamem.history.memory.interface import (
+    HistoryMessage,
+    MemoryComponentError,
+    MemoryItem,
+)
 
 USER_ID = "personamem_user"
 _import_lock = threading.Lock()

@@ -32,8 +32,8 @@ from typing import Any, Generic, TypeVar, cast
 import anyio
 from inspect_ai.model import ChatMessage
 
-from ...data.contexts import Contexts
-from .interface import (
+from inspect_personamem.data.contexts import Contexts
+from inspect_personamem.history.memory.interface import (
     LOOP_BLOCK_WARNING_SECONDS,
     HistoryMessage,
     MemoryComponentError,

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
-from .interface import HistoryMessage, MemoryItem
-from .retrievers import embedded_text
+from inspect_personamem.history.memory.interface import HistoryMessage, MemoryItem
+from inspect_personamem.history.memory.retrievers import embedded_text
 
 PAPER_SYSTEM = "You are an AI that answers only with A, B, C, or D."
 FACTS_HEADER = "# User facts:"

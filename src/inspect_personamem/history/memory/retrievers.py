@@ -27,8 +27,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .embeddings import CachedEmbedder
-from .interface import HistoryMessage, MemoryItem
+from inspect_personamem.history.memory.embeddings import CachedEmbedder
+from inspect_personamem.history.memory.interface import HistoryMessage, MemoryItem
 
 _WORD = re.compile(r"\w+")
 

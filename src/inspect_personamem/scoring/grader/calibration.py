@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from ...data.options import shuffled_order
+from inspect_personamem.data.options import shuffled_order
 
 
 def calibration_questions(question_ids: Iterable[str], count: int, seed: int) -> frozenset[str]:

@@ -24,12 +24,17 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
-from ...data.options import LETTERS, option_bodies
-from ...types import GraderSource
-from ..metrics import graded_metrics
-from ..scorer import unanswered
-from .calibration import calibration_questions, candidate_orders
-from .prompt import GRADER_PROMPT_VERSION, Verdict, grader_prompt, read_verdict
+from inspect_personamem.data.options import LETTERS, option_bodies
+from inspect_personamem.scoring.grader.calibration import calibration_questions, candidate_orders
+from inspect_personamem.scoring.grader.prompt import (
+    GRADER_PROMPT_VERSION,
+    Verdict,
+    grader_prompt,
+    read_verdict,
+)
+from inspect_personamem.scoring.metrics import graded_metrics
+from inspect_personamem.scoring.scorer import unanswered
+from inspect_personamem.types import GraderSource
 
 GRADER_ROLE = "grader"
 """The Inspect model role whose model grades open answers."""
