@@ -29,18 +29,18 @@ from inspect_personamem.cost.prompt_cache import (
     v2_requests,
 )
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, order_records
-from inspect_personamem.data.records import QuestionRecord, read_questions
-from inspect_personamem.data.splits import SPLITS, Split
-from inspect_personamem.data.v2.records import read_questions as read_v2_questions
-from inspect_personamem.data.v2.samples import questions_at
-from inspect_personamem.data.v2.spec import LENGTHS as V2_LENGTHS
-from inspect_personamem.offline.synthetic import (
+from inspect_personamem.datasets.v1.generator import (
     SHAPES,
     context_sizes,
     question_rows,
     write_questions,
 )
-from inspect_personamem.offline.synthetic_v2 import generate_v2
+from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions
+from inspect_personamem.datasets.v1.splits import SPLITS, Split
+from inspect_personamem.datasets.v2.generator import generate_v2
+from inspect_personamem.datasets.v2.records import read_questions as read_v2_questions
+from inspect_personamem.datasets.v2.samples import questions_at
+from inspect_personamem.datasets.v2.spec import LENGTHS as V2_LENGTHS
 from inspect_personamem.types import SampleOrder
 
 REAL_32K = Path(__file__).resolve().parents[2] / "shared" / "data" / "questions_32k.csv"

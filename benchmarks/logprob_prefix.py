@@ -73,10 +73,10 @@ from inspect_personamem.answer.logprob.truncation import fit_prompt
 from inspect_personamem.data.contexts import open_context_store
 from inspect_personamem.data.options import LETTERS
 from inspect_personamem.data.order import order_records
-from inspect_personamem.data.records import read_questions
-from inspect_personamem.data.splits import Split
+from inspect_personamem.datasets.v1.generator import SHAPES, SplitShape, generate_shape
+from inspect_personamem.datasets.v1.records import read_questions
+from inspect_personamem.datasets.v1.splits import Split
 from inspect_personamem.offline.random_model import ModelShape, random_llama, word_tokenizer
-from inspect_personamem.offline.synthetic import SHAPES, SplitShape, generate_shape
 
 MODEL_SHAPES = {
     "tiny": ModelShape(hidden=256, layers=4, heads=4, kv_heads=2, intermediate=512),

@@ -40,13 +40,13 @@ from openai_server import serve_openai  # noqa: E402  (the tests' stand-in endpo
 
 from inspect_personamem.data.contexts import ContextStore, open_context_store  # noqa: E402
 from inspect_personamem.data.order import order_records  # noqa: E402
-from inspect_personamem.data.records import QuestionRecord, read_questions  # noqa: E402
-from inspect_personamem.data.splits import check_split  # noqa: E402
+from inspect_personamem.datasets.v1.generator import generate_shape  # noqa: E402
+from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions  # noqa: E402
+from inspect_personamem.datasets.v1.splits import check_split  # noqa: E402
 from inspect_personamem.history.memory.embeddings import CachedEmbedder, embedder_for  # noqa: E402
 from inspect_personamem.history.memory.interface import MemorySystem  # noqa: E402
 from inspect_personamem.history.memory.pool import MemoryPool  # noqa: E402
 from inspect_personamem.history.memory.retrievers import BM25Retriever, DenseRetriever  # noqa: E402
-from inspect_personamem.offline.synthetic import generate_shape  # noqa: E402
 
 Factory = Callable[[], Callable[[str], MemorySystem]]
 """A new run's memory factory (a new embedder cache for `dense`)."""

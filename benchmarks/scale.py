@@ -46,7 +46,7 @@ from typing import Any, Literal
 
 import zstandard
 
-from inspect_personamem.data.splits import check_split
+from inspect_personamem.datasets.v1.splits import check_split
 
 DESIGNS = (
     "shared",
@@ -235,7 +235,7 @@ def main() -> None:
             print(json.dumps(worker_run(split, folder, design, int(samples), profile == "1")))
         return
 
-    from inspect_personamem.offline.synthetic import generate_shape
+    from inspect_personamem.datasets.v1.generator import generate_shape
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from openai_server import serve_openai  # the tests' stand-in embedding endpoint

@@ -25,9 +25,9 @@ from typing import Any
 
 import yaml
 
-from inspect_personamem.data.spec import PERSONAMEM
-from inspect_personamem.data.v2.spec import LENGTHS as V2_LENGTHS
-from inspect_personamem.data.v2.spec import PERSONAMEM_V2
+from inspect_personamem.datasets.v1.spec import PERSONAMEM
+from inspect_personamem.datasets.v2.spec import LENGTHS as V2_LENGTHS
+from inspect_personamem.datasets.v2.spec import PERSONAMEM_V2
 from inspect_personamem.settings import COMMON, V2_COMMON, Parameter, owners, parameters
 from inspect_personamem.tasks import TASK_VERSION
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from inspect_ai import eval as inspect_eval
 
-from inspect_personamem.offline.synthetic import generate_split
+from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.report import build_report
 
 TITLE = "EXAMPLE ONLY: personamem/oracle on synthetic data, not real results"

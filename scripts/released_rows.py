@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from inspect_personamem.data.released_rows import table_path, write_table
-from inspect_personamem.data.spec import PERSONAMEM
+from inspect_personamem.datasets.v1.released_rows import table_path, write_table
+from inspect_personamem.datasets.v1.spec import PERSONAMEM
 
 
 def main() -> None:

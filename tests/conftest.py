@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import SMALL_V2
 
-from inspect_personamem.offline.synthetic import generate_split
-from inspect_personamem.offline.synthetic_v2 import generate_v2
+from inspect_personamem.datasets.v1.generator import generate_split
+from inspect_personamem.datasets.v2.generator import generate_v2
 
 EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "local_model": ("local", ("torch", "transformers", "accelerate")),

@@ -15,7 +15,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
-from inspect_personamem.offline.synthetic_v2 import V2Shape
+from inspect_personamem.datasets.v2.generator import V2Shape
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EXCERPT = FIXTURES / "questions_32k_excerpt.csv"

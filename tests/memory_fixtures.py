@@ -11,8 +11,8 @@ from typing import Any
 
 import anyio
 
+from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.history.memory.interface import HistoryMessage, MemoryItem
-from inspect_personamem.offline.synthetic import generate_split
 
 WORDS = [
     "i",

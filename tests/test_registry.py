@@ -119,7 +119,7 @@ def test_listing_sample_count_of_32k_matches_the_real_file() -> None:
 
 
 def test_dataset_revision_is_the_package_default() -> None:
-    from inspect_personamem.data.spec import PERSONAMEM
+    from inspect_personamem.datasets.v1.spec import PERSONAMEM
 
     assert LISTING["dataset"]["revision"] == PERSONAMEM.revision
     assert LISTING["dataset"]["repo_id"] == PERSONAMEM.repo_id

@@ -20,11 +20,11 @@ from inspect_ai.model import ChatMessage, get_model
 from inspect_ai.scorer import Score
 
 from inspect_personamem.data.contexts import ContextStore
-from inspect_personamem.data.question_types import normalise_question_type
-from inspect_personamem.data.records import read_questions
+from inspect_personamem.datasets.v1.generator import contexts_for_questions, write_contexts
+from inspect_personamem.datasets.v1.question_types import normalise_question_type
+from inspect_personamem.datasets.v1.records import read_questions
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.system_messages import conversation
-from inspect_personamem.offline.synthetic import contexts_for_questions, write_contexts
 from inspect_personamem.tasks import personamem, personamem_32k
 
 TASK = "inspect_personamem/personamem_32k"
@@ -396,6 +396,6 @@ def test_all_real_32k_questions_score_as_the_official_run(tmp_path: Path) -> Non
 
 
 def read_prompt(question: str, options: str) -> str:
-    from inspect_personamem.data.prompt import final_user_message
+    from inspect_personamem.datasets.v1.prompt import final_user_message
 
     return final_user_message(question, options)

@@ -14,12 +14,12 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
 from memory_fixtures import RecordingMemory
 
-from inspect_personamem.data.v2.files import load_questions
-from inspect_personamem.data.v2.histories import HistoryStore
-from inspect_personamem.data.v2.prompt import APPENDED_SENTENCE, OPTIONS_INTRODUCTION
-from inspect_personamem.data.v2.spec import V2Source
+from inspect_personamem.datasets.v2.files import load_questions
+from inspect_personamem.datasets.v2.histories import HistoryStore
+from inspect_personamem.datasets.v2.judge import judge_prompt
+from inspect_personamem.datasets.v2.prompt import APPENDED_SENTENCE, OPTIONS_INTRODUCTION
+from inspect_personamem.datasets.v2.spec import V2Source
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.scoring.v2.judge import judge_prompt
 from inspect_personamem.tasks import personamem_v2_32k
 
 TASK = "inspect_personamem/personamem_v2_32k"

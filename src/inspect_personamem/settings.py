@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from inspect_personamem.data.order import INTERLEAVE_BLOCK
-from inspect_personamem.data.spec import PERSONAMEM
-from inspect_personamem.data.v2.spec import LENGTHS as V2_LENGTHS
-from inspect_personamem.data.v2.spec import PERSONAMEM_V2
-from inspect_personamem.data.v2.spec import SUBSETS as V2_SUBSETS
+from inspect_personamem.datasets.v1.spec import PERSONAMEM
+from inspect_personamem.datasets.v2.spec import LENGTHS as V2_LENGTHS
+from inspect_personamem.datasets.v2.spec import PERSONAMEM_V2
+from inspect_personamem.datasets.v2.spec import SUBSETS as V2_SUBSETS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.types import SampleOrder
 

@@ -22,20 +22,20 @@ from inspect_personamem import settings
 from inspect_personamem.data.contexts import NO_CONTEXTS, open_context_store
 from inspect_personamem.data.files import data_checked, data_release, locate_split_files
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, order_records
-from inspect_personamem.data.samples import build_dataset, check_against_contexts
-from inspect_personamem.data.spec import PERSONAMEM, DataSource
-from inspect_personamem.data.splits import SPLITS, Split
-from inspect_personamem.data.v2.files import load_questions
-from inspect_personamem.data.v2.histories import HistoryStore, PersonaContexts
-from inspect_personamem.data.v2.samples import build_v2_dataset, questions_at
-from inspect_personamem.data.v2.spec import LENGTHS as V2_LENGTHS
-from inspect_personamem.data.v2.spec import PERSONAMEM_V2, V2Source
-from inspect_personamem.data.v2.spec import Length as V2Length
-from inspect_personamem.data.v2.spec import Subset as V2Subset
+from inspect_personamem.datasets.v1.samples import build_dataset, check_against_contexts
+from inspect_personamem.datasets.v1.spec import PERSONAMEM, DataSource
+from inspect_personamem.datasets.v1.splits import SPLITS, Split
+from inspect_personamem.datasets.v2.files import load_questions
+from inspect_personamem.datasets.v2.histories import HistoryStore, PersonaContexts
+from inspect_personamem.datasets.v2.judged import preference_judge
+from inspect_personamem.datasets.v2.samples import build_v2_dataset, questions_at
+from inspect_personamem.datasets.v2.scorer import v2_choice_scorer
+from inspect_personamem.datasets.v2.spec import LENGTHS as V2_LENGTHS
+from inspect_personamem.datasets.v2.spec import PERSONAMEM_V2, V2Source
+from inspect_personamem.datasets.v2.spec import Length as V2Length
+from inspect_personamem.datasets.v2.spec import Subset as V2Subset
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.scoring.metrics import V2Answer, v2_metrics
-from inspect_personamem.scoring.v2.judged import preference_judge
-from inspect_personamem.scoring.v2.scorer import v2_choice_scorer
 from inspect_personamem.types import (
     AnswerName,
     GraderSource,

@@ -29,8 +29,8 @@ from inspect_personamem.cost.prompt_cache import (
 )
 from inspect_personamem.data.contexts import open_context_store
 from inspect_personamem.data.order import ORDERS, order_records, prefix_ends
-from inspect_personamem.data.records import QuestionRecord, read_questions
-from inspect_personamem.offline.synthetic import generate_split
+from inspect_personamem.datasets.v1.generator import generate_split
+from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions
 
 # two contexts; prefix tokens grow with the end index
 REQUESTS = [

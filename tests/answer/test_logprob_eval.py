@@ -22,7 +22,7 @@ from inspect_personamem.answer.logprob.server import CompletionsLogprobs, Server
 from inspect_personamem.answer.logprob.template import OptionPrompt, build_prompt  # noqa: E402
 from inspect_personamem.data.contexts import open_context_store  # noqa: E402
 from inspect_personamem.data.options import LETTERS  # noqa: E402
-from inspect_personamem.data.records import read_questions  # noqa: E402
+from inspect_personamem.datasets.v1.records import read_questions  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from helpers import mock_model, run_task
 from inspect_ai.model import ChatMessage
 
 from inspect_personamem.data.contexts import open_context_store
-from inspect_personamem.data.prompt import INSTRUCTION
+from inspect_personamem.datasets.v1.prompt import INSTRUCTION
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.tasks import personamem_32k
 

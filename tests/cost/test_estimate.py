@@ -12,8 +12,8 @@ from inspect_personamem.cost.estimate import Plan, estimate_cost
 from inspect_personamem.cost.prices import Price, load_prices
 from inspect_personamem.cost.prompt_cache import CacheSettings, ideal_cached_tokens, requests_for
 from inspect_personamem.cost.usage import logged_usage
-from inspect_personamem.data.records import read_questions
-from inspect_personamem.data.spec import DataSource
+from inspect_personamem.datasets.v1.records import read_questions
+from inspect_personamem.datasets.v1.spec import DataSource
 
 
 def test_token_counts_come_from_the_question_file(small_split: Path) -> None:

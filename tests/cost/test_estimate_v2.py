@@ -15,12 +15,18 @@ from inspect_personamem.cli import main
 from inspect_personamem.cost.estimate import Plan, estimate_v2_cost
 from inspect_personamem.cost.prompt_cache import CacheSettings
 from inspect_personamem.data.order import order_records
-from inspect_personamem.data.v2.files import load_questions
-from inspect_personamem.data.v2.prompt import asked, options_message
-from inspect_personamem.data.v2.records import V2Record
-from inspect_personamem.data.v2.samples import questions_at
-from inspect_personamem.data.v2.spec import DATA_DIR_ENV, LENGTHS, PERSONAMEM_V2, Length, V2Source
-from inspect_personamem.offline.synthetic_v2 import generate_v2
+from inspect_personamem.datasets.v2.files import load_questions
+from inspect_personamem.datasets.v2.generator import generate_v2
+from inspect_personamem.datasets.v2.prompt import asked, options_message
+from inspect_personamem.datasets.v2.records import V2Record
+from inspect_personamem.datasets.v2.samples import questions_at
+from inspect_personamem.datasets.v2.spec import (
+    DATA_DIR_ENV,
+    LENGTHS,
+    PERSONAMEM_V2,
+    Length,
+    V2Source,
+)
 
 REPO, REVISION = PERSONAMEM_V2.repo_id, PERSONAMEM_V2.revision
 ESTIMATE = (
@@ -122,7 +128,7 @@ def test_the_command(small_v2: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert lines[0] == f"split                 v2 benchmark 128k (local folder {small_v2})"
     assert lines[1] == (
         "data                  synthetic: benchmark/text/benchmark.csv written by "
-        "inspect_personamem.offline.synthetic_v2"
+        "inspect_personamem.datasets.v2.generator"
     )
     assert lines[2] == f"questions             {len(records)}"
     history = sum(history_column(r, "128k") for r in records)

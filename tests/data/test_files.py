@@ -14,14 +14,14 @@ from hub_server import serve_hub
 
 from inspect_personamem.data.files import locate_split_files
 from inspect_personamem.data.provenance import MARK
-from inspect_personamem.data.records import read_questions
-from inspect_personamem.data.spec import DATA_DIR_ENV, PERSONAMEM, DataSource
-from inspect_personamem.errors import PersonaMemDataError
-from inspect_personamem.offline.synthetic import (
+from inspect_personamem.datasets.v1.generator import (
     contexts_for_questions,
     generate_split,
     write_contexts,
 )
+from inspect_personamem.datasets.v1.records import read_questions
+from inspect_personamem.datasets.v1.spec import DATA_DIR_ENV, PERSONAMEM, DataSource
+from inspect_personamem.errors import PersonaMemDataError
 from inspect_personamem.tasks import personamem
 from inspect_personamem.types import HistoryName
 
@@ -29,7 +29,7 @@ DEFAULT_REPO_ID, DEFAULT_REVISION = PERSONAMEM.repo_id, PERSONAMEM.revision
 
 LOCATE = (
     "import json, sys\n"
-    "from inspect_personamem.data.spec import DataSource\n"
+    "from inspect_personamem.datasets.v1.spec import DataSource\n"
     "from inspect_personamem.data.files import locate_split_files\n"
     "from inspect_personamem.errors import PersonaMemDataError\n"
     "try:\n"
@@ -235,7 +235,7 @@ def test_generated_histories_beside_the_real_questions_are_synthetic(tmp_path: P
     contexts is on synthetic data, one that reads only the real questions is not."""
     folder = real_split(tmp_path / "data")
     assert data_release(folder) == (
-        "synthetic: shared_contexts_32k.jsonl written by inspect_personamem.offline.synthetic"
+        "synthetic: shared_contexts_32k.jsonl written by inspect_personamem.datasets.v1.generator"
     )
     assert data_release(folder, "none") == "released"
 
@@ -322,8 +322,8 @@ def test_the_same_rows_with_other_bytes_are_not_the_released_file(
 
 def test_a_synthetic_split_is_marked_synthetic(small_split: Path) -> None:
     assert data_release(small_split) == (
-        "synthetic: questions_32k.csv written by inspect_personamem.offline.synthetic; "
-        "shared_contexts_32k.jsonl written by inspect_personamem.offline.synthetic"
+        "synthetic: questions_32k.csv written by inspect_personamem.datasets.v1.generator; "
+        "shared_contexts_32k.jsonl written by inspect_personamem.datasets.v1.generator"
     )
 
 

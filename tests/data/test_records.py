@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from helpers import EXCERPT, REAL_QUESTIONS, require
 
-from inspect_personamem.data.records import read_questions
+from inspect_personamem.datasets.v1.generator import write_questions
+from inspect_personamem.datasets.v1.records import read_questions
 from inspect_personamem.errors import PersonaMemDataError
-from inspect_personamem.offline.synthetic import write_questions
 
 
 def excerpt_rows() -> list[dict[str, str]]:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from helpers import REAL_QUESTIONS, require
 
-from inspect_personamem.data.records import QuestionRecord, read_questions
-from inspect_personamem.data.released_rows import (
+from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions
+from inspect_personamem.datasets.v1.released_rows import (
     released_rows,
     row_differences,
     table_path,

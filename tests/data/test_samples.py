@@ -8,16 +8,16 @@ import pytest
 from helpers import EXCERPT
 
 from inspect_personamem.data.contexts import ContextStore
-from inspect_personamem.data.prompt import INSTRUCTION
-from inspect_personamem.data.records import QuestionRecord, read_questions
-from inspect_personamem.data.samples import (
+from inspect_personamem.datasets.v1.generator import contexts_for_questions, write_contexts
+from inspect_personamem.datasets.v1.prompt import INSTRUCTION
+from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions
+from inspect_personamem.datasets.v1.samples import (
     build_dataset,
     check_against_contexts,
     distance_bin,
     record_to_sample,
 )
 from inspect_personamem.errors import PersonaMemDataError
-from inspect_personamem.offline.synthetic import contexts_for_questions, write_contexts
 
 
 def records_and_store(tmp_path: Path, extra: int = 0) -> tuple[list[QuestionRecord], ContextStore]:
@@ -180,7 +180,7 @@ def test_distance_bins(sessions: int, label: str) -> None:
 
 def test_final_user_message_is_the_official_text() -> None:
     """Written out literally (not from INSTRUCTION), so a change to the prompt is caught."""
-    from inspect_personamem.data.prompt import final_user_message
+    from inspect_personamem.datasets.v1.prompt import final_user_message
 
     assert final_user_message("I moved to Lisbon.", "['(a) x', '(b) y']") == (
         "I moved to Lisbon.\n\nFind the most appropriate model response and give your final "

@@ -11,9 +11,9 @@ from helpers import EXCERPT
 
 from inspect_personamem.data.contexts import ContextStore
 from inspect_personamem.data.options import parse_options
-from inspect_personamem.data.records import COLUMNS, read_questions
-from inspect_personamem.data.samples import check_against_contexts
-from inspect_personamem.offline.synthetic import SHAPES, generate_split
+from inspect_personamem.datasets.v1.generator import SHAPES, generate_split
+from inspect_personamem.datasets.v1.records import COLUMNS, read_questions
+from inspect_personamem.datasets.v1.samples import check_against_contexts
 
 FORMATS = {
     "question_id": re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),

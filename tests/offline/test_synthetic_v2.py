@@ -13,11 +13,8 @@ from typing import Any
 import pytest
 
 from inspect_personamem.data.provenance import MARK
-from inspect_personamem.data.v2.files import load_questions
-from inspect_personamem.data.v2.histories import HistoryStore
-from inspect_personamem.data.v2.records import COLUMNS, V2Record
-from inspect_personamem.data.v2.spec import V2Source
-from inspect_personamem.offline.synthetic_v2 import (
+from inspect_personamem.datasets.v2.files import load_questions
+from inspect_personamem.datasets.v2.generator import (
     BENCHMARK_SHAPE,
     FORGET,
     PREF_TYPES,
@@ -25,6 +22,9 @@ from inspect_personamem.offline.synthetic_v2 import (
     generate_v2,
     system_message,
 )
+from inspect_personamem.datasets.v2.histories import HistoryStore
+from inspect_personamem.datasets.v2.records import COLUMNS, V2Record
+from inspect_personamem.datasets.v2.spec import V2Source
 
 SHAPE = dataclasses.replace(BENCHMARK_SHAPE, personas=4, message_chars=40)
 """Real message counts and questions per persona, in few personas and short messages."""

@@ -15,9 +15,9 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
 
+from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.offline.oracle import OracleModel
-from inspect_personamem.offline.synthetic import generate_split
 
 CLI = Path(sys.executable).parent / "inspect-personamem"
 
@@ -186,7 +186,7 @@ def test_try_command_asks_the_real_questions(tmp_path: Path) -> None:
     }
     assert releases == {
         "full": "synthetic: shared_contexts_32k.jsonl written by "
-        "inspect_personamem.offline.synthetic",
+        "inspect_personamem.datasets.v1.generator",
         "none": "released",
     }
     assert "(real questions, generated histories: " in done.stdout

@@ -22,8 +22,8 @@ from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import Model
 from released import synthetic_data_stands_for_the_release  # noqa: F401 (autouse)
 
-from inspect_personamem.data.question_types import CATEGORY_TITLES
-from inspect_personamem.offline.synthetic import generate_split
+from inspect_personamem.datasets.v1.generator import generate_split
+from inspect_personamem.datasets.v1.question_types import CATEGORY_TITLES
 from inspect_personamem.report import build_report
 from inspect_personamem.report.build import Report
 from inspect_personamem.report.glance import CAVEATS

@@ -37,9 +37,9 @@ from inspect_ai.scorer import match
 from released import synthetic_data_stands_for_the_release  # noqa: F401 (autouse)
 
 from inspect_personamem.cli import main
-from inspect_personamem.data.question_types import CATEGORIES, CATEGORY_TITLES
-from inspect_personamem.data.spec import PERSONAMEM
-from inspect_personamem.offline.synthetic import generate_split, write_questions
+from inspect_personamem.datasets.v1.generator import generate_split, write_questions
+from inspect_personamem.datasets.v1.question_types import CATEGORIES, CATEGORY_TITLES
+from inspect_personamem.datasets.v1.spec import PERSONAMEM
 from inspect_personamem.report import ReportError, build_report
 from inspect_personamem.report.accuracy import accuracy_of
 from inspect_personamem.report.build import Report
@@ -1485,8 +1485,7 @@ def test_a_run_on_synthetic_data_is_labelled_so_and_never_compared(
     names = "; ".join(s.label for s in report.summaries if s.run.synthetic)
     assert report.caveats == [
         f"synthetic data, 2 of 3 runs: {names} (questions_128k.csv written by inspect-personamem "
-        "try): "
-        + CAVEATS["synthetic data"]
+        "try): " + CAVEATS["synthetic data"]
     ]
 
 

@@ -15,10 +15,10 @@ from helpers import SMALL_V2, Reply, mock_model, run_task
 from inspect_ai.log import EvalLog, read_eval_log
 
 from inspect_personamem.data.provenance import MARK
-from inspect_personamem.offline.synthetic_v2 import generate_v2
+from inspect_personamem.datasets.v2.generator import generate_v2
+from inspect_personamem.datasets.v2.published import paper_range, published_v2
 from inspect_personamem.report import build_report
 from inspect_personamem.report.build import Report
-from inspect_personamem.report.published import paper_range, published_v2
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
 pytestmark = pytest.mark.report
@@ -68,7 +68,7 @@ def v2_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, dict[st
     (data / MARK).unlink()
     logs = root / "logs"
     runs = v2_runs(data, logs)
-    from inspect_personamem.offline.synthetic import generate_split
+    from inspect_personamem.datasets.v1.generator import generate_split
 
     v1_data = root / "v1"
     generate_split(v1_data, "32k", contexts=3, min_messages=30, max_messages=60, questions=12)

@@ -9,8 +9,8 @@ from helpers import mock_model, run_task
 from inspect_ai.scorer import CORRECT, INCORRECT, SampleScore, Score
 from inspect_ai.util import registry_info
 
-from inspect_personamem.data.question_types import CATEGORIES
-from inspect_personamem.offline.synthetic import generate_split
+from inspect_personamem.datasets.v1.generator import generate_split
+from inspect_personamem.datasets.v1.question_types import CATEGORIES
 from inspect_personamem.scoring.metrics import personamem_metrics, unparsed
 
 

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Final
 
 from inspect_personamem.arg_types import AMOUNT, COUNT, DURATION, POSITIVE_COUNT
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS
-from inspect_personamem.data.splits import SPLITS, check_split
-from inspect_personamem.data.v2.spec import LENGTHS as V2_LENGTHS
-from inspect_personamem.data.v2.spec import SUBSETS as V2_SUBSETS
+from inspect_personamem.datasets.v1.splits import SPLITS, check_split
+from inspect_personamem.datasets.v2.spec import LENGTHS as V2_LENGTHS
+from inspect_personamem.datasets.v2.spec import SUBSETS as V2_SUBSETS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.types import BENCHMARKS
 
@@ -139,8 +139,8 @@ def estimate(args: argparse.Namespace) -> CostEstimate:
     """The estimate of the dataset the (checked) options name."""
     from inspect_personamem.cost.estimate import Plan, estimate_cost, estimate_v2_cost
     from inspect_personamem.cost.prompt_cache import CacheSettings
-    from inspect_personamem.data.spec import DataSource
-    from inspect_personamem.data.v2.spec import V2Source
+    from inspect_personamem.datasets.v1.spec import DataSource
+    from inspect_personamem.datasets.v2.spec import V2Source
 
     plan = Plan(
         args.order,

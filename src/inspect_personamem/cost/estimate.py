@@ -25,10 +25,10 @@ from inspect_personamem.cost.prompt_cache import (
 )
 from inspect_personamem.data.files import data_release, locate_split_files
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, Q, order_records
-from inspect_personamem.data.spec import DataSource
-from inspect_personamem.data.v2.files import load_questions
-from inspect_personamem.data.v2.samples import questions_at
-from inspect_personamem.data.v2.spec import Length, V2Source
+from inspect_personamem.datasets.v1.spec import DataSource
+from inspect_personamem.datasets.v2.files import load_questions
+from inspect_personamem.datasets.v2.samples import questions_at
+from inspect_personamem.datasets.v2.spec import Length, V2Source
 from inspect_personamem.types import SampleOrder
 
 

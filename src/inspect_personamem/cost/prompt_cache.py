@@ -19,10 +19,10 @@ import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from inspect_personamem.data.prompt import final_user_message
-from inspect_personamem.data.records import QuestionRecord
-from inspect_personamem.data.v2.prompt import asked, options_message
-from inspect_personamem.data.v2.samples import V2Question
+from inspect_personamem.datasets.v1.prompt import final_user_message
+from inspect_personamem.datasets.v1.records import QuestionRecord
+from inspect_personamem.datasets.v2.prompt import asked, options_message
+from inspect_personamem.datasets.v2.samples import V2Question
 
 CHARS_PER_TOKEN = 4.0
 """Characters a token where the file gives no ratio of its own (about English text's

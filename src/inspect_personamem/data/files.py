@@ -35,8 +35,14 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from inspect_personamem.data.provenance import generated_by
-from inspect_personamem.data.records import QuestionRecord
-from inspect_personamem.data.spec import NOT_RELEASED, RELEASED, SYNTHETIC, DataSource, ReleasedFile
+from inspect_personamem.datasets.v1.records import QuestionRecord
+from inspect_personamem.datasets.v1.spec import (
+    NOT_RELEASED,
+    RELEASED,
+    SYNTHETIC,
+    DataSource,
+    ReleasedFile,
+)
 from inspect_personamem.errors import PersonaMemDataError
 
 logger = logging.getLogger(__name__)

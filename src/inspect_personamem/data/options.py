@@ -19,6 +19,8 @@ from typing import Literal
 LETTERS = ("a", "b", "c", "d")
 OPTION_LETTER = re.compile(r"\(([a-d])\)")
 """An option letter as the files and the official prompt write it: `(a)` to `(d)`."""
+FINAL_ANSWER_TAG = "<final_answer>"
+"""The token after which the official instruction asks for the answer."""
 OptionsStyle = Literal["json", "python"]
 
 
@@ -81,3 +83,9 @@ def shuffled_order(seed: int, question_id: str) -> tuple[int, ...]:
     order = list(range(len(LETTERS)))
     random.Random(f"{seed}:{question_id}").shuffle(order)
     return tuple(order)
+
+
+def final_answer(letter: str) -> str:
+    """A reply naming `letter` as the official instruction asks (for methods that
+    choose, not write)."""
+    return f"{FINAL_ANSWER_TAG}({letter})"

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from itertools import zip_longest
 from typing import Protocol, TypeVar
 
-from inspect_personamem.data.records import QuestionRecord
+from inspect_personamem.datasets.v1.records import QuestionRecord
 from inspect_personamem.types import SampleOrder
 
 ORDERS: tuple[SampleOrder, ...] = ("interleaved", "grouped", "file", "random")

@@ -33,8 +33,8 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from inspect_personamem.data.options import LETTERS, OptionsFormatError, parse_options
-from inspect_personamem.data.prompt import INSTRUCTION
-from inspect_personamem.data.v2.prompt import (
+from inspect_personamem.datasets.v1.prompt import INSTRUCTION
+from inspect_personamem.datasets.v2.prompt import (
     OPTION_LETTERS,
     OPTIONS_INTRODUCTION,
     final_answer,

@@ -56,16 +56,15 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from inspect_personamem.data.options import LETTERS
-from inspect_personamem.data.prompt import final_answer
-from inspect_personamem.data.records import QuestionRecord
-from inspect_personamem.data.spec import PERSONAMEM
-from inspect_personamem.data.splits import Split, check_split
-from inspect_personamem.data.v2 import prompt as v2_prompt
-from inspect_personamem.data.v2.records import V2Record
-from inspect_personamem.data.v2.records import read_questions as read_v2_questions
-from inspect_personamem.data.v2.samples import distance_bin_index
-from inspect_personamem.data.v2.spec import LENGTHS, PERSONAMEM_V2, SUBSETS, Length, Subset
+from inspect_personamem.data.options import LETTERS, final_answer
+from inspect_personamem.datasets.v1.records import QuestionRecord
+from inspect_personamem.datasets.v1.spec import PERSONAMEM
+from inspect_personamem.datasets.v1.splits import Split, check_split
+from inspect_personamem.datasets.v2 import prompt as v2_prompt
+from inspect_personamem.datasets.v2.records import V2Record
+from inspect_personamem.datasets.v2.records import read_questions as read_v2_questions
+from inspect_personamem.datasets.v2.samples import distance_bin_index
+from inspect_personamem.datasets.v2.spec import LENGTHS, PERSONAMEM_V2, SUBSETS, Length, Subset
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.offline.reply import offline_output
 from inspect_personamem.scoring.grader.prompt import GraderQuestion, read_grader_prompt

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage
 
-from inspect_personamem.data.prompt import final_answer
+from inspect_personamem.data.options import final_answer
 
 
 def offline_output(model_name: str, text: str, input: Sequence[ChatMessage]) -> ModelOutput:

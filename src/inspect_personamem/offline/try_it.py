@@ -20,15 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspect_personamem.arg_types import POSITIVE_COUNT, PROBABILITY
-from inspect_personamem.data.spec import PERSONAMEM
-from inspect_personamem.data.splits import SPLITS, Split, check_split
-from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.offline.synthetic import (
+from inspect_personamem.datasets.v1.generator import (
     contexts_for_questions,
     generate_split,
     write_contexts,
 )
-from inspect_personamem.offline.synthetic_v2 import BENCHMARK_SHAPE, V2Shape, generate_v2
+from inspect_personamem.datasets.v1.spec import PERSONAMEM
+from inspect_personamem.datasets.v1.splits import SPLITS, Split, check_split
+from inspect_personamem.datasets.v2.generator import BENCHMARK_SHAPE, V2Shape, generate_v2
+from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.types import BENCHMARKS
 
 TITLE = "TRY-IT: the offline personamem/oracle model, not a real model"

@@ -28,8 +28,8 @@ from inspect_ai.scorer import (
     stderr,
 )
 
-from inspect_personamem.data.question_types import CATEGORIES
-from inspect_personamem.data.samples import distance_bin
+from inspect_personamem.datasets.v1.question_types import CATEGORIES
+from inspect_personamem.datasets.v1.samples import distance_bin
 from inspect_personamem.report.logs import READ, Calibration, Run, SampleResult
 from inspect_personamem.scoring.metrics import CLUSTER_KEY, V2_GROUPS, group_order
 

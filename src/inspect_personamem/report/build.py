@@ -25,6 +25,8 @@ from pathlib import Path
 from types import ModuleType
 
 from inspect_personamem.cost.prices import load_prices
+from inspect_personamem.datasets.v2.report import TITLE as V2_TITLE
+from inspect_personamem.datasets.v2.report import v2_tables
 from inspect_personamem.report.accuracy import RunSummary, summarise
 from inspect_personamem.report.check import check
 from inspect_personamem.report.costs import cost_table, run_costs
@@ -68,8 +70,6 @@ from inspect_personamem.report.tables import (
     sessions_table,
     topic_table,
 )
-from inspect_personamem.report.v2 import TITLE as V2_TITLE
-from inspect_personamem.report.v2 import v2_tables
 
 TITLE = "PersonaMem report"
 STATISTICS = (

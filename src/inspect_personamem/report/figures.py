@@ -19,17 +19,12 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from inspect_personamem.data.question_types import CATEGORIES, CATEGORY_TITLES
+from inspect_personamem.datasets.v1.question_types import CATEGORIES, CATEGORY_TITLES
+from inspect_personamem.datasets.v2.published import PublishedV2, paper_range, published_v2
 from inspect_personamem.report.accuracy import NO_ESTIMATE, Accuracy, RunSummary
 from inspect_personamem.report.costs import RunCost
 from inspect_personamem.report.graded import ChoiceOpenPair
-from inspect_personamem.report.published import (
-    SPLIT,
-    PublishedModel,
-    PublishedV2,
-    paper_range,
-    published_v2,
-)
+from inspect_personamem.report.published import SPLIT, PublishedModel
 from inspect_personamem.report.tables import MethodGroup
 from inspect_personamem.scoring.metrics import group_order
 

@@ -36,9 +36,9 @@ from inspect_ai.log import (
 from inspect_ai.model import ModelConfig
 from inspect_ai.scorer import Score, Value, value_to_float
 
-from inspect_personamem.data.spec import NOT_RELEASED, RELEASED, SYNTHETIC
-from inspect_personamem.data.splits import SPLITS
-from inspect_personamem.data.v2.spec import LENGTHS as V2_LENGTHS
+from inspect_personamem.datasets.v1.spec import NOT_RELEASED, RELEASED, SYNTHETIC
+from inspect_personamem.datasets.v1.splits import SPLITS
+from inspect_personamem.datasets.v2.spec import LENGTHS as V2_LENGTHS
 from inspect_personamem.errors import PersonaMemError
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD
 from inspect_personamem.scoring.metrics import CLUSTER_KEY, V2_CLUSTER_KEY, V2_GROUPS

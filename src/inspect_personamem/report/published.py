@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 
-from inspect_personamem.data.question_types import (
+from inspect_personamem.datasets.v1.question_types import (
     ACKNOWLEDGE_PREFERENCES,
     GENERALIZE,
     NEW_IDEAS,
@@ -171,46 +171,3 @@ def published_method(settings: Mapping[str, str]) -> str | None:
     if history == "memory" and settings["memory"] == "mem0":
         return "memory (mem0)"
     return None
-
-
-BY_SYSTEM_V2 = "published_v2.csv"
-PAPER_RANGE = "frontier LLMs (a range)"
-"""The system of the paper's range for frontier LLMs (37-48%), a band in the figure."""
-
-
-@dataclass(frozen=True)
-class PublishedV2:
-    """One number published about PersonaMem-v2 (`data/SOURCE.md`): the paper's, or a
-    vendor's, self-reported through its own harness."""
-
-    kind: str
-    """`paper` or `self-reported`."""
-    system: str
-    model: str
-    """The answering model where the source names one, else empty."""
-    low: float
-    high: float
-    """Equal to `low` for a single number; the paper's frontier LLMs are a range."""
-    source: str
-    deviations: str
-    """How its harness differs from the authors' protocol, as far as known."""
-
-    @property
-    def shown(self) -> str:
-        """The number as a table shows it: `0.406` or `0.37-0.48`."""
-        return f"{self.low:.3f}" if self.low == self.high else f"{self.low:.2f}-{self.high:.2f}"
-
-
-@cache
-def published_v2() -> tuple[PublishedV2, ...]:
-    """The numbers published about PersonaMem-v2, the paper's first."""
-    _, *rows = _rows(BY_SYSTEM_V2)  # kind, system, model, low, high, source, deviations
-    return tuple(
-        PublishedV2(kind, system, model, float(low), float(high), source, deviations)
-        for kind, system, model, low, high, source, deviations in rows
-    )
-
-
-def paper_range() -> PublishedV2:
-    """The paper's range for frontier LLMs on PersonaMem-v2."""
-    return next(p for p in published_v2() if p.system == PAPER_RANGE)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_personamem.data.question_types import CATEGORIES, CATEGORY_TITLES
+from inspect_personamem.datasets.v1.question_types import CATEGORIES, CATEGORY_TITLES
 from inspect_personamem.report.accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
 from inspect_personamem.report.check import check
 from inspect_personamem.report.differences import Difference, category_groups, differences

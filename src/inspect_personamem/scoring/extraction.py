@@ -13,8 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from inspect_personamem.data.options import OPTION_LETTER
-from inspect_personamem.data.prompt import FINAL_ANSWER_TAG
+from inspect_personamem.data.options import FINAL_ANSWER_TAG, OPTION_LETTER
 
 _CLOSING_TAG = FINAL_ANSWER_TAG.replace("<", "</", 1)
 _BARE = re.compile(r"\b([a-d])\b")

@@ -28,7 +28,7 @@ from inspect_ai.scorer import (
     stderr,
 )
 
-from inspect_personamem.data.question_types import CATEGORIES
+from inspect_personamem.datasets.v1.question_types import CATEGORIES
 
 CLUSTER_KEY = "shared_context_id"
 

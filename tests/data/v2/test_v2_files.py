@@ -13,18 +13,18 @@ from helpers import SMALL_V2, run_script
 from hub_server import serve_hub
 
 from inspect_personamem.data.provenance import MARK
-from inspect_personamem.data.spec import ReleasedFile
-from inspect_personamem.data.v2.files import load_questions, locate_questions
-from inspect_personamem.data.v2.spec import DATA_DIR_ENV, PERSONAMEM_V2, Subset, V2Source
+from inspect_personamem.datasets.v1.spec import ReleasedFile
+from inspect_personamem.datasets.v2.files import load_questions, locate_questions
+from inspect_personamem.datasets.v2.generator import generate_v2
+from inspect_personamem.datasets.v2.spec import DATA_DIR_ENV, PERSONAMEM_V2, Subset, V2Source
 from inspect_personamem.errors import PersonaMemDataError
-from inspect_personamem.offline.synthetic_v2 import generate_v2
 
 REPO, REVISION = PERSONAMEM_V2.repo_id, PERSONAMEM_V2.revision
 LOAD = (
     "import json, sys\n"
-    "from inspect_personamem.data.v2.spec import V2Source\n"
-    "from inspect_personamem.data.v2.files import load_questions\n"
-    "from inspect_personamem.data.v2.histories import HistoryStore\n"
+    "from inspect_personamem.datasets.v2.spec import V2Source\n"
+    "from inspect_personamem.datasets.v2.files import load_questions\n"
+    "from inspect_personamem.datasets.v2.histories import HistoryStore\n"
     "from inspect_personamem.errors import PersonaMemDataError\n"
     "try:\n"
     "    source = V2Source(**json.loads(sys.argv[1]))\n"
@@ -108,7 +108,8 @@ def released_as(path: Path, rows: int, size: int | None, sha256: str | None) -> 
 
 def test_a_synthetic_subset_is_marked_synthetic(small_v2: Path) -> None:
     assert load_questions(V2Source(data_dir=small_v2)).data_release == (
-        "synthetic: benchmark/text/benchmark.csv written by inspect_personamem.offline.synthetic_v2"
+        "synthetic: benchmark/text/benchmark.csv written by "
+        "inspect_personamem.datasets.v2.generator"
     )
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from helpers import V2_HISTORY_EXCERPT, V2_ROW
 
-from inspect_personamem.data.v2.files import load_questions
-from inspect_personamem.data.v2.histories import HistoryStore, read_history
-from inspect_personamem.data.v2.records import V2Record
-from inspect_personamem.data.v2.spec import Length, V2Source
+from inspect_personamem.datasets.v2.files import load_questions
+from inspect_personamem.datasets.v2.generator import system_message
+from inspect_personamem.datasets.v2.histories import HistoryStore, read_history
+from inspect_personamem.datasets.v2.records import V2Record
+from inspect_personamem.datasets.v2.spec import Length, V2Source
 from inspect_personamem.errors import PersonaMemDataError
-from inspect_personamem.offline.synthetic_v2 import system_message
 
 
 def excerpt_as_file(tmp_path: Path) -> Path:

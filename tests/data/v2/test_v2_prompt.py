@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspect_personamem.data.v2.prompt import (
+from inspect_personamem.datasets.v2.prompt import (
     OPTIONS_INSTRUCTION,
     OPTIONS_INTRODUCTION,
     options_message,

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from helpers import V2_ROW, V2_ROW_CSV
 
-from inspect_personamem.data.v2.records import COLUMNS, V2Record, read_questions
+from inspect_personamem.datasets.v1.generator import write_table
+from inspect_personamem.datasets.v2.generator import write_questions
+from inspect_personamem.datasets.v2.records import COLUMNS, V2Record, read_questions
 from inspect_personamem.errors import PersonaMemDataError
-from inspect_personamem.offline.synthetic import write_table
-from inspect_personamem.offline.synthetic_v2 import write_questions
 
 RELEASED_ORDER = [
     "persona_id",

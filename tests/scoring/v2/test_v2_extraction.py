@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspect_personamem.scoring.v2.extraction import ANSWER_PATTERNS, Reading, read_answer
+from inspect_personamem.datasets.v2.extraction import ANSWER_PATTERNS, Reading, read_answer
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import hashlib
 
 import pytest
 
-from inspect_personamem.scoring.v2.judge import (
+from inspect_personamem.datasets.v2.judge import (
     JUDGE_PROMPT_NARROW_NEGATIVE,
     JUDGE_PROMPT_NARROW_POSITIVE,
     NEGATIVE_SHA256,

@@ -22,8 +22,7 @@ from inspect_personamem.answer.logprob.backend import Backend, backend_for
 from inspect_personamem.answer.logprob.choice import as_metadata, chosen, score_options
 from inspect_personamem.answer.logprob.template import ChatTemplateError
 from inspect_personamem.answer.logprob.truncation import ContextWindowError, fit_prompt
-from inspect_personamem.data.options import option_bodies
-from inspect_personamem.data.prompt import final_answer
+from inspect_personamem.data.options import final_answer, option_bodies
 from inspect_personamem.history.seen import See
 from inspect_personamem.types import Normalization, SystemMessagePolicy
 

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from inspect_personamem.data.provenance import mark_generated
-from inspect_personamem.data.v2.records import COLUMNS
-from inspect_personamem.data.v2.spec import PERSONAMEM_V2, Length, Subset
-from inspect_personamem.offline.synthetic import Text, write_table
+from inspect_personamem.datasets.v1.generator import Text, write_table
+from inspect_personamem.datasets.v2.records import COLUMNS
+from inspect_personamem.datasets.v2.spec import PERSONAMEM_V2, Length, Subset
 
 PREF_TYPES: Final = {
     "ask_to_forget": 1048,

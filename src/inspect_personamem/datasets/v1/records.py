@@ -22,8 +22,8 @@ from inspect_personamem.data.options import (
     OptionsFormatError,
     parse_options,
 )
-from inspect_personamem.data.question_types import normalise_question_type
-from inspect_personamem.data.splits import Split
+from inspect_personamem.datasets.v1.question_types import normalise_question_type
+from inspect_personamem.datasets.v1.splits import Split
 from inspect_personamem.errors import PersonaMemDataError
 
 COLUMNS: dict[str, type] = {

@@ -25,11 +25,11 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
 from inspect_personamem.data.options import LETTERS, option_bodies
+from inspect_personamem.datasets.v2.judge import judge_prompt, judge_score
 from inspect_personamem.scoring.grader.calibration import calibration_questions
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD, grader_model, grader_record
 from inspect_personamem.scoring.metrics import v2_metrics
 from inspect_personamem.scoring.scorer import unanswered
-from inspect_personamem.scoring.v2.judge import judge_prompt, judge_score
 from inspect_personamem.types import GraderSource
 
 

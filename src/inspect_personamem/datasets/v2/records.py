@@ -36,7 +36,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Final, Literal
 
 from inspect_personamem.data.csv_rows import parse_int, read_rows
-from inspect_personamem.data.v2.spec import PERSONAMEM_V2, Length, Subset, V2Spec
+from inspect_personamem.datasets.v2.spec import PERSONAMEM_V2, Length, Subset, V2Spec
 from inspect_personamem.errors import PersonaMemDataError
 
 Who = Literal["self", "others"]

@@ -25,10 +25,10 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
 from inspect_personamem.data.options import LETTERS
-from inspect_personamem.data.v2.histories import PersonaContexts
-from inspect_personamem.data.v2.prompt import asked, options_message, options_order
-from inspect_personamem.data.v2.records import V2Record
-from inspect_personamem.data.v2.spec import Length
+from inspect_personamem.datasets.v2.histories import PersonaContexts
+from inspect_personamem.datasets.v2.prompt import asked, options_message, options_order
+from inspect_personamem.datasets.v2.records import V2Record
+from inspect_personamem.datasets.v2.spec import Length
 from inspect_personamem.errors import PersonaMemDataError
 
 LABELS: Final = (

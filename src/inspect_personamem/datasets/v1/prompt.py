@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-FINAL_ANSWER_TAG = "<final_answer>"
-"""The token after which the official instruction asks for the answer."""
+from inspect_personamem.data.options import FINAL_ANSWER_TAG
 
 INSTRUCTION = (
     "Find the most appropriate model response and give your final answer "
@@ -15,8 +14,3 @@ INSTRUCTION = (
 def final_user_message(question: str, rendered_options: str) -> str:
     """Question, blank line, instruction, blank line, options: as the official script sends."""
     return f"{question}\n\n{INSTRUCTION}\n\n{rendered_options}"
-
-
-def final_answer(letter: str) -> str:
-    """A reply naming `letter` as the instruction asks (for methods that choose, not write)."""
-    return f"{FINAL_ANSWER_TAG}({letter})"

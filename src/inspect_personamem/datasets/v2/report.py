@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from inspect_personamem.datasets.v2.published import PublishedV2, paper_range, published_v2
 from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.graded import SELF_GRADED, graded, grader_table
-from inspect_personamem.report.published import PublishedV2, paper_range, published_v2
 from inspect_personamem.report.tables import Cell, Table, overall_table, runs_table
 from inspect_personamem.scoring.metrics import V2_GROUPS
 

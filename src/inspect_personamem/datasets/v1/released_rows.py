@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspect_personamem.data.records import COLUMNS, QuestionRecord
+from inspect_personamem.datasets.v1.records import COLUMNS, QuestionRecord
 
 FOLDER = Path(__file__).parent / "released"
 SHOWN = 3

@@ -19,8 +19,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_personamem.data.contexts import ContextStore
 from inspect_personamem.data.options import LETTERS, shuffled_order
 from inspect_personamem.data.order import prefix_ends
-from inspect_personamem.data.prompt import final_user_message
-from inspect_personamem.data.records import QuestionRecord
+from inspect_personamem.datasets.v1.prompt import final_user_message
+from inspect_personamem.datasets.v1.records import QuestionRecord
 from inspect_personamem.errors import PersonaMemDataError
 from inspect_personamem.types import NegativeEndIndexPolicy
 

@@ -20,9 +20,9 @@ from pathlib import Path
 from inspect_ai.model import ChatMessage
 
 from inspect_personamem.data.contexts import chat_messages
-from inspect_personamem.data.v2.files import locate_history
-from inspect_personamem.data.v2.records import V2Record
-from inspect_personamem.data.v2.spec import Length, V2Source
+from inspect_personamem.datasets.v2.files import locate_history
+from inspect_personamem.datasets.v2.records import V2Record
+from inspect_personamem.datasets.v2.spec import Length, V2Source
 from inspect_personamem.errors import PersonaMemDataError
 
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspect_personamem.data.files import locate_file, must_be_released, release_mark, synthetic
-from inspect_personamem.data.v2.records import V2Record, read_questions
-from inspect_personamem.data.v2.spec import Length, V2Source
+from inspect_personamem.datasets.v2.records import V2Record, read_questions
+from inspect_personamem.datasets.v2.spec import Length, V2Source
 
 
 @dataclass(frozen=True)

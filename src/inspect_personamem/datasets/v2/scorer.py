@@ -6,9 +6,9 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from inspect_personamem.data.options import option_bodies
+from inspect_personamem.datasets.v2.extraction import ANSWER_PATTERNS, read_answer
 from inspect_personamem.scoring.metrics import v2_metrics
 from inspect_personamem.scoring.scorer import unanswered
-from inspect_personamem.scoring.v2.extraction import ANSWER_PATTERNS, read_answer
 
 
 @scorer(metrics=v2_metrics("chosen"))

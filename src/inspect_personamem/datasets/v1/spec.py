@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Protocol
 
-from inspect_personamem.data.question_types import RAW_LABELS
-from inspect_personamem.data.records import QuestionRecord, read_questions
-from inspect_personamem.data.released_rows import released_rows, row_differences
-from inspect_personamem.data.splits import SPLITS, Split
+from inspect_personamem.datasets.v1.question_types import RAW_LABELS
+from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions
+from inspect_personamem.datasets.v1.released_rows import released_rows, row_differences
+from inspect_personamem.datasets.v1.splits import SPLITS, Split
 
 DATA_DIR_ENV: Final = "PERSONAMEM_DATA_DIR"
 """Environment variable naming a local folder with the split files (air-gapped use)."""

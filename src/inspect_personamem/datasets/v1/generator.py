@@ -23,10 +23,10 @@ from typing import Any
 
 from inspect_personamem.data.options import LETTERS
 from inspect_personamem.data.provenance import mark_generated
-from inspect_personamem.data.question_types import RAW_LABELS
-from inspect_personamem.data.records import COLUMNS
-from inspect_personamem.data.spec import PERSONAMEM
-from inspect_personamem.data.splits import Split
+from inspect_personamem.datasets.v1.question_types import RAW_LABELS
+from inspect_personamem.datasets.v1.records import COLUMNS
+from inspect_personamem.datasets.v1.spec import PERSONAMEM
+from inspect_personamem.datasets.v1.splits import Split
 
 TOPICS = (
     "therapy", "travelPlanning", "foodRecommendation", "musicRecommendation",

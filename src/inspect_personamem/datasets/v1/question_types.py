@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from inspect_personamem.data.splits import Split
+from inspect_personamem.datasets.v1.splits import Split
 
 RECALL_FACTS: Final = "recall_user_shared_facts"
 ACKNOWLEDGE_PREFERENCES: Final = "acknowledge_latest_user_preferences"
