@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from inspect_personamem import tasks
-from inspect_personamem.datasets.v1.spec import RELEASED
+from inspect_personamem.data.release import RELEASED
 
 
 @pytest.fixture(autouse=True, scope="module")

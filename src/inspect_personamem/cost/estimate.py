@@ -23,11 +23,11 @@ from inspect_personamem.cost.prompt_cache import (
     simulate,
     v2_requests,
 )
-from inspect_personamem.data.files import data_release, locate_split_files
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, Q, order_records
+from inspect_personamem.datasets.v1.files import locate_split_files, release_files
 from inspect_personamem.datasets.v1.spec import DataSource
 from inspect_personamem.datasets.v2.files import load_questions
-from inspect_personamem.datasets.v2.samples import questions_at
+from inspect_personamem.datasets.v2.samples import V2Question
 from inspect_personamem.datasets.v2.spec import Length, V2Source
 from inspect_personamem.types import SampleOrder
 
@@ -119,7 +119,7 @@ def estimate_cost(source: DataSource, plan: Plan = Plan()) -> CostEstimate:
     source = dataclasses.replace(source, with_contexts=False)
     files = locate_split_files(source)
     records = source.spec.read_questions(files.questions, source.split)
-    release = data_release(source, files, records, contexts=0)
+    release, _ = release_files(source, files, records, contexts=0)
     return _estimate(source.split, files.source, release, records, requests_for, plan)
 
 
@@ -132,7 +132,7 @@ def estimate_v2_cost(source: V2Source, length: Length, plan: Plan = Plan()) -> C
         label,
         questions.file.source,
         questions.data_release,
-        questions_at(questions.records, length),
+        [V2Question(r, i, length, 0) for i, r in enumerate(questions.records)],  # interim
         v2_requests,
         plan,
     )

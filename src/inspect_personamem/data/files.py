@@ -5,12 +5,11 @@ PersonaMem), else `huggingface_hub.hf_hub_download` from the dataset repository 
 pinned revision (cached by huggingface_hub; `HF_HUB_OFFLINE=1` uses the cache only and
 fails fast). A named folder is used as is, never mixed with the hub. Whatever fails
 ends in one PersonaMemDataError that says what failed and how to provide the files.
-`locate_file` does this for any source (`FileSource`: PersonaMem's split,
-PersonaMem-v2's subset, `v2.files`); `locate_split_files` finds a PersonaMem split's
-question file, and its context file where the run reads a history.
+`locate_file` does this for any source (`FileSource`: a dataset version's selection
+of files).
 
 Every file the run reads is then checked against what is known of the released one
-(rows, bytes, sha256: `ReleasedFile`; the 32k question file row by row): from the hub at
+(rows, bytes, sha256: `ReleasedFile`; where known, row by row): from the hub at
 the pinned revision a difference is an error (a damaged download); from a folder, or
 another revision, it is a warning and a mark in the task's metadata (`data_release`),
 which the report shows, as it shows a file the package generated (`synthetic: ...`).
@@ -28,39 +27,21 @@ import logging
 import os
 import re
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
 from inspect_personamem.data.provenance import generated_by
-from inspect_personamem.datasets.v1.records import QuestionRecord
-from inspect_personamem.datasets.v1.spec import (
-    NOT_RELEASED,
-    RELEASED,
-    SYNTHETIC,
-    DataSource,
-    ReleasedFile,
-)
+from inspect_personamem.data.release import NOT_RELEASED, RELEASED, SYNTHETIC, Release, ReleasedFile
 from inspect_personamem.errors import PersonaMemDataError
 
 logger = logging.getLogger(__name__)
 
 
-class Release(Protocol):
-    """A released dataset version's identity: its repository and pinned revision."""
-
-    @property
-    def repo_id(self) -> str: ...
-
-    @property
-    def revision(self) -> str: ...
-
-
 class FileSource(Protocol):
-    """Where a dataset version's files come from: what the locator needs of a source
-    (PersonaMem's `DataSource`, PersonaMem-v2's `V2Source`)."""
+    """Where a dataset version's files come from: what the locator needs of a source."""
 
     @property
     def spec(self) -> Release: ...
@@ -95,78 +76,47 @@ class FileSource(Protocol):
 
 
 @dataclass(frozen=True)
-class SplitFiles:
-    """The question CSV and context JSONL of one split, and where they came from."""
+class ReadFile:
+    """A file a run read, what is known of the released one, and how it differs."""
 
-    questions: Path
-    contexts: Path | None
-    """None where the run reads no history (`DataSource.with_contexts`)."""
-    source: str
-    must_be_released: bool
-    """Downloaded from the spec's own repository at its pinned revision, so they must
-    be the released files."""
-
-
-def locate_split_files(source: DataSource) -> SplitFiles:
-    """Resolve the split's files to local paths, downloading them if needed: the
-    question file, and the context file where the source reads it."""
-    questions, where = locate_file(
-        source, source.spec.questions_file(source.split), f"split {source.split}"
-    )
-    contexts = None
-    if source.with_contexts:
-        contexts, _ = locate_file(
-            source, source.spec.contexts_file(source.split), f"split {source.split}"
-        )
-    return SplitFiles(
-        questions=questions,
-        contexts=contexts,
-        source=where,
-        must_be_released=must_be_released(source),
-    )
+    path: Path
+    name: str
+    """Its path inside the release."""
+    released: ReleasedFile
+    difference: Callable[[], str | None]
+    """How it differs from the released one (None: it matches all that is known), worked
+    out only where the file is not generated."""
 
 
-def data_release(
-    source: DataSource, files: SplitFiles, records: Sequence[QuestionRecord], contexts: int
-) -> str:
-    """`released` where every file the run reads matches everything known of the
-    released one (the question file of `records`; the context file, of `contexts`
-    contexts, where it is read); `synthetic: ...` where the package generated one of
-    them; else as `release_mark` says, the files that differ named."""
-    spec, split = source.spec, source.split
-    read = [(files.questions, spec.questions_file(split), spec.released[split])]
-    if files.contexts is not None:
-        read.append((files.contexts, spec.contexts_file(split), spec.released_contexts[split]))
-    generated = synthetic(source, [name for _, name, _ in read])
-    if generated:  # generated data is not compared with the release at all
+def data_release(source: FileSource, read: Sequence[ReadFile]) -> str:
+    """`released` where every file the run read matches everything known of the released
+    one; `synthetic: ...` where the package generated one of them (not compared with the
+    release at all); else `not the released file: ...`, the files that differ named, as
+    `release_mark` says (a warning, or an error for a download that must be released)."""
+    generated = synthetic(source, [file.name for file in read])
+    if generated:
         return generated
-    differences = [spec.release_difference(split, files.questions, records)]
-    if files.contexts is not None:
-        differences.append(spec.contexts_difference(split, files.contexts, contexts))
+    must_be = must_be_released(source)
     marks = [
         release_mark(
-            source, path, name, difference, files.must_be_released and known.of_pinned_revision
+            source, file.path, file.name, difference, must_be and file.released.of_pinned_revision
         )
-        for (path, name, known), difference in zip(read, differences, strict=True)
-        if difference is not None
+        for file in read
+        if (difference := file.difference()) is not None
     ]
     if not marks:
         return RELEASED
     return NOT_RELEASED + "; ".join(mark.removeprefix(NOT_RELEASED) for mark in marks)
 
 
-def data_checked(source: DataSource, files: SplitFiles) -> str:
-    """What the release check could compare each file the run read with (`rows, bytes,
-    sha256`), and that the context file was not read where it was not: the run's
-    `data_checked`, shown beside `data_release`."""
-    spec, split = source.spec, source.split
-    contexts = spec.contexts_file(split)
-    checked = [_checked(spec.questions_file(split), spec.released[split])]
-    if files.contexts is None:
-        checked.append(f"{contexts}: not read")
-    else:
-        checked.append(_checked(contexts, spec.released_contexts[split]))
-    return "; ".join(checked)
+def data_checked(files: Sequence[tuple[str, ReleasedFile | None]]) -> str:
+    """What the release check could compare each file with (`rows, bytes, sha256`), and
+    that a file was not read where it was not (None): the run's `data_checked`, shown
+    beside `data_release`."""
+    return "; ".join(
+        f"{name}: not read" if released is None else _checked(name, released)
+        for name, released in files
+    )
 
 
 def _checked(name: str, released: ReleasedFile) -> str:

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from inspect_ai.solver import TaskState
+
 LETTERS = ("a", "b", "c", "d")
 OPTION_LETTER = re.compile(r"\(([a-d])\)")
 """An option letter as the files and the official prompt write it: `(a)` to `(d)`."""
@@ -52,9 +54,19 @@ class Options:
 
 
 def option_bodies(texts: Sequence[str]) -> tuple[str, ...]:
-    """Option texts (`(x) text`, as a sample's `options` metadata holds them) without
-    their `(x) ` prefixes."""
+    """Option texts (`(x) text`, as a question file writes them) without their `(x) `
+    prefixes."""
     return tuple(text[4:] for text in texts)
+
+
+def shown_options(state: TaskState) -> tuple[str, ...]:
+    """The options of a sample as shown, in order: its choices (`Sample.choices`)."""
+    return tuple(choice.value for choice in state.choices)
+
+
+def lettered(options: Sequence[str]) -> list[str]:
+    """Options written as a question file writes them: `(a) text`, ..."""
+    return [f"({letter}) {text}" for letter, text in zip(LETTERS, options, strict=False)]
 
 
 def parse_options(raw: str) -> Options:

@@ -18,12 +18,13 @@ import importlib
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import yaml
 from inspect_ai.solver import TaskState
 
 from inspect_personamem.data.contexts import Contexts
+from inspect_personamem.data.options import lettered, shown_options
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.embeddings import (
     CachedEmbedder,
@@ -36,8 +37,10 @@ from inspect_personamem.history.memory.pool import MemoryPool, Retrieval
 from inspect_personamem.history.memory.prompts import paper_prompt, retrieved_history
 from inspect_personamem.history.memory.retrievers import BM25Retriever, DenseRetriever
 from inspect_personamem.history.seen import See, Seen
-from inspect_personamem.settings import DEFAULT_EMBEDDER
 from inspect_personamem.types import MemoryPrompt, Retriever
+
+DEFAULT_EMBEDDER: Final = "BAAI/bge-m3"
+"""The paper's dense model (the authors ran it through FlagEmbedding in fp16)."""
 
 
 def rag_history(
@@ -160,7 +163,7 @@ def _retrieved(
         state.metadata["memory"] = _evidence(retrieval, embeddings, pool)
         context = pool.store.messages(context_id)
         if memory_prompt == "paper":
-            options = state.metadata["options"]
+            options = lettered(shown_options(state))
             return Seen((), prompt=paper_prompt(retrieval.items, context, top_k, question, options))
         return Seen(retrieved_history(retrieval.items, context))
 

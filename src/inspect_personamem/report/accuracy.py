@@ -30,8 +30,9 @@ from inspect_ai.scorer import (
 
 from inspect_personamem.datasets.v1.question_types import CATEGORIES
 from inspect_personamem.datasets.v1.samples import distance_bin
+from inspect_personamem.datasets.v1.version import CLUSTER as CLUSTER_KEY
 from inspect_personamem.report.logs import READ, Calibration, Run, SampleResult
-from inspect_personamem.scoring.metrics import CLUSTER_KEY, V2_GROUPS, group_order
+from inspect_personamem.scoring.metrics import group_order
 
 LEVEL = 0.95
 K = TypeVar("K", str, int)
@@ -168,7 +169,7 @@ def summarise(run: Run, label: str) -> RunSummary:
             topics={},
             sessions={},
             bins={},
-            groups={key: _ordered(by_group(samples, _group(key))) for key in V2_GROUPS},
+            groups={g.key: _ordered(by_group(samples, _group(g.key))) for g in run.entry.groups},
             statuses=dict(statuses),
             scored=len(samples),
         )

@@ -31,9 +31,9 @@ from inspect_ai.scorer import SampleScore, Score, ci, stderr
 
 from inspect_personamem.datasets.v1.question_types import CATEGORIES, CATEGORY_TITLES
 from inspect_personamem.datasets.v1.samples import distance_bin
+from inspect_personamem.datasets.v1.version import CLUSTER as CLUSTER_KEY
 from inspect_personamem.report.accuracy import LEVEL, RunSummary, apply_metric
 from inspect_personamem.report.logs import SampleResult
-from inspect_personamem.scoring.metrics import CLUSTER_KEY
 
 
 @dataclass(frozen=True)

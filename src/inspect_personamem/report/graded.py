@@ -17,6 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.report.accuracy import RunSummary, accuracy_of
 from inspect_personamem.report.differences import category_groups, differences, distance_groups
 from inspect_personamem.report.labels import grader_labels
@@ -29,7 +30,6 @@ from inspect_personamem.report.tables import (
     difference_cells,
     on_common_questions,
 )
-from inspect_personamem.settings import ANSWERS
 
 IDENTITY_MIN = 0.9
 """Below this identity accuracy a grader is not to be trusted: it fails to name the

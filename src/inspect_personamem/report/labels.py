@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from inspect_personamem.report.axes import axes_label, axis_settings
 from inspect_personamem.report.logs import ModelId, Run
-from inspect_personamem.settings import axes_label, axis_settings
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
@@ -33,7 +33,7 @@ def run_labels(runs: Sequence[Run]) -> list[str]:
     if len(set(methods)) > 1 or any(run.grader for run in runs):
         for method, words in zip(methods, parts, strict=True):
             words.append(method)
-    axes = axis_settings()
+    axes = frozenset[str]().union(*(axis_settings(run.entry) for run in runs))
     for key in dict.fromkeys(key for run in runs for key in run.settings):
         if key not in axes and len({run.settings.get(key) for run in runs}) > 1:
             for run, words in zip(runs, parts, strict=True):
@@ -60,7 +60,7 @@ def method_labels(runs: Sequence[Run]) -> list[str]:
     for PersonaMem-v2's preference judge; a self-graded run's says `self-graded`,
     whether by `-T grader=self` or bound to the grader role)."""
     return [
-        ", ".join([axes_label(run.settings), *_grader_words(run, grader)])
+        ", ".join([axes_label(run.settings, run.entry), *_grader_words(run, grader)])
         for run, grader in zip(runs, grader_labels(runs), strict=True)
     ]
 

@@ -36,37 +36,14 @@ from inspect_ai.log import (
 from inspect_ai.model import ModelConfig
 from inspect_ai.scorer import Score, Value, value_to_float
 
-from inspect_personamem.datasets.v1.spec import NOT_RELEASED, RELEASED, SYNTHETIC
-from inspect_personamem.datasets.v1.splits import SPLITS
-from inspect_personamem.datasets.v2.spec import LENGTHS as V2_LENGTHS
+from inspect_personamem.data.release import NOT_RELEASED, RELEASED, SYNTHETIC
+from inspect_personamem.datasets.base import DatasetVersion
+from inspect_personamem.datasets.registry import VERSIONS, version_of_task
 from inspect_personamem.errors import PersonaMemError
+from inspect_personamem.run.arguments import scoring_defaults
+from inspect_personamem.run.migration import current_arguments
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD
-from inspect_personamem.scoring.metrics import CLUSTER_KEY, V2_CLUSTER_KEY, V2_GROUPS
-from inspect_personamem.settings import (
-    COMMON,
-    V2_COMMON,
-    Parameter,
-    current_arguments,
-    scoring_defaults,
-)
 from inspect_personamem.types import Benchmark
-
-TASKS: dict[Benchmark, frozenset[str]] = {
-    "v1": frozenset({"personamem", *(f"personamem_{split}" for split in SPLITS)}),
-    "v2": frozenset({"personamem_v2", *(f"personamem_v2_{length}" for length in V2_LENGTHS)}),
-}
-"""Task names (without the package prefix) whose logs a report reads, per benchmark."""
-
-PARAMETERS: dict[Benchmark, Sequence[Parameter]] = {"v1": COMMON, "v2": V2_COMMON}
-"""The parameters every run of a benchmark's tasks takes, whatever its axes."""
-
-GROUP_KEYS: dict[Benchmark, tuple[str, ...]] = {
-    "v1": ("category", "topic", "distance_to_ref_in_blocks"),
-    "v2": V2_GROUPS,
-}
-"""The sample metadata a question's result is grouped by, per benchmark."""
-CLUSTER_KEYS: dict[Benchmark, str] = {"v1": CLUSTER_KEY, "v2": V2_CLUSTER_KEY}
-"""The sample metadata Inspect's `stderr` clusters a benchmark's questions by."""
 
 SCORER = "personamem_scorer"
 """The task's scorer; a log naming another single scorer (`graded_scorer` of open
@@ -86,7 +63,7 @@ judged one's `judge_unread` and `empty_reply`."""
 
 def setting_defaults(benchmark: Benchmark = "v1") -> dict[str, str]:
     """The value a log without an argument ran with: the task's default."""
-    return {key: str(value) for key, value in scoring_defaults(PARAMETERS[benchmark]).items()}
+    return {key: str(value) for key, value in scoring_defaults(VERSIONS[benchmark]).items()}
 
 
 ANSWER_NEUTRAL_MODEL_ARGS = frozenset({"device"})
@@ -309,6 +286,11 @@ class Run:
         return _model_id(self.model, self.model_args, self.base_url)
 
     @property
+    def entry(self) -> DatasetVersion[Any]:
+        """Its dataset version's entry in the registry."""
+        return VERSIONS[self.benchmark]
+
+    @property
     def defaults(self) -> dict[str, str]:
         """The task's defaults of the settings (`setting_defaults`)."""
         return setting_defaults(self.benchmark)
@@ -444,8 +426,8 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
             result.notes.append(f"skipped {file}: not a readable Inspect log ({error})")
             continue
         name = header.eval.task.rsplit("/", 1)[-1]
-        benchmark = next((key for key, names in TASKS.items() if name in names), None)
-        if benchmark is None:
+        version = version_of_task(name)
+        if version is None:
             result.notes.append(f"skipped {file}: task {header.eval.task!r} is not PersonaMem")
             continue
         try:
@@ -454,7 +436,7 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
                 if header.samples is not None
                 else read_eval_log_sample_summaries(file)
             )
-            run = _run(file, header, benchmark, summaries)
+            run = _run(file, header, version.key, summaries)
         except Exception as error:  # damaged samples, or a log of an older package version
             result.notes.append(f"skipped {file}: its samples cannot be read ({error})")
             continue
@@ -474,11 +456,7 @@ def _run(
         for key, default in setting_defaults(benchmark).items()
     }
     metadata: dict[str, Any] = spec.metadata or {}
-    split = (
-        f"{metadata['subset']} {metadata['length']}"
-        if benchmark == "v2"
-        else str(metadata.get("split") or task_args.get("split") or _split_of(spec.task))
-    )
+    split = VERSIONS[benchmark].selection({**task_args, **metadata}, spec.task)
     scorer_names = [scorer.name for scorer in spec.scorers or []]
     scorer = SCORER if SCORER in scorer_names or not scorer_names else scorer_names[0]
     epochs: dict[str, list[EvalSampleSummary]] = defaultdict(list)
@@ -687,7 +665,8 @@ def _sample(
     epochs = sorted(epochs, key=lambda summary: summary.epoch)
     first = epochs[0]
     metadata = first.metadata
-    keys, cluster = GROUP_KEYS[benchmark], CLUSTER_KEYS[benchmark]
+    version = VERSIONS[benchmark]
+    keys, cluster = tuple(group.key for group in version.groups), version.cluster
     missing = [key for key in (*keys, cluster) if key not in metadata]
     if missing:
         raise ReportError(f"{file}: sample {first.id} lacks metadata field(s) {', '.join(missing)}")
@@ -734,12 +713,6 @@ def _calibration(score: Score) -> Calibration:
         order_changes=int(metadata.get("calibration_order_changes", 0)),
         separated=int(separates or 0),
     )
-
-
-def _split_of(task: str) -> str:
-    """The split a v1 task name fixes (`personamem_128k`)."""
-    name = task.rsplit("/", 1)[-1]
-    return name.removeprefix("personamem_") if name != "personamem" else "unknown"
 
 
 def _run_notes(run: Run) -> list[str]:

@@ -31,8 +31,8 @@ from inspect_personamem.datasets.v1.question_types import (
     REVISIT_REASONS,
     TRACK_EVOLUTION,
 )
+from inspect_personamem.history.table import HISTORIES
 from inspect_personamem.report.logs import ReportError
-from inspect_personamem.settings import axes_label
 
 BY_QUESTION_TYPE = "published_128k_by_question_type.csv"
 BY_SESSIONS = "published_128k_by_sessions_elapsed.csv"
@@ -165,7 +165,7 @@ def published_method(settings: Mapping[str, str]) -> str | None:
     if settings["answer"] != "choice":
         return None
     if history in ("full", "none"):
-        return axes_label(settings)
+        return HISTORIES[history].label(settings)
     if history == "rag":
         return "rag"
     if history == "memory" and settings["memory"] == "mem0":

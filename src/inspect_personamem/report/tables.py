@@ -17,12 +17,12 @@ from typing import Any
 
 from inspect_personamem.datasets.v1.question_types import CATEGORIES, CATEGORY_TITLES
 from inspect_personamem.report.accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
+from inspect_personamem.report.axes import axes_label, axis_settings, no_history_settings
 from inspect_personamem.report.check import check
 from inspect_personamem.report.differences import Difference, category_groups, differences
 from inspect_personamem.report.labels import TIME_FORMAT, method_labels, model_labels
 from inspect_personamem.report.logs import ModelId, Run, setting_defaults
 from inspect_personamem.report.published import SPLIT, PublishedMethod, PublishedModel
-from inspect_personamem.settings import axes_label, axis_settings, no_history_settings
 from inspect_personamem.types import Benchmark
 
 Cell = str | int | float | None
@@ -487,7 +487,8 @@ def method_groups(summaries: Sequence[RunSummary]) -> list[MethodGroup]:
     models = {s.run.model_id: label for s, label in zip(summaries, labels, strict=True)}
     groups: dict[tuple[ModelId, str, tuple[tuple[str, str], ...]], list[RunSummary]]
     groups = defaultdict(list)
-    axes, defaults = axis_settings(), setting_defaults()
+    axes = frozenset[str]().union(*(axis_settings(s.run.entry) for s in summaries))
+    defaults = setting_defaults()
     for s in by_kind(summaries):
         rest = tuple((k, v) for k, v in s.run.settings.items() if k not in axes)
         groups[(s.run.model_id, s.run.split, rest)].append(s)
@@ -604,7 +605,7 @@ def published_methods_table(matches: Sequence[tuple[RunSummary, PublishedMethod]
         rows.append(
             (
                 s.label,
-                axes_label(s.run.settings),
+                axes_label(s.run.settings, s.run.entry),
                 published.model,
                 published.split,
                 published.measure,

@@ -1,12 +1,11 @@
-"""Metrics shown in `inspect view`: overall, per category, per topic, per distance.
+"""Metrics shown in `inspect view`: overall, what was not read, the grader's, and
+accuracy per group.
 
-Names are flat in the log, so each family has its own prefix: `category_<key>` (and
-`category_macro`, the mean over categories), `topic_<topic>`, `sessions_<n>` (one per
-`distance_to_ref_in_blocks` value, the paper's Figure 4), `sessions_bin_<range>`.
-`stderr` is clustered by shared context: questions over one history are not
-independent, and treating them as such understates the error. `inspect view` shows a
-family's values in the order the metric returns them, so the groups are sorted: the
-paper's categories in the paper's order, sessions by number, topics by name.
+Names are flat in the log, so each group has its own prefix (`<prefix>_<value>`; a
+dataset version declares its groups, `datasets.base.Group`). `stderr` is clustered by
+the history questions share: questions over one history are not independent, and
+treating them as such understates the error. `inspect view` shows a group's values in
+the order the metric returns them, so they are sorted (`group_order`).
 A question stopped by an Inspect limit before the model replied is scored with
 Inspect's unscored sentinel (see `scorer.py`): Inspect leaves it out of every metric
 here and counts it in the log's `unscored_samples`.
@@ -15,7 +14,8 @@ here and counts it in the log's `unscored_samples`.
 from __future__ import annotations
 
 import re
-from typing import Literal, cast
+from collections.abc import Sequence
+from typing import cast
 
 from inspect_ai.scorer import (
     Metric,
@@ -25,12 +25,7 @@ from inspect_ai.scorer import (
     accuracy,
     grouped,
     metric,
-    stderr,
 )
-
-from inspect_personamem.datasets.v1.question_types import CATEGORIES
-
-CLUSTER_KEY = "shared_context_id"
 
 
 @metric
@@ -52,12 +47,12 @@ def unparsed() -> Metric:
     return compute
 
 
-def group_order(group: str) -> tuple[int, float, str]:
-    """Sort key of a group name: paper categories in the paper's order, then names
-    that start with a number by that number (`2` before `10`, `4-6` before `7-10`; an
-    upper bound `<1k` before `1k-4k`), then the others by name."""
-    if group in CATEGORIES:
-        return (0, CATEGORIES.index(group), "")
+def group_order(group: str, known: Sequence[str] = ()) -> tuple[int, float, str]:
+    """Sort key of a group's value: the `known` values in their order (a paper's
+    categories), then values that start with a number by that number (`2` before `10`,
+    `4-6` before `7-10`; an upper bound `<1k` before `1k-4k`), then the others by name."""
+    if group in known:
+        return (0, known.index(group), "")
     number = re.match(r"(<?)(\d+)", group)
     if number is None:
         return (2, 0.0, group)
@@ -66,9 +61,15 @@ def group_order(group: str) -> tuple[int, float, str]:
 
 
 @metric
-def accuracy_by(group_key: str, name_template: str, all_label: str | None = None) -> Metric:
-    """Inspect's `grouped(accuracy())` with its groups sorted by `group_order` (Inspect
-    gives them in the order first met), the mean over groups (`all_label`) last."""
+def accuracy_by(
+    group_key: str,
+    name_template: str,
+    all_label: str | None = None,
+    known: Sequence[str] = (),
+) -> Metric:
+    """Inspect's `grouped(accuracy())` with its groups sorted by `group_order` (`known`
+    values first; Inspect gives them in the order first met), the mean over groups
+    (`all_label`) last."""
     inner = cast(
         MetricProtocol,
         grouped(
@@ -85,7 +86,7 @@ def accuracy_by(group_key: str, name_template: str, all_label: str | None = None
         values = cast(dict[str, Value], inner(scores))
         names = sorted(
             (name for name in values if name != all_label),
-            key=lambda name: group_order(name.removeprefix(prefix)),
+            key=lambda name: group_order(name.removeprefix(prefix), known),
         )
         if all_label in values:
             names.append(all_label)
@@ -148,75 +149,7 @@ def grader_calibrated() -> Metric:
     return compute
 
 
-def _grouped_metrics() -> list[Metric]:
-    """Accuracy per category (and their mean), topic, session distance and its bins."""
-    return [
-        accuracy_by("category", "category_{group_name}", all_label="category_macro"),
-        accuracy_by("topic", "topic_{group_name}"),
-        accuracy_by("distance_to_ref_in_blocks", "sessions_{group_name}"),
-        accuracy_by("distance_bin", "sessions_bin_{group_name}"),
-    ]
-
-
-def _grader_metrics() -> list[Metric]:
+def grader_metrics() -> list[Metric]:
     """What open answers report in place of `unparsed`: the grader's verdicts of none
     and unreadable, and its calibration."""
     return [grader_verdicts(), grader_identity(), grader_position_bias(), grader_calibrated()]
-
-
-def personamem_metrics() -> list[Metric]:
-    """The chosen answers' metrics, in the order `inspect view` shows them."""
-    return [accuracy(), stderr(cluster=CLUSTER_KEY), unparsed(), *_grouped_metrics()]
-
-
-def graded_metrics() -> list[Metric]:
-    """The open answers' metrics: as for chosen ones, the grader's in place of `unparsed`."""
-    return [accuracy(), stderr(cluster=CLUSTER_KEY), *_grader_metrics(), *_grouped_metrics()]
-
-
-V2_CLUSTER_KEY = "persona_id"
-"""PersonaMem-v2's questions share a persona's history: errors are clustered by persona."""
-
-V2_GROUPS = (
-    "pref_type", "conversation_scenario", "topic_query", "who", "updated", "sensitive_info",
-    "distance_bin",
-)  # fmt: skip
-"""PersonaMem-v2's sample metadata keys accuracy is reported by (`<key>_<value>`)."""
-
-
-@metric
-def judge_figures() -> Metric:
-    """The preference judge's: shares of answers it gave no readable score
-    (`judge_unread`) and of empty replies (`empty_reply`), both 0; on its calibration
-    questions, the share where it scored the correct candidate above the three others
-    (`judge_separates`) and how many it judged (`judge_calibrated`)."""
-
-    def compute(scores: list[SampleScore]) -> Value:
-        meta = [s.score.metadata or {} for s in scores]
-        calibrated = [m["calibration_separates"] for m in meta if "calibration_separates" in m]
-        share = len(scores) or float("nan")
-        return {
-            "judge_unread": sum(m.get("status") == "judge_unread" for m in meta) / share,
-            "empty_reply": sum(m.get("status") == "empty_reply" for m in meta) / share,
-            "judge_separates": sum(calibrated) / len(calibrated) if calibrated else float("nan"),
-            "judge_calibrated": len(calibrated),
-        }
-
-    return compute
-
-
-V2Answer = Literal["chosen", "graded", "judged"]
-"""How a PersonaMem-v2 answer is scored: a letter read, a grader's verdict, a judge's score."""
-
-
-def v2_metrics(scored: V2Answer) -> list[Metric]:
-    """PersonaMem-v2's metrics (set on its tasks, over whichever scorer answers): overall
-    (for judged answers the mean score), clustered by persona; what was not read, or
-    the grader's or judge's figures; and per label group."""
-    own = {"chosen": [unparsed()], "graded": _grader_metrics(), "judged": [judge_figures()]}
-    return [
-        accuracy(),
-        stderr(cluster=V2_CLUSTER_KEY),
-        *own[scored],
-        *(accuracy_by(key, f"{key}_{{group_name}}") for key in V2_GROUPS),
-    ]

@@ -1,18 +1,20 @@
-"""The PersonaMem scorer: official answer extraction, with its evidence in each score."""
+"""The official scorer of a chosen letter: the authors' answer extraction, with its
+evidence in each score. Its metrics are the least every run has; a dataset version's
+task sets its own (groups, clustering: `datasets.base.DatasetVersion.metrics`)."""
 
 from __future__ import annotations
 
-from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, scorer
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_personamem.scoring.extraction import judge
-from inspect_personamem.scoring.metrics import personamem_metrics
+from inspect_personamem.scoring.metrics import unparsed
 
 UNANSWERED = "unanswered"
 """Score status of a question that reached the scorer without a reply from the model."""
 
 
-@scorer(metrics=personamem_metrics())
+@scorer(metrics=[accuracy(), stderr(), unparsed()])
 def personamem_scorer() -> Scorer:
     """Correct iff the official extraction reads exactly the target letter.
 

@@ -13,7 +13,7 @@ from helpers import SMALL_V2, run_script
 from hub_server import serve_hub
 
 from inspect_personamem.data.provenance import MARK
-from inspect_personamem.datasets.v1.spec import ReleasedFile
+from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.v2.files import load_questions, locate_questions
 from inspect_personamem.datasets.v2.generator import generate_v2
 from inspect_personamem.datasets.v2.spec import DATA_DIR_ENV, PERSONAMEM_V2, Subset, V2Source

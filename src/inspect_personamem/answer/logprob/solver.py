@@ -22,7 +22,7 @@ from inspect_personamem.answer.logprob.backend import Backend, backend_for
 from inspect_personamem.answer.logprob.choice import as_metadata, chosen, score_options
 from inspect_personamem.answer.logprob.template import ChatTemplateError
 from inspect_personamem.answer.logprob.truncation import ContextWindowError, fit_prompt
-from inspect_personamem.data.options import final_answer, option_bodies
+from inspect_personamem.data.options import final_answer, shown_options
 from inspect_personamem.history.seen import See
 from inspect_personamem.types import Normalization, SystemMessagePolicy
 
@@ -71,7 +71,7 @@ def logprob_solver(
         ]
         seen = await see(state)
         history = seen.messages
-        bodies = option_bodies(state.metadata["options"])
+        bodies = shown_options(state)
         async with backend.prompt_lock:
             try:
                 messages, prompt, truncation = await anyio.to_thread.run_sync(

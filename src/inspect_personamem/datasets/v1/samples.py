@@ -153,7 +153,6 @@ def record_to_sample(
         **record.columns,
         "category": record.category,
         "distance_bin": distance_bin(int(record.columns["distance_to_ref_in_blocks"])),
-        "options": list(options.texts),
         "option_order": list(order),
         "shuffle_seed": shuffle,
         "cache_prefix_ends": list(cache_prefix_ends),
@@ -161,6 +160,7 @@ def record_to_sample(
     return Sample(
         id=record.question_id,
         input=final_user_message(record.question, rendered),
+        choices=list(options.bodies()),
         target=f"({target})",
         metadata=metadata,
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspect_personamem.data.files import locate_file, must_be_released, release_mark, synthetic
+from inspect_personamem.data.files import ReadFile, data_release, locate_file, must_be_released
 from inspect_personamem.datasets.v2.records import V2Record, read_questions
 from inspect_personamem.datasets.v2.spec import Length, V2Source
 
@@ -47,26 +47,17 @@ def load_questions(source: V2Source) -> SubsetQuestions:
     """Locate, read and check the question file of `source`'s subset."""
     file = locate_questions(source)
     records = read_questions(file.path, source.subset, source.spec)
-    return SubsetQuestions(records, file, data_release(source, file, len(records)))
+    name, released = source.questions_file, source.spec.released[source.subset]
+    read = ReadFile(
+        file.path, name, released, lambda: released.difference(name, file.path, len(records))
+    )
+    return SubsetQuestions(records, file, data_release(source, [read]))
 
 
 def locate_questions(source: V2Source) -> QuestionFile:
     """The subset's question file as a local path, downloaded if needed."""
     path, where = locate_file(source, source.questions_file, f"subset {source.subset}")
     return QuestionFile(path, where, must_be_released(source))
-
-
-def data_release(source: V2Source, file: QuestionFile, rows: int) -> str:
-    """`released` where the question file (of `rows` rows) matches everything known of
-    the released one; `synthetic: ...` where the package generated it; else as
-    `data.files.release_mark` says (a warning, or an error). (Nothing is known of the
-    released history files to check them against.)"""
-    name = source.questions_file
-    generated = synthetic(source, [name])
-    if generated:
-        return generated
-    difference = source.spec.released[source.subset].difference(name, file.path, rows)
-    return release_mark(source, file.path, name, difference, file.must_be_released)
 
 
 def locate_history(source: V2Source, record: V2Record, length: Length) -> Path:

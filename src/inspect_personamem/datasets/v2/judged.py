@@ -20,20 +20,51 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspect_ai.model import Model
-from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    Value,
+    accuracy,
+    metric,
+    scorer,
+    stderr,
+)
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
-from inspect_personamem.data.options import LETTERS, option_bodies
+from inspect_personamem.data.options import LETTERS, shown_options
 from inspect_personamem.datasets.v2.judge import judge_prompt, judge_score
 from inspect_personamem.scoring.grader.calibration import calibration_questions
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD, grader_model, grader_record
-from inspect_personamem.scoring.metrics import v2_metrics
 from inspect_personamem.scoring.scorer import unanswered
 from inspect_personamem.types import GraderSource
 
 
-@scorer(metrics=v2_metrics("judged"))
+@metric
+def judge_figures() -> Metric:
+    """The preference judge's: shares of answers it gave no readable score
+    (`judge_unread`) and of empty replies (`empty_reply`), both 0; on its calibration
+    questions, the share where it scored the correct candidate above the three others
+    (`judge_separates`) and how many it judged (`judge_calibrated`)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        meta = [s.score.metadata or {} for s in scores]
+        calibrated = [m["calibration_separates"] for m in meta if "calibration_separates" in m]
+        share = len(scores) or float("nan")
+        return {
+            "judge_unread": sum(m.get("status") == "judge_unread" for m in meta) / share,
+            "empty_reply": sum(m.get("status") == "empty_reply" for m in meta) / share,
+            "judge_separates": sum(calibrated) / len(calibrated) if calibrated else float("nan"),
+            "judge_calibrated": len(calibrated),
+        }
+
+    return compute
+
+
+@scorer(metrics=[accuracy(), stderr(), judge_figures()])
 def preference_scorer(grader: GraderSource = "role", calibration: Sequence[str] = ()) -> Scorer:
     """Score a free reply by the authors' judge, 0 to 1.
 
@@ -50,7 +81,7 @@ def preference_scorer(grader: GraderSource = "role", calibration: Sequence[str] 
         model = grader_model(grader)
         query, preference = str(state.metadata["query"]), str(state.metadata["preference"])
         reply = state.output.completion.strip()
-        candidates = option_bodies(state.metadata["options"])
+        candidates = shown_options(state)
         calibrating = str(state.sample_id) in measured and state.epoch == 1
         judged = await collect(
             _judge(model, query, preference, reply),

@@ -19,10 +19,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from inspect_personamem.datasets.v2.published import PublishedV2, paper_range, published_v2
+from inspect_personamem.datasets.v2.version import VERSION
 from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.graded import SELF_GRADED, graded, grader_table
 from inspect_personamem.report.tables import Cell, Table, overall_table, runs_table
-from inspect_personamem.scoring.metrics import V2_GROUPS
 
 PREFIX = "v2_"
 """The file stem prefix of PersonaMem-v2's tables and figures."""
@@ -92,7 +92,7 @@ def groups_table(summaries: Sequence[RunSummary]) -> Table:
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (s.label, key, value, e.n, e.contexts, e.accuracy, e.low, e.high)
         for s in summaries
-        for key in V2_GROUPS
+        for key in (group.key for group in VERSION.groups)
         for value, e in s.groups.get(key, {}).items()
     )
     return Table(

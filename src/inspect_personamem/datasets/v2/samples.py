@@ -65,34 +65,41 @@ def distance_bin(tokens: int) -> str:
 
 @dataclass(frozen=True)
 class V2Question:
-    """A question of the file at a history length: its record, and its row index (of
-    its sample id, whatever order it is sent in). The question order
-    (`data.order.order_records`) reads it as it reads a PersonaMem question."""
+    """A question of the file at a history length: its record, its row index (of its
+    sample id, whatever order it is sent in), and its history's length. The question
+    order (`data.order.order_records`) reads it as it reads any question."""
 
     record: V2Record
     index: int
     length: Length
+    end_index: int
+    """The messages of its history: each question is asked after the whole of it, so a
+    persona's questions share all of it, in whichever order they come."""
 
     @property
     def context_id(self) -> str:
         """The history it is asked after: its persona's file at its length."""
         return self.record.history_link(self.length)
 
-    @property
-    def end_index(self) -> int:
-        """0 for every question: each is asked after the whole history, so a persona's
-        questions share all of it, in whichever order they come."""
-        return 0
+
+def questions_at(
+    records: Sequence[V2Record], length: Length, contexts: PersonaContexts
+) -> list[V2Question]:
+    """The file's questions at `length`, in file order. Every history is read here, once
+    per persona, so a missing or malformed one stops the task before any sample."""
+    questions = []
+    for index, record in enumerate(records):
+        link = record.history_link(length)
+        history = contexts.messages(link)
+        if not history:
+            raise PersonaMemDataError(
+                f"persona {record.persona_id}'s {length} history ({link}) holds no messages"
+            )
+        questions.append(V2Question(record, index, length, len(history)))
+    return questions
 
 
-def questions_at(records: Sequence[V2Record], length: Length) -> list[V2Question]:
-    """The file's questions at `length`, in file order."""
-    return [V2Question(record, index, length) for index, record in enumerate(records)]
-
-
-def record_to_sample(
-    question: V2Question, history_length: int, seed: int, options_role: str | None
-) -> Sample:
+def record_to_sample(question: V2Question, seed: int, options_role: str | None) -> Sample:
     """One sample; `options_role` None asks the user message alone (no options)."""
     record, length = question.record, question.length
     texts = (record.correct_answer, *record.incorrect_answers)
@@ -110,39 +117,29 @@ def record_to_sample(
         "distance_to_snippet": distance,
         "distance_bin": distance_bin(distance),
         "shared_context_id": record.history_link(length),
-        "end_index_in_shared_context": history_length,
-        "cache_prefix_ends": [history_length],
+        "end_index_in_shared_context": question.end_index,
+        "cache_prefix_ends": [question.end_index],
         "user_question_or_message": message,
         "query": record.query,
         "correct_answer": record.correct_answer,
-        "options": [f"({LETTERS[i]}) {text}" for i, text in enumerate(shown)],
         "option_order": list(order),
         "shuffle_seed": seed,
     }
     return Sample(
         id=f"{record.persona_id}:{question.index}",
         input=messages,
+        choices=shown,
         target=f"({LETTERS[order.index(0)]})",
         metadata=metadata,
     )
 
 
 def build_v2_dataset(
-    questions: Sequence[V2Question],
-    contexts: PersonaContexts,
-    name: str,
-    seed: int,
-    options_role: str | None,
+    questions: Sequence[V2Question], name: str, seed: int, options_role: str | None
 ) -> MemoryDataset:
-    """The task's dataset, in the order of `questions`. Every history is read here, once
-    per persona, so a missing or malformed one stops the task before any sample."""
-    samples = []
-    for question in questions:
-        history = contexts.messages(question.context_id)
-        if not history:
-            raise PersonaMemDataError(
-                f"persona {question.record.persona_id}'s {question.length} history "
-                f"({question.context_id}) holds no messages"
-            )
-        samples.append(record_to_sample(question, len(history), seed, options_role))
-    return MemoryDataset(samples, name=name, shuffled=False)
+    """The task's dataset, in the order of `questions`."""
+    return MemoryDataset(
+        [record_to_sample(question, seed, options_role) for question in questions],
+        name=name,
+        shuffled=False,
+    )

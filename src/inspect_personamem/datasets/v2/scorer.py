@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, scorer
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_personamem.data.options import option_bodies
+from inspect_personamem.data.options import shown_options
 from inspect_personamem.datasets.v2.extraction import ANSWER_PATTERNS, read_answer
-from inspect_personamem.scoring.metrics import v2_metrics
+from inspect_personamem.scoring.metrics import unparsed
 from inspect_personamem.scoring.scorer import unanswered
 
 
-@scorer(metrics=v2_metrics("chosen"))
+@scorer(metrics=[accuracy(), stderr(), unparsed()])
 def v2_choice_scorer() -> Scorer:
     """Correct iff the option shown under the letter the authors' patterns read is the
     correct answer. A reply with no letter, or a letter no option has, is incorrect
@@ -21,7 +21,7 @@ def v2_choice_scorer() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         if not state.output.choices:
             return unanswered()
-        options = option_bodies(state.metadata["options"])
+        options = shown_options(state)
         reading = read_answer(state.output.completion, len(options))
         chosen = None
         if reading.letter is not None and reading.status == "option":

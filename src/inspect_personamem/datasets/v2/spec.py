@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Final, Literal, get_args
 
-from inspect_personamem.datasets.v1.spec import PinnedSource, ReleasedFile
+from inspect_personamem.data.release import PinnedSource, ReleasedFile
 
 Subset = Literal["benchmark", "train", "val"]
 SUBSETS: tuple[Subset, ...] = get_args(Subset)

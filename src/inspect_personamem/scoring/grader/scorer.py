@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspect_ai.model import Model, ModelConfig, get_model
-from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, scorer
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
-from inspect_personamem.data.options import LETTERS, option_bodies
+from inspect_personamem.data.options import LETTERS, shown_options
 from inspect_personamem.scoring.grader.calibration import calibration_questions, candidate_orders
 from inspect_personamem.scoring.grader.prompt import (
     GRADER_PROMPT_VERSION,
@@ -32,7 +32,7 @@ from inspect_personamem.scoring.grader.prompt import (
     grader_prompt,
     read_verdict,
 )
-from inspect_personamem.scoring.metrics import graded_metrics
+from inspect_personamem.scoring.metrics import grader_metrics
 from inspect_personamem.scoring.scorer import unanswered
 from inspect_personamem.types import GraderSource
 
@@ -44,7 +44,7 @@ names the models bound to roles in the run (`eval.model_roles`); `inspect score
 --model-role grader=...` re-grades with another and leaves the header as it was."""
 
 
-@scorer(metrics=graded_metrics())
+@scorer(metrics=[accuracy(), stderr(), *grader_metrics()])
 def graded_scorer(
     grader: GraderSource = "role",
     calibration: Sequence[str] = (),
@@ -65,7 +65,7 @@ def graded_scorer(
             return unanswered()
         model = grader_model(grader)
         message = str(state.metadata["user_question_or_message"])
-        candidates = option_bodies(state.metadata["options"])
+        candidates = shown_options(state)
         order, reverse = candidate_orders(seed, str(state.sample_id))
         correct = LETTERS.index(target.text.strip("() "))
         calibrating = str(state.sample_id) in measured and state.epoch == 1

@@ -1,0 +1,168 @@
+"""`-T answer=...`: how the model answers, one `AxisValue` per way.
+
+Adding a way to answer is one module (its solver builder, and its scorer where the
+official one cannot read it) and one entry here.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from inspect_personamem.answer.choice import choice_solver
+from inspect_personamem.answer.logprob.solver import logprob_solver
+from inspect_personamem.answer.open import open_solver
+from inspect_personamem.parameters import AxisValue, Parameter, Settings, changed
+from inspect_personamem.scoring.grader.scorer import open_scorer
+
+CACHE_BREAKPOINTS = Parameter(
+    "cache_breakpoints",
+    True,
+    bool,
+    "On Anthropic models with history=full, mark the history end (and earlier "
+    "siblings' history ends) as explicit prompt-cache breakpoints; no effect on "
+    "other providers or with system_messages=merge.",
+    scoring=False,
+)
+
+
+def _paper_prompt_refused(settings: Settings, why: str) -> str | None:
+    if settings.get("memory_prompt") == "paper":
+        return (
+            "memory_prompt='paper' is the authors' multiple-choice prompt (the model names "
+            f"a letter); {why}: leave memory_prompt out"
+        )
+    return None
+
+
+def _open_label(settings: Settings) -> str:
+    # not `self-graded`: whether the grader is the model under test, the report's labels
+    # say from who graded (`-T grader=self`, or the same model bound to the grader role)
+    seeds = changed(settings, ANSWERS["open"].parameters, "grader_seed")
+    return ", ".join(["open", *(f"grader seed {seed}" for seed in seeds)])
+
+
+def _open_refuses(settings: Settings) -> str | None:
+    from inspect_ai.model import model_roles  # the roles of the eval creating the task
+
+    bound = "grader" in model_roles()
+    if settings["grader"] == "role" and not bound:
+        return (
+            "no grader is bound: add --model-role grader=<model> (e.g. "
+            "grader=openai/gpt-4.1-mini; in Python, eval the task by name or function with "
+            "model_roles={'grader': ...}), or pass -T grader=self to let the model under "
+            "test grade its own replies (reports mark it self-graded)"
+        )
+    if settings["grader"] == "self" and bound:
+        return (
+            "-T grader=self grades with the model under test, but a grader is bound "
+            "(--model-role grader=...): leave out one of the two"
+        )
+    return _paper_prompt_refused(settings, "with answer='open' the model never sees the options")
+
+
+def _logprob_label(settings: Settings) -> str:
+    own = ANSWERS["logprob"].parameters
+    return ", ".join(["logprob", *changed(settings, own, "normalization", "context_window")])
+
+
+def _logprob_refuses(settings: Settings) -> str | None:
+    return _paper_prompt_refused(settings, "with answer='logprob' the model never sees the options")
+
+
+ANSWERS: Final[dict[str, AxisValue]] = {
+    "choice": AxisValue(
+        "choice",
+        "the official prompt: history, question, instruction and the four options; the "
+        "model writes its answer",
+        choice_solver,
+        parameters=(CACHE_BREAKPOINTS,),
+        order="interleaved",
+    ),
+    "logprob": AxisValue(
+        "logprob",
+        "the paper's log-likelihood setting for local models on hf/ or vllm/: the "
+        "options never shown, each scored as the assistant's reply",
+        logprob_solver,
+        parameters=(
+            Parameter(
+                "normalization",
+                "tokens",
+                str,
+                "An option's score: its summed log-probability per token (the paper's), "
+                "per character, or unnormalised.",
+                choices=("tokens", "chars", "sum"),
+            ),
+            Parameter(
+                "context_window",
+                None,
+                int,
+                "Prompt tokens allowed (the oldest history messages are cut to fit, "
+                "recorded per sample); none takes the model's own limit.",
+                minimum=1,
+            ),
+            Parameter(
+                "option_batch_size",
+                4,
+                int,
+                "hf/ models: options scored in one pass on the shared prefix's attention cache.",
+                minimum=1,
+                scoring=False,
+            ),
+            Parameter(
+                "prefill_chunk",
+                None,
+                int,
+                "hf/ models: the most prefix tokens run in one pass (bounds activation "
+                "memory on long histories); none runs it at once.",
+                minimum=1,
+                scoring=False,
+            ),
+        ),
+        label=_logprob_label,
+        order="grouped",
+        refuses=_logprob_refuses,
+    ),
+    "open": AxisValue(
+        "open",
+        "the user's message alone, no options, as a deployed chatbot gets it; a grader "
+        "(--model-role grader=...) names the candidate reply whose assumptions about "
+        "the user the reply shares",
+        open_solver,
+        parameters=(
+            CACHE_BREAKPOINTS,
+            Parameter(
+                "grader",
+                "role",
+                str,
+                "role (the model bound with --model-role grader=...) or self (the model "
+                "under test grades its own replies; reports mark it).",
+                choices=("role", "self"),
+                for_scorer=True,
+            ),
+            Parameter(
+                "grader_calibration",
+                50,
+                int,
+                "Questions on which the grader is also shown each candidate as the reply, "
+                "under two orders (identity accuracy, position bias); 0 skips it.",
+                minimum=0,
+                scoring=False,
+                for_scorer=True,
+            ),
+            Parameter(
+                "grader_seed",
+                0,
+                int,
+                "Seed of the order the grader sees the candidates in, and of the "
+                "calibration questions.",
+                for_scorer=True,
+            ),
+        ),
+        label=_open_label,
+        order="interleaved",
+        refuses=_open_refuses,
+        scorer=open_scorer,
+        scored_as="graded",
+    ),
+}
+"""`-T answer=...`: how the model answers."""

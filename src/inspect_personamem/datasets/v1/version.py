@@ -1,0 +1,142 @@
+"""PersonaMem (v1) as a dataset version: its entry in `datasets.registry`.
+
+Three splits by history length (`split`: 32k, 128k, 1M), each a question file and a
+shared-context file; a question's history is its shared context up to its end index.
+Answers chosen among the four options are read by the official extraction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from inspect_ai.dataset import Dataset
+from inspect_ai.scorer import Scorer
+
+from inspect_personamem.data.contexts import NO_CONTEXTS, open_context_store
+from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded
+from inspect_personamem.datasets.v1.files import locate_split_files, release_files
+from inspect_personamem.datasets.v1.question_types import CATEGORY_TITLES
+from inspect_personamem.datasets.v1.records import QuestionRecord
+from inspect_personamem.datasets.v1.samples import build_dataset, check_against_contexts
+from inspect_personamem.datasets.v1.spec import DATA_DIR_ENV, PERSONAMEM, DataSource
+from inspect_personamem.datasets.v1.splits import SPLITS
+from inspect_personamem.parameters import Parameter, Point, Settings
+from inspect_personamem.scoring.scorer import personamem_scorer
+
+CLUSTER: Final = "shared_context_id"
+"""Questions over one shared history are not independent: errors are clustered by it."""
+
+
+class PersonaMemV1(DatasetVersion[QuestionRecord]):
+    """PersonaMem as released with the paper (Jiang et al., COLM 2025)."""
+
+    key = "v1"
+    name = PERSONAMEM.name
+    task = "personamem"
+    summary = (
+        "PersonaMem: pick the reply that fits the user's current profile after a long history."
+    )
+    repo_id = PERSONAMEM.repo_id
+    revision = PERSONAMEM.revision
+    license = PERSONAMEM.license
+    data_dir_help = "the split's two files"
+    data_dir_env = DATA_DIR_ENV
+    selectors = (
+        Parameter(
+            "split",
+            "32k",
+            str,
+            "Context length of the split (only `personamem` takes it).",
+            choices=SPLITS,
+            scoring=False,  # recorded apart: a report keys runs by it
+        ),
+    )
+    fixed = "split"
+    own = (
+        Parameter(
+            "shuffle",
+            None,
+            int,
+            "Seed of a per-question reordering of the options; none keeps the official order.",
+        ),
+        Parameter(
+            "negative_end_index",
+            "official",
+            str,
+            "Rows whose end index is negative (about 44 in 128k): official (slice as Python "
+            "does, warn with a count), skip, or error.",
+            choices=("official", "skip", "error"),
+        ),
+    )
+    groups = (
+        Group(
+            "category",
+            "category",
+            "question type",
+            mean_of_values="category_macro",
+            values=CATEGORY_TITLES,
+        ),
+        Group("topic", "topic", "topic"),
+        Group("distance_to_ref_in_blocks", "sessions", "sessions elapsed", numeric=True),
+        Group("distance_bin", "sessions_bin", "sessions elapsed (bins)"),
+    )
+    cluster = CLUSTER
+    cluster_words = (
+        "shared context (questions over one history are not independent; Inspect's "
+        f"`cluster='{CLUSTER}'`)"
+    )
+
+    def check(self, arguments: Settings, point: Point) -> None:
+        """Every argument means something for PersonaMem once the axes accept it."""
+
+    def load(self, arguments: Settings, reads_history: bool) -> Loaded[QuestionRecord]:
+        split = arguments["split"]
+        source = DataSource(
+            split,
+            arguments["data_dir"],
+            arguments["repo_id"],
+            arguments["revision"],
+            with_contexts=reads_history,
+        )
+        files = locate_split_files(source)
+        store = open_context_store(files.contexts) if files.contexts is not None else None
+        rows = PERSONAMEM.read_questions(files.questions, split)
+        release, checked = release_files(source, files, rows, 0 if store is None else len(store))
+        records = check_against_contexts(
+            rows, store, files.questions, arguments["negative_end_index"]
+        )
+        return Loaded(
+            questions=records,
+            contexts=NO_CONTEXTS if store is None else store,
+            metadata={
+                "split": split,
+                "data_source": files.source,
+                "data_release": release,
+                "data_checked": checked,
+            },
+        )
+
+    def dataset(
+        self,
+        questions: Sequence[QuestionRecord],
+        loaded: Loaded[QuestionRecord],
+        arguments: Settings,
+        point: Point,
+    ) -> Dataset:
+        return build_dataset(questions, f"{self.task}_{arguments['split']}", arguments["shuffle"])
+
+    def scorer(self, point: Point, arguments: Settings, ids: Sequence[str]) -> Scorer:
+        """The answer's own scorer (open answers' grader), else the official extraction."""
+        own: Scorer | None = point.answer_scorer(ids, arguments)
+        return own if own is not None else personamem_scorer()
+
+    def selection(self, arguments: Mapping[str, Any], task: str) -> str:
+        """The split: the log's metadata, else its arguments, else the task's name."""
+        name = task.rsplit("/", 1)[-1]
+        fixed = name.removeprefix(f"{self.task}_") if name != self.task else "unknown"
+        return str(arguments.get("split") or fixed)
+
+
+VERSION: Final = PersonaMemV1()
+"""PersonaMem's entry in the registry."""

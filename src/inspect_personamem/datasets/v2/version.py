@@ -1,0 +1,200 @@
+"""PersonaMem-v2 as a dataset version: its entry in `datasets.registry`.
+
+Question files by `subset` (benchmark, train, val), each row linking one history file
+per persona and `length` (32k, 128k); a question is asked after its persona's whole
+history. Chosen answers are read by the authors' answer rule; open ones graded over the
+candidates, or scored 0 to 1 by the authors' judge (`judge=preference`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from inspect_ai.dataset import Dataset
+from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
+
+from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded
+from inspect_personamem.datasets.v2.files import load_questions
+from inspect_personamem.datasets.v2.histories import HistoryStore, PersonaContexts
+from inspect_personamem.datasets.v2.judged import judge_figures, preference_judge
+from inspect_personamem.datasets.v2.samples import V2Question, build_v2_dataset, questions_at
+from inspect_personamem.datasets.v2.scorer import v2_choice_scorer
+from inspect_personamem.datasets.v2.spec import (
+    DATA_DIR_ENV,
+    LENGTHS,
+    PERSONAMEM_V2,
+    SUBSETS,
+    V2Source,
+)
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.parameters import Parameter, Point, Settings
+from inspect_personamem.scoring.scorer import personamem_scorer
+
+CLUSTER: Final = "persona_id"
+"""A persona's questions share its history: errors are clustered by persona."""
+
+JUDGED: Final = "judged"
+"""How answers scored by the authors' judge are scored: 0 to 1, not right or wrong."""
+
+
+class PersonaMemV2(DatasetVersion[V2Question]):
+    """PersonaMem-v2 (Jiang et al., arXiv 2512.06688), text questions."""
+
+    key = "v2"
+    name = PERSONAMEM_V2.name
+    task = "personamem_v2"
+    summary = (
+        "PersonaMem-v2: answer a user whose preferences the history revealed implicitly "
+        "(the persona's whole history, then the query with the authors' appended sentence)."
+    )
+    repo_id = PERSONAMEM_V2.repo_id
+    revision = PERSONAMEM_V2.revision
+    license = PERSONAMEM_V2.license
+    data_dir_help = (
+        "the release's layout (benchmark/text/<subset>.csv, the history files at the paths "
+        "the rows link)"
+    )
+    data_dir_env = DATA_DIR_ENV
+    selectors = (
+        Parameter(
+            "subset",
+            "benchmark",
+            str,
+            "PersonaMem-v2 question file: benchmark (the 5,000 questions), train or val.",
+            choices=SUBSETS,
+            scoring=False,  # recorded apart, as a split is
+        ),
+        Parameter(
+            "length",
+            "32k",
+            str,
+            "History length (only `personamem_v2` takes it).",
+            choices=LENGTHS,
+            scoring=False,
+        ),
+    )
+    fixed = "length"
+    own = (
+        Parameter(
+            "options_role",
+            "system",
+            str,
+            "answer=choice: the options message as the authors send it, a final system "
+            "message; user for providers that refuse a system message there.",
+            choices=("system", "user"),
+        ),
+        Parameter(
+            "shuffle",
+            0,
+            int,
+            "Seed of the options' order (per persona and query; the authors' order cannot "
+            "be reproduced, see docs/personamem-v2.md).",
+        ),
+        Parameter(
+            "judge",
+            "options",
+            str,
+            "answer=open: options (the grader names the candidate the reply agrees with: "
+            "accuracy) or preference (the authors' judge prompts, through the grader role: a "
+            "score from 0 to 1 against the preference label).",
+            choices=("options", "preference"),
+            says_how=True,
+        ),
+    )
+    groups = (
+        Group("pref_type", "pref_type", "preference type"),
+        Group("conversation_scenario", "conversation_scenario", "conversation scenario"),
+        Group("topic_query", "topic_query", "topic of the query"),
+        Group("who", "who", "whose preference"),
+        Group("updated", "updated", "updated preference"),
+        Group("sensitive_info", "sensitive_info", "sensitive information"),
+        Group("distance_bin", "distance_bin", "distance to the evidence (tokens)"),
+    )
+    cluster = CLUSTER
+    cluster_words = (
+        f"persona (a persona's questions share its history; Inspect's `cluster='{CLUSTER}'`)"
+    )
+
+    def check(self, arguments: Settings, point: Point) -> None:
+        """What PersonaMem-v2 refuses beyond the axes' own refusals, in one line each."""
+        if arguments["judge"] != "options" and point.answer.name != "open":
+            raise PersonaMemArgumentError(
+                f"PersonaMem-v2 task parameter judge={arguments['judge']!r} judges open "
+                "answers: pass answer=open, or leave judge out"
+            )
+        if arguments["memory_prompt"] == "paper":
+            raise PersonaMemArgumentError(
+                "PersonaMem-v2 task parameter memory_prompt='paper' is the PersonaMem (v1) "
+                "authors' RAG prompt, with v1's options: leave memory_prompt out"
+            )
+        merged = arguments["system_messages"] == "merge" and point.answer.name == "choice"
+        if merged and arguments["options_role"] == "system":
+            raise PersonaMemArgumentError(
+                "PersonaMem-v2 task parameters system_messages='merge', options_role='system': "
+                "merging folds a system message into the message after it, and the options "
+                "message has none after it; pass options_role=user with merge"
+            )
+
+    def load(self, arguments: Settings, reads_history: bool) -> Loaded[V2Question]:
+        """The subset's questions at `length`, every history read (each sample records
+        its history's length, with or without a history shown)."""
+        subset, length = arguments["subset"], arguments["length"]
+        source = V2Source(
+            subset, arguments["data_dir"], arguments["repo_id"], arguments["revision"]
+        )
+        questions = load_questions(source)
+        contexts = PersonaContexts(HistoryStore(source, length), questions.records)
+        return Loaded(
+            questions=questions_at(questions.records, length, contexts),
+            contexts=contexts,
+            metadata={
+                "subset": subset,
+                "length": length,
+                "data_source": questions.file.source,
+                "data_release": questions.data_release,
+            },
+        )
+
+    def dataset(
+        self,
+        questions: Sequence[V2Question],
+        loaded: Loaded[V2Question],
+        arguments: Settings,
+        point: Point,
+    ) -> Dataset:
+        """Samples with the options message only where the model chooses."""
+        with_options = arguments["options_role"] if point.answer.name == "choice" else None
+        name = f"{self.task}_{arguments['subset']}_{arguments['length']}"
+        return build_v2_dataset(questions, name, arguments["shuffle"], with_options)
+
+    def scorer(self, point: Point, arguments: Settings, ids: Sequence[str]) -> Scorer:
+        """The authors' answer rule for chosen answers, the authors' judge
+        (`judge=preference`) or the grader for open ones, the official letter otherwise
+        (`logprob`'s)."""
+        if point.answer.name == "choice":
+            return v2_choice_scorer()
+        if arguments["judge"] == "preference":
+            return preference_judge(ids, **point.scorer_arguments(arguments))
+        own: Scorer | None = point.answer_scorer(ids, arguments)
+        return own if own is not None else personamem_scorer()
+
+    def scored_as(self, answer_scored_as: str, settings: Settings) -> str:
+        return JUDGED if settings["judge"] == "preference" else answer_scored_as
+
+    def metrics(self, scored_as: str) -> list[Metric]:
+        """As every version's; a judged run reports the judge's figures."""
+        if scored_as != JUDGED:
+            return super().metrics(scored_as)
+        return [accuracy(), stderr(cluster=self.cluster), judge_figures(), *self.group_metrics()]
+
+    def label_words(self, settings: Settings) -> list[str]:
+        return ["preference judge"] if settings.get("judge") == "preference" else []
+
+    def selection(self, arguments: Mapping[str, Any], task: str) -> str:
+        """The subset and length: `benchmark 32k`."""
+        return f"{arguments['subset']} {arguments['length']}"
+
+
+VERSION: Final = PersonaMemV2()
+"""PersonaMem-v2's entry in the registry."""

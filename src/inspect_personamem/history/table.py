@@ -1,0 +1,122 @@
+"""`-T history=...`: what the model sees of the past, one `AxisValue` per source.
+
+Adding a source of history is one module (its builder) and one entry here.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from inspect_personamem.history.context import full_history, no_history
+from inspect_personamem.history.retrieved import DEFAULT_EMBEDDER, memory_history, rag_history
+from inspect_personamem.parameters import AxisValue, Parameter, Settings, changed
+
+# Parameters that two values share are one object each.
+TOP_K = Parameter("top_k", 5, int, "Items retrieved per question.", minimum=1)
+MEMORY_PROMPT = Parameter(
+    "memory_prompt",
+    "official",
+    str,
+    "official (the retrieved items as the history, then the official question, scored as "
+    "every other run) or paper (the authors' RAG prompt, one letter answered; with "
+    "answer=choice only).",
+    choices=("official", "paper"),
+)
+
+
+def _retrieval_words(settings: Settings, words: list[str]) -> str:
+    if str(settings["memory_prompt"]) != MEMORY_PROMPT.default:
+        words.append(f"{settings['memory_prompt']} prompt")
+    return ", ".join(words)
+
+
+def _rag_label(settings: Settings) -> str:
+    dense = str(settings["retriever"]) == "dense"
+    own = HISTORIES["rag"].parameters
+    words = [str(settings["retriever"]), *(changed(settings, own, "embedder") if dense else [])]
+    words.append(f"top {settings['top_k']}")
+    return f"rag ({_retrieval_words(settings, words)})"
+
+
+def _memory_label(settings: Settings) -> str:
+    own = HISTORIES["memory"].parameters
+    words = [str(settings["memory"]), *changed(settings, own, "memory_config")]
+    words += [f"top {k}" for k in changed(settings, own, "top_k")]
+    return f"memory ({_retrieval_words(settings, words)})"
+
+
+HISTORIES: Final[dict[str, AxisValue]] = {
+    "full": AxisValue(
+        "full",
+        "the whole history before the question, `context[:end_index]`, as in the paper",
+        full_history,
+        label=lambda settings: "full history",
+    ),
+    "none": AxisValue(
+        "none",
+        "nothing, the question alone: the no-history baseline",
+        no_history,
+        label=lambda settings: "no history",
+        reads_history=False,
+    ),
+    "rag": AxisValue(
+        "rag",
+        "the top_k history messages most similar to the question, as in the paper's §4.4",
+        rag_history,
+        parameters=(
+            Parameter(
+                "retriever",
+                "dense",
+                str,
+                "dense (embeddings of each message's role and content, the paper's) or "
+                "bm25 (no model).",
+                choices=("dense", "bm25"),
+            ),
+            Parameter(
+                "embedder",
+                DEFAULT_EMBEDDER,
+                str,
+                "retriever=dense: a sentence-transformers hub id or local folder, "
+                "openai/<model>, or openai-api/<service>/<model> (any OpenAI-compatible "
+                "/v1/embeddings at <SERVICE>_BASE_URL).",
+            ),
+            TOP_K,
+            MEMORY_PROMPT,
+            Parameter(
+                "embedding_cache",
+                None,
+                str,
+                "Folder of the on-disk embedding cache (default PERSONAMEM_EMBEDDING_CACHE, "
+                "else the user cache folder); none turns it off.",
+                scoring=False,
+            ),
+        ),
+        label=_rag_label,
+    ),
+    "memory": AxisValue(
+        "memory",
+        "the items a memory system, Mem0 or any plug-in, fed the history as it grows, "
+        "returns for the question",
+        memory_history,
+        parameters=(
+            Parameter(
+                "memory",
+                None,
+                str,
+                "mem0 (the memory extra) or package.module:Factory (a memory system "
+                "implementing inspect_personamem.history.memory.interface).",
+            ),
+            Parameter(
+                "memory_config",
+                None,
+                str,
+                "A YAML or JSON file whose mapping is given to the memory system (for "
+                "mem0, its Memory.from_config settings).",
+            ),
+            TOP_K,
+            MEMORY_PROMPT,
+        ),
+        label=_memory_label,
+    ),
+}
+"""`-T history=...`: what the model sees of the past."""

@@ -1,0 +1,146 @@
+"""The schema of task parameters: one `Parameter`, one value of an axis (`AxisValue`),
+and the point a run's arguments chose on the two axes (`Point`).
+
+The axes' tables (`history.table`, `answer.table`), the parameters every dataset version
+shares (`run.arguments`) and each version's own (its entry in `datasets.registry`) are
+written in these terms; the task signatures, `tasks.yaml`, the README's parameter tables
+and the report's labels are read off them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.types import SampleOrder
+
+Kind = type[bool] | type[int] | type[str]
+Settings = Mapping[str, Any]
+"""A run's arguments by parameter name (as given to a task, or as text from a log)."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One task parameter."""
+
+    name: str
+    default: Any
+    kind: Kind
+    help: str
+    choices: tuple[Any, ...] = ()
+    table: Mapping[str, AxisValue] | None = None
+    """For an axis (`history`, `answer`): its table, whose names are the choices."""
+    minimum: int | None = None
+    scoring: bool = True
+    """Whether a value other than the default changes what is scored (a report keys
+    runs by these); False for where files are, what a log keeps, order and speed."""
+    for_scorer: bool = False
+    """Read by its axis value's own scorer (`AxisValue.scorer`), not by its builder."""
+    says_how: bool = False
+    """A version's own parameter that says how a run answered or was judged, as the
+    axes do (PersonaMem-v2's `judge`), not which questions it was asked or how they
+    were put: a report groups runs that differ only in these."""
+
+    @property
+    def allowed(self) -> tuple[Any, ...]:
+        """The values it takes, where they are a list (empty: any of its kind)."""
+        return tuple(self.table) if self.table is not None else self.choices
+
+    def check(self, value: Any) -> None:
+        """Raise a one-line error naming the parameter if `value` is not one of its."""
+        if value is None and self.default is None:  # None is a value where it is the default
+            return
+        if self.allowed and value not in self.allowed:
+            raise PersonaMemArgumentError(
+                f"PersonaMem task parameter {self.name}={value!r}: choose one of "
+                f"{', '.join(map(str, self.allowed))}"
+            )
+        if type(value) is not self.kind:
+            raise PersonaMemArgumentError(
+                f"PersonaMem task parameter {self.name}={value!r}: {_KIND_NAMES[self.kind]} needed"
+            )
+        if self.minimum is not None and int(value) < self.minimum:
+            raise PersonaMemArgumentError(
+                f"PersonaMem task parameter {self.name}={value!r}: must be at least "
+                f"{self.minimum}"
+                + (" (leave it out for the default)" if self.default is None else "")
+            )
+
+
+_KIND_NAMES: dict[Kind, str] = {bool: "true or false", int: "an integer", str: "a string"}
+
+
+def _never(settings: Settings) -> str | None:
+    return None
+
+
+def _no_words(settings: Settings) -> str:
+    return ""
+
+
+@dataclass(frozen=True)
+class AxisValue:
+    """One value of an axis: what it does, its own parameters, how it is built.
+
+    A history value's `builder` takes the run's contexts (`data.contexts.Contexts`) and
+    its own parameters, and returns an async function from a sample's state to
+    `history.seen.Seen`. An answer value's takes that function, `system_messages`,
+    `keep_history_in_log` and its own parameters, and returns the Inspect solver.
+    """
+
+    name: str
+    summary: str
+    builder: Callable[..., Any]
+    parameters: tuple[Parameter, ...] = ()
+    label: Callable[[Settings], str] = _no_words
+    """Its words in a report's run label, from a run's settings (empty: none)."""
+    order: SampleOrder | None = None
+    """The question order that suits it, where it has one (an answer's wins)."""
+    refuses: Callable[[Settings], str | None] = field(default=_never)
+    """Why it cannot run with these settings (the other axis's, the model roles bound),
+    or None."""
+    scorer: Callable[..., Any] | None = None
+    """An answer's own scorer, where it has one: called with the run's question ids and
+    the parameters marked `for_scorer`; None: the official scorer."""
+    scored_as: str = "chosen"
+    """An answer's: how its answers are scored, `chosen` (a letter read) or `graded`
+    (a grader's verdict); the metrics a dataset version sets follow it."""
+    reads_history: bool = True
+    """A history source's: whether it reads the history files (a run without them
+    needs none)."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """The axis values a run's arguments chose."""
+
+    history: AxisValue
+    answer: AxisValue
+
+    @property
+    def order(self) -> SampleOrder:
+        return self.answer.order or self.history.order or "interleaved"
+
+    def own(self, value: AxisValue, arguments: Settings) -> dict[str, Any]:
+        """The arguments of `value`'s own parameters that its builder reads."""
+        return {p.name: arguments[p.name] for p in value.parameters if not p.for_scorer}
+
+    def scorer_arguments(self, arguments: Settings) -> dict[str, Any]:
+        """The arguments of the answer's parameters its scorer reads (`for_scorer`)."""
+        return {p.name: arguments[p.name] for p in self.answer.parameters if p.for_scorer}
+
+    def answer_scorer(self, questions: Sequence[str], arguments: Settings) -> Any:
+        """The answer's own scorer (given `questions`, the run's question ids, and its
+        `for_scorer` parameters), or None where it has none."""
+        if self.answer.scorer is None:
+            return None
+        return self.answer.scorer(questions, **self.scorer_arguments(arguments))
+
+
+def changed(settings: Settings, parameters: Sequence[Parameter], *names: str) -> list[str]:
+    """The values, in a run's settings, of those of `parameters` named in `names` that
+    differ from their defaults (for labels: `rag (bm25, top 4)`)."""
+    defaults = {p.name: str(p.default) for p in parameters}
+    return [str(settings[n]) for n in names if str(settings[n]) != defaults[n]]

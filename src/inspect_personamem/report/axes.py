@@ -1,0 +1,41 @@
+"""The report's words for how a run saw the past and answered, read off the axis tables
+and the run's dataset version."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_personamem.answer.table import ANSWERS
+from inspect_personamem.datasets.base import DatasetVersion
+from inspect_personamem.history.table import HISTORIES
+from inspect_personamem.parameters import Settings
+
+
+def axes_label(settings: Settings, version: DatasetVersion) -> str:
+    """How a run saw the past and answered, in words: `full history`, `no history`,
+    `rag (bm25, top 4)`, `memory (mem0)`, `full history, logprob`; the version's own
+    words after them (`open, preference judge`)."""
+    words = [
+        HISTORIES[str(settings["history"])].label(settings),
+        ANSWERS[str(settings["answer"])].label(settings),
+        *version.label_words(settings),
+    ]
+    return ", ".join(word for word in words if word)
+
+
+def axis_settings(version: DatasetVersion) -> frozenset[str]:
+    """Settings that say how a run saw the past and answered (the axes, their values'
+    parameters, and the version's own that say how, `Parameter.says_how`); the others
+    say what it answered (data, prompt): a report groups runs that differ only in these."""
+    values = (*HISTORIES.values(), *ANSWERS.values())
+    own = {p.name for p in version.own if p.says_how}
+    return frozenset({"history", "answer"} | own | {p.name for v in values for p in v.parameters})
+
+
+def no_history_settings(settings: Settings) -> dict[str, Any]:
+    """The settings of the run a run's gain from the history is measured against: the
+    same answer with `history=none` (every history source's parameter at its default)."""
+    baseline = dict(settings, history="none")
+    for value in HISTORIES.values():
+        baseline.update({p.name: str(p.default) for p in value.parameters if p.name in settings})
+    return baseline

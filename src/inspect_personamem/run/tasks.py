@@ -1,0 +1,137 @@
+"""The tasks, built from the registry of dataset versions and the axis tables.
+
+Each version gives a task named after it, taking its selectors (`split`; `subset`,
+`length`), and one task per value of the selector it fixes (`personamem_32k`,
+`personamem_v2_128k`). A task's signature is read off its parameters
+(`run.arguments.parameters`), so Inspect, `tasks.yaml` and the README list the same
+ones; one function builds every task's `Task`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from inspect_ai import Task, task
+
+from inspect_personamem.data.order import order_records
+from inspect_personamem.datasets.base import DatasetVersion
+from inspect_personamem.datasets.registry import VERSIONS
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.parameters import Parameter
+from inspect_personamem.run.arguments import all_arguments, checked_point, parameters
+
+TASK_VERSION: Final = "2.2.0"
+"""Version of the tasks (`Task(version=...)`, in every log): bumped when what is scored
+or how can change; see the README's changelog."""
+
+UNKNOWN: Final = "unknown"
+"""The catch-all of a task's signature: any other name given is an error, where Inspect
+would drop an argument the signature lacks with only a warning."""
+
+
+def build_task(version: DatasetVersion, arguments: Mapping[str, Any]) -> Task:
+    """The `Task` of a version's run: every argument checked first (one line each), then
+    its data read and checked, the history source and the answer built from the axis
+    tables, the questions ordered, and the version's samples, scorer and metrics."""
+    point = checked_point(arguments, version)
+    loaded = version.load(arguments, point.history.reads_history)
+    see = point.history.builder(loaded.contexts, **point.own(point.history, arguments))
+    solver = point.answer.builder(
+        see,
+        system_messages=arguments["system_messages"],
+        keep_history_in_log=arguments["keep_history_in_log"],
+        **point.own(point.answer, arguments),
+    )
+    ordered = order_records(
+        loaded.questions, arguments["order"] or point.order, arguments["interleave_block"]
+    )
+    dataset = version.dataset(ordered, loaded, arguments, point)
+    ids = [str(sample.id) for sample in dataset]
+    scored_as = version.scored_as(point.answer.scored_as, arguments)
+    return Task(
+        dataset=dataset,
+        solver=solver,
+        scorer=version.scorer(point, arguments, ids),
+        metrics=version.metrics(scored_as),
+        version=TASK_VERSION,
+        metadata={
+            **loaded.metadata,
+            "history": point.history.name,
+            "answer": point.answer.name,
+            "dataset": version.name,
+            "revision": arguments["revision"],
+        },
+    )
+
+
+def task_function(version: DatasetVersion, fixed: str | None = None) -> Callable[..., Task]:
+    """A version's task as Inspect registers it: `fixed` None takes every selector;
+    else the selector `version.fixed` is fixed to `fixed` and left out of the signature."""
+    name = version.task if fixed is None else f"{version.task}_{fixed}"
+    declared = parameters(version)
+    taken = [p for p in declared.values() if fixed is None or p.name != version.fixed]
+
+    def run(**given: Any) -> Task:
+        unknown = given.pop(UNKNOWN, {})
+        if fixed is not None:
+            if version.fixed in unknown:
+                raise PersonaMemArgumentError(
+                    f"{name} runs {version.fixed}={fixed}: leave out {version.fixed}="
+                    f"{unknown[version.fixed]!r}, or run inspect_personamem/{version.task} "
+                    f"-T {version.fixed}=..."
+                )
+            given[version.fixed] = fixed
+        return build_task(version, all_arguments(given, unknown, version))
+
+    def task_of(*args: Any, **kwargs: Any) -> Task:
+        bound = signature.bind(*args, **kwargs)
+        arguments = dict(bound.arguments)
+        return run(**arguments)
+
+    signature = inspect.Signature(
+        [_signature_parameter(p) for p in taken]
+        + [inspect.Parameter(UNKNOWN, inspect.Parameter.VAR_KEYWORD, annotation=Any)],
+        return_annotation=Task,
+    )
+    task_of.__signature__ = signature  # type: ignore[attr-defined]
+    task_of.__name__ = task_of.__qualname__ = name
+    task_of.__doc__ = _docstring(version, fixed, taken)
+    return task(name=name)(task_of)
+
+
+def _signature_parameter(parameter: Parameter) -> inspect.Parameter:
+    """A task parameter as the signature lists it (keyword only: a task takes none by
+    position but its first selector, which Python callers pass by name too)."""
+    annotation = parameter.kind if parameter.default is not None else parameter.kind | None
+    return inspect.Parameter(
+        parameter.name,
+        inspect.Parameter.KEYWORD_ONLY,
+        default=parameter.default,
+        annotation=annotation,
+    )
+
+
+def _docstring(version: DatasetVersion, fixed: str | None, taken: list[Parameter]) -> str:
+    """The task's docstring: the version's summary and every parameter's help."""
+    what = version.summary if fixed is None else f"{version.summary} ({version.fixed}={fixed})"
+    lines = [what, "", "Args:"]
+    lines += [f"    {p.name}: {p.help}" for p in taken]
+    lines.append(f"    **{UNKNOWN}: No other argument is taken: any other name is an error.")
+    return "\n".join(lines)
+
+
+TASKS: Final[dict[str, Callable[..., Task]]] = {
+    name: function
+    for version in VERSIONS.values()
+    for name, function in zip(
+        version.task_names,
+        [
+            task_function(version),
+            *(task_function(version, value) for value in version.fixed_values),
+        ],
+        strict=True,
+    )
+}
+"""Every task by name, as Inspect registers it."""
