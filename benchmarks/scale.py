@@ -78,11 +78,11 @@ def peak_rss_mb() -> float:
 
 
 def worker_build(split: str, folder: str) -> dict[str, Any]:
-    from inspect_personamem.tasks import personamem
+    from inspect_personamem.run.tasks import TASKS
 
     before = rss_mb()
     start = time.perf_counter()
-    task = personamem(split=check_split(split), data_dir=folder)
+    task = TASKS["personamem"](split=check_split(split), data_dir=folder)
     return {
         "seconds": time.perf_counter() - start,
         "peak_mb": peak_rss_mb() - before,
@@ -98,10 +98,10 @@ def naive_input_task(split: str, folder: str) -> Any:
     from inspect_ai.solver import generate
 
     from inspect_personamem.data.contexts import open_context_store
+    from inspect_personamem.run.tasks import TASKS
     from inspect_personamem.scoring.scorer import personamem_scorer
-    from inspect_personamem.tasks import personamem
 
-    task = personamem(split=check_split(split), data_dir=folder)
+    task = TASKS["personamem"](split=check_split(split), data_dir=folder)
     store = open_context_store((Path(folder) / f"shared_contexts_{split}.jsonl").resolve())
     samples = []
     for sample in task.dataset:
@@ -120,7 +120,7 @@ def worker_run(split: str, folder: str, design: str, samples: int, profile: bool
 
     from inspect_personamem import settings
     from inspect_personamem.data.contexts import open_context_store
-    from inspect_personamem.tasks import personamem
+    from inspect_personamem.run.tasks import TASKS
 
     def reply(*_: Any) -> ModelOutput:
         output = ModelOutput.from_content("mockllm", "<final_answer>(a)")
@@ -131,7 +131,7 @@ def worker_run(split: str, folder: str, design: str, samples: int, profile: bool
         task = naive_input_task(split, folder)
     elif design.startswith("rag-"):
         retriever: Literal["dense", "bm25"] = "dense" if design == "rag-dense" else "bm25"
-        task = personamem(
+        task = TASKS["personamem"](
             split=check_split(split),
             data_dir=folder,
             history="rag",
@@ -140,7 +140,7 @@ def worker_run(split: str, folder: str, design: str, samples: int, profile: bool
             embedder="openai/stand-in" if retriever == "dense" else settings.DEFAULT_EMBEDDER,
         )
     else:
-        task = personamem(
+        task = TASKS["personamem"](
             split=check_split(split), data_dir=folder, keep_history_in_log=design == "naive-log"
         )
     # every k-th sample, so that the histories measured are as long as the split's on average

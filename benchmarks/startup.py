@@ -6,7 +6,7 @@ For each shape (synthetic files with the real splits' shapes, `synthetic.SHAPES`
 - `parse`: every line of the split's context file read, decoded from JSON and each
   message made an Inspect `ChatMessage`, nothing checked: the floor of any start-up
   that holds the histories as Inspect messages;
-- `build`: `personamem(split=..., data_dir=...)`, the whole task: the question file
+- `build`: `TASKS["personamem"](split=..., data_dir=...)`, the whole task: the question file
   read and validated, the contexts indexed, parsed and checked, every sample built
   (the process's context-store cache emptied first, so each build parses afresh).
 
@@ -34,7 +34,7 @@ from inspect_personamem.data.contexts import open_context_store
 from inspect_personamem.datasets.v1.generator import generate_shape
 from inspect_personamem.datasets.v1.spec import PERSONAMEM
 from inspect_personamem.datasets.v1.splits import Split, check_split
-from inspect_personamem.tasks import personamem
+from inspect_personamem.run.tasks import TASKS
 
 ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 
@@ -53,7 +53,7 @@ def parse_contexts(path: Path) -> int:
 def build_task(split: Split, folder: Path) -> int:
     """The whole task, contexts parsed afresh; the number of samples."""
     open_context_store.cache_clear()
-    return len(personamem(split=split, data_dir=str(folder)).dataset)
+    return len(TASKS["personamem"](split=split, data_dir=str(folder)).dataset)
 
 
 def best_of(repeats: int, steps: dict[str, Callable[[], int]]) -> dict[str, float]:

@@ -4,13 +4,14 @@ code's tables.
     python scripts/generate_docs.py           rewrite them
     python scripts/generate_docs.py --check   say which are stale, exit 1 if any
 
-The parameters (`settings.py`: the common ones, `history` and `answer` with each
-value's own) go to tasks.yaml's `parameters:` list and to the README's table between
-`<!-- parameters:start -->` and `<!-- parameters:end -->`; the tasks, with the
-released question counts (`data/spec.py`), to tasks.yaml's `version:` line and the
-README's table between `<!-- tasks:start -->` and `<!-- tasks:end -->`; PersonaMem-v2's
-own parameters (`V2_COMMON`) to tasks.yaml's `v2_parameters:` and docs/personamem-v2.md.
-tests/test_registry.py holds the files equal to what this writes.
+The first dataset version's parameters (`run/arguments.py`: its task's, then `history`
+and `answer` with each value's own) go to tasks.yaml's `parameters:` list and to the
+README's table between `<!-- parameters:start -->` and `<!-- parameters:end -->`; every
+version's tasks, with the released question counts, to tasks.yaml's `version:` line and
+the README's table between `<!-- tasks:start -->` and `<!-- tasks:end -->`; each other
+version's task parameters to tasks.yaml's `<key>_parameters:` and, where it has one, its
+page under docs/ (`VERSION_DOCS`). tests/test_registry.py holds the files equal to what
+this writes.
 """
 
 from __future__ import annotations
@@ -19,22 +20,24 @@ import argparse
 import functools
 import re
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from inspect_personamem.datasets.v1.spec import PERSONAMEM
-from inspect_personamem.datasets.v2.spec import LENGTHS as V2_LENGTHS
-from inspect_personamem.datasets.v2.spec import PERSONAMEM_V2
-from inspect_personamem.settings import COMMON, V2_COMMON, Parameter, owners, parameters
-from inspect_personamem.tasks import TASK_VERSION
+from inspect_personamem.datasets.base import DatasetVersion
+from inspect_personamem.datasets.registry import VERSIONS
+from inspect_personamem.parameters import Parameter
+from inspect_personamem.run.arguments import owners, parameters, task_parameters
+from inspect_personamem.run.tasks import TASK_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 TASKS_YAML = ROOT / "tasks.yaml"
-V2_DOC = ROOT / "docs" / "personamem-v2.md"
+VERSION_DOCS: dict[str, Path] = {"v2": ROOT / "docs" / "personamem-v2.md"}
+"""Versions (but the first) with a page of their own that lists their parameters."""
+FIRST = next(iter(VERSIONS.values()))
+"""The default version, whose parameters the README lists in full."""
 
 
 def applies_to(parameter: Parameter) -> str:
@@ -42,11 +45,19 @@ def applies_to(parameter: Parameter) -> str:
     return ", ".join(owners(parameter.name)) or "all"
 
 
-def parameter_entries(common: Sequence[Parameter] = COMMON) -> list[dict[str, Any]]:
-    """tasks.yaml's `parameters:` list (PersonaMem's: all of them), or its
-    `v2_parameters:` list (`V2_COMMON`: PersonaMem-v2's own; the axes are shared)."""
+def _listed(version: DatasetVersion[Any], own: bool) -> list[Parameter]:
+    """A version's parameters: all of them, or (`own`) its task's without the axis
+    values' own (the axes are shared)."""
+    return list(task_parameters(version) if own else parameters(version).values())
+
+
+def parameter_entries(
+    version: DatasetVersion[Any] = FIRST, own: bool = False
+) -> list[dict[str, Any]]:
+    """tasks.yaml's `parameters:` list (the first version's, all of them), or a
+    `<key>_parameters:` list (`own`)."""
     entries = []
-    for parameter in parameters(common).values() if common is COMMON else common:
+    for parameter in _listed(version, own):
         entry: dict[str, Any] = {"name": parameter.name, "default": parameter.default}
         if parameter.allowed:
             entry["choices"] = list(parameter.allowed)
@@ -63,10 +74,10 @@ def _shown(value: Any) -> str:
     )
 
 
-def parameters_markdown(common: Sequence[Parameter] = COMMON) -> str:
-    """The README's parameter table, or (`V2_COMMON`) docs/personamem-v2.md's."""
+def parameters_markdown(version: DatasetVersion[Any] = FIRST, own: bool = False) -> str:
+    """The README's parameter table, or (`own`) a version's page's."""
     lines = ["| parameter | default | applies to | meaning |", "|---|---|---|---|"]
-    for parameter in parameters(common).values() if common is COMMON else common:
+    for parameter in _listed(version, own):
         choices = (
             f" One of: {', '.join(map(_shown, parameter.allowed))}." if parameter.allowed else ""
         )
@@ -79,18 +90,20 @@ def parameters_markdown(common: Sequence[Parameter] = COMMON) -> str:
 
 
 def tasks_markdown() -> str:
-    """The README's task table."""
-    lines = ["| task | split | questions |", "|---|---|---|"]
-    for split in PERSONAMEM.splits:
-        released = PERSONAMEM.released[split]
-        lines.append(f"| `inspect_personamem/personamem_{split}` | {split} | {released.rows:,} |")
-    lines.append("| `inspect_personamem/personamem` | `-T split=...` | by split |")
-    questions = PERSONAMEM_V2.released["benchmark"].rows
-    for length in V2_LENGTHS:
+    """The README's task table: each version's task per value of the selector it fixes,
+    then its task that takes it."""
+    lines = ["| task | selects | questions |", "|---|---|---|"]
+    for version in VERSIONS.values():
+        prefix = "" if version is FIRST else f"{version.name}, "
+        for value in version.fixed_values:
+            rows = version.released_rows({version.fixed: value})
+            lines.append(
+                f"| `inspect_personamem/{version.task}_{value}` | {prefix}{value} | {rows} |"
+            )
         lines.append(
-            f"| `inspect_personamem/personamem_v2_{length}` | v2, {length} | {questions:,} |"
+            f"| `inspect_personamem/{version.task}` | {prefix}`-T {version.fixed}=...` | "
+            f"by {version.selectors[0].name} |"
         )
-    lines.append("| `inspect_personamem/personamem_v2` | v2, `-T length=...` | by subset |")
     return "\n".join(lines)
 
 
@@ -112,17 +125,26 @@ def readme_text(text: str) -> str:
     return _with_tables(text, README, tables)
 
 
-def v2_doc_text(text: str) -> str:
-    return _with_tables(text, V2_DOC, {"v2-parameters": parameters_markdown(V2_COMMON)})
+def version_doc_text(key: str, text: str) -> str:
+    """A version's page with its parameter table (`<!-- <key>-parameters:start -->`)."""
+    table = parameters_markdown(VERSIONS[key], own=True)
+    return _with_tables(text, VERSION_DOCS[key], {f"{key}-parameters": table})
 
 
 def tasks_yaml_text(text: str) -> str:
-    note = "# Generated by scripts/generate_docs.py from settings.py: edit the tables there.\n"
+    note = "# Generated by scripts/generate_docs.py from the parameter tables: edit them there.\n"
     head, _, _ = text.partition("\nparameters:\n")
     head = re.sub(r"(?m)^version: \S+", f"version: {TASK_VERSION}", head)
     head = head.removesuffix(note.rstrip("\n")).rstrip("\n")
     listed = yaml.safe_dump(
-        {"parameters": parameter_entries(), "v2_parameters": parameter_entries(V2_COMMON)},
+        {
+            "parameters": parameter_entries(),
+            **{
+                f"{key}_parameters": parameter_entries(version, own=True)
+                for key, version in VERSIONS.items()
+                if version is not FIRST
+            },
+        },
         sort_keys=False,
         width=1000,
         allow_unicode=True,
@@ -135,7 +157,11 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="only say which files are stale")
     args = parser.parse_args()
     stale = []
-    for path, make in ((README, readme_text), (TASKS_YAML, tasks_yaml_text), (V2_DOC, v2_doc_text)):
+    makers = [(README, readme_text), (TASKS_YAML, tasks_yaml_text)]
+    makers += [
+        (path, functools.partial(version_doc_text, key)) for key, path in VERSION_DOCS.items()
+    ]
+    for path, make in makers:
         text = path.read_text(encoding="utf-8")
         new = make(text)
         if new != text:

@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from axis_fixtures import recent_history
 from helpers import mock_model, run_task
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage
 
-from inspect_personamem import settings
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.settings import AxisValue, Parameter
+from inspect_personamem.history import table
+from inspect_personamem.parameters import AxisValue, Parameter
 
 TASK = "inspect_personamem/personamem_32k"
 
@@ -36,25 +37,27 @@ TASK = "inspect_personamem/personamem_32k"
 def test_an_argument_of_a_value_not_chosen_is_an_error_naming_who_reads_it(
     small_split: Path, arguments: dict[str, Any], ignored: str, chosen: str
 ) -> None:
-    from inspect_personamem.tasks import personamem_32k
+    from inspect_personamem.run.tasks import TASKS
 
     with pytest.raises(PersonaMemArgumentError, match=f"{ignored} have no effect with .*{chosen}"):
-        personamem_32k(data_dir=str(small_split), **arguments)
+        TASKS["personamem_32k"](data_dir=str(small_split), **arguments)
 
 
 def test_an_argument_left_at_its_default_is_accepted(small_split: Path) -> None:
-    from inspect_personamem.tasks import personamem_32k
+    from inspect_personamem.run.tasks import TASKS
 
-    task = personamem_32k(data_dir=str(small_split), answer="logprob", cache_breakpoints=True)
+    task = TASKS["personamem_32k"](
+        data_dir=str(small_split), answer="logprob", cache_breakpoints=True
+    )
     assert task.metadata is not None
     assert (task.metadata["history"], task.metadata["answer"]) == ("full", "logprob")
 
 
 def test_a_meaningless_combination_is_an_error_saying_why(small_split: Path) -> None:
-    from inspect_personamem.tasks import personamem_32k
+    from inspect_personamem.run.tasks import TASKS
 
     with pytest.raises(PersonaMemArgumentError, match="the model never sees the options"):
-        personamem_32k(
+        TASKS["personamem_32k"](
             data_dir=str(small_split), history="rag", retriever="bm25", memory_prompt="paper",
             answer="logprob",
         )  # fmt: skip
@@ -106,7 +109,7 @@ def test_every_history_composes_with_the_choice_answer(
 RECENT = AxisValue(
     "recent",
     "the last last_n messages before the question (a test-only source)",
-    "axis_fixtures:recent_history",
+    recent_history,
     parameters=(Parameter("last_n", 10, int, "Messages kept.", minimum=1),),
     label=lambda settings: f"last {settings['last_n']} messages",
 )
@@ -120,7 +123,7 @@ def test_a_new_source_of_history_is_one_module_and_one_table_entry(
     parameter is checked, and the report labels its runs with its own words."""
     from inspect_personamem.report import build_report
 
-    monkeypatch.setitem(settings.HISTORIES, "recent", RECENT)
+    monkeypatch.setitem(table.HISTORIES, "recent", RECENT)
     model = mock_model(lambda messages: "<final_answer>(a)")
     args = {"data_dir": str(small_split)}
     recent = run_task(TASK, model, tmp_path / "logs", {**args, "history": "recent", "last_n": 7})

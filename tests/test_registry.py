@@ -9,14 +9,18 @@ import inspect
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal, get_args, get_origin, get_type_hints
+from typing import Any
 
+import pytest
 import yaml
 from helpers import REAL_QUESTIONS, require
 from inspect_ai.util import registry_info
 
-from inspect_personamem.settings import V2_COMMON, parameters, scoring_defaults
-from inspect_personamem.tasks import TASK_VERSION, personamem, personamem_v2
+from inspect_personamem.datasets.base import DatasetVersion
+from inspect_personamem.datasets.registry import VERSIONS
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.run.arguments import parameters, scoring_defaults
+from inspect_personamem.run.tasks import TASK_VERSION, TASKS
 
 ROOT = Path(__file__).parents[1]
 LISTING = yaml.safe_load((ROOT / "tasks.yaml").read_text(encoding="utf-8"))
@@ -55,44 +59,34 @@ def test_listing_names_exactly_the_registered_tasks() -> None:
     assert sorted(registered_tasks()) == sorted(t["name"] for t in LISTING["tasks"])
 
 
-def test_the_signature_is_the_tables() -> None:
-    """Names, order, defaults and choices: the signature lists what settings.py declares."""
-    declared = parameters()
-    signature = named(personamem)
-    assert list(signature) == list(declared)
-    hints = get_type_hints(personamem)
-    for name, parameter in declared.items():
-        assert signature[name].default == parameter.default, name
-        hint = hints[name]
-        members = (hint,) if get_origin(hint) is Literal else get_args(hint) or (hint,)
-        literal = [v for m in members if get_origin(m) is Literal for v in get_args(m)]
-        assert tuple(literal) == parameter.allowed, name
-    for name, function in registered_tasks().items():
-        if "personamem_v2" in name:
-            continue
-        expected = {k: p.default for k, p in named(personamem).items()}
-        if name != "inspect_personamem/personamem":
-            expected.pop("split")
-        assert {k: p.default for k, p in named(function).items()} == expected, name
-
-
-def test_the_v2_signature_is_its_tables() -> None:
-    """PersonaMem-v2's task takes its own common parameters and the same axes."""
-    declared = parameters(V2_COMMON)
-    signature = named(personamem_v2)
+@pytest.mark.parametrize("version", list(VERSIONS.values()), ids=list(VERSIONS))
+def test_each_versions_tasks_take_its_parameters_in_their_order(
+    version: DatasetVersion[Any],
+) -> None:
+    """Names, order and defaults: a version's task takes every parameter its tables
+    declare; a task per value of `fixed` takes the same but that one."""
+    declared = parameters(version)
+    tasks = registered_tasks()
+    signature = named(tasks[f"inspect_personamem/{version.task}"])
     assert list(signature) == list(declared)
     for name, parameter in declared.items():
         assert signature[name].default == parameter.default, name
-    for name, function in registered_tasks().items():
-        if name.startswith("inspect_personamem/personamem_v2_"):
-            expected = {k: p.default for k, p in signature.items() if k != "length"}
-            assert {k: p.default for k, p in named(function).items()} == expected, name
+    for value in version.fixed_values:
+        fixed = named(tasks[f"inspect_personamem/{version.task}_{value}"])
+        assert list(fixed) == [name for name in declared if name != version.fixed]
+
+
+def test_a_fixed_task_refuses_its_fixed_parameter(small_split: Path) -> None:
+    with pytest.raises(PersonaMemArgumentError, match="personamem_32k runs split=32k: leave out"):
+        TASKS["personamem_32k"](data_dir=str(small_split), split="128k")
 
 
 def test_every_parameter_says_whether_it_changes_what_is_scored() -> None:
-    assert set(scoring_defaults()) == {n for n, p in parameters().items() if p.scoring}
-    assert {"history", "answer", "top_k", "normalization"} <= set(scoring_defaults())
-    assert not {"data_dir", "order", "embedding_cache", "split"} & set(scoring_defaults())
+    first = VERSIONS["v1"]
+    defaults = scoring_defaults(first)
+    assert set(defaults) == {n for n, p in parameters(first).items() if p.scoring}
+    assert {"history", "answer", "top_k", "normalization"} <= set(defaults)
+    assert not {"data_dir", "order", "embedding_cache", "split"} & set(defaults)
 
 
 def test_tasks_yaml_and_the_readme_are_what_the_tables_generate() -> None:
@@ -102,9 +96,10 @@ def test_tasks_yaml_and_the_readme_are_what_the_tables_generate() -> None:
     listing = (ROOT / "tasks.yaml").read_text(encoding="utf-8")
     assert docs.tasks_yaml_text(listing) == listing, "run python scripts/generate_docs.py"
     assert LISTING["parameters"] == docs.parameter_entries()
-    assert LISTING["v2_parameters"] == docs.parameter_entries(V2_COMMON)
-    v2_doc = (ROOT / "docs" / "personamem-v2.md").read_text(encoding="utf-8")
-    assert docs.v2_doc_text(v2_doc) == v2_doc, "run python scripts/generate_docs.py"
+    for key, path in docs.VERSION_DOCS.items():
+        assert LISTING[f"{key}_parameters"] == docs.parameter_entries(VERSIONS[key], own=True)
+        page = path.read_text(encoding="utf-8")
+        assert docs.version_doc_text(key, page) == page, "run python scripts/generate_docs.py"
 
 
 def test_listing_carries_the_task_version() -> None:

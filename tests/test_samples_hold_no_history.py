@@ -9,14 +9,14 @@ from inspect_ai.model import ChatMessageBase
 
 from inspect_personamem.data.contexts import open_context_store
 from inspect_personamem.datasets.v1.generator import generate_split
-from inspect_personamem.tasks import personamem
+from inspect_personamem.run.tasks import TASKS
 
 
 def test_building_all_samples_copies_no_history(tmp_path: Path) -> None:
     questions, contexts = generate_split(
         tmp_path, "128k", contexts=3, min_messages=200, max_messages=260, questions=90
     )
-    task = personamem(split="128k", data_dir=str(tmp_path))
+    task = TASKS["personamem"](split="128k", data_dir=str(tmp_path))
     store = open_context_store(contexts.resolve())
     samples = list(task.dataset)
     assert len(samples) == 90
@@ -53,10 +53,10 @@ def test_samples_take_memory_for_their_metadata_not_their_histories(tmp_path: Pa
         tmp_path, "128k", contexts=3, min_messages=200, max_messages=260, questions=90
     )
     store = open_context_store(contexts.resolve())
-    personamem(split="128k", data_dir=str(tmp_path))  # parses the contexts into the store
+    TASKS["personamem"](split="128k", data_dir=str(tmp_path))  # parses the contexts into the store
     tracemalloc.start()
     try:
-        task = personamem(split="128k", data_dir=str(tmp_path))
+        task = TASKS["personamem"](split="128k", data_dir=str(tmp_path))
         built, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

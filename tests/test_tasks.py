@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import csv
+import logging
 import os
 import re
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from helpers import REAL_QUESTIONS, REFERENCE_RESPONSES, mock_model, require, run_task
-from inspect_ai import Task, eval_retry
-from inspect_ai._util.registry import registry_params
+from inspect_ai import eval_retry
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessage, get_model
 from inspect_ai.scorer import Score
@@ -25,7 +24,7 @@ from inspect_personamem.datasets.v1.question_types import normalise_question_typ
 from inspect_personamem.datasets.v1.records import read_questions
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.system_messages import conversation
-from inspect_personamem.tasks import personamem, personamem_32k
+from inspect_personamem.run.tasks import TASKS
 
 TASK = "inspect_personamem/personamem_32k"
 
@@ -68,10 +67,10 @@ class Recorder:
     ],
 )
 def test_a_misspelt_parameter_fails_naming_it(small_split: Path, name: str, value: object) -> None:
-    from inspect_personamem.tasks import personamem_32k
+    from inspect_personamem.run.tasks import TASKS
 
     with pytest.raises(ValueError, match=f"parameter {name}={value!r}"):
-        personamem_32k(data_dir=str(small_split), **{name: value})
+        TASKS["personamem_32k"](data_dir=str(small_split), **{name: value})
 
 
 @pytest.mark.parametrize(
@@ -146,29 +145,33 @@ def test_the_inspect_command_prints_a_deliberate_error_alone(
     assert not (tmp_path / "logs").exists()
 
 
-def test_a_relative_data_dir_is_logged_absolute_and_the_log_retries_from_elsewhere(
-    small_split: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_relative_path_is_named_in_a_warning_and_the_log_retries_from_its_folder(
+    small_split: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Inspect logs the task arguments as the task was called with them, and `eval-retry`
-    creates the task from them: a relative folder must reach the log absolute."""
+    """Inspect logs the task arguments as given, and `eval-retry` creates the task from
+    them (no public Inspect API lets a task change what is logged): a relative folder is
+    named in a warning, the run's `data_source` is absolute, and the log retries from
+    the folder it was made in."""
     monkeypatch.chdir(small_split.parent)
     oracle = get_model("personamem/oracle", questions=str(small_split / "questions_32k.csv"))
-    log = run_task(TASK, oracle, tmp_path / "logs", {"data_dir": small_split.name})
+    with caplog.at_level(logging.WARNING):
+        log = run_task(TASK, oracle, tmp_path / "logs", {"data_dir": small_split.name})
     assert log.status == "success", log.error
-    assert log.eval.task_args["data_dir"] == str(small_split)
-    assert log.eval.task_args_passed == {"data_dir": str(small_split)}
+    assert log.eval.task_args_passed == {"data_dir": small_split.name}
+    assert (log.eval.metadata or {})["data_source"] == f"local folder {small_split.resolve()}"
+    warned = [r.getMessage() for r in caplog.records if "relative to" in r.getMessage()]
+    assert warned and f"data_dir={small_split.name}: relative to {small_split.parent}" in warned[0]
     assert log.location
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    monkeypatch.chdir(elsewhere)
     (retried,) = eval_retry(log.location, log_dir=str(tmp_path / "retried"), display="none")
     assert retried.status == "success", retried.error
     assert retried.samples is not None and len(retried.samples) == 24
 
 
-@pytest.mark.parametrize("task", [personamem, personamem_32k])
 @pytest.mark.parametrize(
-    ("arguments", "absolute"),
+    ("arguments", "named"),
     [
         ({"history": "rag", "retriever": "bm25", "embedding_cache": "cache"}, "embedding_cache"),
         ({"history": "rag", "retriever": "bm25", "embedding_cache": "none"}, None),
@@ -176,50 +179,31 @@ def test_a_relative_data_dir_is_logged_absolute_and_the_log_retries_from_elsewhe
             {"history": "memory", "memory": "memory_fixtures:SpyMemory", "memory_config": "m.yaml"},
             "memory_config",
         ),
+        ({"history": "rag", "retriever": "dense", "embedder": "openai/x"}, None),
     ],
 )
-def test_path_arguments_become_absolute_however_the_task_is_called(
+def test_relative_path_arguments_are_named_and_names_are_not(
     small_split: Path,
     monkeypatch: pytest.MonkeyPatch,
-    task: Callable[..., Task],
+    caplog: pytest.LogCaptureFixture,
     arguments: dict[str, str],
-    absolute: str | None,
+    named: str | None,
 ) -> None:
-    """From Python too, by keyword or position; `embedding_cache=none` names no folder."""
-    monkeypatch.chdir(small_split.parent)
-    (small_split.parent / "m.yaml").write_text("a: 1\n", encoding="utf-8")
-    positional = ("32k",) if task is personamem else ()
-    made = task(*positional, small_split.name, **arguments)
-    assert registry_params(made) == {
-        **({"split": "32k"} if positional else {}),
-        "data_dir": str(small_split),
-        **arguments,
-        **({absolute: str(small_split.parent / arguments[absolute])} if absolute else {}),
-    }
-
-
-@pytest.mark.parametrize(
-    ("embedder", "folder"), [("embedder", True), ("openai/text-embedding-3-small", False)]
-)
-def test_an_embedder_folder_becomes_absolute_and_a_model_name_stays(
-    small_split: Path, monkeypatch: pytest.MonkeyPatch, embedder: str, folder: bool
-) -> None:
-    """`embedder` names a model or a local folder: only a folder that exists is made
-    absolute, so that `eval-retry` from elsewhere loads the same one."""
+    """`embedding_cache=none` and a model name name no file; a relative file does."""
     monkeypatch.chdir(small_split.parent)
     monkeypatch.setenv("OPENAI_API_KEY", "not-used")
-    if folder:
-        (small_split.parent / embedder).mkdir()
-    made = personamem_32k(small_split.name, history="rag", retriever="dense", embedder=embedder)
-    expected = str(small_split.parent / embedder) if folder else embedder
-    assert registry_params(made)["embedder"] == expected
+    (small_split.parent / "m.yaml").write_text("a: 1\n", encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        TASKS["personamem_32k"](data_dir=str(small_split), **arguments)
+    warned = " ".join(r.getMessage() for r in caplog.records if "relative to" in r.getMessage())
+    assert (f"{named}={arguments[named]}" in warned) if named else not warned
 
 
 def test_unknown_split_fails_naming_the_choices(small_split: Path) -> None:
-    from inspect_personamem.tasks import personamem
+    from inspect_personamem.run.tasks import TASKS
 
     with pytest.raises(ValueError, match="split='64k': choose one of 32k, 128k, 1M"):
-        personamem(split="64k", data_dir=str(small_split))  # type: ignore[arg-type]
+        TASKS["personamem"](split="64k", data_dir=str(small_split))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("policy", ["keep", "merge", "drop"])

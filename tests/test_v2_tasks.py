@@ -20,7 +20,7 @@ from inspect_personamem.datasets.v2.judge import judge_prompt
 from inspect_personamem.datasets.v2.prompt import APPENDED_SENTENCE, OPTIONS_INTRODUCTION
 from inspect_personamem.datasets.v2.spec import V2Source
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.tasks import personamem_v2_32k
+from inspect_personamem.run.tasks import TASKS
 
 TASK = "inspect_personamem/personamem_v2_32k"
 QUESTIONS = Path("benchmark/text/benchmark.csv")
@@ -68,9 +68,7 @@ def test_the_model_sees_the_whole_history_the_query_and_the_options(
 def test_scored_by_the_authors_rule(small_v2: Path, tmp_path: Path) -> None:
     log = run(small_v2, tmp_path, longest_option_reply)
     assert log.samples is not None and log.results is not None
-    expected = [
-        max(s.metadata["options"], key=len)[4:] == s.metadata["correct_answer"] for s in log.samples
-    ]
+    expected = [max(s.choices or [], key=len) == s.metadata["correct_answer"] for s in log.samples]
     metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
     assert metrics["accuracy"] == pytest.approx(sum(expected) / len(expected))
     assert metrics["unparsed"] == 0.0
@@ -109,7 +107,7 @@ def test_options_in_a_user_message_where_asked(small_v2: Path, tmp_path: Path) -
 
 def test_the_order_is_seeded(small_v2: Path) -> None:
     def orders(seed: int) -> list[list[int]]:
-        task = personamem_v2_32k(data_dir=str(small_v2), shuffle=seed)
+        task = TASKS["personamem_v2_32k"](data_dir=str(small_v2), shuffle=seed)
         return [list((s.metadata or {})["option_order"]) for s in task.dataset]
 
     assert orders(0) == orders(0) != orders(1)
@@ -118,11 +116,11 @@ def test_the_order_is_seeded(small_v2: Path) -> None:
 
 def test_refusals_are_one_line(small_v2: Path) -> None:
     with pytest.raises(PersonaMemArgumentError, match="options_role=user with merge"):
-        personamem_v2_32k(data_dir=str(small_v2), system_messages="merge")
+        TASKS["personamem_v2_32k"](data_dir=str(small_v2), system_messages="merge")
     with pytest.raises(PersonaMemArgumentError, match="no parameter split"):
-        personamem_v2_32k(data_dir=str(small_v2), split="128k")
+        TASKS["personamem_v2_32k"](data_dir=str(small_v2), split="128k")
     with pytest.raises(PersonaMemArgumentError, match="runs length=32k"):
-        personamem_v2_32k(data_dir=str(small_v2), length="128k")
+        TASKS["personamem_v2_32k"](data_dir=str(small_v2), length="128k")
 
 
 MARKED_TEXT = (
@@ -253,7 +251,7 @@ def test_a_judge_without_a_score_counts_zero_and_apart(small_v2: Path, tmp_path:
 
 def test_judge_needs_open_answers(small_v2: Path) -> None:
     with pytest.raises(PersonaMemArgumentError, match="judge='preference' judges open answers"):
-        personamem_v2_32k(data_dir=str(small_v2), judge="preference")
+        TASKS["personamem_v2_32k"](data_dir=str(small_v2), judge="preference")
 
 
 def test_questions_are_sent_interleaved_across_personas_unless_asked_otherwise(
@@ -262,8 +260,10 @@ def test_questions_are_sent_interleaved_across_personas_unless_asked_otherwise(
     """For prompt caching, as v1's: a persona's next question comes one round later, so
     its history is cached by then; `order=file` keeps the file's order. Sample ids (the
     row index) stay the same in any order."""
-    in_file = [str(s.id) for s in personamem_v2_32k(data_dir=str(small_v2), order="file").dataset]
-    interleaved = [str(s.id) for s in personamem_v2_32k(data_dir=str(small_v2)).dataset]
+    in_file = [
+        str(s.id) for s in TASKS["personamem_v2_32k"](data_dir=str(small_v2), order="file").dataset
+    ]
+    interleaved = [str(s.id) for s in TASKS["personamem_v2_32k"](data_dir=str(small_v2)).dataset]
     assert [int(i.split(":")[1]) for i in in_file] == list(range(len(in_file)))
     assert sorted(interleaved) == sorted(in_file) and interleaved != in_file
     personas = [i.split(":")[0] for i in interleaved]

@@ -192,10 +192,10 @@ def test_vllm_provider_eval_against_stand_in(setup: LocalSetup, tmp_path: Path) 
 
 
 def test_logprob_method_sends_each_contexts_questions_together(setup: LocalSetup) -> None:
-    from inspect_personamem.tasks import personamem_32k
+    from inspect_personamem.run.tasks import TASKS
 
     def order(**kwargs: Any) -> list[tuple[str, int]]:
-        task = personamem_32k(data_dir=str(setup.data), **kwargs)
+        task = TASKS["personamem_32k"](data_dir=str(setup.data), **kwargs)
         metadata = [sample.metadata or {} for sample in task.dataset]
         return [
             (str(m["shared_context_id"]), int(m["end_index_in_shared_context"])) for m in metadata

@@ -16,7 +16,7 @@ from inspect_ai.model import ChatMessage
 from inspect_personamem.data.contexts import open_context_store
 from inspect_personamem.datasets.v1.prompt import INSTRUCTION
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.tasks import personamem_32k
+from inspect_personamem.run.tasks import TASKS
 
 INSPECT = Path(sys.executable).parent / "inspect"
 
@@ -45,14 +45,15 @@ def test_the_model_gets_the_user_message_alone_after_the_history(
     assert log.status == "success", log.error
     assert log.samples is not None and len(sent) == 6
     store = open_context_store(small_split / "shared_contexts_32k.jsonl")
-    asked = {s.metadata["user_question_or_message"]: s.metadata for s in log.samples}
+    asked = {s.metadata["user_question_or_message"]: s for s in log.samples}
     for messages in sent:
         question = messages[-1].text
-        meta = asked[question]  # the last message is the user's message, verbatim
+        sample = asked[question]  # the last message is the user's message, verbatim
+        meta = sample.metadata
         assert messages[-1].role == "user"
         everything = "\n".join(m.text for m in messages)
         assert INSTRUCTION not in everything
-        assert not any(option[4:] in everything for option in meta["options"])
+        assert not any(option in everything for option in sample.choices or [])
         before = messages[:-1]
         if history == "full":
             context = store.history(meta["shared_context_id"], meta["end_index_in_shared_context"])
@@ -79,7 +80,7 @@ def test_with_a_memory_system_too(small_split: Path, tmp_path: Path) -> None:
 
 def test_no_grader_bound_is_one_line_before_any_data(small_split: Path) -> None:
     with pytest.raises(PersonaMemArgumentError) as info:
-        personamem_32k(data_dir=str(small_split), answer="open")
+        TASKS["personamem_32k"](data_dir=str(small_split), answer="open")
     message = str(info.value)
     assert "no grader is bound: add --model-role grader=<model>" in message
     assert "-T grader=self" in message and "\n" not in message
@@ -87,7 +88,7 @@ def test_no_grader_bound_is_one_line_before_any_data(small_split: Path) -> None:
 
 def test_the_paper_prompt_shows_options_and_is_refused(small_split: Path) -> None:
     with pytest.raises(PersonaMemArgumentError, match="answer='open' the model never sees"):
-        personamem_32k(
+        TASKS["personamem_32k"](
             data_dir=str(small_split),
             answer="open",
             history="rag",
@@ -99,7 +100,7 @@ def test_the_paper_prompt_shows_options_and_is_refused(small_split: Path) -> Non
 
 def test_grader_parameters_need_answer_open(small_split: Path) -> None:
     with pytest.raises(PersonaMemArgumentError, match="grader_calibration have no effect"):
-        personamem_32k(data_dir=str(small_split), grader_calibration=10)
+        TASKS["personamem_32k"](data_dir=str(small_split), grader_calibration=10)
 
 
 @pytest.mark.slow

@@ -12,8 +12,8 @@ import pytest
 from helpers import REAL_QUESTIONS, require, run_script
 from hub_server import serve_hub
 
-from inspect_personamem.data.files import locate_split_files
 from inspect_personamem.data.provenance import MARK
+from inspect_personamem.datasets.v1.files import locate_split_files
 from inspect_personamem.datasets.v1.generator import (
     contexts_for_questions,
     generate_split,
@@ -22,7 +22,7 @@ from inspect_personamem.datasets.v1.generator import (
 from inspect_personamem.datasets.v1.records import read_questions
 from inspect_personamem.datasets.v1.spec import DATA_DIR_ENV, PERSONAMEM, DataSource
 from inspect_personamem.errors import PersonaMemDataError
-from inspect_personamem.tasks import personamem
+from inspect_personamem.run.tasks import TASKS
 from inspect_personamem.types import HistoryName
 
 DEFAULT_REPO_ID, DEFAULT_REVISION = PERSONAMEM.repo_id, PERSONAMEM.revision
@@ -30,7 +30,7 @@ DEFAULT_REPO_ID, DEFAULT_REVISION = PERSONAMEM.repo_id, PERSONAMEM.revision
 LOCATE = (
     "import json, sys\n"
     "from inspect_personamem.datasets.v1.spec import DataSource\n"
-    "from inspect_personamem.data.files import locate_split_files\n"
+    "from inspect_personamem.datasets.v1.files import locate_split_files\n"
     "from inspect_personamem.errors import PersonaMemDataError\n"
     "try:\n"
     "    f = locate_split_files(DataSource('32k', **json.loads(sys.argv[1])))\n"
@@ -41,10 +41,10 @@ LOCATE = (
 )
 BUILD = (
     "import json, sys\n"
-    "from inspect_personamem.tasks import personamem\n"
+    "from inspect_personamem.run.tasks import TASKS\n"
     "from inspect_personamem.errors import PersonaMemDataError\n"
     "try:\n"
-    "    task = personamem('32k', **json.loads(sys.argv[1]))\n"
+    "    task = TASKS['personamem']('32k', **json.loads(sys.argv[1]))\n"
     "    print(json.dumps({'data_release': (task.metadata or {})['data_release']}))\n"
     "except PersonaMemDataError as ex:\n"
     "    print(json.dumps({'error': str(ex)}))\n"
@@ -205,7 +205,7 @@ def real_questions(folder: Path, edit: Callable[[bytes], bytes] = lambda raw: ra
 
 def built(folder: Path, history: HistoryName = "full") -> dict[str, str]:
     """The data metadata of the 32k task built on `folder`."""
-    metadata = personamem("32k", data_dir=str(folder), history=history).metadata or {}
+    metadata = TASKS["personamem"]("32k", data_dir=str(folder), history=history).metadata or {}
     return {key: str(metadata[key]) for key in ("data_release", "data_checked")}
 
 

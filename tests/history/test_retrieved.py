@@ -307,10 +307,10 @@ def test_dense_retrieval_through_an_openai_compatible_endpoint(
 def test_bad_memory_arguments_fail_before_any_sample(
     data: Path, arguments: dict[str, Any], message: str
 ) -> None:
-    from inspect_personamem.tasks import personamem_32k
+    from inspect_personamem.run.tasks import TASKS
 
     with pytest.raises(ValueError, match=re.escape(message)):
-        personamem_32k(data_dir=str(data), **arguments)
+        TASKS["personamem_32k"](data_dir=str(data), **arguments)
 
 
 @pytest.mark.memory
@@ -374,10 +374,10 @@ def test_a_dense_embedder_that_cannot_be_had_fails_at_once_naming_what_to_pass(
     sample, where loading would retry the hub for minutes."""
     import huggingface_hub.constants
 
-    from inspect_personamem.tasks import personamem_32k
+    from inspect_personamem.run.tasks import TASKS
 
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path))
     with pytest.raises(PersonaMemArgumentError, match="HF_HUB_OFFLINE is set") as error:
-        personamem_32k(data_dir=str(data), history="rag")
+        TASKS["personamem_32k"](data_dir=str(data), history="rag")
     assert "-T retriever=bm25 (no model)" in str(error.value)

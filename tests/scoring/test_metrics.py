@@ -9,9 +9,10 @@ from helpers import mock_model, run_task
 from inspect_ai.scorer import CORRECT, INCORRECT, SampleScore, Score
 from inspect_ai.util import registry_info
 
+from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.datasets.v1.question_types import CATEGORIES
-from inspect_personamem.scoring.metrics import personamem_metrics, unparsed
+from inspect_personamem.scoring.metrics import unparsed
 
 
 def sample_score(
@@ -42,7 +43,7 @@ SCORES = [
 
 def compute() -> dict[str, float]:
     values: dict[str, float] = {}
-    for metric in personamem_metrics():
+    for metric in VERSIONS["v1"].metrics("chosen"):
         result: Any = cast(Any, metric)(SCORES)
         if isinstance(result, dict):
             values.update(result)
@@ -72,7 +73,7 @@ def test_stderr_is_clustered_by_shared_context() -> None:
 def test_macro_average_weights_categories_equally() -> None:
     lopsided = SCORES + [sample_score(True, "C", "suggest_new_ideas", "food", 4) for _ in range(6)]
     values: dict[str, float] = {}
-    for metric in personamem_metrics()[3:4]:
+    for metric in VERSIONS["v1"].group_metrics()[:1]:
         values.update(metric(lopsided))  # type: ignore[arg-type]
     assert values["category_suggest_new_ideas"] == 8 / 9
     assert values["category_macro"] == (8 / 9 + 1 / 3) / 2

@@ -218,7 +218,7 @@ def _from_folder(
             f"{folder} (given by {given_by}) lacks {name} for {purpose}. "
             f"Put the files of {source.repo} there, or point {given_by} elsewhere."
         )
-    return path.resolve(), f"local folder {folder}"
+    return path.resolve(), f"local folder {folder.resolve()}"
 
 
 def _from_hub(name: str, purpose: str, source: FileSource) -> tuple[Path, str]:

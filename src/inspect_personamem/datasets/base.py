@@ -23,6 +23,7 @@ from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
 
 from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.order import Queued
+from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
 
@@ -121,6 +122,16 @@ class DatasetVersion(ABC, Generic[Q]):
         return (self.task, *(f"{self.task}_{value}" for value in self.fixed_values))
 
     @abstractmethod
+    def released_questions(self, selected: Mapping[str, str]) -> ReleasedFile:
+        """What is known of the released question file the selectors pick (each one not
+        in `selected` at its default)."""
+
+    def released_rows(self, selected: Mapping[str, str]) -> str:
+        """The questions of the released file the selectors pick, as a README lists them."""
+        defaults = {p.name: str(p.default) for p in self.selectors}
+        return f"{self.released_questions(defaults | dict(selected)).rows:,}"
+
+    @abstractmethod
     def check(self, arguments: Settings, point: Point) -> None:
         """Raise a one-line error where the arguments mean nothing for this version
         (beyond what every parameter and axis value checks)."""
@@ -155,7 +166,7 @@ class DatasetVersion(ABC, Generic[Q]):
     def group_metrics(self) -> list[Metric]:
         """Accuracy per value of each group."""
         return [
-            accuracy_by(g.key, f"{g.metric}_{{group_name}}", all_label=g.mean_of_values)
+            accuracy_by(g.key, f"{g.metric}_{{group_name}}", g.mean_of_values, tuple(g.values))
             for g in self.groups
         ]
 

@@ -10,7 +10,9 @@ ones; one function builds every task's `Task`.
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Final
 
 from inspect_ai import Task, task
@@ -22,9 +24,21 @@ from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Parameter
 from inspect_personamem.run.arguments import all_arguments, checked_point, parameters
 
+logger = logging.getLogger(__name__)
+
 TASK_VERSION: Final = "2.2.0"
 """Version of the tasks (`Task(version=...)`, in every log): bumped when what is scored
 or how can change; see the README's changelog."""
+
+PATHS: Final[dict[str, tuple[str, ...]]] = {
+    "data_dir": (),
+    "memory_config": (),
+    "embedding_cache": ("none",),
+}
+"""Task parameters naming a file or folder -> their values that name none."""
+FOLDERS_OR_NAMES: Final = frozenset({"embedder"})
+"""Task parameters naming a local folder or a model (a hub id): a path only where it
+names an existing folder."""
 
 UNKNOWN: Final = "unknown"
 """The catch-all of a task's signature: any other name given is an error, where Inspect
@@ -36,6 +50,7 @@ def build_task(version: DatasetVersion, arguments: Mapping[str, Any]) -> Task:
     its data read and checked, the history source and the answer built from the axis
     tables, the questions ordered, and the version's samples, scorer and metrics."""
     point = checked_point(arguments, version)
+    _warn_of_relative_paths(arguments)
     loaded = version.load(arguments, point.history.reads_history)
     see = point.history.builder(loaded.contexts, **point.own(point.history, arguments))
     solver = point.answer.builder(
@@ -64,6 +79,30 @@ def build_task(version: DatasetVersion, arguments: Mapping[str, Any]) -> Task:
             "revision": arguments["revision"],
         },
     )
+
+
+def _warn_of_relative_paths(arguments: Mapping[str, Any]) -> None:
+    """Warn where an argument names a file or folder by a relative path: Inspect logs
+    task arguments as given, and `inspect eval-retry` creates the task again from them,
+    so a retry from another folder would find another file or none."""
+    relative = [
+        f"{name}={value}"
+        for name, value in arguments.items()
+        if isinstance(value, str) and not Path(value).is_absolute() and _names_a_path(name, value)
+    ]
+    if relative:
+        logger.warning(
+            f"{', '.join(relative)}: relative to {Path.cwd()}. Inspect logs task arguments as "
+            "given: retry this run (inspect eval-retry) from this folder, or pass absolute "
+            "paths to retry it from anywhere."
+        )
+
+
+def _names_a_path(name: str, value: str) -> bool:
+    """Whether a task argument names a file or folder (`PATHS`, `FOLDERS_OR_NAMES`)."""
+    if name in PATHS:
+        return value not in PATHS[name]
+    return name in FOLDERS_OR_NAMES and Path(value).is_dir()
 
 
 def task_function(version: DatasetVersion, fixed: str | None = None) -> Callable[..., Task]:
@@ -102,12 +141,11 @@ def task_function(version: DatasetVersion, fixed: str | None = None) -> Callable
 
 
 def _signature_parameter(parameter: Parameter) -> inspect.Parameter:
-    """A task parameter as the signature lists it (keyword only: a task takes none by
-    position but its first selector, which Python callers pass by name too)."""
+    """A task parameter as the signature lists it."""
     annotation = parameter.kind if parameter.default is not None else parameter.kind | None
     return inspect.Parameter(
         parameter.name,
-        inspect.Parameter.KEYWORD_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
         default=parameter.default,
         annotation=annotation,
     )

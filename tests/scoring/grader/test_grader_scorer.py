@@ -37,7 +37,7 @@ def test_oracle_as_model_and_grader(small_split: Path, tmp_path: Path) -> None:
         question = read_grader_prompt(str(meta["grader_prompt"]))
         assert question is not None
         shown = [LETTERS.index(letter) for letter in meta["candidate_order"]]
-        options = [text[4:] for text in sample.metadata["options"]]
+        options = sample.choices or []
         assert list(question.candidates) == [options[i] for i in shown]
         assert question.reply == sample.output.completion
         assert meta["grader_answer"] == sample.scores["graded_scorer"].explanation

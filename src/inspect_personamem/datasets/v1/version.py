@@ -14,13 +14,14 @@ from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Scorer
 
 from inspect_personamem.data.contexts import NO_CONTEXTS, open_context_store
+from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded
 from inspect_personamem.datasets.v1.files import locate_split_files, release_files
 from inspect_personamem.datasets.v1.question_types import CATEGORY_TITLES
 from inspect_personamem.datasets.v1.records import QuestionRecord
 from inspect_personamem.datasets.v1.samples import build_dataset, check_against_contexts
 from inspect_personamem.datasets.v1.spec import DATA_DIR_ENV, PERSONAMEM, DataSource
-from inspect_personamem.datasets.v1.splits import SPLITS
+from inspect_personamem.datasets.v1.splits import SPLITS, check_split
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.scorer import personamem_scorer
 
@@ -86,6 +87,9 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         "shared context (questions over one history are not independent; Inspect's "
         f"`cluster='{CLUSTER}'`)"
     )
+
+    def released_questions(self, selected: Mapping[str, str]) -> ReleasedFile:
+        return PERSONAMEM.released[check_split(selected["split"])]
 
     def check(self, arguments: Settings, point: Point) -> None:
         """Every argument means something for PersonaMem once the axes accept it."""

@@ -22,6 +22,17 @@ Length = Literal["32k", "128k"]
 """A history's context length: each row links one history file of each."""
 LENGTHS: tuple[Length, ...] = get_args(Length)
 
+
+def check_subset(subset: str) -> Subset:
+    """Return `subset` typed as a Subset, or raise naming the valid choices."""
+    for known in SUBSETS:
+        if subset == known:
+            return known
+    raise ValueError(
+        f"Unknown PersonaMem-v2 subset {subset!r}; choose one of {', '.join(SUBSETS)}."
+    )
+
+
 DATA_DIR_ENV: Final = "PERSONAMEM_V2_DATA_DIR"
 """Environment variable naming a local folder in the released layout (air-gapped use)."""
 

@@ -14,6 +14,7 @@ from typing import Any, Final
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
 
+from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded
 from inspect_personamem.datasets.v2.files import load_questions
 from inspect_personamem.datasets.v2.histories import HistoryStore, PersonaContexts
@@ -26,6 +27,7 @@ from inspect_personamem.datasets.v2.spec import (
     PERSONAMEM_V2,
     SUBSETS,
     V2Source,
+    check_subset,
 )
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Parameter, Point, Settings
@@ -115,6 +117,9 @@ class PersonaMemV2(DatasetVersion[V2Question]):
     cluster_words = (
         f"persona (a persona's questions share its history; Inspect's `cluster='{CLUSTER}'`)"
     )
+
+    def released_questions(self, selected: Mapping[str, str]) -> ReleasedFile:
+        return PERSONAMEM_V2.released[check_subset(selected["subset"])]
 
     def check(self, arguments: Settings, point: Point) -> None:
         """What PersonaMem-v2 refuses beyond the axes' own refusals, in one line each."""
