@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from itertools import zip_longest
 from typing import Protocol, TypeVar
 
-from inspect_personamem.datasets.v1.records import QuestionRecord
 from inspect_personamem.types import SampleOrder
 
 ORDERS: tuple[SampleOrder, ...] = ("interleaved", "grouped", "file", "random")
@@ -32,8 +31,8 @@ all of a split's 31-60 contexts is too long at a few connections with slow reque
 
 
 class Queued(Protocol):
-    """A question as its order sees it: the history it is asked after (PersonaMem's
-    `QuestionRecord`, PersonaMem-v2's `V2Question`)."""
+    """A question as its order sees it: the history it is asked after, and how much of
+    it (a dataset version's question)."""
 
     @property
     def context_id(self) -> str: ...
@@ -43,6 +42,13 @@ class Queued(Protocol):
 
 
 Q = TypeVar("Q", bound=Queued)
+
+
+class Asked(Queued, Protocol):
+    """A question with its id (a sample's id)."""
+
+    @property
+    def question_id(self) -> str: ...
 
 
 def order_records(
@@ -87,7 +93,7 @@ MAX_BREAKPOINTS = 4
 """Anthropic accepts at most four cache breakpoints per request."""
 
 
-def prefix_ends(records: Sequence[QuestionRecord]) -> dict[str, list[int]]:
+def prefix_ends(records: Sequence[Asked]) -> dict[str, list[int]]:
     """Question id -> the history ends worth marking as cache breakpoints.
 
     Its own end (so later siblings can reuse it) and the largest earlier ends of
