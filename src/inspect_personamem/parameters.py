@@ -40,7 +40,7 @@ class Parameter:
     """Read by its axis value's own scorer (`AxisValue.scorer`), not by its builder."""
     says_how: bool = False
     """A version's own parameter that says how a run answered or was judged, as the
-    axes do (PersonaMem-v2's `judge`), not which questions it was asked or how they
+    axes do (a version's judge), not which questions it was asked or how they
     were put: a report groups runs that differ only in these."""
 
     @property

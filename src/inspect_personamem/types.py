@@ -16,10 +16,6 @@ GraderSource = Literal["role", "self"]
 """Who grades open answers (`-T grader=...`): the model bound to the `grader` role, or,
 only when asked for, the model under test."""
 SystemMessagePolicy = Literal["keep", "merge", "drop"]
-OptionsRole = Literal["system", "user"]
-"""PersonaMem-v2: the role of the final message holding the options."""
-V2Judge = Literal["options", "preference"]
-"""PersonaMem-v2, `answer=open`: the grader over the candidates, or the authors' judge."""
 NegativeEndIndexPolicy = Literal["official", "skip", "error"]
 SampleOrder = Literal["interleaved", "grouped", "file", "random"]
 Normalization = Literal["tokens", "chars", "sum"]

@@ -1,17 +1,14 @@
-"""Data in, samples out: the released files, their rows and histories, never a model.
+"""What every dataset version reads its files with, never a model.
 
-- `spec`: a dataset version (repository, pinned revision, splits, file names, the
-  released files' facts, row reader, label mapping); `splits`: the three splits.
-- `files`: find a split's two files (a folder, or the hub at the pinned revision) and
-  check the question file against the release.
-- `csv_rows`: a question CSV's rows, checked for shape and encoding (every version's).
-- `records`: question rows read and validated; `options`: the four options, parsed
-  and rendered; `question_types`: raw labels to the paper's categories, per split;
-  `utf8`: finding a byte that is not UTF-8.
-- `contexts`: each shared history parsed once and shared by its questions.
-- `prompt`: the official final user message (a sample's input).
-- `samples`: records to Inspect samples (the history left out); `order`: the order
-  questions are sent in, and the history ends worth caching.
-- `v2`: PersonaMem-v2 (its spec, rows, files and per-persona histories), on the same
-  reader, locator and message conversion.
+- `release`: what is known of a released file (rows, bytes, sha256) and a version's
+  hub repository at its pinned revision; the marks of a task's `data_release`.
+- `files`: find a version's files (a folder, or the hub at the pinned revision),
+  check each against the release, and say so (`data_release`, `data_checked`).
+- `provenance`: which files of a folder the package generated.
+- `csv_rows`: a question CSV's rows, checked for shape and encoding; `utf8`: finding a
+  byte that is not UTF-8.
+- `contexts`: histories as Inspect messages (`Contexts`, what a history source reads),
+  and the shared-context JSONL store.
+- `options`: the four options, parsed and rendered, and how a chosen letter is written.
+- `order`: the order questions are sent in, and the history ends worth caching.
 """

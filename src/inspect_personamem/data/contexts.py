@@ -34,8 +34,8 @@ _ROLES: dict[str, type[ChatMessageSystem | ChatMessageUser | ChatMessageAssistan
 
 class Contexts(Protocol):
     """What a history source reads of the past: a context's messages, and a question's
-    history (the first `end_index` of them). PersonaMem's `ContextStore` is one; so is
-    PersonaMem-v2's `PersonaContexts`, one whole history per persona."""
+    history (the first `end_index` of them). PersonaMem's `ContextStore` is one, and
+    so is any version's store of histories (one whole history per persona, say)."""
 
     def messages(self, context_id: str) -> Sequence[ChatMessage]: ...
 

@@ -1,6 +1,6 @@
 """A question table's rows: read a UTF-8 CSV file, check its shape and encoding.
 
-Shared by every dataset version's row reader (`records`, `v2.records`), which then
+Shared by every dataset version's row reader (its `records`), which then
 parses the cells of a row. The file is UTF-8 (a byte-order mark at its start is
 allowed); a byte that is not UTF-8 is an error naming its row and column, found by
 reading undecodable bytes as placeholders first. A row with more or fewer fields than

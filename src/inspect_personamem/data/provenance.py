@@ -1,8 +1,8 @@
 """Which files of a data folder the package generated, so that no run on them is taken
 for a run on the released data.
 
-A generator (`offline/synthetic.py`, `offline/synthetic_v2.py`, and so `inspect-personamem
-try`) records every file it writes in `personamem-synthetic.json` at the folder's root:
+A dataset version's generator (its `generator` module, and so `inspect-personamem try`)
+records every file it writes in `personamem-synthetic.json` at the folder's root:
 `{"files": {"<path inside the folder>": {"by": "<what wrote it>", "bytes": <size>}}}`.
 The task reads the mark for each file it reads from a folder (`data.files.data_release`),
 and labels the run `synthetic: ...` when any of them is listed at its size (a file

@@ -82,9 +82,9 @@ class DatasetVersion(ABC, Generic[Q]):
     """A released dataset version: one entry of `datasets.registry.VERSIONS`."""
 
     key: str
-    """Its short name: the tools' `--dataset` (`v1`, `v2`)."""
+    """Its short name: the tools' `--dataset`."""
     name: str
-    """Its name in words and titles (`PersonaMem`, `PersonaMem-v2`)."""
+    """Its name in words and titles (`PersonaMem`)."""
     task: str
     """Its task's name; a task per value of `fixed` adds `_<value>`."""
     summary: str
@@ -154,7 +154,7 @@ class DatasetVersion(ABC, Generic[Q]):
 
     def scored_as(self, answer_scored_as: str, settings: Settings) -> str:
         """How the run's answers are scored: the answer's (`chosen`, `graded`), unless
-        the version scores them otherwise (PersonaMem-v2's `judged`)."""
+        the version scores them otherwise (`judged`: a judge's score from 0 to 1)."""
         return answer_scored_as
 
     def metrics(self, scored_as: str) -> list[Metric]:

@@ -2,7 +2,7 @@
 
 Each version gives a task named after it, taking its selectors (`split`; `subset`,
 `length`), and one task per value of the selector it fixes (`personamem_32k`,
-`personamem_v2_128k`). A task's signature is read off its parameters
+`personamem_1M`). A task's signature is read off its parameters
 (`run.arguments.parameters`), so Inspect, `tasks.yaml` and the README list the same
 ones; one function builds every task's `Task`.
 """

@@ -5,7 +5,7 @@ file, the line, the question id and the field. Nothing is dropped or altered her
 the policies for rows that are valid CSV but odd (negative end index) live in
 `dataset.py`, where they are applied and counted. The file's shape and encoding
 (UTF-8, fields per row, the csv module's field size limit) are checked by
-`csv_rows.read_rows`, shared with PersonaMem-v2's reader.
+`data.csv_rows.read_rows`, every version's CSV reader.
 """
 
 from __future__ import annotations

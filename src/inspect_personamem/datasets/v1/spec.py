@@ -1,11 +1,10 @@
-"""What a dataset version is, in one object: where its files live and how they read.
+"""PersonaMem's release: where its files live and how they read.
 
 `DatasetSpec` holds the repository, the pinned revision, the licence, the splits and
 their file names, the row reader, the label mapping per split and what is known of
 the released question and context files (rows, bytes, sha256; the 32k question file's
 rows one by one), which a copy is checked against.
-`PERSONAMEM` is the released PersonaMem (v1); a later version (PersonaMem-v2) is a
-second spec, not edits across modules. `DataSource` is one split of a spec, located:
+`PERSONAMEM` is the released PersonaMem. `DataSource` is one split of a spec, located:
 the spec, the split and where its files come from (a folder, or the hub at a
 revision), so that these travel together instead of as four loose arguments.
 """
