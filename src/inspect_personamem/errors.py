@@ -3,21 +3,25 @@
 Every message names the file and, where there is one, the question id (or line)
 and the field, so that a user can find the faulty spot without a debugger.
 
-They are Inspect's prerequisite errors as well as `ValueError`s: the `inspect`
+They are Inspect's `PrerequisiteError`s as well as `ValueError`s: the `inspect`
 command prints such an error as its message alone, without a traceback (its
 exception hook), and `inspect-personamem` does the same. They are raised while the
-task is created, so a run stops before any sample starts. Inspect exports no name
-for that class; its public `pip_dependency_error` returns one, whose type it is.
+task is created, so a run stops before any sample starts. `PrerequisiteError` lives
+in a private Inspect module; should it move, the errors stay plain `ValueError`s
+(with tracebacks) rather than break the package.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from inspect_ai.model import pip_dependency_error
+try:  # inspect-ai 0.3.x: the CLI's exception hook prints these without a traceback
+    from inspect_ai._util.error import PrerequisiteError as _Quiet
+except ImportError:  # pragma: no cover - a future Inspect without it
 
-_Quiet: type[Exception] = type(pip_dependency_error("", []))
-"""The class of error the `inspect` command prints without a traceback."""
+    class _Quiet(Exception):  # type: ignore[no-redef]
+        def __init__(self, message: str) -> None:
+            self.message = message
 
 
 class PersonaMemError(ValueError, _Quiet):

@@ -157,13 +157,13 @@ class DatasetVersion(ABC, Generic[Q]):
         the version scores them otherwise (`judged`: a judge's score from 0 to 1)."""
         return answer_scored_as
 
-    def metrics(self, scored_as: str) -> list[Metric]:
+    def metrics(self, scored_as: str) -> list[Metric | dict[str, list[Metric]]]:
         """The task's metrics: accuracy, its standard error clustered by `cluster`, what
         was not read (or the grader's figures), and accuracy per group."""
         own: list[Metric] = [unparsed()] if scored_as == "chosen" else grader_metrics()
         return [accuracy(), stderr(cluster=self.cluster), *own, *self.group_metrics()]
 
-    def group_metrics(self) -> list[Metric]:
+    def group_metrics(self) -> list[Metric | dict[str, list[Metric]]]:
         """Accuracy per value of each group."""
         return [
             accuracy_by(g.key, f"{g.metric}_{{group_name}}", g.mean_of_values, tuple(g.values))

@@ -70,7 +70,7 @@ SHARED: Final[tuple[Parameter, ...]] = (KEEP_HISTORY_IN_LOG, ORDER, INTERLEAVE)
 """The parameters every version's task takes after its own."""
 
 
-def source_parameters(version: DatasetVersion) -> tuple[Parameter, ...]:
+def source_parameters(version: DatasetVersion[Any]) -> tuple[Parameter, ...]:
     """Where a version's files come from: a folder, else its environment variable,
     else its hub repository at its pinned revision."""
     return (
@@ -87,7 +87,7 @@ def source_parameters(version: DatasetVersion) -> tuple[Parameter, ...]:
     )
 
 
-def task_parameters(version: DatasetVersion) -> tuple[Parameter, ...]:
+def task_parameters(version: DatasetVersion[Any]) -> tuple[Parameter, ...]:
     """A version's task parameters but the axis values' own, in the order its task
     takes them: which questions, where the files are, the axes, then the shared and the
     version's own."""
@@ -102,7 +102,7 @@ def task_parameters(version: DatasetVersion) -> tuple[Parameter, ...]:
     )
 
 
-def parameters(version: DatasetVersion) -> dict[str, Parameter]:
+def parameters(version: DatasetVersion[Any]) -> dict[str, Parameter]:
     """Every parameter of a version's task by name, in the order the task takes them
     (read from the tables each time, so that an entry added to one counts at once):
     `task_parameters`, then the axis values' own."""
@@ -114,7 +114,7 @@ def parameters(version: DatasetVersion) -> dict[str, Parameter]:
     return found
 
 
-def scoring_defaults(version: DatasetVersion) -> dict[str, Any]:
+def scoring_defaults(version: DatasetVersion[Any]) -> dict[str, Any]:
     """A version's task arguments that change what is scored -> their default (what a
     log that lacks one ran with)."""
     return {name: p.default for name, p in parameters(version).items() if p.scoring}
@@ -130,7 +130,7 @@ def owners(name: str) -> list[str]:
     ]
 
 
-def checked_point(arguments: Settings, version: DatasetVersion) -> Point:
+def checked_point(arguments: Settings, version: DatasetVersion[Any]) -> Point:
     """The run's axis values, after checking every argument: its values (choices,
     type, bound), no parameter of an unchosen value set away from its default (it
     would silently change nothing), and a combination that means something, for the
@@ -166,7 +166,7 @@ def checked_point(arguments: Settings, version: DatasetVersion) -> Point:
 
 
 def all_arguments(
-    named: Mapping[str, Any], unknown: Mapping[str, Any], version: DatasetVersion
+    named: Mapping[str, Any], unknown: Mapping[str, Any], version: DatasetVersion[Any]
 ) -> dict[str, Any]:
     """Every parameter's argument: those given, and every other at its default. A name
     no table declares is an error suggesting the one meant."""
@@ -176,7 +176,7 @@ def all_arguments(
     return {name: given.get(name, p.default) for name, p in declared.items()}
 
 
-def check_unknown(unknown: Mapping[str, Any], version: DatasetVersion) -> None:
+def check_unknown(unknown: Mapping[str, Any], version: DatasetVersion[Any]) -> None:
     """Raise on arguments no table declares, suggesting the name meant (for version 1's
     `method`, what it is now)."""
     if not unknown:

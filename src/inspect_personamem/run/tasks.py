@@ -45,7 +45,7 @@ UNKNOWN: Final = "unknown"
 would drop an argument the signature lacks with only a warning."""
 
 
-def build_task(version: DatasetVersion, arguments: Mapping[str, Any]) -> Task:
+def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Task:
     """The `Task` of a version's run: every argument checked first (one line each), then
     its data read and checked, the history source and the answer built from the axis
     tables, the questions ordered, and the version's samples, scorer and metrics."""
@@ -105,7 +105,7 @@ def _names_a_path(name: str, value: str) -> bool:
     return name in FOLDERS_OR_NAMES and Path(value).is_dir()
 
 
-def task_function(version: DatasetVersion, fixed: str | None = None) -> Callable[..., Task]:
+def task_function(version: DatasetVersion[Any], fixed: str | None = None) -> Callable[..., Task]:
     """A version's task as Inspect registers it: `fixed` None takes every selector;
     else the selector `version.fixed` is fixed to `fixed` and left out of the signature."""
     name = version.task if fixed is None else f"{version.task}_{fixed}"
@@ -151,7 +151,7 @@ def _signature_parameter(parameter: Parameter) -> inspect.Parameter:
     )
 
 
-def _docstring(version: DatasetVersion, fixed: str | None, taken: list[Parameter]) -> str:
+def _docstring(version: DatasetVersion[Any], fixed: str | None, taken: list[Parameter]) -> str:
     """The task's docstring: the version's summary and every parameter's help."""
     what = version.summary if fixed is None else f"{version.summary} ({version.fixed}={fixed})"
     lines = [what, "", "Args:"]

@@ -187,7 +187,7 @@ class PersonaMemV2(DatasetVersion[V2Question]):
     def scored_as(self, answer_scored_as: str, settings: Settings) -> str:
         return JUDGED if settings["judge"] == "preference" else answer_scored_as
 
-    def metrics(self, scored_as: str) -> list[Metric]:
+    def metrics(self, scored_as: str) -> list[Metric | dict[str, list[Metric]]]:
         """As every version's; a judged run reports the judge's figures."""
         if scored_as != JUDGED:
             return super().metrics(scored_as)
