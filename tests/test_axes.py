@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import mock_model, run_task
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage
+from support.helpers import mock_model, run_task
 
 from inspect_personamem import settings
 from inspect_personamem.errors import PersonaMemArgumentError
@@ -75,7 +75,7 @@ def sent(log: EvalLog) -> dict[str, list[ChatMessage]]:
         {"history": "full"},
         {"history": "none"},
         {"history": "rag", "retriever": "bm25", "top_k": 3},
-        {"history": "memory", "memory": "memory_fixtures:SpyMemory"},
+        {"history": "memory", "memory": "support.memories:SpyMemory"},
     ],
 )
 def test_every_history_composes_with_the_choice_answer(
@@ -106,7 +106,7 @@ def test_every_history_composes_with_the_choice_answer(
 RECENT = AxisValue(
     "recent",
     "the last last_n messages before the question (a test-only source)",
-    "axis_fixtures:recent_history",
+    "support.history_source:recent_history",
     parameters=(Parameter("last_n", 10, int, "Messages kept.", minimum=1),),
     label=lambda settings: f"last {settings['last_n']} messages",
 )

@@ -12,8 +12,8 @@ from types import ModuleType
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 import yaml
-from helpers import REAL_QUESTIONS, require
 from inspect_ai.util import registry_info
+from support.helpers import REAL_QUESTIONS, require
 
 from inspect_personamem.settings import V2_COMMON, parameters, scoring_defaults
 from inspect_personamem.tasks import TASK_VERSION, personamem, personamem_v2

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import REAL_QUESTIONS, REFERENCE_RESPONSES, mock_model, require, run_task
 from inspect_ai import Task, eval_retry
 from inspect_ai._util.registry import registry_params
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessage, get_model
 from inspect_ai.scorer import Score
+from support.helpers import REAL_QUESTIONS, REFERENCE_RESPONSES, mock_model, require, run_task
 
 from inspect_personamem.data.contexts import ContextStore
 from inspect_personamem.data.question_types import normalise_question_type
@@ -173,7 +173,11 @@ def test_a_relative_data_dir_is_logged_absolute_and_the_log_retries_from_elsewhe
         ({"history": "rag", "retriever": "bm25", "embedding_cache": "cache"}, "embedding_cache"),
         ({"history": "rag", "retriever": "bm25", "embedding_cache": "none"}, None),
         (
-            {"history": "memory", "memory": "memory_fixtures:SpyMemory", "memory_config": "m.yaml"},
+            {
+                "history": "memory",
+                "memory": "support.memories:SpyMemory",
+                "memory_config": "m.yaml",
+            },
             "memory_config",
         ),
     ],

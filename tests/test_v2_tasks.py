@@ -9,10 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import Reply, mock_model, run_task
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
-from memory_fixtures import RecordingMemory
+from support.helpers import Reply, mock_model, run_task
+from support.memories import RecordingMemory
 
 from inspect_personamem.data.v2.files import load_questions
 from inspect_personamem.data.v2.histories import HistoryStore
@@ -160,7 +160,7 @@ def with_label_markers(folder: Path) -> None:
         {"history": "full"},
         {"history": "none"},
         {"history": "rag", "retriever": "bm25"},
-        {"history": "memory", "memory": "memory_fixtures:RecordingMemory"},
+        {"history": "memory", "memory": "support.memories:RecordingMemory"},
     ],  # fmt: skip
 )
 @pytest.mark.parametrize("answer", ["choice", "open"])

@@ -4,7 +4,7 @@ import csv
 from pathlib import Path
 
 import pytest
-from helpers import EXCERPT, REAL_QUESTIONS, require
+from support.helpers import EXCERPT, REAL_QUESTIONS, require
 
 from inspect_personamem.data.records import read_questions
 from inspect_personamem.errors import PersonaMemDataError

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import mock_model, run_task
 from inspect_ai.log import EvalLog
-from memory_fixtures import ClosingMemory, HangOnceMemory, SpyMemory, split_with_markers
-from openai_server import mem0_stand_in_config, serve_openai
+from support.helpers import mock_model, run_task
+from support.memories import ClosingMemory, HangOnceMemory, SpyMemory, split_with_markers
+from support.servers.openai_api import mem0_stand_in_config, serve_openai
 
 from inspect_personamem.data.contexts import ContextStore
 from inspect_personamem.history.memory import pool as pool_module
@@ -70,7 +70,7 @@ def no_model_call(log: EvalLog) -> bool:
 def test_an_item_outside_the_visible_history_stops_the_run_naming_it(
     data: Path, tmp_path: Path, position: object, problem: str
 ) -> None:
-    memory = "memory_fixtures:WrongPositionMemory"
+    memory = "support.memories:WrongPositionMemory"
     log = run_memory(data, tmp_path, memory, {"position": position})
     assert log.status == "error" and log.error is not None
     first_line = log.error.message.splitlines()[0]
@@ -81,7 +81,7 @@ def test_an_item_outside_the_visible_history_stops_the_run_naming_it(
 
 
 def test_an_item_too_long_stops_the_run_naming_it(data: Path, tmp_path: Path) -> None:
-    log = run_memory(data, tmp_path, "memory_fixtures:HugeItemMemory")
+    log = run_memory(data, tmp_path, "support.memories:HugeItemMemory")
     assert log.status == "error" and log.error is not None
     assert "search result 0 has 10,000,000 characters, more than the 32,768" in log.error.message
     assert no_model_call(log)
@@ -99,7 +99,7 @@ def test_a_question_cancelled_while_adding_leaves_no_partial_memory(
     log = run_memory(
         data,
         tmp_path,
-        "memory_fixtures:HangOnceMemory",
+        "support.memories:HangOnceMemory",
         order="grouped",
         time_limit=1,
         max_samples=1,  # one question at a time: the others do not wait on the hung one
@@ -135,7 +135,7 @@ def retrieve(pool: MemoryPool, question: str, context: str, end: int) -> Any:
 def test_a_memory_that_blocks_the_event_loop_is_measured_and_named(
     data: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from memory_fixtures import BlockingMemory, YieldingMemory
+    from support.memories import BlockingMemory, YieldingMemory
 
     monkeypatch.setattr(pool_module, "LOOP_BLOCK_WARNING_SECONDS", 0.05)
     store = ContextStore(data / "shared_contexts_32k.jsonl")

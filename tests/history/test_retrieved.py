@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import mock_model, run_task
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
-from memory_fixtures import SpyMemory, split_with_markers, tiny_sentence_transformer
-from openai_server import mem0_stand_in_config, prompt_tokens, serve_openai
+from support.helpers import mock_model, run_task
+from support.memories import SpyMemory, split_with_markers, tiny_sentence_transformer
+from support.servers.openai_api import mem0_stand_in_config, prompt_tokens, serve_openai
 
 from inspect_personamem.data.contexts import ContextStore
 from inspect_personamem.data.order import ORDERS
@@ -76,7 +76,7 @@ METHODS: dict[str, dict[str, Any]] = {
     "generate": {},
     "rag-bm25": {"history": "rag", "retriever": "bm25", "top_k": 4},
     "rag-dense": {"history": "rag", "top_k": 4, "embedding_cache": "none"},
-    "memory": {"history": "memory", "memory": "memory_fixtures:SpyMemory"},
+    "memory": {"history": "memory", "memory": "support.memories:SpyMemory"},
 }
 
 
@@ -124,7 +124,7 @@ def test_nothing_past_the_end_index_reaches_the_model(
 
 def test_ascending_order_adds_each_message_once(data: Path, tmp_path: Path) -> None:
     SpyMemory.instances.clear()
-    log = run(data, tmp_path, history="memory", memory="memory_fixtures:SpyMemory")
+    log = run(data, tmp_path, history="memory", memory="support.memories:SpyMemory")
     assert log.samples
     longest: dict[str, int] = {}
     for sample in log.samples:
@@ -141,7 +141,7 @@ def test_ascending_order_adds_each_message_once(data: Path, tmp_path: Path) -> N
 
 def test_a_lower_end_index_rebuilds_the_memory(data: Path, tmp_path: Path) -> None:
     SpyMemory.instances.clear()
-    log = run(data, tmp_path, history="memory", memory="memory_fixtures:SpyMemory", order="random")
+    log = run(data, tmp_path, history="memory", memory="support.memories:SpyMemory", order="random")
     assert log.samples
     rebuilt = [s for s in log.samples if s.metadata["memory"]["rebuilt"]]
     assert rebuilt and len(SpyMemory.instances) > 3
@@ -225,8 +225,8 @@ def test_official_prompt_keeps_chronological_order_and_roles() -> None:
 @pytest.mark.parametrize(
     ("memory", "expected"),
     [
-        ("memory_fixtures:FailingMemory", "failed while adding messages .*store is down"),
-        ("memory_fixtures:MalformedMemory", "search result 0 is dict, not a str or MemoryItem"),
+        ("support.memories:FailingMemory", "failed while adding messages .*store is down"),
+        ("support.memories:MalformedMemory", "search result 0 is dict, not a str or MemoryItem"),
     ],
 )
 def test_a_failing_memory_names_the_question_and_the_component(
@@ -239,7 +239,7 @@ def test_a_failing_memory_names_the_question_and_the_component(
 
 
 def test_a_failed_add_never_leaves_a_partial_memory(data: Path) -> None:
-    from memory_fixtures import FailingMemory
+    from support.memories import FailingMemory
 
     store = ContextStore(data / "shared_contexts_32k.jsonl")
     context_id = next(iter(context_numbers(data)))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import V2_ROW, V2_ROW_CSV
+from support.helpers import V2_ROW, V2_ROW_CSV
 
 from inspect_personamem.data.v2.records import COLUMNS, V2Record, read_questions
 from inspect_personamem.errors import PersonaMemDataError

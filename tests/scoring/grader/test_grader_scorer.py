@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from grader_fixtures import Rule, faithful, first, grader, metrics, nonsense, open_run, wrong
-from helpers import mock_model
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
+from support.graders import Rule, faithful, first, grader, metrics, nonsense, open_run, wrong
+from support.helpers import mock_model
 
 from inspect_personamem.data.options import LETTERS
 from inspect_personamem.scoring.grader.prompt import read_grader_prompt
@@ -101,7 +101,7 @@ def test_self_grading_only_when_asked_and_marked(small_split: Path, tmp_path: Pa
         return "<candidate>none</candidate>"
 
     model = mock_model(reply)
-    from helpers import run_task
+    from support.helpers import run_task
 
     log = run_task(
         "inspect_personamem/personamem_32k",
