@@ -72,7 +72,7 @@ def test_an_item_outside_the_visible_history_stops_the_run_naming_it(
     data: Path, tmp_path: Path, position: object, problem: str
 ) -> None:
     memory = "support.memories:WrongPositionMemory"
-    log = run_memory(data, tmp_path, memory, {"position": position})
+    log = run_memory(data, tmp_path, memory, {"position": position}, limit=3)
     assert log.status == "error" and log.error is not None
     first_line = log.error.message.splitlines()[0]
     assert re.search(
@@ -82,7 +82,7 @@ def test_an_item_outside_the_visible_history_stops_the_run_naming_it(
 
 
 def test_an_item_too_long_stops_the_run_naming_it(data: Path, tmp_path: Path) -> None:
-    log = run_memory(data, tmp_path, "support.memories:HugeItemMemory")
+    log = run_memory(data, tmp_path, "support.memories:HugeItemMemory", limit=3)
     assert log.status == "error" and log.error is not None
     assert "search result 0 has 10,000,000 characters, more than the 32,768" in log.error.message
     assert no_model_call(log)

@@ -6,6 +6,7 @@ import asyncio
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,12 +49,13 @@ def context_numbers(data: Path) -> dict[str, int]:
     return {next(iter(json.loads(line))): n for n, line in enumerate(lines) if line.strip()}
 
 
-def run(data: Path, log_dir: Path, **task_args: Any) -> EvalLog:
+def run(data: Path, log_dir: Path, limit: int | None = None, **task_args: Any) -> EvalLog:
     return run_task(
         TASK,
         mock_model(lambda messages: "<final_answer>(a)"),
         log_dir,
         {"data_dir": str(data), **task_args},
+        limit=limit,
     )
 
 
@@ -80,11 +82,33 @@ METHODS: dict[str, dict[str, Any]] = {
 }
 
 
+Logged = Callable[[str, str | None], tuple[EvalLog, list[SpyMemory]]]
+
+
+@pytest.fixture(scope="module")
+def logged(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Logged:
+    """The run of a method (`METHODS`) in an order (None: the default), made once for the
+    tests that read it, with the `SpyMemory` instances it made."""
+    runs: dict[tuple[str, str | None], tuple[EvalLog, list[SpyMemory]]] = {}
+
+    def logged(method: str, order: str | None) -> tuple[EvalLog, list[SpyMemory]]:
+        if (method, order) not in runs:
+            SpyMemory.instances.clear()
+            arguments = {**METHODS[method], **({"order": order} if order else {})}
+            log = run(data, tmp_path_factory.mktemp("logs"), **arguments)
+            runs[method, order] = log, list(SpyMemory.instances)
+        return runs[method, order]
+
+    return logged
+
+
 @pytest.mark.parametrize(
-    "order",  # the default and the one that rebuilds memories in the fast suite
-    [
-        o if o in ("interleaved", "random") else pytest.param(o, marks=pytest.mark.slow)
+    "order",  # the default (interleaved) and the one that rebuilds memories in the fast suite
+    [pytest.param(None, id="default"), "random"]
+    + [
+        pytest.param(o, marks=pytest.mark.slow)
         for o in ORDERS
+        if o not in ("interleaved", "random")
     ],
 )
 @pytest.mark.parametrize(
@@ -95,12 +119,14 @@ METHODS: dict[str, dict[str, Any]] = {
     ],
 )
 def test_nothing_past_the_end_index_reaches_the_model(
-    data: Path, tmp_path: Path, method: str, order: str, request: pytest.FixtureRequest
-) -> None:
-    arguments = dict(METHODS[method])
+    data: Path, tmp_path: Path, method: str, order: str | None, request: pytest.FixtureRequest,
+    logged: Logged,
+) -> None:  # fmt: skip
     if method == "rag-dense":  # a local model: the memory extra
-        arguments["embedder"] = request.getfixturevalue("tiny_model")
-    log = run(data, tmp_path, order=order, **arguments)
+        arguments = {**METHODS[method], "embedder": request.getfixturevalue("tiny_model")}
+        log = run(data, tmp_path, **arguments, **({"order": order} if order else {}))
+    else:
+        log, _ = logged(method, order)
     assert log.status == "success", log.error
     numbers = context_numbers(data)
     sent = sent_markers(log)
@@ -122,9 +148,8 @@ def test_nothing_past_the_end_index_reaches_the_model(
     assert seen_any or method == "memory"
 
 
-def test_ascending_order_adds_each_message_once(data: Path, tmp_path: Path) -> None:
-    SpyMemory.instances.clear()
-    log = run(data, tmp_path, history="memory", memory="support.memories:SpyMemory")
+def test_ascending_order_adds_each_message_once(logged: Logged) -> None:
+    log, spies = logged("memory", None)  # the default order: by end index in each context
     assert log.samples
     longest: dict[str, int] = {}
     for sample in log.samples:
@@ -133,19 +158,18 @@ def test_ascending_order_adds_each_message_once(data: Path, tmp_path: Path) -> N
             longest.get(context, 0), sample.metadata["end_index_in_shared_context"]
         )
         assert sample.metadata["memory"]["rebuilt"] is False
-    assert len(SpyMemory.instances) == len(longest)  # one memory per context
-    for spy in SpyMemory.instances:
+    assert len(spies) == len(longest)  # one memory per context
+    for spy in spies:
         assert spy.positions == list(range(longest[spy.context_id]))
     assert sum(s.metadata["memory"]["added_messages"] for s in log.samples) == sum(longest.values())
 
 
-def test_a_lower_end_index_rebuilds_the_memory(data: Path, tmp_path: Path) -> None:
-    SpyMemory.instances.clear()
-    log = run(data, tmp_path, history="memory", memory="support.memories:SpyMemory", order="random")
+def test_a_lower_end_index_rebuilds_the_memory(logged: Logged) -> None:
+    log, spies = logged("memory", "random")
     assert log.samples
     rebuilt = [s for s in log.samples if s.metadata["memory"]["rebuilt"]]
-    assert rebuilt and len(SpyMemory.instances) > 3
-    for spy in SpyMemory.instances:  # every memory was fed in order from the start
+    assert rebuilt and len(spies) > 3
+    for spy in spies:  # every memory was fed in order from the start
         assert spy.positions == list(range(len(spy.positions)))
 
 
@@ -232,7 +256,7 @@ def test_official_prompt_keeps_chronological_order_and_roles() -> None:
 def test_a_failing_memory_names_the_question_and_the_component(
     data: Path, tmp_path: Path, memory: str, expected: str
 ) -> None:
-    log = run(data, tmp_path, history="memory", memory=memory)
+    log = run(data, tmp_path, limit=3, history="memory", memory=memory)  # a few fail as all
     assert log.status == "error" and log.error is not None
     assert re.search(f"question_id [0-9a-f-]+: .*{expected}", log.error.message), log.error.message
     assert f"memory system {memory}" in log.error.message or "MalformedMemory" in memory
@@ -266,8 +290,9 @@ def test_a_failing_embedding_endpoint_names_the_question(
     with serve_openai(fail_embeddings=True) as (url, _):
         monkeypatch.setenv("STANDIN_BASE_URL", url)
         log = run(
-            data, tmp_path, history="rag", embedder="openai-api/standin/e5", embedding_cache="none"
-        )
+            data, tmp_path, limit=3, history="rag", embedder="openai-api/standin/e5",
+            embedding_cache="none",
+        )  # fmt: skip
     assert log.status == "error" and log.error is not None
     assert re.search(
         r"question_id \S+: dense retriever \(openai-api/standin/e5\) failed", log.error.message
