@@ -123,8 +123,11 @@ def test_nothing_past_the_end_index_reaches_the_model(
     logged: Logged,
 ) -> None:  # fmt: skip
     if method == "rag-dense":  # a local model: the memory extra
-        arguments = {**METHODS[method], "embedder": request.getfixturevalue("tiny_model")}
-        log = run(data, tmp_path, **arguments, **({"order": order} if order else {}))
+        arguments: dict[str, Any] = {
+            **METHODS[method], "embedder": request.getfixturevalue("tiny_model"),
+            **({"order": order} if order else {}),
+        }  # fmt: skip
+        log = run(data, tmp_path, **arguments)
     else:
         log, _ = logged(method, order)
     assert log.status == "success", log.error
@@ -178,7 +181,7 @@ def test_embeddings_computed_once_and_cached_on_disk(
     data: Path, tiny_model: str, tmp_path: Path
 ) -> None:
     cache = tmp_path / "cache"
-    args = {"history": "rag", "embedder": tiny_model, "embedding_cache": str(cache)}
+    args: dict[str, Any] = {"history": "rag", "embedder": tiny_model, "embedding_cache": str(cache)}
     first = run(data, tmp_path / "a", **args)
     assert first.samples
     counts = max(
