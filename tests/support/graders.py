@@ -78,6 +78,7 @@ def open_run(
         limit=limit,
         log_dir=str(log_dir),
         display="none",
+        log_realtime=False,  # as `helpers.run_task`: no live sample buffer
     )
     return log
 
