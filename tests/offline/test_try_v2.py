@@ -16,7 +16,7 @@ from support.helpers import offline_env
 from inspect_personamem.cli import main
 from inspect_personamem.offline.try_it import v2_shape
 
-QUESTIONS = 40
+QUESTIONS = 20
 
 
 @dataclass(frozen=True)
