@@ -1,5 +1,5 @@
 """Pytest fixtures, and the markers of tests that need an optional extra; helpers to
-import live in `helpers.py`."""
+import live in the `support` package (`support/helpers.py` and beside it)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from helpers import SMALL_V2
+from support.helpers import SMALL_V2
 
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.datasets.v2.generator import generate_v2

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from axis_fixtures import recent_history
-from helpers import mock_model, run_task
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage
+from support.helpers import mock_model, run_task
+from support.history_source import recent_history
 
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history import table
@@ -78,7 +78,7 @@ def sent(log: EvalLog) -> dict[str, list[ChatMessage]]:
         {"history": "full"},
         {"history": "none"},
         {"history": "rag", "retriever": "bm25", "top_k": 3},
-        {"history": "memory", "memory": "memory_fixtures:SpyMemory"},
+        {"history": "memory", "memory": "support.memories:SpyMemory"},
     ],
 )
 def test_every_history_composes_with_the_choice_answer(

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import REAL_QUESTIONS, require
 from inspect_ai.util import registry_info
+from support.helpers import REAL_QUESTIONS, require
 
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS

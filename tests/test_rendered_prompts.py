@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import mock_model, run_task
 from inspect_ai.model import ChatMessage
+from support.helpers import mock_model, run_task
 
 RENDERED: dict[str, str] = {
     "v1 choice": "eb2df2e219e24b6690163f45cf9d9972068e00be1d7ef2ad63d83f34ba4c26ea",

@@ -12,14 +12,18 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from helpers import REAL_QUESTIONS, REFERENCE_RESPONSES, mock_model, require, run_task
 from inspect_ai import eval_retry
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessage, get_model
 from inspect_ai.scorer import Score
+from support.helpers import REAL_QUESTIONS, REFERENCE_RESPONSES, mock_model, require, run_task
 
 from inspect_personamem.data.contexts import ContextStore
-from inspect_personamem.datasets.v1.generator import contexts_for_questions, write_contexts
+from inspect_personamem.datasets.v1.generator import (
+    contexts_for_questions,
+    generate_split,
+    write_contexts,
+)
 from inspect_personamem.datasets.v1.question_types import normalise_question_type
 from inspect_personamem.datasets.v1.records import read_questions
 from inspect_personamem.errors import PersonaMemArgumentError
@@ -158,7 +162,7 @@ def test_a_relative_path_is_named_in_a_warning_and_the_log_retries_from_its_fold
     monkeypatch.chdir(small_split.parent)
     oracle = get_model("personamem/oracle", questions=str(small_split / "questions_32k.csv"))
     with caplog.at_level(logging.WARNING):
-        log = run_task(TASK, oracle, tmp_path / "logs", {"data_dir": small_split.name})
+        log = run_task(TASK, oracle, tmp_path / "logs", {"data_dir": small_split.name}, limit=4)
     assert log.status == "success", log.error
     assert log.eval.task_args_passed == {"data_dir": small_split.name}
     assert (log.eval.metadata or {})["data_source"] == f"local folder {small_split.resolve()}"
@@ -167,7 +171,7 @@ def test_a_relative_path_is_named_in_a_warning_and_the_log_retries_from_its_fold
     assert log.location
     (retried,) = eval_retry(log.location, log_dir=str(tmp_path / "retried"), display="none")
     assert retried.status == "success", retried.error
-    assert retried.samples is not None and len(retried.samples) == 24
+    assert retried.samples is not None and len(retried.samples) == 4  # the run's limit
 
 
 @pytest.mark.parametrize(
@@ -176,7 +180,11 @@ def test_a_relative_path_is_named_in_a_warning_and_the_log_retries_from_its_fold
         ({"history": "rag", "retriever": "bm25", "embedding_cache": "cache"}, "embedding_cache"),
         ({"history": "rag", "retriever": "bm25", "embedding_cache": "none"}, None),
         (
-            {"history": "memory", "memory": "memory_fixtures:SpyMemory", "memory_config": "m.yaml"},
+            {
+                "history": "memory",
+                "memory": "support.memories:SpyMemory",
+                "memory_config": "m.yaml",
+            },
             "memory_config",
         ),
         ({"history": "rag", "retriever": "dense", "embedder": "openai/x"}, None),
@@ -206,19 +214,38 @@ def test_unknown_split_fails_naming_the_choices(small_split: Path) -> None:
         TASKS["personamem"](split="64k", data_dir=str(small_split))  # type: ignore[arg-type]
 
 
+@pytest.fixture(scope="module")
+def split(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The `small_split` data, made once for the tests of this module that only read it."""
+    folder = tmp_path_factory.mktemp("split") / "data"
+    generate_split(folder, "32k", contexts=3, min_messages=30, max_messages=60, questions=24)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def default_run(split: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[EvalLog, Recorder]:
+    """A run with every parameter at its default (system_messages=keep), once, and what
+    its model was sent."""
+    recorder = Recorder("Let me think. <final_answer>(c)</final_answer>")
+    logs = tmp_path_factory.mktemp("logs")
+    log = run_task(TASK, mock_model(recorder), logs, {"data_dir": str(split)})
+    return log, recorder
+
+
 @pytest.mark.parametrize("policy", ["keep", "merge", "drop"])
 def test_history_joined_at_solve_time_under_each_policy(
-    small_split: Path, tmp_path: Path, policy: str
+    split: Path, tmp_path: Path, policy: str, default_run: tuple[EvalLog, Recorder]
 ) -> None:
-    recorder = Recorder()
-    log = run_task(
-        "inspect_personamem/personamem_32k",
-        mock_model(recorder),
-        tmp_path / "logs",
-        {"data_dir": str(small_split), "system_messages": policy},
-    )
-    records = {r.question_id: r for r in read_questions(small_split / "questions_32k.csv", "32k")}
-    store = ContextStore(small_split / "shared_contexts_32k.jsonl")
+    if policy == "keep":  # the default
+        log, recorder = default_run
+    else:
+        recorder = Recorder()
+        log = run_task(
+            TASK, mock_model(recorder), tmp_path / "logs",
+            {"data_dir": str(split), "system_messages": policy},
+        )  # fmt: skip
+    records = {r.question_id: r for r in read_questions(split / "questions_32k.csv", "32k")}
+    store = ContextStore(split / "shared_contexts_32k.jsonl")
     assert log.samples is not None and len(log.samples) == 24
     for sample in log.samples:
         record = records[str(sample.id)]
@@ -265,14 +292,11 @@ def test_no_history_sends_the_question_alone(small_split: Path, tmp_path: Path) 
     assert all(len(messages) == 1 for messages in recorder.sent.values())
 
 
-def test_metric_values_match_a_recomputation(small_split: Path, tmp_path: Path) -> None:
-    records = read_questions(small_split / "questions_32k.csv", "32k")
-    log = run_task(
-        "inspect_personamem/personamem_32k",
-        mock_model(Recorder("Let me think. <final_answer>(c)</final_answer>")),
-        tmp_path / "logs",
-        {"data_dir": str(small_split)},
-    )
+def test_metric_values_match_a_recomputation(
+    split: Path, default_run: tuple[EvalLog, Recorder]
+) -> None:
+    records = read_questions(split / "questions_32k.csv", "32k")
+    log, _ = default_run  # every reply: "Let me think. <final_answer>(c)</final_answer>"
     values = metrics(log)
     correct = [r.correct_letter == "c" for r in records]
     assert values["accuracy"] == pytest.approx(sum(correct) / len(records))
@@ -292,19 +316,20 @@ def test_metric_values_match_a_recomputation(small_split: Path, tmp_path: Path) 
 def test_unanswered_and_ambiguous_replies_count_as_incorrect(
     small_split: Path, tmp_path: Path
 ) -> None:
-    replies = iter(["I cannot say.", "(a) or (b)"] * 12)
+    replies = iter(["I cannot say.", "(a) or (b)"] * 3)
     log = run_task(
         "inspect_personamem/personamem_32k",
         mock_model(lambda messages: next(replies)),
         tmp_path / "logs",
         {"data_dir": str(small_split)},
         max_samples=1,
+        limit=6,
     )
     values = metrics(log)
     assert values["accuracy"] == 0 and values["unparsed"] == 1
     assert log.samples is not None
     statuses = [(score_of(s).metadata or {})["status"] for s in log.samples]
-    assert sorted(statuses) == ["multiple"] * 12 + ["none"] * 12
+    assert sorted(statuses) == ["multiple"] * 3 + ["none"] * 3
 
 
 def test_shuffled_options_are_scored_against_the_remapped_target(

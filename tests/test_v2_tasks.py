@@ -9,12 +9,13 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import Reply, mock_model, run_task
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
-from memory_fixtures import RecordingMemory
+from support.helpers import SMALL_V2, Reply, mock_model, run_task
+from support.memories import RecordingMemory
 
 from inspect_personamem.datasets.v2.files import load_questions
+from inspect_personamem.datasets.v2.generator import generate_v2
 from inspect_personamem.datasets.v2.histories import HistoryStore
 from inspect_personamem.datasets.v2.judge import judge_prompt
 from inspect_personamem.datasets.v2.prompt import APPENDED_SENTENCE, OPTIONS_INTRODUCTION
@@ -40,18 +41,34 @@ def run(data: Path, log_dir: Path, reply: Reply, **task_args: object) -> EvalLog
     return log
 
 
-def test_the_model_sees_the_whole_history_the_query_and_the_options(
-    small_v2: Path, tmp_path: Path
-) -> None:
+@pytest.fixture(scope="module")
+def v2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The `small_v2` data, made once for the tests of this module that only read it."""
+    folder = tmp_path_factory.mktemp("v2") / "v2"
+    generate_v2(folder, shape=SMALL_V2)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def longest_run(
+    v2: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[EvalLog, list[list[ChatMessage]]]:
+    """A run at the defaults, the model naming the longest option, once; what it was sent."""
     sent: list[list[ChatMessage]] = []
 
     def reply(messages: list[ChatMessage]) -> str:
         sent.append(messages)
         return longest_option_reply(messages)
 
-    log = run(small_v2, tmp_path, reply)
-    records = load_questions(V2Source(data_dir=small_v2)).records
-    store = HistoryStore(V2Source(data_dir=small_v2), "32k")
+    return run(v2, tmp_path_factory.mktemp("logs"), reply), sent
+
+
+def test_the_model_sees_the_whole_history_the_query_and_the_options(
+    v2: Path, longest_run: tuple[EvalLog, list[list[ChatMessage]]]
+) -> None:
+    log, sent = longest_run
+    records = load_questions(V2Source(data_dir=v2)).records
+    store = HistoryStore(V2Source(data_dir=v2), "32k")
     assert log.samples is not None and len(sent) == len(records)
     by_query = {record.query + APPENDED_SENTENCE: record for record in records}
     for messages in sent:
@@ -65,8 +82,8 @@ def test_the_model_sees_the_whole_history_the_query_and_the_options(
         assert sorted(shown) == sorted([record.correct_answer, *record.incorrect_answers])
 
 
-def test_scored_by_the_authors_rule(small_v2: Path, tmp_path: Path) -> None:
-    log = run(small_v2, tmp_path, longest_option_reply)
+def test_scored_by_the_authors_rule(longest_run: tuple[EvalLog, list[list[ChatMessage]]]) -> None:
+    log, _ = longest_run
     assert log.samples is not None and log.results is not None
     expected = [max(s.choices or [], key=len) == s.metadata["correct_answer"] for s in log.samples]
     metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
@@ -158,7 +175,7 @@ def with_label_markers(folder: Path) -> None:
         {"history": "full"},
         {"history": "none"},
         {"history": "rag", "retriever": "bm25"},
-        {"history": "memory", "memory": "memory_fixtures:RecordingMemory"},
+        {"history": "memory", "memory": "support.memories:RecordingMemory"},
     ],  # fmt: skip
 )
 @pytest.mark.parametrize("answer", ["choice", "open"])

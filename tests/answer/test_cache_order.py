@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from anthropic_server import USAGE, serve_messages
-from helpers import REAL_QUESTIONS, require
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import (
     ChatMessage,
@@ -18,6 +16,8 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
 )
+from support.helpers import REAL_QUESTIONS, require
+from support.servers.anthropic_api import USAGE, serve_messages
 
 from inspect_personamem.answer.cache_breakpoints import with_cache_breakpoints
 from inspect_personamem.cost.prompt_cache import (

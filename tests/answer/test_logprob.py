@@ -14,7 +14,7 @@ pytest.importorskip("transformers", reason="needs the local extra: pip install -
 pytestmark = pytest.mark.local_model
 
 import torch  # noqa: E402
-from logprob_fixtures import LocalSetup, make_setup  # noqa: E402
+from support.logprob import LocalSetup, make_setup  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
 from inspect_personamem.answer.logprob import hf  # noqa: E402

@@ -14,7 +14,7 @@ from inspect_ai.log import EvalLog
 pytest.importorskip("transformers", reason="needs the local extra: pip install -e '.[local]'")
 pytestmark = pytest.mark.local_model
 
-from logprob_fixtures import LocalSetup, completions_server, make_setup  # noqa: E402
+from support.logprob import LocalSetup, completions_server, make_setup  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
 from inspect_personamem.answer.logprob.hf import naive_option_logprobs  # noqa: E402
@@ -214,7 +214,7 @@ def test_logprob_method_sends_each_contexts_questions_together(setup: LocalSetup
     "history",
     [
         {"history": "rag", "retriever": "bm25", "top_k": 3},
-        {"history": "memory", "memory": "memory_fixtures:SpyMemory"},
+        {"history": "memory", "memory": "support.memories:SpyMemory"},
         {"history": "none"},
     ],
 )

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from grader_fixtures import open_run
-from helpers import mock_model, run_task
 from inspect_ai.model import ChatMessage
+from support.graders import open_run
+from support.helpers import mock_model, run_task
 
 from inspect_personamem.data.contexts import open_context_store
 from inspect_personamem.datasets.v1.prompt import INSTRUCTION
@@ -71,7 +71,7 @@ def test_with_a_memory_system_too(small_split: Path, tmp_path: Path) -> None:
         tmp_path,
         {"grader": "personamem/oracle"},
         history="memory",
-        memory="memory_fixtures:SpyMemory",
+        memory="support.memories:SpyMemory",
         limit=4,
     )
     assert log.status == "success", log.error

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import REAL_QUESTIONS, mock_model, require, run_task
+from support.helpers import REAL_QUESTIONS, mock_model, require, run_task
 
 from inspect_personamem.cli import main
 from inspect_personamem.cost.estimate import Plan, estimate_cost

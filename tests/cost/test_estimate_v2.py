@@ -8,8 +8,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import SMALL_V2, mock_model, run_script, run_task
-from hub_server import serve_hub
+from support.helpers import SMALL_V2, mock_model, run_script, run_task
+from support.servers.hf_hub import serve_hub
 
 from inspect_personamem.cli import main
 from inspect_personamem.cost.estimate import Plan, estimate_v2_cost

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import REAL_QUESTIONS, require, run_script
-from hub_server import serve_hub
+from support.helpers import REAL_QUESTIONS, require, run_script
+from support.servers.hf_hub import serve_hub
 
 from inspect_personamem.data.provenance import MARK
 from inspect_personamem.datasets.v1.files import locate_split_files

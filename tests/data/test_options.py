@@ -3,7 +3,7 @@ from __future__ import annotations
 import csv
 
 import pytest
-from helpers import EXCERPT, REAL_QUESTIONS, require
+from support.helpers import EXCERPT, REAL_QUESTIONS, require
 
 from inspect_personamem.data.options import OptionsFormatError, parse_options, shuffled_order
 

@@ -4,7 +4,7 @@ import csv
 from pathlib import Path
 
 import pytest
-from helpers import EXCERPT, REAL_QUESTIONS, require
+from support.helpers import EXCERPT, REAL_QUESTIONS, require
 
 from inspect_personamem.datasets.v1.generator import write_questions
 from inspect_personamem.datasets.v1.records import read_questions

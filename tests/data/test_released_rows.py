@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from helpers import REAL_QUESTIONS, require
+from support.helpers import REAL_QUESTIONS, require
 
 from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions
 from inspect_personamem.datasets.v1.released_rows import (

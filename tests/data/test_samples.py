@@ -5,7 +5,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers import EXCERPT
+from support.helpers import EXCERPT
 
 from inspect_personamem.data.contexts import ContextStore
 from inspect_personamem.datasets.v1.generator import contexts_for_questions, write_contexts

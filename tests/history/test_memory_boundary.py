@@ -16,17 +16,18 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from helpers import mock_model, run_task
 from inspect_ai.log import EvalLog
-from memory_fixtures import ClosingMemory, HangOnceMemory, SpyMemory, split_with_markers
-from openai_server import mem0_stand_in_config, serve_openai
+from support.helpers import mock_model, run_task
+from support.memories import ClosingMemory, HangOnceMemory, SpyMemory, split_with_markers
+from support.servers.openai_api import mem0_stand_in_config, serve_openai
 
 from inspect_personamem.data.contexts import ContextStore
 from inspect_personamem.history.memory import pool as pool_module
-from inspect_personamem.history.memory.interface import MemorySystem
+from inspect_personamem.history.memory.interface import LOOP_BLOCK_WARNING_SECONDS, MemorySystem
 from inspect_personamem.history.memory.pool import DROPPED, RAN_AHEAD, MemoryPool
 
 TASK = "inspect_personamem/personamem_32k"
@@ -70,8 +71,8 @@ def no_model_call(log: EvalLog) -> bool:
 def test_an_item_outside_the_visible_history_stops_the_run_naming_it(
     data: Path, tmp_path: Path, position: object, problem: str
 ) -> None:
-    memory = "memory_fixtures:WrongPositionMemory"
-    log = run_memory(data, tmp_path, memory, {"position": position})
+    memory = "support.memories:WrongPositionMemory"
+    log = run_memory(data, tmp_path, memory, {"position": position}, limit=3)
     assert log.status == "error" and log.error is not None
     first_line = log.error.message.splitlines()[0]
     assert re.search(
@@ -81,7 +82,7 @@ def test_an_item_outside_the_visible_history_stops_the_run_naming_it(
 
 
 def test_an_item_too_long_stops_the_run_naming_it(data: Path, tmp_path: Path) -> None:
-    log = run_memory(data, tmp_path, "memory_fixtures:HugeItemMemory")
+    log = run_memory(data, tmp_path, "support.memories:HugeItemMemory", limit=3)
     assert log.status == "error" and log.error is not None
     assert "search result 0 has 10,000,000 characters, more than the 32,768" in log.error.message
     assert no_model_call(log)
@@ -99,7 +100,7 @@ def test_a_question_cancelled_while_adding_leaves_no_partial_memory(
     log = run_memory(
         data,
         tmp_path,
-        "memory_fixtures:HangOnceMemory",
+        "support.memories:HangOnceMemory",
         order="grouped",
         time_limit=1,
         max_samples=1,  # one question at a time: the others do not wait on the hung one
@@ -135,23 +136,39 @@ def retrieve(pool: MemoryPool, question: str, context: str, end: int) -> Any:
 def test_a_memory_that_blocks_the_event_loop_is_measured_and_named(
     data: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from memory_fixtures import BlockingMemory, YieldingMemory
+    """Time spent while yielding is not blocking, however long; a call that holds the
+    loop is measured, and past the threshold named once a run, with its question. The
+    pool reads a fake clock that the memories move, so every number is exact."""
+    from support.memories import BlockingMemory, FakeClock, YieldingMemory
 
-    monkeypatch.setattr(pool_module, "LOOP_BLOCK_WARNING_SECONDS", 0.05)
+    clock = FakeClock()
+    monkeypatch.setattr(pool_module, "time", SimpleNamespace(perf_counter=clock.perf_counter))
+    threshold = LOOP_BLOCK_WARNING_SECONDS  # the real one: no wait makes it costly
     store = ContextStore(data / "shared_contexts_32k.jsonl")
     context = next(iter(store._offsets))
-    polite = MemoryPool(store, lambda c: YieldingMemory(c, {"seconds": 0.2}), "polite memory")
+
+    def pool(memory: type[SpyMemory], seconds: float, name: str) -> MemoryPool:
+        return MemoryPool(store, lambda c: memory(c, {"clock": clock, "seconds": seconds}), name)
+
+    polite = pool(YieldingMemory, 5 * threshold, "polite memory")
+    brief = pool(BlockingMemory, threshold / 2, "brief memory")
+    rude = pool(BlockingMemory, threshold + 0.5, "rude memory")
     with caplog.at_level(logging.WARNING, logger=pool_module.__name__):
         waited = retrieve(polite, "q1", context, 10)
-        assert waited.search_seconds >= 0.2 > waited.loop_blocked_seconds
+        short = retrieve(brief, "q2", context, 10)
         assert not caplog.records
-        rude = MemoryPool(store, lambda c: BlockingMemory(c, {"seconds": 0.1}), "rude memory")
-        blocked = retrieve(rude, "q2", context, 10)
-        retrieve(rude, "q3", context, 12)
-    assert blocked.loop_blocked_seconds >= 0.1
-    [warning] = caplog.records  # once a run
-    assert "rude memory held Inspect's event loop for 0.1 s" in warning.getMessage()
-    assert "question_id q2" in warning.getMessage()
+        blocked = retrieve(rude, "q3", context, 10)
+        again = retrieve(rude, "q4", context, 12)
+    exactly = pytest.approx  # a float's rounding in the clock's sums, nothing more
+    assert (waited.search_seconds, waited.loop_blocked_seconds) == (exactly(5 * threshold), 0.0)
+    assert (short.search_seconds, short.loop_blocked_seconds) == exactly((threshold / 2,) * 2)
+    assert (blocked.search_seconds, blocked.loop_blocked_seconds) == exactly((threshold + 0.5,) * 2)
+    assert again.loop_blocked_seconds == exactly(threshold + 0.5)  # measured every time...
+    [warning] = caplog.records  # ...but warned once a run
+    assert warning.getMessage().startswith(
+        f"rude memory held Inspect's event loop for {threshold + 0.5:.1f} s without yielding "
+        "(question_id q3; warned once a run)"
+    )
 
 
 def test_memories_are_closed_when_dropped_and_when_the_pool_is_released(data: Path) -> None:

@@ -6,15 +6,16 @@ import asyncio
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import mock_model, run_task
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
-from memory_fixtures import SpyMemory, split_with_markers, tiny_sentence_transformer
-from openai_server import mem0_stand_in_config, prompt_tokens, serve_openai
+from support.helpers import mock_model, run_task
+from support.memories import SpyMemory, split_with_markers, tiny_sentence_transformer
+from support.servers.openai_api import mem0_stand_in_config, prompt_tokens, serve_openai
 
 from inspect_personamem.data.contexts import ContextStore
 from inspect_personamem.data.order import ORDERS
@@ -48,12 +49,13 @@ def context_numbers(data: Path) -> dict[str, int]:
     return {next(iter(json.loads(line))): n for n, line in enumerate(lines) if line.strip()}
 
 
-def run(data: Path, log_dir: Path, **task_args: Any) -> EvalLog:
+def run(data: Path, log_dir: Path, limit: int | None = None, **task_args: Any) -> EvalLog:
     return run_task(
         TASK,
         mock_model(lambda messages: "<final_answer>(a)"),
         log_dir,
         {"data_dir": str(data), **task_args},
+        limit=limit,
     )
 
 
@@ -76,15 +78,37 @@ METHODS: dict[str, dict[str, Any]] = {
     "generate": {},
     "rag-bm25": {"history": "rag", "retriever": "bm25", "top_k": 4},
     "rag-dense": {"history": "rag", "top_k": 4, "embedding_cache": "none"},
-    "memory": {"history": "memory", "memory": "memory_fixtures:SpyMemory"},
+    "memory": {"history": "memory", "memory": "support.memories:SpyMemory"},
 }
 
 
+Logged = Callable[[str, str | None], tuple[EvalLog, list[SpyMemory]]]
+
+
+@pytest.fixture(scope="module")
+def logged(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Logged:
+    """The run of a method (`METHODS`) in an order (None: the default), made once for the
+    tests that read it, with the `SpyMemory` instances it made."""
+    runs: dict[tuple[str, str | None], tuple[EvalLog, list[SpyMemory]]] = {}
+
+    def logged(method: str, order: str | None) -> tuple[EvalLog, list[SpyMemory]]:
+        if (method, order) not in runs:
+            SpyMemory.instances.clear()
+            arguments = {**METHODS[method], **({"order": order} if order else {})}
+            log = run(data, tmp_path_factory.mktemp("logs"), **arguments)
+            runs[method, order] = log, list(SpyMemory.instances)
+        return runs[method, order]
+
+    return logged
+
+
 @pytest.mark.parametrize(
-    "order",  # the default and the one that rebuilds memories in the fast suite
-    [
-        o if o in ("interleaved", "random") else pytest.param(o, marks=pytest.mark.slow)
+    "order",  # the default (interleaved) and the one that rebuilds memories in the fast suite
+    [pytest.param(None, id="default"), "random"]
+    + [
+        pytest.param(o, marks=pytest.mark.slow)
         for o in ORDERS
+        if o not in ("interleaved", "random")
     ],
 )
 @pytest.mark.parametrize(
@@ -95,12 +119,17 @@ METHODS: dict[str, dict[str, Any]] = {
     ],
 )
 def test_nothing_past_the_end_index_reaches_the_model(
-    data: Path, tmp_path: Path, method: str, order: str, request: pytest.FixtureRequest
-) -> None:
-    arguments = dict(METHODS[method])
+    data: Path, tmp_path: Path, method: str, order: str | None, request: pytest.FixtureRequest,
+    logged: Logged,
+) -> None:  # fmt: skip
     if method == "rag-dense":  # a local model: the memory extra
-        arguments["embedder"] = request.getfixturevalue("tiny_model")
-    log = run(data, tmp_path, order=order, **arguments)
+        arguments: dict[str, Any] = {
+            **METHODS[method], "embedder": request.getfixturevalue("tiny_model"),
+            **({"order": order} if order else {}),
+        }  # fmt: skip
+        log = run(data, tmp_path, **arguments)
+    else:
+        log, _ = logged(method, order)
     assert log.status == "success", log.error
     numbers = context_numbers(data)
     sent = sent_markers(log)
@@ -122,9 +151,8 @@ def test_nothing_past_the_end_index_reaches_the_model(
     assert seen_any or method == "memory"
 
 
-def test_ascending_order_adds_each_message_once(data: Path, tmp_path: Path) -> None:
-    SpyMemory.instances.clear()
-    log = run(data, tmp_path, history="memory", memory="memory_fixtures:SpyMemory")
+def test_ascending_order_adds_each_message_once(logged: Logged) -> None:
+    log, spies = logged("memory", None)  # the default order: by end index in each context
     assert log.samples
     longest: dict[str, int] = {}
     for sample in log.samples:
@@ -133,19 +161,18 @@ def test_ascending_order_adds_each_message_once(data: Path, tmp_path: Path) -> N
             longest.get(context, 0), sample.metadata["end_index_in_shared_context"]
         )
         assert sample.metadata["memory"]["rebuilt"] is False
-    assert len(SpyMemory.instances) == len(longest)  # one memory per context
-    for spy in SpyMemory.instances:
+    assert len(spies) == len(longest)  # one memory per context
+    for spy in spies:
         assert spy.positions == list(range(longest[spy.context_id]))
     assert sum(s.metadata["memory"]["added_messages"] for s in log.samples) == sum(longest.values())
 
 
-def test_a_lower_end_index_rebuilds_the_memory(data: Path, tmp_path: Path) -> None:
-    SpyMemory.instances.clear()
-    log = run(data, tmp_path, history="memory", memory="memory_fixtures:SpyMemory", order="random")
+def test_a_lower_end_index_rebuilds_the_memory(logged: Logged) -> None:
+    log, spies = logged("memory", "random")
     assert log.samples
     rebuilt = [s for s in log.samples if s.metadata["memory"]["rebuilt"]]
-    assert rebuilt and len(SpyMemory.instances) > 3
-    for spy in SpyMemory.instances:  # every memory was fed in order from the start
+    assert rebuilt and len(spies) > 3
+    for spy in spies:  # every memory was fed in order from the start
         assert spy.positions == list(range(len(spy.positions)))
 
 
@@ -154,7 +181,7 @@ def test_embeddings_computed_once_and_cached_on_disk(
     data: Path, tiny_model: str, tmp_path: Path
 ) -> None:
     cache = tmp_path / "cache"
-    args = {"history": "rag", "embedder": tiny_model, "embedding_cache": str(cache)}
+    args: dict[str, Any] = {"history": "rag", "embedder": tiny_model, "embedding_cache": str(cache)}
     first = run(data, tmp_path / "a", **args)
     assert first.samples
     counts = max(
@@ -225,21 +252,21 @@ def test_official_prompt_keeps_chronological_order_and_roles() -> None:
 @pytest.mark.parametrize(
     ("memory", "expected"),
     [
-        ("memory_fixtures:FailingMemory", "failed while adding messages .*store is down"),
-        ("memory_fixtures:MalformedMemory", "search result 0 is dict, not a str or MemoryItem"),
+        ("support.memories:FailingMemory", "failed while adding messages .*store is down"),
+        ("support.memories:MalformedMemory", "search result 0 is dict, not a str or MemoryItem"),
     ],
 )
 def test_a_failing_memory_names_the_question_and_the_component(
     data: Path, tmp_path: Path, memory: str, expected: str
 ) -> None:
-    log = run(data, tmp_path, history="memory", memory=memory)
+    log = run(data, tmp_path, limit=3, history="memory", memory=memory)  # a few fail as all
     assert log.status == "error" and log.error is not None
     assert re.search(f"question_id [0-9a-f-]+: .*{expected}", log.error.message), log.error.message
     assert f"memory system {memory}" in log.error.message or "MalformedMemory" in memory
 
 
 def test_a_failed_add_never_leaves_a_partial_memory(data: Path) -> None:
-    from memory_fixtures import FailingMemory
+    from support.memories import FailingMemory
 
     store = ContextStore(data / "shared_contexts_32k.jsonl")
     context_id = next(iter(context_numbers(data)))
@@ -266,8 +293,9 @@ def test_a_failing_embedding_endpoint_names_the_question(
     with serve_openai(fail_embeddings=True) as (url, _):
         monkeypatch.setenv("STANDIN_BASE_URL", url)
         log = run(
-            data, tmp_path, history="rag", embedder="openai-api/standin/e5", embedding_cache="none"
-        )
+            data, tmp_path, limit=3, history="rag", embedder="openai-api/standin/e5",
+            embedding_cache="none",
+        )  # fmt: skip
     assert log.status == "error" and log.error is not None
     assert re.search(
         r"question_id \S+: dense retriever \(openai-api/standin/e5\) failed", log.error.message

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from helpers import REAL_QUESTIONS, require, run_task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, ChatMessageUser, get_model
+from support.helpers import REAL_QUESTIONS, require, run_task
 
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.offline.floor import choose

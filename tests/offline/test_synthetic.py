@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from helpers import EXCERPT
+from support.helpers import EXCERPT
 
 from inspect_personamem.data.contexts import ContextStore
 from inspect_personamem.data.options import parse_options

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import REAL_QUESTIONS, offline_env, require
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
+from support.helpers import REAL_QUESTIONS, offline_env, require
 
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.errors import PersonaMemArgumentError

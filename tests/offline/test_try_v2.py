@@ -10,13 +10,13 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from helpers import offline_env
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from support.helpers import offline_env
 
 from inspect_personamem.cli import main
 from inspect_personamem.offline.try_it import v2_shape
 
-QUESTIONS = 40
+QUESTIONS = 20
 
 
 @dataclass(frozen=True)

@@ -27,14 +27,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import mock_model
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessage, Model
 from inspect_ai.scorer import match
-from released import synthetic_data_stands_for_the_release  # noqa: F401 (autouse)
+from inspect_personamem.settings import axes_label
+from support.helpers import mock_model
+from support.released import synthetic_data_stands_for_the_release  # noqa: F401 (autouse)
 
 from inspect_personamem.cli import main
 from inspect_personamem.datasets.v1.generator import generate_split, write_questions
@@ -47,7 +48,6 @@ from inspect_personamem.report.differences import paired_difference, t_quantile
 from inspect_personamem.report.glance import CAVEATS
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import SampleResult, read_runs
-from inspect_personamem.settings import axes_label
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
 pytestmark = pytest.mark.report
@@ -924,7 +924,7 @@ def test_a_cancelled_run_without_reductions_is_not_compared(logs: Logs, tmp_path
 CTRL_C = """
 import os, signal, sys
 sys.path.insert(0, {tests!r})
-from helpers import mock_model
+from support.helpers import mock_model
 from inspect_ai import eval
 
 calls = 0
@@ -1007,7 +1007,7 @@ def method_logs(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> MethodL
     rag = run(
         model, folder, logs.data, task_args={"history": "rag", "retriever": "bm25", "top_k": 4}
     )
-    memory_args = {"history": "memory", "memory": "memory_fixtures:SpyMemory"}
+    memory_args = {"history": "memory", "memory": "support.memories:SpyMemory"}
     memory = run(model, folder, logs.data, task_args=memory_args)
     return MethodLogs(folder, rag, memory)
 
@@ -1028,7 +1028,7 @@ def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
     expected = {
         "no history": expected_from_log(logs.locations["a_none"]),
         "full history": expected_from_log(logs.locations["a_full"]),
-        "memory (memory_fixtures:SpyMemory)": expected_from_log(memory),
+        "memory (support.memories:SpyMemory)": expected_from_log(memory),
         "rag (bm25, top 4)": expected_from_log(rag),
     }
     rows = read_csv(out, "methods")
@@ -1202,7 +1202,7 @@ def test_a_run_has_one_colour_in_every_figure(method_logs: MethodLogs, tmp_path:
     by_start = [colours[s.label] for s in report.summaries]
     assert bar_colours(tmp_path / "figures" / "categories.svg") == by_start
     labels = {axes_label(s.run.settings): s.label for s in report.summaries}
-    methods = ["no history", "full history", "memory (memory_fixtures:SpyMemory)"]
+    methods = ["no history", "full history", "memory (support.memories:SpyMemory)"]
     by_method = [colours[labels[m]] for m in [*methods, "rag (bm25, top 4)"]]
     [svg] = (tmp_path / "figures").glob("methods_1_*.svg")
     assert bar_colours(svg) == by_method != by_start

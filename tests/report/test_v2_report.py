@@ -10,9 +10,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from grader_fixtures import first, grader
-from helpers import SMALL_V2, Reply, mock_model, run_task
 from inspect_ai.log import EvalLog, read_eval_log
+from support.graders import first, grader
+from support.helpers import SMALL_V2, Reply, mock_model, run_task
 
 from inspect_personamem.data.provenance import MARK
 from inspect_personamem.datasets.v2.generator import generate_v2

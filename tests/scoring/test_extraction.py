@@ -3,7 +3,7 @@ from __future__ import annotations
 import csv
 
 import pytest
-from helpers import REFERENCE_RESPONSES, require
+from support.helpers import REFERENCE_RESPONSES, require
 
 from inspect_personamem.scoring.extraction import final_answer_segment, judge, option_letters
 

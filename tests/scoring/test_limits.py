@@ -12,7 +12,6 @@ from typing import Any
 
 import anyio
 import pytest
-from helpers import mock_model, run_task
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import (
     ChatMessage,
@@ -26,6 +25,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import CORRECT
 from inspect_ai.tool import ToolChoice, ToolInfo
+from support.helpers import mock_model, run_task
 
 from inspect_personamem.scoring.scorer import UNANSWERED
 

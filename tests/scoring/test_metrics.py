@@ -5,9 +5,9 @@ import re
 from pathlib import Path
 from typing import Any, cast
 
-from helpers import mock_model, run_task
 from inspect_ai.scorer import CORRECT, INCORRECT, SampleScore, Score
 from inspect_ai.util import registry_info
+from support.helpers import mock_model, run_task
 
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.datasets.v1.generator import generate_split

@@ -9,8 +9,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from helpers import SMALL_V2, run_script
-from hub_server import serve_hub
+from support.helpers import SMALL_V2, run_script
+from support.servers.hf_hub import serve_hub
 
 from inspect_personamem.data.provenance import MARK
 from inspect_personamem.data.release import ReleasedFile

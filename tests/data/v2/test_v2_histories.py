@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import V2_HISTORY_EXCERPT, V2_ROW
+from support.helpers import V2_HISTORY_EXCERPT, V2_ROW
 
 from inspect_personamem.datasets.v2.files import load_questions
 from inspect_personamem.datasets.v2.generator import system_message

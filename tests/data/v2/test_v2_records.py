@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import V2_ROW, V2_ROW_CSV
+from support.helpers import V2_ROW, V2_ROW_CSV
 
 from inspect_personamem.datasets.v1.generator import write_table
 from inspect_personamem.datasets.v2.generator import write_questions

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from grader_fixtures import Rule, faithful, first, grader, metrics, nonsense, open_run, wrong
-from helpers import mock_model
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
+from support.graders import Rule, faithful, first, grader, metrics, nonsense, open_run, wrong
+from support.helpers import mock_model
 
 from inspect_personamem.data.options import LETTERS
 from inspect_personamem.scoring.grader.prompt import read_grader_prompt
@@ -47,7 +47,7 @@ def test_oracle_as_model_and_grader(small_split: Path, tmp_path: Path) -> None:
 def test_the_oracle_errs_with_its_chance_and_the_grader_sees_it(
     small_split: Path, tmp_path: Path
 ) -> None:
-    log = open_run(small_split, tmp_path, {"grader": "personamem/oracle"}, accuracy=0.0)
+    log = open_run(small_split, tmp_path, {"grader": "personamem/oracle"}, accuracy=0.0, limit=8)
     assert metrics(log)["accuracy"] == 0.0  # another candidate's text, named as such
     assert all(meta["status"] == "named" for meta in scores(log))
 
@@ -84,7 +84,9 @@ def test_a_grader_answering_nonsense_is_counted_unreadable(
 
 
 def test_calibration_zero_skips_it(small_split: Path, tmp_path: Path) -> None:
-    log = open_run(small_split, tmp_path, {"grader": "personamem/oracle"}, grader_calibration=0)
+    log = open_run(
+        small_split, tmp_path, {"grader": "personamem/oracle"}, limit=3, grader_calibration=0
+    )
     found = metrics(log)
     assert found["grader_calibrated"] == 0
     assert found["grader_identity"] != found["grader_identity"]  # NaN: nothing measured
@@ -101,7 +103,7 @@ def test_self_grading_only_when_asked_and_marked(small_split: Path, tmp_path: Pa
         return "<candidate>none</candidate>"
 
     model = mock_model(reply)
-    from helpers import run_task
+    from support.helpers import run_task
 
     log = run_task(
         "inspect_personamem/personamem_32k",

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader_fixtures import first, grader, metrics, open_run
 from inspect_ai import score
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
+from support.graders import first, grader, metrics, open_run
 
 from inspect_personamem.report.logs import read_runs
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD, graded_scorer

@@ -3,8 +3,8 @@ memory systems that record or misbehave, and a split with a marker in every mess
 
 from __future__ import annotations
 
+import asyncio
 import json
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -172,19 +172,36 @@ class HangOnceMemory(SpyMemory):
             await anyio.Event().wait()
 
 
+class FakeClock:
+    """A clock that moves only when told to, to stand in for `time.perf_counter`: what
+    the pool measures with it is exact, and no test waits for real time to pass."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 class BlockingMemory(SpyMemory):
-    """Blocks the event loop for `config["seconds"]` in its search (a synchronous call)."""
+    """Holds the event loop for `config["seconds"]` of `config["clock"]` (a `FakeClock`)
+    in its search: a synchronous call, the clock moving while nothing else can run."""
 
     async def search(self, query: str, top_k: int) -> list[MemoryItem]:
-        time.sleep(self.config["seconds"])
+        self.config["clock"].advance(self.config["seconds"])
         return await super().search(query, top_k)
 
 
 class YieldingMemory(SpyMemory):
-    """Waits `config["seconds"]` in its search without holding the event loop."""
+    """Waits `config["seconds"]` of `config["clock"]` (a `FakeClock`) in its search without
+    holding the event loop: the loop moves the clock while the search is suspended."""
 
     async def search(self, query: str, top_k: int) -> list[MemoryItem]:
-        await anyio.sleep(self.config["seconds"])
+        asyncio.get_running_loop().call_soon(self.config["clock"].advance, self.config["seconds"])
+        await asyncio.sleep(0)  # the loop runs the callback before resuming the search
         return await super().search(query, top_k)
 
 

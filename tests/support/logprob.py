@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from local_server import QuietHandler, serve
 
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.offline.random_model import save_random_model
+from support.servers.local import QuietHandler, serve
 
 # The models here are tiny: extra threads only spin-wait on a loaded machine (measured:
 # 20 s instead of 0.3 s for one test on 2 busy cores).

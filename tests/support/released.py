@@ -1,5 +1,5 @@
 """The fixture every report test module uses (imported by name, so that pytest finds
-it: `from released import synthetic_data_stands_for_the_release`)."""
+it: `from support.released import synthetic_data_stands_for_the_release`)."""
 
 from __future__ import annotations
 

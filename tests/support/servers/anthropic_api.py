@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from local_server import QuietHandler, serve
+from support.servers.local import QuietHandler, serve
 
 USAGE = {
     "input_tokens": 10,

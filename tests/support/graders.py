@@ -7,12 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from helpers import mock_model
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, Model
 
 from inspect_personamem.scoring.grader.prompt import GraderQuestion, read_grader_prompt
+from support.helpers import mock_model
 
 Rule = Callable[[GraderQuestion], str]
 
@@ -78,6 +78,7 @@ def open_run(
         limit=limit,
         log_dir=str(log_dir),
         display="none",
+        log_realtime=False,  # as `helpers.run_task`: no live sample buffer
     )
     return log
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from local_server import QuietHandler, serve
+from support.servers.local import QuietHandler, serve
 
 DIMENSIONS = 64
 _WORD = re.compile(r"[a-z0-9']+")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from local_server import QuietHandler, serve
+from support.servers.local import QuietHandler, serve
 
 
 @contextmanager

@@ -1,0 +1,4 @@
+"""Local stand-ins of the web APIs the package talks to, each on a free loopback port
+for the length of a test: `local` (serving a handler), `anthropic_api` (Anthropic's
+Messages API), `hf_hub` (the Hugging Face hub's file endpoint), `openai_api` (OpenAI's
+embeddings and chat completions, for embeddings and Mem0)."""
