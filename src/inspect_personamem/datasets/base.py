@@ -16,15 +16,19 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
 
 from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.order import Queued
+from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
+
+if TYPE_CHECKING:
+    from inspect_personamem.cost.prompt_cache import Request
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,23 @@ class Group:
     not listed follow, sorted)."""
 
 
+def option_flag(name: str) -> str:
+    """A parameter's name as a tool's command-line option: `--interleave-block`."""
+    return "--" + name.replace("_", "-")
+
+
+C = TypeVar("C", bound=str)
+
+
+def one_of(name: str, value: str, choices: tuple[C, ...]) -> C:
+    """`value` typed as one of `choices`, or a one-line error: `name='x': choose one
+    of ...` (a tool puts its own name before it)."""
+    for known in choices:
+        if value == known:
+            return known
+    raise PersonaMemArgumentError(f"{name}={value!r}: choose one of {', '.join(choices)}")
+
+
 Q = TypeVar("Q", bound=Queued)
 """A version's question type."""
 
@@ -63,6 +84,34 @@ class Loaded(Generic[Q]):
     metadata: dict[str, Any]
     """The task's metadata: what was selected, where the files came from, and how they
     compare with the release (`data_source`, `data_release`, `data_checked`)."""
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a tool finds a version's files, as its task does: a folder, else the
+    version's environment variable, else the hub (the version's repository at its
+    pinned revision, unless given); and the option naming the folder, which errors
+    advise."""
+
+    data_dir: str | Path | None = None
+    repo_id: str | None = None
+    revision: str | None = None
+    data_dir_option: str = "--data-dir"
+
+
+@dataclass(frozen=True)
+class QuestionRequests:
+    """What the cost estimate reads of a version: one request per question of the
+    question file a selection names, in file order, and where the file came from."""
+
+    label: str
+    """Which questions, in words: `32k`, `v2 benchmark 32k`."""
+    source: str
+    """`local folder ...` or `hf://datasets/{repo}@{revision}`."""
+    data_release: str
+    """How the question file compares with the released one, as a task records it."""
+    requests: Sequence[Request]
+    """Each question's history (its prefix) and all its input tokens, in file order."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +211,19 @@ class DatasetVersion(ABC, Generic[Q]):
     def label_words(self, settings: Settings) -> list[str]:
         """What a run's label adds about this version's own settings; by default none."""
         return []
+
+    def refuses_selector(self, flag: str) -> str:
+        """Why this version takes no `flag`, another version's selector as a tool's
+        option (`--subset`): by default, the options it is chosen by."""
+        flags = " and ".join(option_flag(p.name) for p in self.selectors)
+        return f"{self.name} takes {flags}"
+
+    @abstractmethod
+    def requests(self, selected: Mapping[str, str], where: Where) -> QuestionRequests:
+        """The cost estimate's questions: the question file `selected` (a value of each
+        of `selectors`) names, located as the task locates it and read alone (no
+        history), how it compares with the release, and each question's request (its
+        history's tokens and all its input tokens, answering by choice) in file order."""
 
     @abstractmethod
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:

@@ -14,13 +14,19 @@ from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Scorer
 
 from inspect_personamem.data.contexts import NO_CONTEXTS, open_context_store
-from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded
+from inspect_personamem.datasets.base import (
+    DatasetVersion,
+    Group,
+    Loaded,
+    QuestionRequests,
+    Where,
+)
 from inspect_personamem.datasets.v1.files import locate_split_files, release_files
 from inspect_personamem.datasets.v1.question_types import CATEGORY_TITLES
 from inspect_personamem.datasets.v1.records import QuestionRecord
 from inspect_personamem.datasets.v1.samples import build_dataset, check_against_contexts
 from inspect_personamem.datasets.v1.spec import DATA_DIR_ENV, PERSONAMEM, DataSource
-from inspect_personamem.datasets.v1.splits import SPLITS
+from inspect_personamem.datasets.v1.splits import SPLITS, check_split
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.scorer import personamem_scorer
 
@@ -130,6 +136,18 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         """The answer's own scorer (open answers' grader), else the official extraction."""
         own: Scorer | None = point.answer_scorer(ids, arguments)
         return own if own is not None else personamem_scorer()
+
+    def refuses_selector(self, flag: str) -> str:
+        """PersonaMem's length is its split, and its split is all that chooses."""
+        if flag == "--length":
+            return "PersonaMem (v1) has its length in --split"
+        return "PersonaMem (v1) is chosen by --split"
+
+    def requests(self, selected: Mapping[str, str], where: Where) -> QuestionRequests:
+        """The split's question file alone (no context file), its rows' token counts."""
+        from inspect_personamem.datasets.v1.cost import question_requests
+
+        return question_requests(check_split(selected["split"]), where)
 
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         """The split: the log's metadata, else its arguments, else the task's name."""

@@ -14,7 +14,14 @@ from typing import Any, Final
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
 
-from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded
+from inspect_personamem.datasets.base import (
+    DatasetVersion,
+    Group,
+    Loaded,
+    QuestionRequests,
+    Where,
+    one_of,
+)
 from inspect_personamem.datasets.v2.files import load_questions
 from inspect_personamem.datasets.v2.histories import HistoryStore, PersonaContexts
 from inspect_personamem.datasets.v2.judged import judge_figures, preference_judge
@@ -190,6 +197,16 @@ class PersonaMemV2(DatasetVersion[V2Question]):
 
     def label_words(self, settings: Settings) -> list[str]:
         return ["preference judge"] if settings.get("judge") == "preference" else []
+
+    def requests(self, selected: Mapping[str, str], where: Where) -> QuestionRequests:
+        """The subset's question file alone (no history file), its rows' token counts of
+        the history at `length`."""
+        from inspect_personamem.datasets.v2.cost import question_requests
+
+        subset, length = selected["subset"], selected["length"]
+        return question_requests(
+            one_of("subset", subset, SUBSETS), one_of("length", length, LENGTHS), where
+        )
 
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         """The subset and length: `benchmark 32k`."""
