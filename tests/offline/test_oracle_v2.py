@@ -13,6 +13,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig
+from inspect_personamem.tasks import personamem_v2_32k
 
 from inspect_personamem.datasets.v2.extraction import read_answer
 from inspect_personamem.datasets.v2.files import load_questions
@@ -22,7 +23,6 @@ from inspect_personamem.datasets.v2.samples import distance_bin_index
 from inspect_personamem.datasets.v2.spec import V2Source
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.offline.oracle import OracleModel
-from inspect_personamem.tasks import personamem_v2_32k
 
 SHAPE = V2Shape(
     personas=4,

@@ -13,7 +13,7 @@ Tasks, report, estimate, `try`, oracle and floor read the entry; none names a ve
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -115,15 +115,32 @@ class QuestionRequests:
 
 
 @dataclass(frozen=True)
-class Generated:
-    """Data a version generated for `inspect-personamem try`, and how to run on it."""
+class ToolOption:
+    """A command-line option of a tool that only some versions take (PersonaMem's
+    `try --questions`)."""
+
+    flag: str
+    help: str
+    type: Callable[[str], Any] = str
+    choices: tuple[str, ...] | None = None
+
+    @property
+    def dest(self) -> str:
+        """Its name in argparse's namespace, and in the options a version is given."""
+        return self.flag.removeprefix("--").replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Trial:
+    """The data a version writes for `inspect-personamem try`, and the task run on it."""
 
     task: str
     """The task to run (`inspect_personamem/<name>`)."""
-    questions: Path
-    """The question file the oracle reads (`-M questions=...`)."""
+    write: Callable[[Path], Path]
+    """Writes the data into a folder (the task's `data_dir`); returns the question file
+    the oracle reads (`-M questions=...`)."""
     described: str
-    """What was written, in words."""
+    """What it writes, in words: `generated`, `real questions, generated histories`."""
 
 
 class DatasetVersion(ABC, Generic[Q]):
@@ -158,6 +175,13 @@ class DatasetVersion(ABC, Generic[Q]):
     they share)."""
     cluster_words: str
     """That, in words, for the report."""
+    oracle_steps: str
+    """The steps the fact a question asks about lies back, in words: the offline oracle
+    loses `-M decay` of its chance for each past the first (`personamem/oracle`)."""
+    try_writes: str
+    """What `inspect-personamem try` writes of it, in words (`a synthetic ... subset`)."""
+    try_options: tuple[ToolOption, ...] = ()
+    """The options of `try` only it takes (PersonaMem's real question file)."""
 
     @property
     def fixed_values(self) -> tuple[str, ...]:
@@ -224,6 +248,12 @@ class DatasetVersion(ABC, Generic[Q]):
         of `selectors`) names, located as the task locates it and read alone (no
         history), how it compares with the release, and each question's request (its
         history's tokens and all its input tokens, answering by choice) in file order."""
+
+    @abstractmethod
+    def trial(self, options: Mapping[str, Any], count: int, seed: int) -> Trial:
+        """What `try` writes (about `count` synthetic questions, from `seed`) and runs:
+        `options` holds a value (None: not given) of each of its `try_options` by
+        `dest`, checked here, before anything is written."""
 
     @abstractmethod
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:

@@ -8,6 +8,7 @@ Answers chosen among the four options are read by the official extraction.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Final
 
 from inspect_ai.dataset import Dataset
@@ -19,6 +20,8 @@ from inspect_personamem.datasets.base import (
     Group,
     Loaded,
     QuestionRequests,
+    ToolOption,
+    Trial,
     Where,
 )
 from inspect_personamem.datasets.v1.files import locate_split_files, release_files
@@ -93,6 +96,21 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         f"`cluster='{CLUSTER}'`)"
     )
 
+    oracle_steps = "sessions elapsed since the fact"
+    try_writes = (
+        "a PersonaMem split (the real question file when one is given, with generated "
+        "histories that fit it; else generated questions)"
+    )
+    try_options = (
+        ToolOption(
+            "--questions",
+            "a real question file (e.g. questions_32k.csv) to ask, over synthetic histories; "
+            "default: synthetic questions",
+            Path,
+        ),
+        ToolOption("--split", "split (default: from --questions, or 32k)", choices=SPLITS),
+    )
+
     def check(self, arguments: Settings, point: Point) -> None:
         """Every argument means something for PersonaMem once the axes accept it."""
 
@@ -148,6 +166,12 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         from inspect_personamem.datasets.v1.cost import question_requests
 
         return question_requests(check_split(selected["split"]), where)
+
+    def trial(self, options: Mapping[str, Any], count: int, seed: int) -> Trial:
+        """A split of `count` synthetic questions, or the given question file's."""
+        from inspect_personamem.datasets.v1.trial import trial
+
+        return trial(options["questions"], options["split"], count=count, seed=seed, task=self.task)
 
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         """The split: the log's metadata, else its arguments, else the task's name."""

@@ -19,6 +19,7 @@ from inspect_personamem.datasets.base import (
     Group,
     Loaded,
     QuestionRequests,
+    Trial,
     Where,
     one_of,
 )
@@ -123,6 +124,9 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         f"persona (a persona's questions share its history; Inspect's `cluster='{CLUSTER}'`)"
     )
 
+    oracle_steps = "bins of the snippet-to-query distance in tokens (<1k, 1k-4k, 4k-8k, ...)"
+    try_writes = "a synthetic PersonaMem-v2 subset"
+
     def check(self, arguments: Settings, point: Point) -> None:
         """What PersonaMem-v2 refuses beyond the axes' own refusals, in one line each."""
         if arguments["judge"] != "options" and point.answer.name != "open":
@@ -207,6 +211,12 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         return question_requests(
             one_of("subset", subset, SUBSETS), one_of("length", length, LENGTHS), where
         )
+
+    def trial(self, options: Mapping[str, Any], count: int, seed: int) -> Trial:
+        """A synthetic benchmark subset of about `count` questions, run at 32k."""
+        from inspect_personamem.datasets.v2.trial import trial
+
+        return trial(count=count, seed=seed, task=self.task)
 
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         """The subset and length: `benchmark 32k`."""
