@@ -13,7 +13,6 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig
-from inspect_personamem.tasks import personamem_v2_32k
 
 from inspect_personamem.datasets.v2.extraction import read_answer
 from inspect_personamem.datasets.v2.files import load_questions
@@ -23,6 +22,7 @@ from inspect_personamem.datasets.v2.samples import distance_bin_index
 from inspect_personamem.datasets.v2.spec import V2Source
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.offline.oracle import OracleModel
+from inspect_personamem.run.tasks import TASKS
 
 SHAPE = V2Shape(
     personas=4,
@@ -55,7 +55,7 @@ def records_of(data: Path) -> dict[str, V2Record]:
 
 def samples(data: Path, **task_args: object) -> list[Sample]:
     """The samples the v2 task asks (with no history: the input is what is sent)."""
-    task = personamem_v2_32k(data_dir=str(data), history="none", **task_args)
+    task = TASKS["personamem_v2_32k"](data_dir=str(data), history="none", **task_args)
     return list(task.dataset)
 
 

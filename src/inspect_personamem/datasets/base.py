@@ -28,7 +28,10 @@ from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
 
 if TYPE_CHECKING:
+    from inspect_ai.model import ChatMessage
+
     from inspect_personamem.cost.prompt_cache import Request
+    from inspect_personamem.offline.known import ChoicePrompt, KnownQuestions
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,7 @@ class QuestionRequests:
     question file a selection names, in file order, and where the file came from."""
 
     label: str
-    """Which questions, in words: `32k`, `v2 benchmark 32k`."""
+    """Which questions, in words, for the estimate's first line (a split's name)."""
     source: str
     """`local folder ...` or `hf://datasets/{repo}@{revision}`."""
     data_release: str
@@ -175,6 +178,10 @@ class DatasetVersion(ABC, Generic[Q]):
     they share)."""
     cluster_words: str
     """That, in words, for the report."""
+    files_named_by: str
+    """The selector a question file's name tells (`split`: `questions_32k.csv`); the
+    offline oracle reads a file of another name as this version's where given it
+    (`-M split=32k`)."""
     oracle_steps: str
     """The steps the fact a question asks about lies back, in words: the offline oracle
     loses `-M decay` of its chance for each past the first (`personamem/oracle`)."""
@@ -254,6 +261,22 @@ class DatasetVersion(ABC, Generic[Q]):
         """What `try` writes (about `count` synthetic questions, from `seed`) and runs:
         `options` holds a value (None: not given) of each of its `try_options` by
         `dest`, checked here, before anything is written."""
+
+    @abstractmethod
+    def named_selection(self, path: Path) -> str | None:
+        """The value of `files_named_by` a question file's name gives; None where the
+        name is none of this version's question files'."""
+
+    @abstractmethod
+    def oracle_questions(self, path: Path, selected: Mapping[str, str]) -> KnownQuestions:
+        """The question file at `path`, read as `selected` (a value of each of
+        `selectors`) says, as the offline oracle answers from it."""
+
+    @abstractmethod
+    def choice_prompt(self, input: Sequence[ChatMessage]) -> ChoicePrompt | None:
+        """The prompt this version's task sends with `answer=choice`, read for the
+        offline floor; None where `input` is none; a one-line error where it is one but
+        its options cannot be read."""
 
     @abstractmethod
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:

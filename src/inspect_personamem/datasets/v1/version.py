@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Scorer
@@ -32,6 +32,11 @@ from inspect_personamem.datasets.v1.spec import DATA_DIR_ENV, PERSONAMEM, DataSo
 from inspect_personamem.datasets.v1.splits import SPLITS, check_split
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.scorer import personamem_scorer
+
+if TYPE_CHECKING:
+    from inspect_ai.model import ChatMessage
+
+    from inspect_personamem.offline.known import ChoicePrompt, KnownQuestions
 
 CLUSTER: Final = "shared_context_id"
 """Questions over one shared history are not independent: errors are clustered by it."""
@@ -96,6 +101,7 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         f"`cluster='{CLUSTER}'`)"
     )
 
+    files_named_by = "split"
     oracle_steps = "sessions elapsed since the fact"
     try_writes = (
         "a PersonaMem split (the real question file when one is given, with generated "
@@ -172,6 +178,20 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         from inspect_personamem.datasets.v1.trial import trial
 
         return trial(options["questions"], options["split"], count=count, seed=seed, task=self.task)
+
+    def named_selection(self, path: Path) -> str | None:
+        return PERSONAMEM.split_of_questions(path)
+
+    def oracle_questions(self, path: Path, selected: Mapping[str, str]) -> KnownQuestions:
+        from inspect_personamem.datasets.v1.oracle import PersonaMemQuestions
+
+        return PersonaMemQuestions(path, check_split(selected["split"]))
+
+    def choice_prompt(self, input: Sequence[ChatMessage]) -> ChoicePrompt | None:
+        """The official final user message: question, instruction, options."""
+        from inspect_personamem.datasets.v1.oracle import choice_prompt
+
+        return choice_prompt(input)
 
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         """The split: the log's metadata, else its arguments, else the task's name."""

@@ -9,7 +9,8 @@ candidates, or scored 0 to 1 by the authors' judge (`judge=preference`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
@@ -38,6 +39,11 @@ from inspect_personamem.datasets.v2.spec import (
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.scorer import personamem_scorer
+
+if TYPE_CHECKING:
+    from inspect_ai.model import ChatMessage
+
+    from inspect_personamem.offline.known import ChoicePrompt, KnownQuestions
 
 CLUSTER: Final = "persona_id"
 """A persona's questions share its history: errors are clustered by persona."""
@@ -124,6 +130,7 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         f"persona (a persona's questions share its history; Inspect's `cluster='{CLUSTER}'`)"
     )
 
+    files_named_by = "subset"
     oracle_steps = "bins of the snippet-to-query distance in tokens (<1k, 1k-4k, 4k-8k, ...)"
     try_writes = "a synthetic PersonaMem-v2 subset"
 
@@ -217,6 +224,24 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         from inspect_personamem.datasets.v2.trial import trial
 
         return trial(count=count, seed=seed, task=self.task)
+
+    def named_selection(self, path: Path) -> str | None:
+        return PERSONAMEM_V2.subset_of_questions(path)
+
+    def oracle_questions(self, path: Path, selected: Mapping[str, str]) -> KnownQuestions:
+        """The subset's questions, their distances at `length`."""
+        from inspect_personamem.datasets.v2.oracle import V2Questions
+
+        subset, length = selected["subset"], selected["length"]
+        return V2Questions(
+            path, one_of("subset", subset, SUBSETS), one_of("length", length, LENGTHS)
+        )
+
+    def choice_prompt(self, input: Sequence[ChatMessage]) -> ChoicePrompt | None:
+        """The query and the options message after it."""
+        from inspect_personamem.datasets.v2.oracle import choice_prompt
+
+        return choice_prompt(input)
 
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         """The subset and length: `benchmark 32k`."""
