@@ -24,11 +24,10 @@ from inspect_personamem.cost.prompt_cache import (
     CacheSettings,
     Request,
     ideal_cached_tokens,
-    requests_for,
     simulate,
-    v2_requests,
 )
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, order_records
+from inspect_personamem.datasets.v1.cost import requests_for
 from inspect_personamem.datasets.v1.generator import (
     SHAPES,
     context_sizes,
@@ -37,9 +36,9 @@ from inspect_personamem.datasets.v1.generator import (
 )
 from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions
 from inspect_personamem.datasets.v1.splits import SPLITS, Split
+from inspect_personamem.datasets.v2.cost import requests_for as v2_requests
 from inspect_personamem.datasets.v2.generator import generate_v2
 from inspect_personamem.datasets.v2.records import read_questions as read_v2_questions
-from inspect_personamem.datasets.v2.samples import questions_at
 from inspect_personamem.datasets.v2.spec import LENGTHS as V2_LENGTHS
 from inspect_personamem.types import SampleOrder
 
@@ -88,12 +87,9 @@ def main() -> None:
             _rows(f"{split} ({kind}, {len(records)} questions)", orders, args)
         v2_records = read_v2_questions(generate_v2(Path(tmp) / "v2"), "benchmark")
         for length in V2_LENGTHS:
-            questions = questions_at(v2_records, length)
-            orders = {
-                name: v2_requests(order_records(questions, order, block))
-                for name, order, block in columns
-            }
-            label = f"v2 benchmark {length} (synthetic, real shape, {len(questions)} questions)"
+            requests = v2_requests(v2_records, length)
+            orders = {name: order_records(requests, order, block) for name, order, block in columns}
+            label = f"v2 benchmark {length} (synthetic, real shape, {len(requests)} questions)"
             _rows(label, orders, args)
 
 

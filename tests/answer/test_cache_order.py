@@ -24,11 +24,11 @@ from inspect_personamem.cost.prompt_cache import (
     CacheSettings,
     Request,
     ideal_cached_tokens,
-    requests_for,
     simulate,
 )
 from inspect_personamem.data.contexts import open_context_store
 from inspect_personamem.data.order import ORDERS, order_records, prefix_ends
+from inspect_personamem.datasets.v1.cost import requests_for
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions
 

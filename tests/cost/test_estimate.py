@@ -8,16 +8,23 @@ import pytest
 from support.helpers import REAL_QUESTIONS, mock_model, require, run_task
 
 from inspect_personamem.cli import main
-from inspect_personamem.cost.estimate import Plan, estimate_cost
+from inspect_personamem.cost.estimate import CostEstimate, Plan, estimate
 from inspect_personamem.cost.prices import Price, load_prices
-from inspect_personamem.cost.prompt_cache import CacheSettings, ideal_cached_tokens, requests_for
+from inspect_personamem.cost.prompt_cache import CacheSettings, ideal_cached_tokens
 from inspect_personamem.cost.usage import logged_usage
+from inspect_personamem.datasets.base import Where
+from inspect_personamem.datasets.registry import version
+from inspect_personamem.datasets.v1.cost import requests_for
 from inspect_personamem.datasets.v1.records import read_questions
-from inspect_personamem.datasets.v1.spec import DataSource
+
+
+def estimate_cost(folder: Path, plan: Plan) -> CostEstimate:
+    """The estimate of the 32k split in `folder`."""
+    return estimate(version("v1"), {"split": "32k"}, Where(folder), plan)
 
 
 def test_token_counts_come_from_the_question_file(small_split: Path) -> None:
-    result = estimate_cost(DataSource("32k", small_split), Plan(output_tokens_per_question=100))
+    result = estimate_cost(small_split, Plan(output_tokens_per_question=100))
     records = read_questions(small_split / "questions_32k.csv", "32k")
     history = sum(int(r.columns["context_length_in_tokens"]) for r in records)
     assert result.questions == 24 and result.prefix_tokens == history
@@ -31,9 +38,7 @@ def test_a_limit_counts_the_questions_inspect_eval_limit_asks(
 ) -> None:
     """`--limit N` prices the first N questions in the task's order: the ones a run with
     `inspect eval --limit N` asks."""
-    result = estimate_cost(
-        DataSource("32k", small_split), Plan(limit=5, output_tokens_per_question=10)
-    )
+    result = estimate_cost(small_split, Plan(limit=5, output_tokens_per_question=10))
     log = run_task(
         "inspect_personamem/personamem_32k", mock_model(lambda m: "(a)"), tmp_path,
         {"data_dir": str(small_split)}, limit=5,
@@ -45,9 +50,7 @@ def test_a_limit_counts_the_questions_inspect_eval_limit_asks(
 
 
 def test_cost_with_and_without_caching(small_split: Path) -> None:
-    result = estimate_cost(
-        DataSource("32k", small_split), Plan(settings=CacheSettings(1, 1.0, None))
-    )
+    result = estimate_cost(small_split, Plan(settings=CacheSettings(1, 1.0, None)))
     assert result.cache.cached_tokens == result.ideal_cached_tokens > 0
     price = Price(input=2.0, cached_input=0.5, output=8.0)
     inputs, cached = result.cache.input_tokens, result.cache.cached_tokens

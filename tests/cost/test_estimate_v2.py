@@ -12,11 +12,14 @@ from support.helpers import SMALL_V2, mock_model, run_script, run_task
 from support.servers.hf_hub import serve_hub
 
 from inspect_personamem.cli import main
-from inspect_personamem.cost.estimate import Plan, estimate_v2_cost
+from inspect_personamem.cost.estimate import CostEstimate, Plan, estimate
 from inspect_personamem.cost.prompt_cache import CacheSettings
 from inspect_personamem.data.order import order_records
+from inspect_personamem.datasets.base import Where
+from inspect_personamem.datasets.registry import version
 from inspect_personamem.datasets.v2.files import load_questions
 from inspect_personamem.datasets.v2.generator import generate_v2
+from inspect_personamem.datasets.v2.histories import HistoryStore, PersonaContexts
 from inspect_personamem.datasets.v2.prompt import asked, options_message
 from inspect_personamem.datasets.v2.records import V2Record
 from inspect_personamem.datasets.v2.samples import questions_at
@@ -44,6 +47,12 @@ def records_of(folder: Path) -> list[V2Record]:
     return load_questions(V2Source(data_dir=folder)).records
 
 
+def estimate_v2_cost(folder: Path, length: Length, plan: Plan | None = None) -> CostEstimate:
+    """The estimate of the benchmark subset in `folder` at `length`."""
+    selected = {"subset": "benchmark", "length": length}
+    return estimate(version("v2"), selected, Where(folder), plan or Plan())
+
+
 def history_column(record: V2Record, length: Length) -> int:
     return int(getattr(record, f"total_tokens_in_chat_history_{length}"))
 
@@ -51,9 +60,7 @@ def history_column(record: V2Record, length: Length) -> int:
 @pytest.mark.parametrize("length", LENGTHS)
 def test_the_history_is_the_rows_token_column(small_v2: Path, length: Length) -> None:
     records = records_of(small_v2)
-    result = estimate_v2_cost(
-        V2Source(data_dir=small_v2), length, Plan(output_tokens_per_question=10)
-    )
+    result = estimate_v2_cost(small_v2, length, Plan(output_tokens_per_question=10))
     assert result.label == f"v2 benchmark {length}"
     assert result.questions == len(records) > 0
     assert result.prefix_tokens == sum(history_column(r, length) for r in records)
@@ -67,7 +74,7 @@ def test_the_history_is_the_rows_token_column(small_v2: Path, length: Length) ->
 
 
 def test_the_128k_history_is_counted_at_its_length(small_v2: Path) -> None:
-    short, long = (estimate_v2_cost(V2Source(data_dir=small_v2), n) for n in LENGTHS)
+    short, long = (estimate_v2_cost(small_v2, n) for n in LENGTHS)
     assert long.prefix_tokens > short.prefix_tokens
     assert long.questions == short.questions
 
@@ -76,9 +83,7 @@ def test_one_at_a_time_every_question_after_a_personas_first_is_cached(small_v2:
     """All questions of a persona share its whole history: one request at a time, with
     no expiry, each persona misses once, then hits its whole history every time."""
     records = records_of(small_v2)
-    result = estimate_v2_cost(
-        V2Source(data_dir=small_v2), "32k", Plan(settings=CacheSettings(1, 1.0, None))
-    )
+    result = estimate_v2_cost(small_v2, "32k", Plan(settings=CacheSettings(1, 1.0, None)))
     per_persona = Counter(r.persona_id for r in records)
     history = {r.persona_id: history_column(r, "32k") for r in records}
     expected = sum((count - 1) * history[p] for p, count in per_persona.items())
@@ -91,8 +96,8 @@ def test_interleaving_caches_what_file_order_loses(small_v2: Path) -> None:
     and the second misses; the task's default order, interleaved across personas, sends
     a persona's next question only once its first has finished: every later one hits."""
     two = CacheSettings(concurrency=2, latency_s=20.0, ttl_s=None)
-    interleaved = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", Plan(settings=two))
-    in_file = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", Plan(order="file", settings=two))
+    interleaved = estimate_v2_cost(small_v2, "32k", Plan(settings=two))
+    in_file = estimate_v2_cost(small_v2, "32k", Plan(order="file", settings=two))
     assert interleaved.order == "interleaved" and in_file.order == "file"
     assert interleaved.cache.cached_tokens == interleaved.ideal_cached_tokens
     assert in_file.cache.cached_tokens < interleaved.cache.cached_tokens
@@ -110,10 +115,12 @@ def test_a_limit_counts_the_questions_inspect_eval_limit_asks(
         tmp_path, {"data_dir": str(small_v2)}, limit=3,
     )  # fmt: skip
     asked_ids = {str(sample.id) for sample in log.samples or []}
-    first = order_records(questions_at(records_of(small_v2), "32k"), "interleaved")[:3]
+    records = records_of(small_v2)
+    contexts = PersonaContexts(HistoryStore(V2Source(data_dir=small_v2), "32k"), records)
+    first = order_records(questions_at(records, "32k", contexts), "interleaved")[:3]
     assert asked_ids == {f"{q.record.persona_id}:{q.index}" for q in first}
     assert len({q.record.persona_id for q in first}) == 3  # not the file's first three
-    result = estimate_v2_cost(V2Source(data_dir=small_v2), "32k", Plan(limit=3))
+    result = estimate_v2_cost(small_v2, "32k", Plan(limit=3))
     assert result.questions == 3
     assert result.prefix_tokens == sum(history_column(q.record, "32k") for q in first)
 

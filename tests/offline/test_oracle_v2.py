@@ -22,7 +22,7 @@ from inspect_personamem.datasets.v2.samples import distance_bin_index
 from inspect_personamem.datasets.v2.spec import V2Source
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.offline.oracle import OracleModel
-from inspect_personamem.tasks import personamem_v2_32k
+from inspect_personamem.run.tasks import TASKS
 
 SHAPE = V2Shape(
     personas=4,
@@ -55,7 +55,7 @@ def records_of(data: Path) -> dict[str, V2Record]:
 
 def samples(data: Path, **task_args: object) -> list[Sample]:
     """The samples the v2 task asks (with no history: the input is what is sent)."""
-    task = personamem_v2_32k(data_dir=str(data), history="none", **task_args)
+    task = TASKS["personamem_v2_32k"](data_dir=str(data), history="none", **task_args)
     return list(task.dataset)
 
 

@@ -14,7 +14,7 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from support.helpers import offline_env
 
 from inspect_personamem.cli import main
-from inspect_personamem.offline.try_it import v2_shape
+from inspect_personamem.datasets.v2.trial import try_shape
 
 QUESTIONS = 20
 
@@ -130,5 +130,5 @@ def test_the_v1_options_are_refused_in_one_line(
 def test_the_question_count_is_spread_over_personas_of_at_most_ten(
     count: int, personas: int, each: int
 ) -> None:
-    shape = v2_shape(count)
+    shape = try_shape(count)
     assert (shape.personas, shape.min_questions, shape.max_questions) == (personas, each, each)

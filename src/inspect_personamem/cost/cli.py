@@ -1,35 +1,40 @@
 """`inspect-personamem estimate`: questions, tokens, cacheable share and cost of a run.
 
-PersonaMem (`--dataset v1`, the default) by `--split`; PersonaMem-v2 (`--dataset v2`)
-by `--subset` and `--length`.
+A dataset version (`--dataset`, the registry's first the default) by its selectors
+(`datasets.base.DatasetVersion.selectors`), each an option; the one a task per value
+fixes is required, the others take their default.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any
 
 from inspect_personamem.arg_types import AMOUNT, COUNT, DURATION, POSITIVE_COUNT
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS
-from inspect_personamem.datasets.v1.splits import SPLITS, check_split
-from inspect_personamem.datasets.v2.spec import LENGTHS as V2_LENGTHS
-from inspect_personamem.datasets.v2.spec import SUBSETS as V2_SUBSETS
+from inspect_personamem.datasets.base import DatasetVersion, option_flag
+from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.types import BENCHMARKS
+from inspect_personamem.parameters import Parameter
 
 if TYPE_CHECKING:
     from inspect_personamem.cost.estimate import CostEstimate
     from inspect_personamem.cost.prices import Price
 
-OWN_OPTIONS: Final = {
-    "--split": ("v1", "PersonaMem-v2 takes --subset and --length"),
-    "--subset": ("v2", "PersonaMem (v1) is chosen by --split"),
-    "--length": ("v2", "PersonaMem (v1) has its length in --split"),
-}
-"""Options of one dataset only -> (that dataset, why the other takes none)."""
-NEEDED: Final = {"v1": ("--split", SPLITS), "v2": ("--length", V2_LENGTHS)}
-"""The option each dataset cannot do without, and its choices."""
+
+def selector_options() -> dict[str, list[DatasetVersion[Any]]]:
+    """Every version's selectors as options (`--split`, ...) -> the versions taking each,
+    in the registry's order."""
+    options: dict[str, list[DatasetVersion[Any]]] = {}
+    for version in VERSIONS.values():
+        for selector in version.selectors:
+            options.setdefault(option_flag(selector.name), []).append(version)
+    return options
+
+
+def _selector(version: DatasetVersion[Any], flag: str) -> Parameter:
+    return next(p for p in version.selectors if option_flag(p.name) == flag)
 
 
 def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,11 +45,18 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         description=__doc__,
     )
     parser.add_argument(
-        "--dataset", choices=BENCHMARKS, default="v1", help="PersonaMem (v1) or PersonaMem-v2"
+        "--dataset",
+        choices=tuple(VERSIONS),
+        default=next(iter(VERSIONS)),
+        help=", ".join(f"{key}: {version.name}" for key, version in VERSIONS.items()),
     )
-    parser.add_argument("--split", choices=SPLITS, help="v1: the split (required)")
-    parser.add_argument("--subset", choices=V2_SUBSETS, help="v2: the subset (default benchmark)")
-    parser.add_argument("--length", choices=V2_LENGTHS, help="v2: the history length (required)")
+    for flag, versions in selector_options().items():
+        choices = {c: None for v in versions for c in _selector(v, flag).choices}
+        parser.add_argument(
+            flag,
+            choices=tuple(choices),
+            help="; ".join(_selector_help(v, _selector(v, flag)) for v in versions),
+        )
     parser.add_argument("--model", required=True, help="e.g. openai/gpt-4.1")
     parser.add_argument("--data-dir", help="folder with the dataset's files (as -T data_dir)")
     parser.add_argument("--repo-id", help="default: the dataset's")
@@ -84,19 +96,36 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.set_defaults(handler=run)
 
 
-def check_dataset_options(args: argparse.Namespace) -> None:
-    """Raise where an option of the other dataset is given, or the one this dataset
-    needs is not."""
-    for option, (dataset, why) in OWN_OPTIONS.items():
-        if dataset != args.dataset and getattr(args, _dest(option)) is not None:
+def _selector_help(version: DatasetVersion[Any], selector: Parameter) -> str:
+    needed = "required" if selector.name == version.fixed else f"default {selector.default}"
+    return f"{version.key}: the {selector.name} ({needed})"
+
+
+def check_dataset_options(args: argparse.Namespace) -> dict[str, str]:
+    """The chosen version's selectors' values (the default where not given); raise
+    where an option of another version is given, or the one this version needs is not."""
+    chosen = VERSIONS[args.dataset]
+    for flag, versions in selector_options().items():
+        if chosen not in versions and getattr(args, _dest(flag)) is not None:
+            owners = " or ".join(v.key for v in versions)
             raise PersonaMemArgumentError(
-                f"{option} is an option of --dataset {dataset}, not {args.dataset}: {why}"
+                f"{flag} is an option of --dataset {owners}, not {chosen.key}: "
+                f"{chosen.refuses_selector(flag)}"
             )
-    needed, choices = NEEDED[args.dataset]
-    if getattr(args, _dest(needed)) is None:
-        raise PersonaMemArgumentError(
-            f"--dataset {args.dataset} needs {needed} ({', '.join(choices)})"
-        )
+    selected = {}
+    for selector in chosen.selectors:
+        flag = option_flag(selector.name)
+        value = getattr(args, _dest(flag))
+        if value is None and selector.name == chosen.fixed:
+            raise PersonaMemArgumentError(
+                f"--dataset {chosen.key} needs {flag} ({', '.join(selector.choices)})"
+            )
+        if value is not None and value not in selector.choices:
+            raise PersonaMemArgumentError(
+                f"{flag} {value}: --dataset {chosen.key} takes {', '.join(selector.choices)}"
+            )
+        selected[selector.name] = selector.default if value is None else value
+    return selected
 
 
 def _dest(option: str) -> str:
@@ -104,15 +133,15 @@ def _dest(option: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    # imported here so that `inspect-personamem --help` needs no Inspect import
+    # imported here: the price table and the log reader only when the command runs
     from inspect_personamem.cost.prices import Price, load_prices
     from inspect_personamem.cost.usage import logged_usage
 
-    check_dataset_options(args)
+    selected = check_dataset_options(args)
     for option, path in (("--compare", args.compare), ("--prices", args.prices)):
         if path is not None and not path.is_file():
             raise PersonaMemArgumentError(f"{option} {path}: no such file")
-    result = estimate(args)
+    result = estimate(args, selected)
     overrides = {
         "--price-input": args.price_input,
         "--price-cached-input": args.price_cached_input,
@@ -135,12 +164,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def estimate(args: argparse.Namespace) -> CostEstimate:
-    """The estimate of the dataset the (checked) options name."""
-    from inspect_personamem.cost.estimate import Plan, estimate_cost, estimate_v2_cost
+def estimate(args: argparse.Namespace, selected: dict[str, str]) -> CostEstimate:
+    """The estimate of the questions the (checked) options select."""
+    from inspect_personamem.cost.estimate import Plan, estimate
     from inspect_personamem.cost.prompt_cache import CacheSettings
-    from inspect_personamem.datasets.v1.spec import DataSource
-    from inspect_personamem.datasets.v2.spec import V2Source
+    from inspect_personamem.datasets.base import Where
 
     plan = Plan(
         args.order,
@@ -149,13 +177,8 @@ def estimate(args: argparse.Namespace) -> CostEstimate:
         args.output_tokens,
         args.limit,
     )
-    where = (args.data_dir, args.repo_id, args.revision)
-    if args.dataset == "v2":
-        source = V2Source(args.subset or "benchmark", *where, data_dir_option="--data-dir")
-        return estimate_v2_cost(source, args.length, plan)
-    return estimate_cost(
-        DataSource(check_split(args.split), *where, data_dir_option="--data-dir"), plan
-    )
+    where = Where(args.data_dir, args.repo_id, args.revision, data_dir_option="--data-dir")
+    return estimate(VERSIONS[args.dataset], selected, where, plan)
 
 
 def render(result: CostEstimate, args: argparse.Namespace, price: Price, price_note: str) -> str:

@@ -1,17 +1,17 @@
 """Tokens and cost of a run, before running it.
 
-Reads the question file (located as the task locates it; no context or history file is
-needed), counts input tokens from the file's own token counts, simulates prompt caching
-for the order asked for (and, for comparison, every other), and prices the run with and
-without caching (prices from `prices.py`). PersonaMem (v1) by split, PersonaMem-v2 by
-subset and history length.
+Reads the question file a dataset version's selectors name (located as the task locates
+it; no context or history file is needed), counts input tokens from the file's own
+token counts (the version's `requests`), simulates prompt caching for the order asked
+for (and, for comparison, every other), and prices the run with and without caching
+(prices from `prices.py`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from inspect_personamem.cost.prices import PER_MILLION, Price
 from inspect_personamem.cost.prompt_cache import (
@@ -19,23 +19,17 @@ from inspect_personamem.cost.prompt_cache import (
     CacheSettings,
     Request,
     ideal_cached_tokens,
-    requests_for,
     simulate,
-    v2_requests,
 )
-from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, Q, order_records
-from inspect_personamem.datasets.v1.files import locate_split_files, release_files
-from inspect_personamem.datasets.v1.spec import DataSource
-from inspect_personamem.datasets.v2.files import load_questions
-from inspect_personamem.datasets.v2.samples import V2Question
-from inspect_personamem.datasets.v2.spec import Length, V2Source
+from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, order_records
+from inspect_personamem.datasets.base import DatasetVersion, Where
 from inspect_personamem.types import SampleOrder
 
 
 @dataclass(frozen=True)
 class CostEstimate:
     label: str
-    """Which questions: `32k` (a PersonaMem split), `v2 benchmark 32k`."""
+    """Which questions, as the version words them (`QuestionRequests.label`)."""
     questions: int
     source: str
     data_release: str
@@ -114,44 +108,22 @@ class Plan:
     limit: int | None = None
 
 
-def estimate_cost(source: DataSource, plan: Plan = Plan()) -> CostEstimate:
-    """Count a PersonaMem (v1) run's tokens and simulate its prompt caching."""
-    source = dataclasses.replace(source, with_contexts=False)
-    files = locate_split_files(source)
-    records = source.spec.read_questions(files.questions, source.split)
-    release, _ = release_files(source, files, records, contexts=0)
-    return _estimate(source.split, files.source, release, records, requests_for, plan)
-
-
-def estimate_v2_cost(source: V2Source, length: Length, plan: Plan = Plan()) -> CostEstimate:
-    """Count a PersonaMem-v2 run's tokens (histories of `length`, answer=choice) and
-    simulate its prompt caching."""
-    questions = load_questions(source)
-    label = f"v2 {source.subset} {length}"
-    return _estimate(
-        label,
-        questions.file.source,
-        questions.data_release,
-        [V2Question(r, i, length, 0) for i, r in enumerate(questions.records)],  # interim
-        v2_requests,
-        plan,
-    )
+def estimate(
+    version: DatasetVersion[Any], selected: Mapping[str, str], where: Where, plan: Plan = Plan()
+) -> CostEstimate:
+    """Count the tokens of a run of `version` on the questions `selected` names (a value
+    of each of its selectors; answering by choice) and simulate its prompt caching."""
+    asked = version.requests(selected, where)
+    return _estimate(asked.label, asked.source, asked.data_release, asked.requests, plan)
 
 
 def _estimate(
-    label: str,
-    source: str,
-    data_release: str,
-    questions: Sequence[Q],
-    requests: Callable[[Sequence[Q]], list[Request]],
-    plan: Plan,
+    label: str, source: str, data_release: str, requests: Sequence[Request], plan: Plan
 ) -> CostEstimate:
-    """The estimate of `questions` sent in the plan's order, beside every other order's
-    share."""
-    by_order = {
-        o: requests(order_records(questions, o, plan.interleave_block)[: plan.limit])
-        for o in ORDERS
-    }
+    """The estimate of `requests` sent in the plan's order, beside every other order's
+    share. The order reads a request as it reads a question: its history, and where that
+    ends (in tokens, which grow with a history's messages)."""
+    by_order = {o: order_records(requests, o, plan.interleave_block)[: plan.limit] for o in ORDERS}
     caching = {o: simulate(sent, plan.settings) for o, sent in by_order.items()}
     return CostEstimate.of(
         label,

@@ -6,8 +6,8 @@ question. The simulator launches requests in the given order on `concurrency`
 slots, as Inspect does; a request can reuse the prefix of any earlier request of
 its context that has finished by the time it starts and whose cache entry has not
 expired (entries are refreshed when used). Token counts come from the question
-file (PersonaMem's `context_length_in_tokens`, PersonaMem-v2's
-`total_tokens_in_chat_history_{length}`), so no tokenizer is needed.
+file (each dataset version's `requests`: `datasets.base.DatasetVersion.requests`), so
+no tokenizer is needed.
 
 The ideal (unlimited time, one request at a time) is the same for every order: all
 history tokens but the longest history of each context.
@@ -19,11 +19,6 @@ import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from inspect_personamem.datasets.v1.prompt import final_user_message
-from inspect_personamem.datasets.v1.records import QuestionRecord
-from inspect_personamem.datasets.v2.prompt import asked, options_message
-from inspect_personamem.datasets.v2.samples import V2Question
-
 CHARS_PER_TOKEN = 4.0
 """Characters a token where the file gives no ratio of its own (about English text's
 with OpenAI's tokenizers)."""
@@ -31,13 +26,19 @@ with OpenAI's tokenizers)."""
 
 @dataclass(frozen=True)
 class Request:
-    """One question as the cache sees it."""
+    """One question as the cache sees it, and as the question order sees it
+    (`data.order.Queued`: the history it is asked after, and where that ends)."""
 
     context_id: str
+    """The history it is asked after: questions of one share its prefix."""
     prefix_tokens: int
     """Tokens of the shareable prefix (the history)."""
     input_tokens: int
     """All input tokens of the request (history and final user message)."""
+    end_index: int = 0
+    """Where its history ends in its context, in its version's own unit (messages,
+    tokens): the question order sends a context's questions by it, ascending, as the
+    task does (`data.order.order_records`); equal ends keep their order."""
 
 
 @dataclass(frozen=True)
@@ -104,47 +105,7 @@ def simulate(requests: Sequence[Request], settings: CacheSettings) -> CacheResul
     return CacheResult(cached_tokens=cached, input_tokens=total, duration_s=max(slots))
 
 
-def requests_for(records: Iterable[QuestionRecord]) -> list[Request]:
-    """Requests for PersonaMem (v1) question records, in their order.
-
-    The prefix is the row's `context_length_in_tokens` (GPT-4o tokenizer). The final
-    user message is counted with that row's own letters-per-token ratio, as the file
-    gives no token count for it.
-    """
-    requests = []
-    for record in records:
-        tokens = int(record.columns["context_length_in_tokens"])
-        letters = int(record.columns["context_length_in_letters"])
-        per_token = letters / tokens if tokens > 0 and letters > 0 else CHARS_PER_TOKEN
-        message = final_user_message(record.question, str(record.columns["all_options"]))
-        requests.append(Request(record.context_id, tokens, tokens + _tokens(message, per_token)))
-    return requests
-
-
-def v2_requests(questions: Iterable[V2Question]) -> list[Request]:
-    """Requests for PersonaMem-v2 questions (answer=choice, the task's default), in their
-    order.
-
-    Every question of a persona is sent after the persona's whole history, so the prefix
-    is that history, shared whole by its questions: `V2Record.history_tokens`, the row's
-    `total_tokens_in_chat_history_{length}` (no history file is read). The request's own
-    part, the user message (`asked`) and the options message, is counted at
-    `CHARS_PER_TOKEN`: the file holds no letter count to take a ratio from, as v1's does.
-    The options are counted in the file's order: the task's shuffle moves them, not their
-    length.
-    """
-    requests = []
-    for question in questions:
-        record = question.record
-        tokens = record.history_tokens(question.length)
-        message = asked(record.query) + options_message(
-            (record.correct_answer, *record.incorrect_answers)
-        )
-        requests.append(
-            Request(question.context_id, tokens, tokens + _tokens(message, CHARS_PER_TOKEN))
-        )
-    return requests
-
-
-def _tokens(text: str, chars_per_token: float) -> int:
+def text_tokens(text: str, chars_per_token: float = CHARS_PER_TOKEN) -> int:
+    """Tokens of `text` at `chars_per_token` characters a token (for what a question
+    file gives no token count of: the request's own part)."""
     return round(len(text) / chars_per_token)

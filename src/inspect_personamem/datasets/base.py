@@ -13,10 +13,10 @@ Tasks, report, estimate, `try`, oracle and floor read the entry; none names a ve
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
@@ -24,8 +24,15 @@ from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
 from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.order import Queued
 from inspect_personamem.data.release import ReleasedFile
+from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
+
+if TYPE_CHECKING:
+    from inspect_ai.model import ChatMessage
+
+    from inspect_personamem.cost.prompt_cache import Request
+    from inspect_personamem.offline.known import ChoicePrompt, KnownQuestions
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,23 @@ class Group:
     not listed follow, sorted)."""
 
 
+def option_flag(name: str) -> str:
+    """A parameter's name as a tool's command-line option: `--interleave-block`."""
+    return "--" + name.replace("_", "-")
+
+
+C = TypeVar("C", bound=str)
+
+
+def one_of(name: str, value: str, choices: tuple[C, ...]) -> C:
+    """`value` typed as one of `choices`, or a one-line error: `name='x': choose one
+    of ...` (a tool puts its own name before it)."""
+    for known in choices:
+        if value == known:
+            return known
+    raise PersonaMemArgumentError(f"{name}={value!r}: choose one of {', '.join(choices)}")
+
+
 Q = TypeVar("Q", bound=Queued)
 """A version's question type."""
 
@@ -67,15 +91,60 @@ class Loaded(Generic[Q]):
 
 
 @dataclass(frozen=True)
-class Generated:
-    """Data a version generated for `inspect-personamem try`, and how to run on it."""
+class Where:
+    """Where a tool finds a version's files, as its task does: a folder, else the
+    version's environment variable, else the hub (the version's repository at its
+    pinned revision, unless given); and the option naming the folder, which errors
+    advise."""
+
+    data_dir: str | Path | None = None
+    repo_id: str | None = None
+    revision: str | None = None
+    data_dir_option: str = "--data-dir"
+
+
+@dataclass(frozen=True)
+class QuestionRequests:
+    """What the cost estimate reads of a version: one request per question of the
+    question file a selection names, in file order, and where the file came from."""
+
+    label: str
+    """Which questions, in words, for the estimate's first line (a split's name)."""
+    source: str
+    """`local folder ...` or `hf://datasets/{repo}@{revision}`."""
+    data_release: str
+    """How the question file compares with the released one, as a task records it."""
+    requests: Sequence[Request]
+    """Each question's history (its prefix) and all its input tokens, in file order."""
+
+
+@dataclass(frozen=True)
+class ToolOption:
+    """A command-line option of a tool that only some versions take (PersonaMem's
+    `try --questions`)."""
+
+    flag: str
+    help: str
+    type: Callable[[str], Any] = str
+    choices: tuple[str, ...] | None = None
+
+    @property
+    def dest(self) -> str:
+        """Its name in argparse's namespace, and in the options a version is given."""
+        return self.flag.removeprefix("--").replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Trial:
+    """The data a version writes for `inspect-personamem try`, and the task run on it."""
 
     task: str
     """The task to run (`inspect_personamem/<name>`)."""
-    questions: Path
-    """The question file the oracle reads (`-M questions=...`)."""
+    write: Callable[[Path], Path]
+    """Writes the data into a folder (the task's `data_dir`); returns the question file
+    the oracle reads (`-M questions=...`)."""
     described: str
-    """What was written, in words."""
+    """What it writes, in words: `generated`, `real questions, generated histories`."""
 
 
 class DatasetVersion(ABC, Generic[Q]):
@@ -110,6 +179,17 @@ class DatasetVersion(ABC, Generic[Q]):
     they share)."""
     cluster_words: str
     """That, in words, for the report."""
+    files_named_by: str
+    """The selector a question file's name tells (`split`: `questions_32k.csv`); the
+    offline oracle reads a file of another name as this version's where given it
+    (`-M split=32k`)."""
+    oracle_steps: str
+    """The steps the fact a question asks about lies back, in words: the offline oracle
+    loses `-M decay` of its chance for each past the first (`personamem/oracle`)."""
+    try_writes: str
+    """What `inspect-personamem try` writes of it, in words (`a synthetic ... subset`)."""
+    try_options: tuple[ToolOption, ...] = ()
+    """The options of `try` only it takes (PersonaMem's real question file)."""
 
     @property
     def fixed_values(self) -> tuple[str, ...]:
@@ -173,6 +253,41 @@ class DatasetVersion(ABC, Generic[Q]):
     def label_words(self, settings: Settings) -> list[str]:
         """What a run's label adds about this version's own settings; by default none."""
         return []
+
+    def refuses_selector(self, flag: str) -> str:
+        """Why this version takes no `flag`, another version's selector as a tool's
+        option (`--subset`): by default, the options it is chosen by."""
+        flags = " and ".join(option_flag(p.name) for p in self.selectors)
+        return f"{self.name} takes {flags}"
+
+    @abstractmethod
+    def requests(self, selected: Mapping[str, str], where: Where) -> QuestionRequests:
+        """The cost estimate's questions: the question file `selected` (a value of each
+        of `selectors`) names, located as the task locates it and read alone (no
+        history), how it compares with the release, and each question's request (its
+        history's tokens and all its input tokens, answering by choice) in file order."""
+
+    @abstractmethod
+    def trial(self, options: Mapping[str, Any], count: int, seed: int) -> Trial:
+        """What `try` writes (about `count` synthetic questions, from `seed`) and runs:
+        `options` holds a value (None: not given) of each of its `try_options` by
+        `dest`, checked here, before anything is written."""
+
+    @abstractmethod
+    def named_selection(self, path: Path) -> str | None:
+        """The value of `files_named_by` a question file's name gives; None where the
+        name is none of this version's question files'."""
+
+    @abstractmethod
+    def oracle_questions(self, path: Path, selected: Mapping[str, str]) -> KnownQuestions:
+        """The question file at `path`, read as `selected` (a value of each of
+        `selectors`) says, as the offline oracle answers from it."""
+
+    @abstractmethod
+    def choice_prompt(self, input: Sequence[ChatMessage]) -> ChoicePrompt | None:
+        """The prompt this version's task sends with `answer=choice`, read for the
+        offline floor; None where `input` is none; a one-line error where it is one but
+        its options cannot be read."""
 
     @abstractmethod
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:

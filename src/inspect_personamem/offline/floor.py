@@ -15,10 +15,11 @@ picks an option by one rule (`-M rule=...`):
 - `random`: an option drawn at random (seeded per question: `-M seed=...`), whose
   expected accuracy is 0.25.
 
-Ties go to the earlier letter. It answers `answer=choice` prompts: PersonaMem's
-official final user message (question, instruction, options), and PersonaMem-v2's
-query and options message (answering `Final Answer: X`); not the authors' RAG prompt
-(`memory_prompt=paper`), and not `answer=logprob`, where no model writes an answer.
+Ties go to the earlier letter. It answers the `answer=choice` prompts of every dataset
+version of the registry, each read by the version (`DatasetVersion.choice_prompt`:
+PersonaMem's official final user message, for one), and answers in the version's form;
+not the authors' RAG prompt (`memory_prompt=paper`), and not `answer=logprob`, where no
+model writes an answer.
 
     inspect eval inspect_personamem/personamem_32k --model personamem/floor -M rule=longest
 """
@@ -32,21 +33,14 @@ from typing import Any
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from inspect_personamem.data.options import LETTERS, OptionsFormatError, parse_options
-from inspect_personamem.datasets.v1.prompt import INSTRUCTION
-from inspect_personamem.datasets.v2.prompt import (
-    OPTION_LETTERS,
-    OPTIONS_INTRODUCTION,
-    final_answer,
-    read_options_message,
-)
+from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.interface import HistoryMessage
 from inspect_personamem.history.memory.retrievers import BM25Retriever
-from inspect_personamem.offline.reply import chosen_reply, offline_output
+from inspect_personamem.offline.known import ChoicePrompt
+from inspect_personamem.offline.reply import offline_output
 
 RULES = ("longest", "question", "history", "random")
-_SEPARATOR = f"\n\n{INSTRUCTION}\n\n"
 
 
 class FloorModel(ModelAPI):
@@ -83,18 +77,26 @@ class FloorModel(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
-        if input[-1].text.startswith(OPTIONS_INTRODUCTION):  # PersonaMem-v2's options message
-            options = read_options_message(input[-1].text)
-            if options is None:
-                raise PersonaMemArgumentError(
-                    "personamem/floor: the PersonaMem-v2 options message does not hold options A-D"
-                )
-            question = input[-2].text
-            index = await choose(self.rule, question, options, input[:-2], self.seed)
-            return offline_output(self.model_name, final_answer(OPTION_LETTERS[index]), input)
-        question, options = _question_and_options(input[-1].text)
-        index = await choose(self.rule, question, options, input[:-1], self.seed)
-        return chosen_reply(self.model_name, LETTERS[index], input)
+        asked = _choice_prompt(input)
+        history = input[: -asked.messages]
+        index = await choose(self.rule, asked.question, asked.options, history, self.seed)
+        return offline_output(self.model_name, asked.replies[index], input)
+
+
+def _choice_prompt(input: Sequence[ChatMessage]) -> ChoicePrompt:
+    """The question and options of the prompt, read by the version whose prompt it is."""
+    for version in VERSIONS.values():
+        try:
+            asked = version.choice_prompt(input)
+        except PersonaMemArgumentError as ex:
+            raise PersonaMemArgumentError(f"personamem/floor: {ex}") from None
+        if asked is not None:
+            return asked
+    raise PersonaMemArgumentError(
+        "personamem/floor reads the official prompt of answer=choice (a question and its "
+        "options, as a task sends them); this one is none: run it with answer=choice and "
+        "memory_prompt=official"
+    )
 
 
 async def choose(
@@ -134,20 +136,3 @@ async def _bm25_scores(
         best = await retriever.search(option, 1)
         scores.append(best[0].score or 0.0 if best else 0.0)
     return scores
-
-
-def _question_and_options(prompt: str) -> tuple[str, tuple[str, ...]]:
-    """The question and the four option texts (without their letters) of the official
-    final user message."""
-    question, separator, rendered = prompt.partition(_SEPARATOR)
-    if not separator:
-        raise PersonaMemArgumentError(
-            "personamem/floor reads the official prompt (question, instruction, options); "
-            "this one has no instruction: run it with answer=choice and memory_prompt=official"
-        )
-    try:
-        return question, parse_options(rendered).bodies()
-    except OptionsFormatError as ex:
-        raise PersonaMemArgumentError(
-            f"personamem/floor: the options cannot be read ({ex})"
-        ) from None

@@ -6,8 +6,6 @@ from collections.abc import Sequence
 
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage
 
-from inspect_personamem.data.options import final_answer
-
 
 def offline_output(model_name: str, text: str, input: Sequence[ChatMessage]) -> ModelOutput:
     """`text` as the model's output. Its usage is an estimate (four characters a
@@ -21,8 +19,3 @@ def offline_output(model_name: str, text: str, input: Sequence[ChatMessage]) -> 
         total_tokens=prompt_tokens + reply_tokens,
     )
     return output
-
-
-def chosen_reply(model_name: str, letter: str, input: Sequence[ChatMessage]) -> ModelOutput:
-    """`<final_answer>(letter)` as the model's output."""
-    return offline_output(model_name, final_answer(letter), input)

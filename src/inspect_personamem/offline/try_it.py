@@ -1,132 +1,58 @@
 """`inspect-personamem try`: the whole path on a fresh machine, offline, in a minute.
 
-Writes a PersonaMem-shaped split (the real question file when one is given, with
-synthetic histories that fit its end indices; else fully synthetic; what it generates
-is marked so, `data.provenance`, and every run that reads it labelled synthetic), or with
-`--dataset v2` a small synthetic PersonaMem-v2 subset (run on its 32k histories),
-runs the task with and without the history on the offline `personamem/oracle` model,
-choosing among the options and answering openly (the oracle grading too), and writes
-the report. Nothing it prints measures a real model.
+Writes the data of the dataset version `--dataset` names (the registry's first by
+default) as its entry says (`DatasetVersion.trial`: what it generates is marked so,
+`data.provenance`, and every run that reads it labelled synthetic), runs its task with
+and without the history on the offline `personamem/oracle` model, choosing among the
+options and answering openly (the oracle grading too), and writes the report. Nothing
+it prints measures a real model.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import math
-import shutil
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from inspect_personamem.arg_types import POSITIVE_COUNT, PROBABILITY
-from inspect_personamem.datasets.v1.generator import (
-    contexts_for_questions,
-    generate_split,
-    write_contexts,
-)
-from inspect_personamem.datasets.v1.spec import PERSONAMEM
-from inspect_personamem.datasets.v1.splits import SPLITS, Split, check_split
-from inspect_personamem.datasets.v2.generator import BENCHMARK_SHAPE, V2Shape, generate_v2
+from inspect_personamem.datasets.base import DatasetVersion, ToolOption, Trial
+from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.types import BENCHMARKS
 
 TITLE = "TRY-IT: the offline personamem/oracle model, not a real model"
-
-V2_TASK = "inspect_personamem/personamem_v2_32k"
-V2_QUESTIONS_PER_PERSONA = 10
-"""At most, in the PersonaMem-v2 subset `try` writes."""
 
 RUNS = (("choice", "full"), ("choice", "none"), ("open", "full"), ("open", "none"))
 """(answer, history) of the runs `try` makes: the oracle choosing among the options and
 answering openly (graded by the oracle too), each with and without the history."""
 
 
-def write_split(
-    folder: Path, split: Split, questions: Path | None, *, count: int, seed: int
-) -> Path:
-    """Write a split into `folder`; return its question file. A given question file is
-    copied byte for byte and read first, so a faulty one fails naming row and field."""
-    folder.mkdir(parents=True, exist_ok=True)
-    if questions is None:
-        written, _ = generate_split(
-            folder,
-            split,
-            contexts=max(1, count // 10),
-            min_messages=40,
-            max_messages=80,
-            questions=count,
-            seed=seed,
-        )
-        return written
-    records = PERSONAMEM.read_questions(questions, split)
-    target = folder / PERSONAMEM.questions_file(split)
-    shutil.copyfile(questions, target)
-    sizes = contexts_for_questions([record.columns for record in records])
-    write_contexts(folder / PERSONAMEM.contexts_file(split), sizes, seed=seed)
-    return target
+def version_options() -> dict[str, tuple[ToolOption, list[DatasetVersion[Any]]]]:
+    """Every version's own `try` options by flag, with the versions taking each."""
+    options: dict[str, tuple[ToolOption, list[DatasetVersion[Any]]]] = {}
+    for version in VERSIONS.values():
+        for option in version.try_options:
+            options.setdefault(option.flag, (option, []))[1].append(version)
+    return options
 
 
-def v2_shape(questions: int) -> V2Shape:
-    """A small PersonaMem-v2 subset of `questions` questions, rounded up to spread them
-    evenly over personas of at most ten; histories of 40-80 messages of the benchmark's
-    sizes (a few thousand tokens: the snippet-to-query distances span several bins)."""
-    personas = math.ceil(questions / V2_QUESTIONS_PER_PERSONA)
-    per_persona = math.ceil(questions / personas)
-    return dataclasses.replace(
-        BENCHMARK_SHAPE,
-        personas=personas,
-        min_messages=40,
-        max_messages=80,
-        min_questions=per_persona,
-        max_questions=per_persona,
-    )
-
-
-@dataclass(frozen=True)
-class _Dataset:
-    """What the runs ask: the task, and what writes its data into a folder (returning
-    the question file the oracle reads)."""
-
-    task: str
-    write: Callable[[Path], Path]
-
-
-def _dataset(args: argparse.Namespace) -> _Dataset:
-    """The dataset `--dataset` names, its options checked (before anything is written)."""
-    if args.dataset == "v2":
-        given = [
-            name
-            for name, value in (("--questions", args.questions), ("--split", args.split))
-            if value is not None
-        ]
-        if given:
-            raise PersonaMemArgumentError(
-                "--dataset v2 writes a synthetic PersonaMem-v2 subset: leave out "
-                f"{' and '.join(given)}, which choose PersonaMem (v1) data"
-            )
-        shape = v2_shape(args.questions_count)
-        return _Dataset(V2_TASK, lambda folder: generate_v2(folder, shape=shape, seed=args.seed))
-    split = _split_of(args)
-    return _Dataset(
-        f"inspect_personamem/personamem_{split}",
-        lambda folder: write_split(
-            folder, split, args.questions, count=args.questions_count, seed=args.seed
-        ),
-    )
-
-
-def _split_of(args: argparse.Namespace) -> Split:
-    if args.split is not None:
-        return check_split(args.split)
-    if args.questions is None:
-        return "32k"
-    split = PERSONAMEM.split_of_questions(args.questions)
-    if split is None:
+def _trial(args: argparse.Namespace) -> Trial:
+    """The trial of the version `--dataset` names, its options checked (before anything
+    is written): another version's options are refused in one line."""
+    chosen = VERSIONS[args.dataset]
+    foreign = [
+        (flag, owners)
+        for flag, (option, owners) in version_options().items()
+        if chosen not in owners and getattr(args, option.dest) is not None
+    ]
+    if foreign:
+        given = " and ".join(flag for flag, _ in foreign)
+        owners = {f"{v.name} ({v.key})": None for _, versions in foreign for v in versions}
         raise PersonaMemArgumentError(
-            f"cannot tell the split of {args.questions} from its name; pass --split"
+            f"--dataset {chosen.key} writes {chosen.try_writes}: leave out {given}, which "
+            f"choose {' or '.join(owners)} data"
         )
-    return split
+    own = {option.dest: getattr(args, option.dest) for option in chosen.try_options}
+    return chosen.trial(own, args.questions_count, args.seed)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -135,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     from inspect_personamem.report import build_report
 
-    dataset = _dataset(args)
+    trial = _trial(args)
     logs = args.out / "logs"
     if logs.exists() and any(logs.iterdir()):
         raise PersonaMemArgumentError(
@@ -145,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     # absolute: a log keeps the oracle's model arguments as given, and a retry of it
     # from another folder must find the files
     data = (args.out / "data").absolute()
-    questions = dataset.write(data)
+    questions = trial.write(data)
     model_args = {
         "questions": str(questions),
         "accuracy": args.accuracy,
@@ -156,12 +82,14 @@ def run(args: argparse.Namespace) -> int:
     oracle = get_model("personamem/oracle", **model_args)
     run_name = _run_name(*RUNS[0])  # the run a Ctrl-C interrupts
     try:
-        kind = "real questions, generated histories" if args.questions else "generated"
-        print(f"data: {data} ({kind}: runs that read generated files are labelled synthetic)")
+        print(
+            f"data: {data} ({trial.described}: runs that read generated files are labelled "
+            "synthetic)"
+        )
         for answer, history in RUNS:
             run_name = _run_name(answer, history)
             logs_written = inspect_eval(
-                dataset.task,
+                trial.task,
                 task_args={"data_dir": str(data), "history": history, "answer": answer},
                 model="personamem/oracle",
                 model_args=model_args,
@@ -204,34 +132,34 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser = commands.add_parser(
         "try",
         help="run the whole path offline on the personamem/oracle model",
-        description="Write a PersonaMem-shaped split (or a PersonaMem-v2 subset), run the "
-        "task with and without the history on the offline personamem/oracle model (right "
-        "with a chosen probability), choosing among the options and answering openly, and "
-        "write the report. Needs no network, no API key and no download.",
+        description="Write a small dataset of the chosen version, run its task with and "
+        "without the history on the offline personamem/oracle model (right with a chosen "
+        "probability), choosing among the options and answering openly, and write the "
+        "report. Needs no network, no API key and no download.",
     )
     parser.add_argument(
         "--dataset",
-        choices=BENCHMARKS,
-        default="v1",
-        help="v1: PersonaMem (default); v2: a synthetic PersonaMem-v2 benchmark subset, "
-        "run on personamem_v2_32k",
+        choices=tuple(VERSIONS),
+        default=next(iter(VERSIONS)),
+        help="; ".join(f"{key}: {version.try_writes}" for key, version in VERSIONS.items())
+        + " (default: the first)",
     )
     parser.add_argument(
         "--out", type=Path, default=Path("personamem-try"), help="output folder (personamem-try)"
     )
-    parser.add_argument(
-        "--questions",
-        type=Path,
-        help="a real question file (e.g. questions_32k.csv) to ask, over synthetic histories; "
-        "default: synthetic questions",
-    )
-    parser.add_argument("--split", choices=SPLITS, help="split (default: from --questions, or 32k)")
+    for option, versions in version_options().values():
+        parser.add_argument(
+            option.flag,
+            type=option.type,
+            choices=option.choices,
+            help=f"{' and '.join(v.key for v in versions)}: {option.help}",
+        )
     parser.add_argument(
         "--questions-count",
         type=POSITIVE_COUNT,
         default=60,
-        help="synthetic questions to write (60; v2: rounded up to fill personas of at most "
-        "ten evenly)",
+        help="synthetic questions to write (60; a version may round it up to fill its "
+        "histories evenly)",
     )
     parser.add_argument("--limit", type=POSITIVE_COUNT, help="ask only the first N questions")
     parser.add_argument(
@@ -247,8 +175,9 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--decay",
         type=PROBABILITY,
         default=0.04,
-        help="less, for each session elapsed since the fact asked about past the first (v2: "
-        "each bin of its distance in tokens past the first, <1k) (0.04)",
+        help="less, for each step the fact asked about lies back, past the first ("
+        + "; ".join(f"{v.key}: {v.oracle_steps}" for v in VERSIONS.values())
+        + ") (0.04)",
     )
     parser.add_argument("--seed", type=int, default=0, help="data and answers (0)")
     parser.set_defaults(handler=run)

@@ -8,14 +8,23 @@ Answers chosen among the four options are read by the official extraction.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Scorer
 
 from inspect_personamem.data.contexts import NO_CONTEXTS, open_context_store
 from inspect_personamem.data.release import ReleasedFile
-from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded
+from inspect_personamem.datasets.base import (
+    DatasetVersion,
+    Group,
+    Loaded,
+    QuestionRequests,
+    ToolOption,
+    Trial,
+    Where,
+)
 from inspect_personamem.datasets.v1.files import locate_split_files, release_files
 from inspect_personamem.datasets.v1.question_types import CATEGORY_TITLES
 from inspect_personamem.datasets.v1.records import QuestionRecord
@@ -24,6 +33,11 @@ from inspect_personamem.datasets.v1.spec import DATA_DIR_ENV, PERSONAMEM, DataSo
 from inspect_personamem.datasets.v1.splits import SPLITS, check_split
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.scorer import personamem_scorer
+
+if TYPE_CHECKING:
+    from inspect_ai.model import ChatMessage
+
+    from inspect_personamem.offline.known import ChoicePrompt, KnownQuestions
 
 CLUSTER: Final = "shared_context_id"
 """Questions over one shared history are not independent: errors are clustered by it."""
@@ -88,6 +102,22 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         f"`cluster='{CLUSTER}'`)"
     )
 
+    files_named_by = "split"
+    oracle_steps = "sessions elapsed since the fact"
+    try_writes = (
+        "a PersonaMem split (the real question file when one is given, with generated "
+        "histories that fit it; else generated questions)"
+    )
+    try_options = (
+        ToolOption(
+            "--questions",
+            "a real question file (e.g. questions_32k.csv) to ask, over synthetic histories; "
+            "default: synthetic questions",
+            Path,
+        ),
+        ToolOption("--split", "split (default: from --questions, or 32k)", choices=SPLITS),
+    )
+
     def released_questions(self, selected: Mapping[str, str]) -> ReleasedFile:
         return PERSONAMEM.released[check_split(selected["split"])]
 
@@ -134,6 +164,38 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         """The answer's own scorer (open answers' grader), else the official extraction."""
         own: Scorer | None = point.answer_scorer(ids, arguments)
         return own if own is not None else personamem_scorer()
+
+    def refuses_selector(self, flag: str) -> str:
+        """PersonaMem's length is its split, and its split is all that chooses."""
+        if flag == "--length":
+            return "PersonaMem (v1) has its length in --split"
+        return "PersonaMem (v1) is chosen by --split"
+
+    def requests(self, selected: Mapping[str, str], where: Where) -> QuestionRequests:
+        """The split's question file alone (no context file), its rows' token counts."""
+        from inspect_personamem.datasets.v1.cost import question_requests
+
+        return question_requests(check_split(selected["split"]), where)
+
+    def trial(self, options: Mapping[str, Any], count: int, seed: int) -> Trial:
+        """A split of `count` synthetic questions, or the given question file's."""
+        from inspect_personamem.datasets.v1.trial import trial
+
+        return trial(options["questions"], options["split"], count=count, seed=seed, task=self.task)
+
+    def named_selection(self, path: Path) -> str | None:
+        return PERSONAMEM.split_of_questions(path)
+
+    def oracle_questions(self, path: Path, selected: Mapping[str, str]) -> KnownQuestions:
+        from inspect_personamem.datasets.v1.oracle import PersonaMemQuestions
+
+        return PersonaMemQuestions(path, check_split(selected["split"]))
+
+    def choice_prompt(self, input: Sequence[ChatMessage]) -> ChoicePrompt | None:
+        """The official final user message: question, instruction, options."""
+        from inspect_personamem.datasets.v1.oracle import choice_prompt
+
+        return choice_prompt(input)
 
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         """The split: the log's metadata, else its arguments, else the task's name."""

@@ -9,13 +9,22 @@ candidates, or scored 0 to 1 by the authors' judge (`judge=preference`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
 
 from inspect_personamem.data.release import ReleasedFile
-from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded
+from inspect_personamem.datasets.base import (
+    DatasetVersion,
+    Group,
+    Loaded,
+    QuestionRequests,
+    Trial,
+    Where,
+    one_of,
+)
 from inspect_personamem.datasets.v2.files import load_questions
 from inspect_personamem.datasets.v2.histories import HistoryStore, PersonaContexts
 from inspect_personamem.datasets.v2.judged import judge_figures, preference_judge
@@ -32,6 +41,11 @@ from inspect_personamem.datasets.v2.spec import (
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.scorer import personamem_scorer
+
+if TYPE_CHECKING:
+    from inspect_ai.model import ChatMessage
+
+    from inspect_personamem.offline.known import ChoicePrompt, KnownQuestions
 
 CLUSTER: Final = "persona_id"
 """A persona's questions share its history: errors are clustered by persona."""
@@ -118,6 +132,10 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         f"persona (a persona's questions share its history; Inspect's `cluster='{CLUSTER}'`)"
     )
 
+    files_named_by = "subset"
+    oracle_steps = "bins of the snippet-to-query distance in tokens (<1k, 1k-4k, 4k-8k, ...)"
+    try_writes = "a synthetic PersonaMem-v2 subset"
+
     def released_questions(self, selected: Mapping[str, str]) -> ReleasedFile:
         return PERSONAMEM_V2.released[check_subset(selected["subset"])]
 
@@ -195,6 +213,40 @@ class PersonaMemV2(DatasetVersion[V2Question]):
 
     def label_words(self, settings: Settings) -> list[str]:
         return ["preference judge"] if settings.get("judge") == "preference" else []
+
+    def requests(self, selected: Mapping[str, str], where: Where) -> QuestionRequests:
+        """The subset's question file alone (no history file), its rows' token counts of
+        the history at `length`."""
+        from inspect_personamem.datasets.v2.cost import question_requests
+
+        subset, length = selected["subset"], selected["length"]
+        return question_requests(
+            one_of("subset", subset, SUBSETS), one_of("length", length, LENGTHS), where
+        )
+
+    def trial(self, options: Mapping[str, Any], count: int, seed: int) -> Trial:
+        """A synthetic benchmark subset of about `count` questions, run at 32k."""
+        from inspect_personamem.datasets.v2.trial import trial
+
+        return trial(count=count, seed=seed, task=self.task)
+
+    def named_selection(self, path: Path) -> str | None:
+        return PERSONAMEM_V2.subset_of_questions(path)
+
+    def oracle_questions(self, path: Path, selected: Mapping[str, str]) -> KnownQuestions:
+        """The subset's questions, their distances at `length`."""
+        from inspect_personamem.datasets.v2.oracle import V2Questions
+
+        subset, length = selected["subset"], selected["length"]
+        return V2Questions(
+            path, one_of("subset", subset, SUBSETS), one_of("length", length, LENGTHS)
+        )
+
+    def choice_prompt(self, input: Sequence[ChatMessage]) -> ChoicePrompt | None:
+        """The query and the options message after it."""
+        from inspect_personamem.datasets.v2.oracle import choice_prompt
+
+        return choice_prompt(input)
 
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         """The subset and length: `benchmark 32k`."""

@@ -1,0 +1,59 @@
+"""What an offline model reads of a prompt, in terms every dataset version answers in:
+the oracle's questions it knows the answers of (`Known`, `Asked`, `KnownQuestions`) and
+the floor's options it picks among (`ChoicePrompt`). Each version reads its own prompts
+and question files into these (its entry's `oracle_questions` and `choice_prompt`)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspect_ai.model import ChatMessage
+
+
+@dataclass(frozen=True)
+class Known:
+    """What the oracle knows of one question: its options' texts, the correct one's
+    index, how many steps of `decay` its chance loses, and, where the version has one,
+    the end index of its history (which tells apart a text asked over several)."""
+
+    options: tuple[str, ...]
+    correct: int
+    decay_steps: int
+    end_index: int | None = None
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A question found at the end of a prompt: what the oracle knows of it, how many
+    of the last messages ask it (those before them are the history), and the reply
+    that answers each option (its letter in the answer form, or its text)."""
+
+    known: Known
+    messages: int
+    replies: tuple[str, ...]
+
+
+class KnownQuestions(ABC):
+    """A question file the oracle answers from."""
+
+    def __init__(self, source: Path) -> None:
+        self.source = source
+
+    @abstractmethod
+    def find(self, input: Sequence[ChatMessage]) -> Asked:
+        """The question the prompt `input` asks; raise if it asks none of the file's."""
+
+
+@dataclass(frozen=True)
+class ChoicePrompt:
+    """A prompt that asks to choose among options, as the floor reads it: the question,
+    the options' texts in the order shown, how many of the last messages ask it (those
+    before them are the history), and the reply that names each option."""
+
+    question: str
+    options: tuple[str, ...]
+    messages: int
+    replies: tuple[str, ...]
