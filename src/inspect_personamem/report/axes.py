@@ -11,7 +11,7 @@ from inspect_personamem.history.table import HISTORIES
 from inspect_personamem.parameters import Settings
 
 
-def axes_label(settings: Settings, version: DatasetVersion) -> str:
+def axes_label(settings: Settings, version: DatasetVersion[Any]) -> str:
     """How a run saw the past and answered, in words: `full history`, `no history`,
     `rag (bm25, top 4)`, `memory (mem0)`, `full history, logprob`; the version's own
     words after them (`open, preference judge`)."""
@@ -23,7 +23,7 @@ def axes_label(settings: Settings, version: DatasetVersion) -> str:
     return ", ".join(word for word in words if word)
 
 
-def axis_settings(version: DatasetVersion) -> frozenset[str]:
+def axis_settings(version: DatasetVersion[Any]) -> frozenset[str]:
     """Settings that say how a run saw the past and answered (the axes, their values'
     parameters, and the version's own that say how, `Parameter.says_how`); the others
     say what it answered (data, prompt): a report groups runs that differ only in these."""

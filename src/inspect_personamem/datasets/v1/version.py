@@ -8,7 +8,7 @@ Answers chosen among the four options are read by the official extraction.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Scorer
@@ -23,6 +23,10 @@ from inspect_personamem.datasets.v1.spec import DATA_DIR_ENV, PERSONAMEM, DataSo
 from inspect_personamem.datasets.v1.splits import SPLITS
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.scorer import personamem_scorer
+
+if TYPE_CHECKING:
+    from inspect_personamem.report.accuracy import RunSummary
+    from inspect_personamem.report.sections import ReportContext, Section
 
 CLUSTER: Final = "shared_context_id"
 """Questions over one shared history are not independent: errors are clustered by it."""
@@ -136,6 +140,21 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         name = task.rsplit("/", 1)[-1]
         fixed = name.removeprefix(f"{self.task}_") if name != self.task else "unknown"
         return str(arguments.get("split") or fixed)
+
+    def report_sections(
+        self, summaries: Sequence[RunSummary], report: ReportContext
+    ) -> list[Section]:
+        """The paper's figures and tables, and the runs next to the published numbers
+        (`datasets/v1/report.py`)."""
+        from inspect_personamem.datasets.v1.report import report_sections
+
+        return report_sections(self, summaries, report)
+
+    def published_names(self) -> tuple[str, ...]:
+        """The models of the authors' published tables (`datasets/v1/published.py`)."""
+        from inspect_personamem.datasets.v1.published import published_models
+
+        return tuple(published_models())
 
 
 VERSION: Final = PersonaMemV1()

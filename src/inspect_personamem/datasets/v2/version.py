@@ -9,7 +9,7 @@ candidates, or scored 0 to 1 by the authors' judge (`judge=preference`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
@@ -30,6 +30,10 @@ from inspect_personamem.datasets.v2.spec import (
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.scorer import personamem_scorer
+
+if TYPE_CHECKING:
+    from inspect_personamem.report.accuracy import RunSummary
+    from inspect_personamem.report.sections import ReportContext, Section
 
 CLUSTER: Final = "persona_id"
 """A persona's questions share its history: errors are clustered by persona."""
@@ -115,6 +119,13 @@ class PersonaMemV2(DatasetVersion[V2Question]):
     cluster_words = (
         f"persona (a persona's questions share its history; Inspect's `cluster='{CLUSTER}'`)"
     )
+    judged_note = (
+        " A run judged against the preference label (`-T judge=preference`, the authors' "
+        "judge) has a score from 0 to 1 per question, not right or wrong: its `accuracy` is "
+        "the mean score, its interval Wilson's as for a share (an approximation), and its "
+        "`unparsed share` the replies that were empty or whose score the judge's answer did "
+        "not give."
+    )
 
     def check(self, arguments: Settings, point: Point) -> None:
         """What PersonaMem-v2 refuses beyond the axes' own refusals, in one line each."""
@@ -194,6 +205,15 @@ class PersonaMemV2(DatasetVersion[V2Question]):
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         """The subset and length: `benchmark 32k`."""
         return f"{arguments['subset']} {arguments['length']}"
+
+    def report_sections(
+        self, summaries: Sequence[RunSummary], report: ReportContext
+    ) -> list[Section]:
+        """Its figure and tables: the runs beside the published numbers, the judged
+        runs, accuracy per label group (`datasets/v2/report.py`)."""
+        from inspect_personamem.datasets.v2.report import report_sections
+
+        return report_sections(self, summaries, report)
 
 
 VERSION: Final = PersonaMemV2()
