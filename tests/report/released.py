@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from inspect_personamem import tasks
 from inspect_personamem.data.release import RELEASED
+from inspect_personamem.datasets.v1 import files
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -17,5 +17,5 @@ def synthetic_data_stands_for_the_release() -> Iterator[None]:
     are recorded as on the released data (the mark of other data is tested by grafting
     it into a log, and the check itself in test_files.py)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tasks, "data_release", lambda *args: RELEASED)
+        patch.setattr(files, "data_release", lambda *args: RELEASED)
         yield

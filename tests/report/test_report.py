@@ -42,16 +42,17 @@ from inspect_personamem.datasets.v1.question_types import CATEGORIES, CATEGORY_T
 from inspect_personamem.datasets.v1.spec import PERSONAMEM
 from inspect_personamem.report import ReportError, build_report
 from inspect_personamem.report.accuracy import accuracy_of
+from inspect_personamem.report.axes import axes_label
 from inspect_personamem.report.build import Report
 from inspect_personamem.report.differences import paired_difference, t_quantile
 from inspect_personamem.report.glance import CAVEATS
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import SampleResult, read_runs
-from inspect_personamem.settings import axes_label
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
 pytestmark = pytest.mark.report
 
+from inspect_personamem.datasets.v1.figures import SIZE as PUBLISHED_SIZE  # noqa: E402
 from inspect_personamem.report.figures import DPI, SIZES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -391,8 +392,13 @@ def test_estimates_table_holds_every_group_with_an_interval(logs: Logs, report_d
 
 
 def v1_groups(category: str) -> dict[str, str]:
-    """A v1 question's groups: `category`, one topic, one session elapsed."""
-    return {"category": category, "topic": "t", "distance_to_ref_in_blocks": "1"}
+    """A v1 question's groups: `category`, one topic, one session elapsed (bin `1`)."""
+    return {
+        "category": category,
+        "topic": "t",
+        "distance_to_ref_in_blocks": "1",
+        "distance_bin": "1",
+    }
 
 
 def results(*contexts: list[float]) -> list[SampleResult]:
@@ -509,13 +515,13 @@ def test_a_macro_difference_weighs_each_category_the_same() -> None:
         )
     ]  # fmt: skip
     b = [replace(s, value=0.0) for s in a]
-    d = paired_difference(a, b, lambda s: s.category)
+    d = paired_difference(a, b, lambda s: s.groups["category"])
     assert d.difference == pytest.approx(1 / 3) and d.stderr == pytest.approx(2 / 9)
     assert paired_difference(a, b).difference == pytest.approx(1 / 2)  # question-weighted
 
 
 def published_gpt_4o() -> dict[str, float]:
-    path = ROOT / "src/inspect_personamem/report/data/published_128k_by_question_type.csv"
+    path = ROOT / "src/inspect_personamem/datasets/v1/paper/published_128k_by_question_type.csv"
     with path.open(encoding="utf-8") as file:
         return {row["Question Type \\ Model"]: float(row["GPT-4o"]) for row in csv.DictReader(file)}
 
@@ -560,7 +566,7 @@ def test_figures_exist_with_their_sizes_and_the_page_embeds_them(report_dir: Pat
     expected = {
         "categories": SIZES["categories"],
         "sessions": SIZES["sessions"],
-        **{path.stem: SIZES["published"] for path in figures.glob("published_*.png")},
+        **{path.stem: PUBLISHED_SIZE for path in figures.glob("published_*.png")},
     }
     assert len(expected) == 4  # two full-history model-a runs next to GPT-4o
     page = (report_dir / "index.html").read_text(encoding="utf-8")
@@ -1044,7 +1050,7 @@ def test_methods_side_by_side_with_their_gain_and_the_published_numbers(
         assert close(row["overall"], mean(list(e.values.values())))
 
     gains = by_measure(read_csv(out, "gain"), "run")
-    labels = {axes_label(s.run.settings): s.label for s in report.summaries}
+    labels = {axes_label(s.run.settings, s.run.entry): s.label for s in report.summaries}
     assert {run for run, _ in gains} == {labels[m] for m in expected if m != "no history"}
     none = expected["no history"]
     for method in set(expected) - {"no history"}:
@@ -1201,7 +1207,7 @@ def test_a_run_has_one_colour_in_every_figure(method_logs: MethodLogs, tmp_path:
     colours = {s.label: c for s, c in zip(report.summaries, TAB10, strict=True)}
     by_start = [colours[s.label] for s in report.summaries]
     assert bar_colours(tmp_path / "figures" / "categories.svg") == by_start
-    labels = {axes_label(s.run.settings): s.label for s in report.summaries}
+    labels = {axes_label(s.run.settings, s.run.entry): s.label for s in report.summaries}
     methods = ["no history", "full history", "memory (memory_fixtures:SpyMemory)"]
     by_method = [colours[labels[m]] for m in [*methods, "rag (bm25, top 4)"]]
     [svg] = (tmp_path / "figures").glob("methods_1_*.svg")
