@@ -64,7 +64,7 @@ def v2_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, dict[st
     data = root / "v2"
     generate_v2(data, shape=SHAPE)
     # unmarked as generated, the data stand for other data than the release, not synthetic
-    # data (which is never set beside published numbers: tested in test_report.py)
+    # data (which is never set beside published numbers: tested in tests/report/test_published.py)
     (data / MARK).unlink()
     logs = root / "logs"
     runs = v2_runs(data, logs)
