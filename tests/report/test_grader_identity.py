@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import GenerateConfig, Model, get_model
-from support.released import synthetic_data_stands_for_the_release  # noqa: F401 (autouse)
 
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.report import build_report

@@ -20,7 +20,6 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import Model
 from support.graders import faithful, first, grader, nonsense
-from support.released import synthetic_data_stands_for_the_release  # noqa: F401 (autouse)
 
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.datasets.v1.question_types import CATEGORY_TITLES

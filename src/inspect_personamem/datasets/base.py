@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
     from inspect_personamem.cost.prompt_cache import Request
     from inspect_personamem.offline.known import ChoicePrompt, KnownQuestions
+    from inspect_personamem.report.accuracy import RunSummary
+    from inspect_personamem.report.sections import ReportContext, Section
 
 
 @dataclass(frozen=True)
@@ -190,11 +192,20 @@ class DatasetVersion(ABC, Generic[Q]):
     """What `inspect-personamem try` writes of it, in words (`a synthetic ... subset`)."""
     try_options: tuple[ToolOption, ...] = ()
     """The options of `try` only it takes (PersonaMem's real question file)."""
+    judged_note: str = ""
+    """What the report's overall table adds about runs whose answers this version
+    scores otherwise than the answer does (`scored_as`, `Run.judged`); none by default."""
 
     @property
     def fixed_values(self) -> tuple[str, ...]:
         """The values of `fixed`: one task each."""
         return tuple(next(p for p in self.selectors if p.name == self.fixed).choices)
+
+    @property
+    def mean_group(self) -> Group | None:
+        """The group whose values' accuracies are averaged (`Group.mean_of_values`): the
+        report's macro average and its per-value comparisons; None where none is."""
+        return next((g for g in self.groups if g.mean_of_values), None)
 
     @property
     def task_names(self) -> tuple[str, ...]:
@@ -293,3 +304,17 @@ class DatasetVersion(ABC, Generic[Q]):
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         """Which questions a run of `task` with these arguments (a log's, with its
         metadata) asked, in words: `32k`, `benchmark 32k` (the report's split)."""
+
+    def report_sections(
+        self, summaries: Sequence[RunSummary], report: ReportContext
+    ) -> list[Section]:
+        """This version's part of the report (its runs' `summaries`), in the page's
+        order: by default the sections every version's runs get (`report.common`:
+        overall, graders, judged runs, runs, accuracy per group, every estimate). A
+        version with its own (published numbers, figures) builds them in its package."""
+        return report.common(self, summaries)
+
+    def published_names(self) -> tuple[str, ...]:
+        """The published models a run may be compared with (the report's
+        `--published-name MODEL=NAME`); none by default."""
+        return ()

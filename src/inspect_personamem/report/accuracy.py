@@ -1,8 +1,9 @@
 """Accuracy and its 95% interval, recomputed from a run's per-question scores.
 
 The estimators are Inspect's own metrics, called on the scores read from the log:
-`accuracy()`, `stderr(cluster="shared_context_id")` (questions that share a history
-are not independent; the number `inspect view` shows, checked against the log) and
+`accuracy()`, `stderr(cluster=...)` clustered by the run's version's `cluster`
+(questions that share a history are not independent; the number `inspect view`
+shows, checked against the log) and
 `ci_wilson(0.95, cluster=...)`: a Wilson score interval over the effective sample size
 (Korn-Graubard: n over the design effect of the clustering, never more than n) with
 Student's t at (contexts - 1) degrees of freedom. Unlike mean ± t × stderr it stays
@@ -16,7 +17,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, replace
-from typing import TypeVar, cast
+from typing import cast
 
 from inspect_ai.scorer import (
     Metric,
@@ -28,14 +29,14 @@ from inspect_ai.scorer import (
     stderr,
 )
 
-from inspect_personamem.datasets.v1.question_types import CATEGORIES
-from inspect_personamem.datasets.v1.samples import distance_bin
-from inspect_personamem.datasets.v1.version import CLUSTER as CLUSTER_KEY
+from inspect_personamem.datasets.base import Group
 from inspect_personamem.report.logs import READ, Calibration, Run, SampleResult
 from inspect_personamem.scoring.metrics import group_order
 
 LEVEL = 0.95
-K = TypeVar("K", str, int)
+CLUSTER_KEY = "context"
+"""The metadata key Inspect's clustered metrics are given each question's
+`SampleResult.context_id` under (any name serves: only its values count)."""
 
 
 @dataclass(frozen=True)
@@ -100,14 +101,16 @@ def accuracy_of(samples: Sequence[SampleResult]) -> Accuracy:
     )
 
 
-def by_group(
-    samples: Sequence[SampleResult], key: Callable[[SampleResult], K]
-) -> dict[K, Accuracy]:
-    """One estimate per value of `key`, in sorted order of the values."""
-    groups: dict[K, list[SampleResult]] = defaultdict(list)
+def by_group(samples: Sequence[SampleResult], group: Group) -> dict[str, Accuracy]:
+    """One estimate per value of `group` among `samples`, in `group_order` (the
+    group's known values in their order, then numbers, then names): the order
+    `inspect view` shows them in."""
+    values: dict[str, list[SampleResult]] = defaultdict(list)
     for sample in samples:
-        groups[key(sample)].append(sample)
-    return {group: accuracy_of(groups[group]) for group in sorted(groups)}
+        values[sample.groups[group.key]].append(sample)
+    known = tuple(group.values)
+    ordered = sorted(values, key=lambda value: group_order(value, known))
+    return {value: accuracy_of(values[value]) for value in ordered}
 
 
 @dataclass(frozen=True)
@@ -117,26 +120,28 @@ class RunSummary:
     run: Run
     label: str
     overall: Accuracy
-    categories: dict[str, Accuracy]
-    """Paper category key -> estimate, in the paper's order; absent categories left out."""
-    topics: dict[str, Accuracy]
-    sessions: dict[int, Accuracy]
-    bins: dict[str, Accuracy]
-    """Sessions elapsed in coarse bins (`distance_bin`: 1, 2-3, 4-6, ...), in order."""
     groups: dict[str, dict[str, Accuracy]]
-    """PersonaMem-v2's label groups (`V2_GROUPS`: pref_type, who, distance_bin, ...) ->
-    each value's estimate, in `group_order`; empty for v1, whose groups are above."""
+    """Each group of the run's dataset version (`Group.key`: a question type, a topic,
+    sessions elapsed, a preference type, ...) -> each value's estimate, in `by_group`'s
+    order; values no question has are left out."""
     statuses: dict[str, float]
     """Each status of the scored answers (all epochs; `logs.READ`) -> its share of them."""
     scored: int
     """Questions the run scored in its log, kept where `on_questions` recomputed it over
     fewer: a paired table says when two runs share fewer than they scored."""
 
+    def mean_of(self, group: Group) -> float:
+        """Mean of the accuracies of the values of `group` its questions have (each
+        value weighs the same); NaN where they have none."""
+        values = [e.accuracy for e in self.groups.get(group.key, {}).values()]
+        return sum(values) / len(values) if values else float("nan")
+
     @property
     def macro(self) -> float:
-        """Mean of the per-category accuracies (each category weighs the same)."""
-        values = [group.accuracy for group in self.categories.values()]
-        return sum(values) / len(values) if values else float("nan")
+        """The mean over the values of its version's `mean_group` (each question type
+        weighs the same: `category_macro`); NaN without such a group."""
+        group = self.run.entry.mean_group
+        return self.mean_of(group) if group is not None else float("nan")
 
     @property
     def unparsed(self) -> float:
@@ -154,49 +159,20 @@ class RunSummary:
 
 
 def summarise(run: Run, label: str) -> RunSummary:
+    """A run's estimates: overall, and per value of each group of its version."""
     samples = run.samples
     statuses: dict[str, float] = defaultdict(float)
     for sample in samples:
         for status, share in sample.statuses.items():
             statuses[status] += share / len(samples)
-    overall = accuracy_of(samples)
-    if run.benchmark == "v2":
-        return RunSummary(
-            run=run,
-            label=label,
-            overall=overall,
-            categories={},
-            topics={},
-            sessions={},
-            bins={},
-            groups={g.key: _ordered(by_group(samples, _group(g.key))) for g in run.entry.groups},
-            statuses=dict(statuses),
-            scored=len(samples),
-        )
-    categories = by_group(samples, lambda s: s.category)
-    ordered = {key: categories.pop(key) for key in CATEGORIES if key in categories}
-    ordered.update(categories)  # labels outside the paper's seven, should a log have them
     return RunSummary(
         run=run,
         label=label,
-        overall=overall,
-        categories=ordered,
-        topics=by_group(samples, lambda s: s.topic),
-        sessions=by_group(samples, lambda s: s.sessions),
-        bins=_ordered(by_group(samples, lambda s: distance_bin(s.sessions))),
-        groups={},
+        overall=accuracy_of(samples),
+        groups={group.key: by_group(samples, group) for group in run.entry.groups},
         statuses=dict(statuses),
         scored=len(samples),
     )
-
-
-def _group(key: str) -> Callable[[SampleResult], str]:
-    return lambda sample: sample.groups[key]
-
-
-def _ordered(estimates: dict[str, Accuracy]) -> dict[str, Accuracy]:
-    """`estimates` in `group_order`, the order `inspect view` shows the groups in."""
-    return {key: estimates[key] for key in sorted(estimates, key=group_order)}
 
 
 def on_questions(summary: RunSummary, ids: Set[str]) -> RunSummary:

@@ -15,16 +15,22 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.report.accuracy import RunSummary, on_questions
 from inspect_personamem.report.logs import READ
 
 TOLERANCE = 1e-9
-TEXT_FAMILIES = ("category_", "topic_query_", "topic_", "conversation_scenario_", "pref_type_")
-"""Metric name prefixes whose group names are text metadata (`metrics.py`), the longer
-of two that begin alike first."""
+
+
+def text_families(version: DatasetVersion[Any]) -> tuple[str, ...]:
+    """The metric name prefixes of a version's groups whose values are text metadata
+    (`<metric>_`; not `numeric`), the longer of two that begin alike first."""
+    prefixes = {f"{group.metric}_" for group in version.groups if not group.numeric}
+    return tuple(sorted(prefixes, key=lambda prefix: (-len(prefix), prefix)))
 
 
 def summary_text(text: str) -> str:
@@ -34,9 +40,10 @@ def summary_text(text: str) -> str:
     return textwrap.shorten(text[: 1024 * 8], width=1024, placeholder="...")
 
 
-def as_summarised(name: str) -> str:
-    """A stored metric's name with its group named as the sample summaries name it."""
-    for prefix in TEXT_FAMILIES:
+def as_summarised(name: str, families: Sequence[str]) -> str:
+    """A stored metric's name with its group named as the sample summaries name it
+    (`families`: `text_families` of the run's version)."""
+    for prefix in families:
         if name.startswith(prefix):
             return prefix + summary_text(name.removeprefix(prefix))
     return name
@@ -81,7 +88,9 @@ def recomputed_metrics(summary: RunSummary) -> dict[str, float]:
     `unparsed`, for open answers `grader_none` and `grader_unreadable`, for judged ones
     `judge_unread` and `empty_reply`, are recomputed as Inspect computes them: from the
     first epoch (Inspect keeps the first epoch's score metadata); the grader's or
-    judge's calibration from the questions' counts. `sessions_bin_*` is not recomputed.
+    judge's calibration from the questions' counts; each value of each group of the
+    run's version (`<metric>_<value>`), and the mean over the values of its
+    `mean_group` (`category_macro`).
     """
     metrics = {"accuracy": summary.overall.accuracy, "stderr": summary.overall.stderr}
     if summary.run.judged:
@@ -90,19 +99,11 @@ def recomputed_metrics(summary: RunSummary) -> dict[str, float]:
         metrics["unparsed"] = _first_epochs(summary, lambda status: status not in READ)
     else:
         metrics.update(_graded(summary))
-    if summary.run.benchmark == "v2":
-        metrics.update(
-            {
-                f"{key}_{group}": e.accuracy
-                for key, by in summary.groups.items()
-                for group, e in by.items()
-            }
-        )
-        return metrics
-    metrics["category_macro"] = summary.macro
-    metrics.update({f"category_{k}": e.accuracy for k, e in summary.categories.items()})
-    metrics.update({f"topic_{k}": e.accuracy for k, e in summary.topics.items()})
-    metrics.update({f"sessions_{k}": e.accuracy for k, e in summary.sessions.items()})
+    for group in summary.run.entry.groups:
+        if group.mean_of_values:
+            metrics[group.mean_of_values] = summary.mean_of(group)
+        by = summary.groups.get(group.key, {})
+        metrics.update({f"{group.metric}_{value}": e.accuracy for value, e in by.items()})
     return metrics
 
 
@@ -144,7 +145,8 @@ def check(summary: RunSummary) -> Check:
     run = summary.run
     if run.stored_metrics is None:
         return Check(0, (), f"no stored metrics (run status: {run.status})")
-    stored = {as_summarised(name): value for name, value in run.stored_metrics.items()}
+    families = text_families(run.entry)
+    stored = {as_summarised(name, families): value for name, value in run.stored_metrics.items()}
     scored = {s.id for s in run.samples}
     scope = ""
     if run.stored_ids is None and run.status != "success":

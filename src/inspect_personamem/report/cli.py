@@ -6,12 +6,36 @@ A `ReportError` is one of the package's deliberate errors: `cli.main` prints it.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
+
+
+def parse_name_overrides(items: Sequence[str]) -> dict[str, str]:
+    """`MODEL=NAME` items (the command's `--published-name`) as a mapping.
+
+    NAME must be a model some dataset version publishes numbers of
+    (`DatasetVersion.published_names`); an empty NAME means "do not compare MODEL".
+    """
+    from inspect_personamem.datasets.registry import VERSIONS
+    from inspect_personamem.report.logs import ReportError
+
+    known = list(dict.fromkeys(n for v in VERSIONS.values() for n in v.published_names()))
+    overrides: dict[str, str] = {}
+    for item in items:
+        model, sep, name = item.partition("=")
+        if not sep or not model:
+            raise ReportError(f"--published-name {item!r}: expected MODEL=NAME")
+        if name and name not in known:
+            raise ReportError(
+                f"--published-name {item!r}: {name!r} is not a published model; "
+                f"choose one of {', '.join(known)}"
+            )
+        overrides[model] = name
+    return overrides
 
 
 def run(args: argparse.Namespace) -> int:
     from inspect_personamem.report import build_report
-    from inspect_personamem.report.published import parse_name_overrides
 
     report = build_report(
         args.logs,

@@ -1,21 +1,21 @@
 """Paired differences between two runs over the same questions, with their uncertainty.
 
-Two runs scored on the same questions are compared question by question: d = a - b
-for each question both scored, so what the questions have in common (some are easy
-for every method) cancels out, and the difference is far more precise than two
-separate intervals suggest. Questions over one history are correlated, so the
-standard error is clustered by shared context: the deviations are summed per
-context, squared and added, times the small-sample factor G/(G-1) (G contexts), as
-Inspect's `stderr(cluster=...)` does for an accuracy. The 95% interval is the
-difference ± Student's t(G-1) × that error, kept inside [-1, 1] (with few contexts
-t is large). Where the error cannot be estimated (one context, or every question's
-difference the same, which gives 0) the error and interval are left blank rather than
-shown as a point.
+Two runs scored on the same questions are compared question by question: d = a - b for
+each question both scored, so what the questions have in common (some are easy for every
+method) cancels out, and the difference is far more precise than two separate intervals
+suggest. Questions over one history are correlated, so the standard error is clustered
+by shared history (the version's `cluster`): the deviations are summed per context,
+squared and added, times the small-sample factor G/(G-1) (G contexts), as Inspect's
+`stderr(cluster=...)` does for an accuracy. The 95% interval is the difference ±
+Student's t(G-1) × that error, kept inside [-1, 1] (with few contexts t is large). Where
+the error cannot be estimated (one context, or every question's difference the same,
+which gives 0) the error and interval are left blank rather than shown as a point.
 
-The macro average (the mean of the per-category accuracies) is a weighted mean of the
-d's, a question weighing 1 / (categories × its category's questions); its clustered
-error sums each question's weighted deviation from its category's mean difference.
-With one category that is the plain mean and its error, so one formula serves both.
+The macro average (the mean of the accuracies of the values of the version's
+`mean_group`, PersonaMem's question types) is a weighted mean of the d's, a question
+weighing 1 / (values × its value's questions); its clustered error sums each
+question's weighted deviation from its value's mean difference.
+With one value that is the plain mean and its error, so one formula serves both.
 """
 
 from __future__ import annotations
@@ -29,10 +29,8 @@ from typing import cast
 
 from inspect_ai.scorer import SampleScore, Score, ci, stderr
 
-from inspect_personamem.datasets.v1.question_types import CATEGORIES, CATEGORY_TITLES
-from inspect_personamem.datasets.v1.samples import distance_bin
-from inspect_personamem.datasets.v1.version import CLUSTER as CLUSTER_KEY
-from inspect_personamem.report.accuracy import LEVEL, RunSummary, apply_metric
+from inspect_personamem.datasets.base import Group
+from inspect_personamem.report.accuracy import CLUSTER_KEY, LEVEL, RunSummary, apply_metric
 from inspect_personamem.report.logs import SampleResult
 
 
@@ -81,8 +79,9 @@ def paired_difference(
     b: Sequence[SampleResult],
     stratum: Callable[[SampleResult], str] = lambda sample: "",
 ) -> Difference:
-    """`a` minus `b` over the questions both scored: the mean over strata (categories
-    for the macro average; one stratum by default) of the stratum's mean difference."""
+    """`a` minus `b` over the questions both scored: the mean over strata (values of the
+    `mean_group` for the macro average; one stratum by default) of the stratum's mean
+    difference."""
     other = {sample.id: sample.value for sample in b}
     paired = [(sample, sample.value - other[sample.id]) for sample in a if sample.id in other]
     if not paired:
@@ -105,41 +104,44 @@ def paired_difference(
     return Difference(len(paired), g, estimate, error, low, high)
 
 
-MEASURES: Mapping[str, Callable[[SampleResult], str]] = {
-    "overall": lambda sample: "",
-    "macro average": lambda sample: sample.category,
-}
-"""The differences over all questions, by the strata their estimate averages over."""
-
 Groups = Mapping[str, Callable[[SampleResult], bool]]
 """Groups of questions: a group's title -> whether a question is in it."""
 
 
-def category_groups() -> Groups:
-    """The paper's categories, by title, in the paper's order."""
-    return {CATEGORY_TITLES[key]: _in_category(key) for key in CATEGORIES}
+def known_groups(group: Group) -> Groups:
+    """The known values of `group` (`Group.values`), by title, in their order: the
+    paper's question types."""
+    return {title: _has(group.key, value) for value, title in group.values.items()}
 
 
-def distance_groups(summary: RunSummary) -> Groups:
-    """The coarse bins of sessions elapsed of a run's questions (`RunSummary.bins`),
-    as `sessions 2-3`, in order."""
-    return {f"sessions {key}": _in_bin(key) for key in summary.bins}
+def present_groups(summary: RunSummary, group: Group, prefix: str = "") -> Groups:
+    """The values of `group` a run's questions have, in order, as `<prefix><value>`
+    (`sessions 2-3`)."""
+    return {f"{prefix}{value}": _has(group.key, value) for value in summary.groups[group.key]}
 
 
-def _in_category(key: str) -> Callable[[SampleResult], bool]:
-    return lambda sample: sample.category == key
+def _has(key: str, value: str) -> Callable[[SampleResult], bool]:
+    return lambda sample: sample.groups[key] == value
 
 
-def _in_bin(key: str) -> Callable[[SampleResult], bool]:
-    return lambda sample: distance_bin(sample.sessions) == key
+def measures(summary: RunSummary) -> dict[str, Callable[[SampleResult], str]]:
+    """The differences over all questions, by the strata their estimate averages over:
+    `overall`, and the `macro average` over the values of the version's `mean_group`
+    where it has one."""
+    found: dict[str, Callable[[SampleResult], str]] = {"overall": lambda sample: ""}
+    group = summary.run.entry.mean_group
+    if group is not None:
+        key = group.key
+        found["macro average"] = lambda sample: sample.groups[key]
+    return found
 
 
 def differences(a: RunSummary, b: RunSummary, groups: Groups) -> list[tuple[str, Difference]]:
-    """`a` against `b`: overall, macro average, then each of `groups` that both scored,
-    as (measure, difference)."""
+    """`a` against `b`: overall, macro average (`measures`), then each of `groups` that
+    both scored, as (measure, difference)."""
     rows = [
         (name, paired_difference(a.run.samples, b.run.samples, stratum))
-        for name, stratum in MEASURES.items()
+        for name, stratum in measures(a).items()
     ]
     for title, member in groups.items():
         mine = [s for s in a.run.samples if member(s)]

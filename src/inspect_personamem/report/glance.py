@@ -98,8 +98,9 @@ def caveat_lines(summaries: Sequence[RunSummary]) -> list[str]:
 
 
 def _data(run: Run) -> str:
-    """The dataset a run asked, as the summary names it."""
-    return f"PersonaMem{'-v2' if run.benchmark == 'v2' else ''} {run.split}"
+    """The dataset a run asked, as the summary names it: its version's name and which
+    questions (`PersonaMem 128k`)."""
+    return f"{run.entry.name} {run.split}"
 
 
 def summary_rows(summaries: Sequence[RunSummary]) -> list[RunSummary]:

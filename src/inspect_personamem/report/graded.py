@@ -18,8 +18,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspect_personamem.answer.table import ANSWERS
+from inspect_personamem.datasets.base import Group
 from inspect_personamem.report.accuracy import RunSummary, accuracy_of
-from inspect_personamem.report.differences import category_groups, differences, distance_groups
+from inspect_personamem.report.differences import (
+    Groups,
+    differences,
+    known_groups,
+    present_groups,
+)
 from inspect_personamem.report.labels import grader_labels
 from inspect_personamem.report.tables import (
     DIFFERENCE_COLUMNS,
@@ -49,7 +55,7 @@ trusted: its answers, not the model's, decide too many scores."""
 
 def graded(summaries: Sequence[RunSummary]) -> list[RunSummary]:
     """The runs whose open answers a grader judged by naming a candidate (`answer=open`;
-    not PersonaMem-v2's preference judge, `report/v2.py`)."""
+    not a judge scoring them against the label, `Run.judged`)."""
     return [s for s in summaries if s.run.grader is not None and not s.run.judged]
 
 
@@ -186,12 +192,22 @@ def _but_answer(summary: RunSummary) -> tuple[object, ...]:
     return (summary.run.model_id, summary.run.split, rest)
 
 
-def choice_open_table(pairs: Sequence[ChoiceOpenPair]) -> Table:
-    """Per pair, overall, macro average, each question type and each bin of sessions
-    elapsed: the chosen and the open accuracy and their paired difference."""
+def choice_open_groups(pair: ChoiceOpenPair, by: Group, bins: Group, prefix: str) -> Groups:
+    """What a pair is compared on beside overall and macro average: each known value
+    of `by` (each question type) and each value of `bins` the open run's questions have,
+    as `<prefix><value>` (`sessions 2-3`)."""
+    return {**known_groups(by), **present_groups(pair.open, bins, prefix)}
+
+
+def choice_open_table(
+    pairs: Sequence[ChoiceOpenPair], by: Group, bins: Group, prefix: str, note: str
+) -> Table:
+    """Per pair, overall, macro average, each known value of `by` (question type) and
+    each value of `bins` (of sessions elapsed, shown as `<prefix><value>`): the chosen
+    and the open accuracy and their paired difference; `note` says what is compared."""
     rows: list[tuple[Cell, ...]] = []
     for p in pairs:
-        groups = {**category_groups(), **distance_groups(p.open)}
+        groups = choice_open_groups(p, by, bins, prefix)
         members = {"overall": lambda question: True, **groups}
         for measure, d in differences(p.open, p.chosen, groups):
             if measure in members:
@@ -214,8 +230,7 @@ def choice_open_table(pairs: Sequence[ChoiceOpenPair]) -> Table:
         "Chosen against open answers (the paper's Figure 6)",
         "A model's run choosing among the four options (`answer=choice`) beside its run "
         "answering openly (`answer=open`, judged by its grader: see `graders`), of one "
-        "split, history and other settings, over the questions both scored: overall, "
-        "macro average, per question type and per bin of sessions elapsed (`distance_bin`). "
+        f"split, history and other settings, over the questions both scored: {note}. "
         "`chosen`, `open`: accuracies with their clustered standard errors; `difference`: "
         f"open minus chosen. {DIFFERENCE_NOTE}",
         (

@@ -57,7 +57,7 @@ def run_labels(runs: Sequence[Run]) -> list[str]:
 def method_labels(runs: Sequence[Run]) -> list[str]:
     """How each run saw the past and answered (`settings.axes_label`), with the grader
     of open answers (`full history, open, graded by openai/gpt-4.1-mini`; `judged by`
-    for PersonaMem-v2's preference judge; a self-graded run's says `self-graded`,
+    for a judge scoring against the label, `Run.judged`; a self-graded run's says `self-graded`,
     whether by `-T grader=self` or bound to the grader role)."""
     return [
         ", ".join([axes_label(run.settings, run.entry), *_grader_words(run, grader)])
@@ -73,8 +73,8 @@ def _grader_words(run: Run, grader: str) -> list[str]:
 
 
 def _graded(run: Run) -> str:
-    """How its grader scored an open run: `judged` against the preference label
-    (PersonaMem-v2's `judge=preference`), else `graded` by naming a candidate."""
+    """How its grader scored an open run: `judged` against the label (`Run.judged`),
+    else `graded` by naming a candidate."""
     return "judged" if run.judged else "graded"
 
 

@@ -1,9 +1,9 @@
 """PersonaMem runs read out of Inspect logs with Inspect's own log API.
 
 Only each log's header and its sample summaries are read, never the messages, so a
-large log is read in about the time its header takes. A summary keeps every scalar
-field of the sample's metadata (category, topic, `distance_to_ref_in_blocks`,
-`shared_context_id`) and the score's metadata (`status`; an open answer's
+large log is read in about the time its header takes. A summary keeps the sample
+metadata its dataset version groups and clusters its questions by (`Group.key`,
+`DatasetVersion.cluster`) and the score's metadata (`status`; an open answer's
 `calibration_*` counts), which is all a report needs.
 
 Real logs are untidy, and each case is kept visible rather than smoothed over:
@@ -36,6 +36,7 @@ from inspect_ai.log import (
 from inspect_ai.model import ModelConfig
 from inspect_ai.scorer import Score, Value, value_to_float
 
+from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.data.release import NOT_RELEASED, RELEASED, SYNTHETIC
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS, version_of_task
@@ -43,7 +44,6 @@ from inspect_personamem.errors import PersonaMemError
 from inspect_personamem.run.arguments import scoring_defaults
 from inspect_personamem.run.migration import current_arguments
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD
-from inspect_personamem.types import Benchmark
 
 SCORER = "personamem_scorer"
 """The task's scorer; a log naming another single scorer (`graded_scorer` of open
@@ -54,15 +54,17 @@ GRADER_ROLE = "grader"
 
 READ = frozenset({"single", "named", "read"})
 """The statuses of an answer read: `single` (a chosen answer with one option letter),
-`named` (an open answer whose grader named one candidate) and `read` (a PersonaMem-v2
-open answer the authors' judge gave a score that could be read). Every other status is
-unparsed: a chosen answer's `none`, `multiple` and `not_an_option`, an open answer's
-`none` (the grader named no candidate) and `unreadable` (no verdict could be read), a
-judged one's `judge_unread` and `empty_reply`."""
+`named` (an open answer whose grader named one candidate) and `read` (an open answer
+a judge scored against the label, `Run.judged`, with a score that could be read).
+Every other status is unparsed: a chosen answer's `none`, `multiple` and
+`not_an_option`, an open answer's `none` (the grader named no candidate) and
+`unreadable` (no verdict could be read), a judged one's `judge_unread` and
+`empty_reply`."""
 
 
-def setting_defaults(benchmark: Benchmark = "v1") -> dict[str, str]:
-    """The value a log without an argument ran with: the task's default."""
+def setting_defaults(benchmark: str) -> dict[str, str]:
+    """The value a log of dataset version `benchmark` (its registry key) without an
+    argument ran with: the task's default."""
     return {key: str(value) for key, value in scoring_defaults(VERSIONS[benchmark]).items()}
 
 
@@ -146,7 +148,7 @@ class Tokens:
 class Calibration:
     """How a grader did when shown the candidates themselves as the reply: one
     question's counts (`calibration_*` in its score's metadata, first epoch only), or
-    the sums over a run's questions. A PersonaMem-v2 judge (`judge=preference`) is
+    the sums over a run's questions. A judge scoring against the label (`Run.judged`) is
     calibrated by `separated` alone; a grader of the candidates by the others."""
 
     questions: int = 0
@@ -194,9 +196,9 @@ class SampleResult:
 
     id: str
     groups: Mapping[str, str]
-    """The metadata it is grouped by (`GROUP_KEYS` of its benchmark), as text."""
+    """The metadata it is grouped by (each `Group.key` of its dataset version), as text."""
     context_id: str
-    """What it is clustered by: the shared history (v1), the persona (v2)."""
+    """What it is clustered by (its version's `cluster`: the history it shares)."""
     value: float
     statuses: dict[str, float]
     """Each status of the scored epochs' answers -> its share of them (`READ`)."""
@@ -208,21 +210,6 @@ class SampleResult:
     calibration: Calibration = Calibration()
     """The grader's calibration on this question (open answers; zeros elsewhere)."""
 
-    @property
-    def category(self) -> str:
-        """PersonaMem's question type (v1)."""
-        return self.groups["category"]
-
-    @property
-    def topic(self) -> str:
-        """PersonaMem's topic (v1)."""
-        return self.groups["topic"]
-
-    @property
-    def sessions(self) -> int:
-        """Sessions elapsed since the fact the question needs (v1)."""
-        return int(self.groups["distance_to_ref_in_blocks"])
-
 
 @dataclass(frozen=True)
 class Run:
@@ -232,9 +219,11 @@ class Run:
     task: str
     version: str
     """The task version (`Task(version=...)`) the log was made with."""
-    benchmark: Benchmark
+    benchmark: str
+    """Its dataset version's key in the registry (`entry`)."""
     split: str
-    """v1: the split (`128k`); v2: the subset and length (`benchmark 32k`)."""
+    """Which questions it asked, as its version says (`DatasetVersion.selection`: a
+    split, `128k`; a subset and length, `benchmark 32k`)."""
     model: str
     model_args: dict[str, str]
     """The model's arguments (`-M`, the log's `model_args`) as text, less
@@ -303,10 +292,18 @@ class Run:
         return self.grader is not None and self.grader.model == self.model_id
 
     @property
+    def scored_as(self) -> str:
+        """How its answers were scored: its answer's way (`chosen`, `graded`), unless its
+        version scores them otherwise (`DatasetVersion.scored_as`)."""
+        own = ANSWERS[self.settings["answer"]].scored_as
+        return self.entry.scored_as(own, self.settings)
+
+    @property
     def judged(self) -> bool:
-        """Whether a judge scored its open answers against the preference label
-        (PersonaMem-v2's `judge=preference`): a score from 0 to 1, not a choice."""
-        return self.benchmark == "v2" and self.settings["judge"] == "preference"
+        """Whether its version scored its answers otherwise than its answer does: a
+        judge scoring open answers against the label (`judge=preference`), a score from
+        0 to 1, not a choice."""
+        return self.scored_as != ANSWERS[self.settings["answer"]].scored_as
 
     @property
     def key(self) -> RunKey:
@@ -446,9 +443,7 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
     return result
 
 
-def _run(
-    file: str, header: EvalLog, benchmark: Benchmark, summaries: Iterable[EvalSampleSummary]
-) -> Run:
+def _run(file: str, header: EvalLog, benchmark: str, summaries: Iterable[EvalSampleSummary]) -> Run:
     spec = header.eval
     task_args = current_arguments(spec.task_args or {})  # version 1's method= too
     settings = {
@@ -656,7 +651,7 @@ def _tokens(summaries: Sequence[EvalSampleSummary], memory: MemoryUsage) -> Toke
 
 def _sample(
     file: str,
-    benchmark: Benchmark,
+    benchmark: str,
     scorer: str,
     epochs: list[EvalSampleSummary],
     memory: MemoryUsage,

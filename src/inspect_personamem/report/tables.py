@@ -11,19 +11,18 @@ import html
 import io
 import math
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_personamem.datasets.v1.question_types import CATEGORIES, CATEGORY_TITLES
+from inspect_personamem.datasets.base import DatasetVersion, Group
 from inspect_personamem.report.accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
-from inspect_personamem.report.axes import axes_label, axis_settings, no_history_settings
+from inspect_personamem.report.axes import axis_settings, no_history_settings
 from inspect_personamem.report.check import check
-from inspect_personamem.report.differences import Difference, category_groups, differences
+from inspect_personamem.report.differences import Difference, differences, known_groups
 from inspect_personamem.report.labels import TIME_FORMAT, method_labels, model_labels
-from inspect_personamem.report.logs import ModelId, Run, setting_defaults
-from inspect_personamem.report.published import SPLIT, PublishedMethod, PublishedModel
-from inspect_personamem.types import Benchmark
+from inspect_personamem.report.logs import ModelId, Run
+from inspect_personamem.scoring.metrics import group_order
 
 Cell = str | int | float | None
 
@@ -72,29 +71,13 @@ def format_cell(cell: Cell) -> str:
     return str(cell)
 
 
-CLUSTERS = {
-    "v1": "shared context (questions over one history are not independent; Inspect's "
-    "`cluster='shared_context_id'`)",
-    "v2": "persona (a persona's questions share its history; Inspect's `cluster='persona_id'`)",
-}
-"""What a benchmark's standard errors are clustered by, in words."""
-
-
-JUDGED_NOTE = (
-    " A run judged against the preference label (`-T judge=preference`, the authors' "
-    "judge) has a score from 0 to 1 per question, not right or wrong: its `accuracy` is "
-    "the mean score, its interval Wilson's as for a share (an approximation), and its "
-    "`unparsed share` the replies that were empty or whose score the judge's answer did "
-    "not give."
-)
-"""What the overall table adds about PersonaMem-v2's judged runs."""
-
-
 def overall_table(
-    summaries: Sequence[RunSummary], name: str = "overall", benchmark: Benchmark = "v1"
+    summaries: Sequence[RunSummary], version: DatasetVersion[Any], name: str = "overall"
 ) -> Table:
-    """The results, one row per run; what was run is in `runs_table` (one table of
-    both would be wider than a page). `name` is the table's file stem."""
+    """The results of a version's runs, one row per run; what was run is in
+    `runs_table` (one table of both would be wider than a page). `name` is the table's
+    file stem; the version says what the errors are clustered by (`cluster_words`) and
+    what it adds about judged runs (`judged_note`)."""
     columns = (
         "run", "accuracy", "ci95 low", "ci95 high", "stderr (clustered)", "questions scored",
         "questions planned", "contexts", "errored samples", "unanswered samples",
@@ -126,7 +109,7 @@ def overall_table(
         "effective number of questions (the questions over the design effect of sharing "
         "a history) with t(contexts−1), Inspect's `ci_wilson`; it stays inside [0, 1] "
         "and is not a point at 0 or 1. The standard error and interval are clustered by "
-        f"{CLUSTERS[benchmark]}: `contexts` counts them. With several epochs each "
+        f"{version.cluster_words}: `contexts` counts them. With several epochs each "
         "question counts once, "
         "with its mean over epochs. `unanswered samples`: stopped by an Inspect limit "
         "before the model replied, unscored (Inspect's metrics skip them too). `unparsed "
@@ -134,7 +117,7 @@ def overall_table(
         "those whose grader named no candidate or gave no verdict that could be read "
         "(apart in `graders`). The last column "
         "compares every recomputed number with the metrics Inspect stored in the log (the "
-        "notes above give the details)." + (JUDGED_NOTE if benchmark == "v2" else ""),
+        "notes above give the details)." + version.judged_note,
         columns,
         rows,
     )
@@ -189,73 +172,52 @@ def _data(run: Run) -> str:
     return "synthetic" if run.synthetic else "not released" if run.unreleased else "released"
 
 
-def category_table(summaries: Sequence[RunSummary]) -> Table:
-    columns = ("run", *(CATEGORY_TITLES[k] for k in CATEGORIES), "macro average", "questions")
+def values_of(summaries: Sequence[RunSummary], group: Group) -> list[str]:
+    """The values of `group` a table or figure shows: every known one (`Group.values`,
+    in order), then the others any run's questions have, in `group_order`."""
+    known = tuple(group.values)
+    present = {value for s in summaries for value in s.groups.get(group.key, {})}
+    return [*known, *sorted(present - set(known), key=lambda value: group_order(value, known))]
+
+
+def title_of(group: Group, value: str) -> str:
+    """How tables name a value of `group`: its title where it is known, else itself."""
+    return group.values.get(value, value)
+
+
+def group_table(
+    summaries: Sequence[RunSummary], group: Group, name: str, title: str, note: str = ""
+) -> Table:
+    """One row per run, one column per value of `group` (`values_of`); for a group
+    averaged over its values (`Group.mean_of_values`) the macro average and the
+    questions scored after them."""
+    values = values_of(summaries, group)
+    mean = ("macro average", "questions") if group.mean_of_values else ()
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
             s.label,
-            *(s.categories.get(k, NO_ESTIMATE).accuracy for k in CATEGORIES),
-            s.macro,
-            s.overall.n,
+            *(s.groups.get(group.key, {}).get(value, NO_ESTIMATE).accuracy for value in values),
+            *((s.mean_of(group), s.overall.n) if group.mean_of_values else ()),
         )
         for s in summaries
     )
-    return Table(
-        "categories",
-        "Accuracy per question type (the paper's Figure 3)",
-        "Macro average: the mean of the categories present, each weighing the same.",
-        columns,
-        rows,
-    )
+    columns = ("run", *(title_of(group, value) for value in values), *mean)
+    return Table(name, title, note, columns, rows)
 
 
-def topic_table(summaries: Sequence[RunSummary]) -> Table:
-    return _by_group("topics", "Accuracy per topic", "", summaries, lambda s: s.topics)
-
-
-def sessions_table(summaries: Sequence[RunSummary]) -> Table:
-    return _by_group(
-        "sessions",
-        "Accuracy by sessions elapsed since the relevant preference (the paper's Figure 4)",
-        "Columns: `distance_to_ref_in_blocks`.",
-        summaries,
-        lambda s: s.sessions,
-    )
-
-
-def _by_group(
-    name: str,
-    title: str,
-    note: str,
-    summaries: Sequence[RunSummary],
-    groups: Callable[[RunSummary], Mapping[Any, Accuracy]],
+def estimates_table(
+    summaries: Sequence[RunSummary], groups: Sequence[Group], name: str = "estimates"
 ) -> Table:
-    """One row per run, one column per group value (sorted) of any run."""
-    keys = sorted({key for s in summaries for key in groups(s)})
-    return Table(
-        name,
-        title,
-        note,
-        ("run", *(str(key) for key in keys)),
-        tuple(
-            (s.label, *(groups(s).get(key, NO_ESTIMATE).accuracy for key in keys))
-            for s in summaries
-        ),
-    )
-
-
-def estimates_table(summaries: Sequence[RunSummary]) -> Table:
-    """Every estimate with its interval, one per line: the data behind the figures."""
+    """Every estimate with its interval, one per line: overall, then per value of each
+    of `groups` (its family the group's metric name): the data behind the figures."""
     rows: list[tuple[Cell, ...]] = []
     for s in summaries:
         families: list[tuple[str, dict[str, Accuracy]]] = [
             ("overall", {"all": s.overall}),
-            ("category", s.categories),
-            ("topic", s.topics),
-            ("sessions", {str(k): e for k, e in s.sessions.items()}),
+            *((group.metric, s.groups.get(group.key, {})) for group in groups),
         ]
-        for family, groups in families:
-            for group, e in groups.items():
+        for family, estimates in families:
+            for group, e in estimates.items():
                 rows.append(
                     (
                         s.label,
@@ -270,7 +232,7 @@ def estimates_table(summaries: Sequence[RunSummary]) -> Table:
                     )
                 )
     return Table(
-        "estimates",
+        name,
         "Every estimate with its 95% interval",
         "Intervals: cluster-adjusted Wilson (see `overall`). Standard errors and intervals "
         "need two or more contexts; with fewer they are left blank.",
@@ -375,12 +337,21 @@ def _difference_rows(
     first: tuple[Cell, ...], a: RunSummary, b: RunSummary, by_category: bool = True
 ) -> list[tuple[Cell, ...]]:
     """One row per measure of `a` against `b` (overall, macro average, and by default
-    each category), each after the cells `first`."""
-    groups = category_groups() if by_category else {}
+    each known value of the version's `mean_group`, each question type), each after the
+    cells `first`."""
+    group = a.run.entry.mean_group
+    groups = known_groups(group) if by_category and group is not None else {}
     return [
         (*first, measure, *difference_cells(measure, d, a, b))
         for measure, d in differences(a, b, groups)
     ]
+
+
+def _per_value(summaries: Sequence[RunSummary]) -> str:
+    """`, macro average and per question type`: the measures beside `overall` of the
+    runs' version (`measures`, `_difference_rows`)."""
+    group = summaries[0].run.entry.mean_group if summaries else None
+    return f", macro average and per {group.title}" if group is not None else ""
 
 
 def gain_table(pairs: Sequence[GainPair]) -> Table:
@@ -395,8 +366,8 @@ def gain_table(pairs: Sequence[GainPair]) -> Table:
         "Accuracy a run gains over the run of the same model (name and model "
         "arguments), split and other settings without the history (`history=none`): of "
         "the same method (of open answers, with the same grader), or for `rag` and "
-        "`memory` of the official prompt; overall, "
-        "macro average and per question type. Where a kind of run was made several "
+        f"`memory` of the official prompt; overall{_per_value([p.run for p in pairs])}. "
+        "Where a kind of run was made several "
         f"times, the latest complete one (else the latest). {DIFFERENCE_NOTE}",
         ("run", "baseline (no history)", *DIFFERENCE_COLUMNS),
         tuple(rows),
@@ -444,8 +415,9 @@ def floor_table(pairs: Sequence[FloorPair]) -> Table:
         "Above the shortcut floor?",
         "Each run against the most accurate model-free baseline of its split "
         "(`--model personamem/floor`: the longest option, the option closest to the "
-        "question or to the history, or a random one), overall, macro average and per "
-        "question type. A run is above the floor only where the difference is "
+        "question or to the history, or a random one), "
+        f"overall{_per_value([p.run for p in pairs])}. A run is above the floor only "
+        "where the difference is "
         f"distinguishable from 0 and positive. {DIFFERENCE_NOTE}",
         ("run", "floor", *DIFFERENCE_COLUMNS),
         tuple(rows),
@@ -488,7 +460,6 @@ def method_groups(summaries: Sequence[RunSummary]) -> list[MethodGroup]:
     groups: dict[tuple[ModelId, str, tuple[tuple[str, str], ...]], list[RunSummary]]
     groups = defaultdict(list)
     axes = frozenset[str]().union(*(axis_settings(s.run.entry) for s in summaries))
-    defaults = setting_defaults()
     for s in by_kind(summaries):
         rest = tuple((k, v) for k, v in s.run.settings.items() if k not in axes)
         groups[(s.run.model_id, s.run.split, rest)].append(s)
@@ -502,6 +473,7 @@ def method_groups(summaries: Sequence[RunSummary]) -> list[MethodGroup]:
             key=lambda item: (FIRST_METHODS.get(item[0], len(FIRST_METHODS)), item[0]),
         )
         runs = on_common_questions([s for _, s in labelled])
+        defaults = members[0].run.defaults
         other = [f"{k}={v}" for k, v in rest if v != defaults[k]]
         result.append(
             MethodGroup(
@@ -512,14 +484,16 @@ def method_groups(summaries: Sequence[RunSummary]) -> list[MethodGroup]:
     return result
 
 
-def methods_table(groups: Sequence[MethodGroup]) -> Table:
-    """One row per run of a method group (the paper's Figure 5 in numbers)."""
+def methods_table(groups: Sequence[MethodGroup], by: Group) -> Table:
+    """One row per run of a method group, one column per known value of `by` (the
+    paper's Figure 5 in numbers: per question type), its mean and overall."""
+    values = list(by.values)
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
             g.title,
             label,
-            *(s.categories.get(k, NO_ESTIMATE).accuracy for k in CATEGORIES),
-            s.macro,
+            *(s.groups.get(by.key, {}).get(k, NO_ESTIMATE).accuracy for k in values),
+            s.mean_of(by),
             s.overall.accuracy,
         )
         for g in groups
@@ -527,7 +501,7 @@ def methods_table(groups: Sequence[MethodGroup]) -> Table:
     )
     return Table(
         "methods",
-        "Methods side by side per question type (the paper's Figure 5)",
+        f"Methods side by side per {by.title} (the paper's Figure 5)",
         "Runs of one model (name and model arguments), split and setting that differ only "
         "in how they answered, each over the questions all of them scored. Where a kind of "
         "run was made several times, the latest complete one (else the latest). Their "
@@ -535,7 +509,7 @@ def methods_table(groups: Sequence[MethodGroup]) -> Table:
         (
             "runs of",
             "method",
-            *(CATEGORY_TITLES[k] for k in CATEGORIES),
+            *by.values.values(),
             "macro average",
             "overall",
         ),  # fmt: skip
@@ -557,72 +531,16 @@ def method_differences_table(groups: Sequence[MethodGroup]) -> Table:
         "method_differences",
         "Methods against each other",
         "For the runs of the methods table, each method against each one before it in "
-        f"that table, overall and macro average (per question type: the gain table). "
+        f"that table, overall and macro average{_per_table(groups)}. "
         f"{DIFFERENCE_NOTE}",
         ("runs of", "method", "against", *DIFFERENCE_COLUMNS),
         tuple(rows),
     )
 
 
-def published_table(matches: Sequence[tuple[RunSummary, PublishedModel]]) -> Table:
-    """One row per run and measure (overall, each question type): this run, the
-    published number and the difference."""
-    rows: list[tuple[Cell, ...]] = []
-    for s, published in matches:
-        measures = [("overall", s.overall.accuracy, published.overall)] + [
-            (
-                CATEGORY_TITLES[k],
-                s.categories.get(k, NO_ESTIMATE).accuracy,
-                published.categories.get(k, math.nan),
-            )
-            for k in CATEGORIES
-        ]
-        rows.extend(
-            (s.label, published.name, measure, ours, theirs, ours - theirs)
-            for measure, ours, theirs in measures
-        )
-    return Table(
-        "published",
-        f"Next to the published {SPLIT} numbers",
-        f"Only runs of the {SPLIT} split whose model maps to a published name "
-        "(`--published-name MODEL=NAME`). Published numbers: the PersonaMem authors' "
-        "website (Jiang et al., COLM 2025). They come without per-question scores, so "
-        "the difference is not paired and has no interval: read it against this run's "
-        "interval (`estimates`).",
-        ("run", "published model", "measure", "this run", "published", "difference"),
-        tuple(rows),
-    )
-
-
-def published_methods_table(matches: Sequence[tuple[RunSummary, PublishedMethod]]) -> Table:
-    columns = (
-        "run", "method", "published model", "split", "measure", "published", "this run",
-        "difference", "source",
-    )  # fmt: skip
-    rows: list[tuple[Cell, ...]] = []
-    for s, published in matches:
-        ours = s.macro if published.measure == "macro" else s.overall.accuracy
-        rows.append(
-            (
-                s.label,
-                axes_label(s.run.settings, s.run.entry),
-                published.model,
-                published.split,
-                published.measure,
-                published.accuracy,
-                ours,
-                ours - published.accuracy,
-                published.source,
-            )  # fmt: skip
-        )
-    return Table(
-        "published_methods",
-        "Next to the published memory and retrieval numbers",
-        "The numbers the authors give as text (32k with Mem0, macro over question types; "
-        "128k with RAG, overall), next to runs of the same model (`--published-name`), "
-        "split and method (`rag` whatever the retriever). The authors' RAG and Mem0 runs "
-        "used their baseline prompt (`-T memory_prompt=paper`), dense BGE-M3 retrieval "
-        "of the top 5 messages and a Mem0 memory rebuilt per question.",
-        columns,
-        tuple(rows),
-    )
+def _per_table(groups: Sequence[MethodGroup]) -> str:
+    """` (per question type: the gain table)`, where the runs' version has a
+    `mean_group`."""
+    runs = [s for g in groups for _, s in g.runs]
+    group = runs[0].run.entry.mean_group if runs else None
+    return f" (per {group.title}: the gain table)" if group is not None else ""

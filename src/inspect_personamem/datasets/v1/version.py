@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from inspect_ai.model import ChatMessage
 
     from inspect_personamem.offline.known import ChoicePrompt, KnownQuestions
+    from inspect_personamem.report.accuracy import RunSummary
+    from inspect_personamem.report.sections import ReportContext, Section
 
 CLUSTER: Final = "shared_context_id"
 """Questions over one shared history are not independent: errors are clustered by it."""
@@ -202,6 +204,21 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         name = task.rsplit("/", 1)[-1]
         fixed = name.removeprefix(f"{self.task}_") if name != self.task else "unknown"
         return str(arguments.get("split") or fixed)
+
+    def report_sections(
+        self, summaries: Sequence[RunSummary], report: ReportContext
+    ) -> list[Section]:
+        """The paper's figures and tables, and the runs next to the published numbers
+        (`datasets/v1/report.py`)."""
+        from inspect_personamem.datasets.v1.report import report_sections
+
+        return report_sections(self, summaries, report)
+
+    def published_names(self) -> tuple[str, ...]:
+        """The models of the authors' published tables (`datasets/v1/published.py`)."""
+        from inspect_personamem.datasets.v1.published import published_models
+
+        return tuple(published_models())
 
 
 VERSION: Final = PersonaMemV1()

@@ -1,14 +1,15 @@
-"""PersonaMem-v2 runs in the report, apart from PersonaMem's: other questions, other
-label groups, other published numbers.
+"""PersonaMem-v2's part of the report (`DatasetVersion.report_sections`), apart from
+PersonaMem's: other questions, other label groups, other published numbers.
 
-Its tables (file stems `v2_*`): the overall results and the runs as for v1 (standard
-errors clustered by persona), the graders of open answers (`judge=options`), the
-authors' preference judge (`judge=preference`), accuracy per label group, and the runs
-beside the numbers published about PersonaMem-v2: the paper's (a range for frontier
-LLMs) and the vendors' own, labelled self-reported with how their harnesses deviate
-(`published.published_v2`). A run is set beside them, never equated with them: the
-authors' option order cannot be repeated, the vendors' harnesses differ from the
-authors' protocol and from each other.
+Its figure (`v2`, `figure.py`): the runs beside the published numbers, and accuracy per
+preference type. Its tables (file stems `v2_*`): the overall results and the runs as for
+PersonaMem (standard errors clustered by persona), the graders of open answers
+(`judge=options`), the authors' preference judge (`judge=preference`), accuracy per
+label group, and the runs beside the numbers published about PersonaMem-v2: the paper's
+(a range for frontier LLMs) and the vendors' own, labelled self-reported with how their
+harnesses deviate (`published.published_v2`). A run is set beside them, never equated
+with them: the authors' option order cannot be repeated, the vendors' harnesses differ
+from theauthors' protocol and from each other.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.v2.published import PublishedV2, paper_range, published_v2
-from inspect_personamem.datasets.v2.version import VERSION
 from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.graded import SELF_GRADED, graded, grader_table
+from inspect_personamem.report.sections import ReportContext, Section
 from inspect_personamem.report.tables import Cell, Table, overall_table, runs_table
 
 PREFIX = "v2_"
@@ -32,16 +35,30 @@ TITLE = "PersonaMem-v2"
 """What every PersonaMem-v2 table's and figure's title begins with."""
 
 
-def v2_tables(summaries: Sequence[RunSummary]) -> list[Table]:
+def report_sections(
+    version: DatasetVersion[Any], summaries: Sequence[RunSummary], report: ReportContext
+) -> list[Section]:
+    """PersonaMem-v2's figure and tables, after PersonaMem's."""
+    from inspect_personamem.datasets.v2.figure import v2_figure  # matplotlib
+
+    colours = report.figures.palette(summaries)
+    figure = report.figure(
+        f"{TITLE}: runs beside the published numbers, and accuracy per preference type",
+        v2_figure(summaries, colours, report.folder, report.title),
+    )
+    return [figure, *v2_tables(summaries, version)]
+
+
+def v2_tables(summaries: Sequence[RunSummary], version: DatasetVersion[Any]) -> list[Table]:
     """PersonaMem-v2's tables, in the order the page shows them."""
     judged = [s for s in summaries if s.run.judged]
     tables = [
-        overall_table(summaries, f"{PREFIX}overall", "v2"),
+        overall_table(summaries, version, f"{PREFIX}overall"),
         *([grader_table(summaries, f"{PREFIX}graders")] if graded(summaries) else []),
         *([judge_table(judged)] if judged else []),
         runs_table(summaries, f"{PREFIX}runs"),
         published_table(summaries),
-        groups_table(summaries),
+        groups_table(summaries, version),
     ]
     return [replace(table, title=f"{TITLE}: {table.title}") for table in tables]
 
@@ -87,12 +104,12 @@ def judge_table(summaries: Sequence[RunSummary]) -> Table:
     )
 
 
-def groups_table(summaries: Sequence[RunSummary]) -> Table:
+def groups_table(summaries: Sequence[RunSummary], version: DatasetVersion[Any]) -> Table:
     """Accuracy per value of each label group, one row per run, group and value."""
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (s.label, key, value, e.n, e.contexts, e.accuracy, e.low, e.high)
         for s in summaries
-        for key in (group.key for group in VERSION.groups)
+        for key in (group.key for group in version.groups)
         for value, e in s.groups.get(key, {}).items()
     )
     return Table(

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from inspect_ai.model import ChatMessage
 
     from inspect_personamem.offline.known import ChoicePrompt, KnownQuestions
+    from inspect_personamem.report.accuracy import RunSummary
+    from inspect_personamem.report.sections import ReportContext, Section
 
 CLUSTER: Final = "persona_id"
 """A persona's questions share its history: errors are clustered by persona."""
@@ -130,6 +132,13 @@ class PersonaMemV2(DatasetVersion[V2Question]):
     cluster = CLUSTER
     cluster_words = (
         f"persona (a persona's questions share its history; Inspect's `cluster='{CLUSTER}'`)"
+    )
+    judged_note = (
+        " A run judged against the preference label (`-T judge=preference`, the authors' "
+        "judge) has a score from 0 to 1 per question, not right or wrong: its `accuracy` is "
+        "the mean score, its interval Wilson's as for a share (an approximation), and its "
+        "`unparsed share` the replies that were empty or whose score the judge's answer did "
+        "not give."
     )
 
     files_named_by = "subset"
@@ -251,6 +260,15 @@ class PersonaMemV2(DatasetVersion[V2Question]):
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         """The subset and length: `benchmark 32k`."""
         return f"{arguments['subset']} {arguments['length']}"
+
+    def report_sections(
+        self, summaries: Sequence[RunSummary], report: ReportContext
+    ) -> list[Section]:
+        """Its figure and tables: the runs beside the published numbers, the judged
+        runs, accuracy per label group (`datasets/v2/report.py`)."""
+        from inspect_personamem.datasets.v2.report import report_sections
+
+        return report_sections(self, summaries, report)
 
 
 VERSION: Final = PersonaMemV2()

@@ -1,9 +1,9 @@
-"""The authors' published results (package data) and which model is which.
+"""PersonaMem's published results (package data, `paper/`) and which model is which.
 
 The 128k tables per question type and per sessions elapsed, and the memory and
 retrieval numbers the authors give as text (`published_methods.csv`).
 
-The tables (see `data/SOURCE.md`) name models as the paper does (`GPT-4o`,
+The tables (see `paper/SOURCE.md`) name models as the paper does (`GPT-4o`,
 `Claude-3.7-Sonnet`); Inspect names them by provider and API id. The mapping
 between the two is explicit, never guessed: `DEFAULT_NAMES` below, which a user
 extends or overrides with `--published-name MODEL=NAME` (an empty NAME turns a
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
@@ -32,7 +32,6 @@ from inspect_personamem.datasets.v1.question_types import (
     TRACK_EVOLUTION,
 )
 from inspect_personamem.history.table import HISTORIES
-from inspect_personamem.report.logs import ReportError
 
 BY_QUESTION_TYPE = "published_128k_by_question_type.csv"
 BY_SESSIONS = "published_128k_by_sessions_elapsed.csv"
@@ -83,7 +82,7 @@ class PublishedModel:
 
 
 def _rows(filename: str) -> list[list[str]]:
-    text = (files("inspect_personamem.report") / "data" / filename).read_text(encoding="utf-8")
+    text = (files(__package__) / "paper" / filename).read_text(encoding="utf-8")
     return list(csv.reader(io.StringIO(text)))
 
 
@@ -108,26 +107,6 @@ def published_models() -> dict[str, PublishedModel]:
     return models
 
 
-def parse_name_overrides(items: Sequence[str]) -> dict[str, str]:
-    """`MODEL=NAME` items (the command's `--published-name`) as a mapping.
-
-    NAME must be a published name; an empty NAME means "do not compare MODEL".
-    """
-    known = published_models()
-    overrides: dict[str, str] = {}
-    for item in items:
-        model, sep, name = item.partition("=")
-        if not sep or not model:
-            raise ReportError(f"--published-name {item!r}: expected MODEL=NAME")
-        if name and name not in known:
-            raise ReportError(
-                f"--published-name {item!r}: {name!r} is not a published model; "
-                f"choose one of {', '.join(known)}"
-            )
-        overrides[model] = name
-    return overrides
-
-
 def published_name(model: str, overrides: Mapping[str, str]) -> str | None:
     """The published name `model` is compared with, or None."""
     name = overrides.get(model, DEFAULT_NAMES.get(model))
@@ -136,7 +115,7 @@ def published_name(model: str, overrides: Mapping[str, str]) -> str | None:
 
 @dataclass(frozen=True)
 class PublishedMethod:
-    """One number the authors give as text for a method (`data/SOURCE.md`)."""
+    """One number the authors give as text for a method (`paper/SOURCE.md`)."""
 
     model: str
     split: str

@@ -64,7 +64,7 @@ def v2_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, dict[st
     data = root / "v2"
     generate_v2(data, shape=SHAPE)
     # unmarked as generated, the data stand for other data than the release, not synthetic
-    # data (which is never set beside published numbers: tested in test_report.py)
+    # data (which is never set beside published numbers: tested in tests/report/test_published.py)
     (data / MARK).unlink()
     logs = root / "logs"
     runs = v2_runs(data, logs)
@@ -234,16 +234,19 @@ def test_figure_labels_are_whole_inside_the_figure_and_1_leaves_headroom(
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    from inspect_personamem.datasets.v1 import figures as v1_figures
+    from inspect_personamem.datasets.v2 import figure as v2_figure
     from inspect_personamem.report import figures
 
     drawn: list[Figure] = []
-    save = figures._save
+    save = figures.save
 
     def keep(figure: Figure, folder: Path, stem: str) -> list[Path]:
         drawn.append(figure)
         return save(figure, folder, stem)
 
-    monkeypatch.setattr(figures, "_save", keep)
+    for module in (figures, v1_figures, v2_figure):  # each draws with `save`
+        monkeypatch.setattr(module, "save", keep)
     _, _, out = v2_report
     report = build_report([out.parent / "logs"], tmp_path / "report")
     assert len(drawn) == len(report.figures)

@@ -1,0 +1,167 @@
+"""The report tests' fixtures: the logs they read (made once per test session, per
+worker), the report of them, and the synthetic split standing in for the released
+one. What they share besides is in `support/reports.py`."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ChatMessage
+from inspect_ai.scorer import match
+from support.helpers import mock_model
+from support.reports import (
+    CONTEXTS,
+    QUESTIONS,
+    Logs,
+    MethodLogs,
+    hashed_answer,
+    run,
+)
+
+from inspect_personamem.cli import main
+from inspect_personamem.data.release import RELEASED
+from inspect_personamem.datasets.v1 import files
+from inspect_personamem.datasets.v1.generator import generate_split
+
+
+@contextmanager
+def released_stand_in() -> Iterator[None]:
+    """The synthetic splits these runs ask stand in for the released files: their runs
+    are recorded as on the released data (the mark of other data is tested by grafting
+    it into a log, and the check itself in test_files.py). Only while the runs are made:
+    the tests of other folders that share a worker see the real check."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(files, "data_release", lambda *args: RELEASED)
+        yield
+
+
+@pytest.fixture(autouse=True, scope="package")
+def synthetic_data_stands_for_the_release() -> Iterator[None]:
+    """The report tests' own runs stand in for the released data (set up for this
+    folder's tests, torn down after them)."""
+    with released_stand_in():
+        yield
+
+
+@pytest.fixture(scope="session")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Logs:
+    with released_stand_in():
+        return _logs(tmp_path_factory)
+
+
+def _logs(tmp_path_factory: pytest.TempPathFactory) -> Logs:
+    root = tmp_path_factory.mktemp("report")
+    data, folder = root / "data", root / "logs"
+    generate_split(
+        data, "128k", contexts=CONTEXTS, min_messages=12, max_messages=24, questions=QUESTIONS
+    )
+    locations: dict[str, str] = {}
+
+    def model_a(messages: list[ChatMessage]) -> str:
+        return hashed_answer("a", messages)
+
+    locations["a_full"] = run(mock_model(model_a, "mockllm/model-a"), folder, data)
+    locations["a_none"] = run(
+        mock_model(model_a, "mockllm/model-a"),
+        folder,
+        data,
+        task_args={"history": "none"},
+    )
+
+    calls = {"b": 0}
+
+    def model_b(messages: list[ChatMessage]) -> str:
+        calls["b"] += 1  # differs between epochs
+        return hashed_answer("b", messages, salt=str(calls["b"]))
+
+    locations["b_epochs"] = run(mock_model(model_b, "mockllm/model-b"), folder, data, epochs=2)
+
+    def model_a_failing(messages: list[ChatMessage]) -> str:
+        if hashed_answer("fail", messages).endswith("(a)"):
+            raise RuntimeError("provider error")
+        return model_a(messages)
+
+    locations["a_errors"] = run(
+        mock_model(model_a_failing, "mockllm/model-a"),
+        folder,
+        data,
+        fail_on_error=False,
+    )
+
+    interrupted = {"calls": 0}
+
+    def model_b_interrupted(messages: list[ChatMessage]) -> str:
+        interrupted["calls"] += 1
+        if interrupted["calls"] == 9:
+            raise RuntimeError("connection lost")
+        return model_b(messages)
+
+    locations["b_interrupted"] = run(
+        mock_model(model_b_interrupted, "mockllm/model-b"),
+        folder,
+        data,
+        max_samples=1,
+        max_connections=1,
+    )
+    other = Task(dataset=[Sample(input="Say x", target="x")], scorer=match(), name="other_task")
+    [other_log] = inspect_eval(
+        other,
+        model=mock_model(lambda messages: "x", "mockllm/model-a"),
+        log_dir=str(folder),
+        display="none",
+    )
+    locations["other"] = str(other_log.location)
+    return Logs(folder, data, locations)
+
+
+@pytest.fixture(scope="session")
+def report_dir(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("out") / "report"
+    code = main(
+        [
+            "report",
+            str(logs.folder),
+            "--out",
+            str(out),
+            "--published-name",
+            "mockllm/model-a=GPT-4o",
+            "--title",
+            "mockllm test run",
+        ]
+    )
+    assert code == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def method_logs(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> MethodLogs:
+    with released_stand_in():
+        return _method_logs(logs, tmp_path_factory)
+
+
+def _method_logs(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> MethodLogs:
+    folder = tmp_path_factory.mktemp("methods")
+    for key in ("a_full", "a_none"):
+        shutil.copy(logs.locations[key], folder / f"{key}.eval")
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    rag = run(
+        model, folder, logs.data, task_args={"history": "rag", "retriever": "bm25", "top_k": 4}
+    )
+    memory_args = {"history": "memory", "memory": "support.memories:SpyMemory"}
+    memory = run(model, folder, logs.data, task_args=memory_args)
+    return MethodLogs(folder, rag, memory)
+
+
+@pytest.fixture
+def chromium() -> Iterator[str]:
+    path = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).is_file():
+        pytest.skip("chromium is not installed")
+    yield path

@@ -1,0 +1,108 @@
+"""What the report opens with (`report/glance.py`): the first line, the summary, and
+each caveat once."""
+
+from __future__ import annotations
+
+import html
+import shutil
+from pathlib import Path
+
+import pytest
+from support.helpers import mock_model
+from support.reports import (
+    QUESTIONS,
+    Logs,
+    close,
+    expected_from_log,
+    grafted,
+    hashed_answer,
+    read_csv,
+    run,
+)
+
+from inspect_personamem.cli import main
+from inspect_personamem.report import build_report
+from inspect_personamem.report.glance import CAVEATS
+
+pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
+pytestmark = pytest.mark.report
+
+
+def test_the_first_line_names_every_incomplete_run_and_a_subset_as_not_comparable(
+    logs: Logs, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for key in ("a_full", "a_errors", "b_interrupted"):
+        shutil.copy(logs.locations[key], folder / f"{key}.eval")
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    run(model, folder, logs.data, limit=10, task_args={"history": "none"})
+    out = tmp_path / "out"
+    assert main(["report", str(folder), "--out", str(out)]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    page = (out / "index.html").read_text(encoding="utf-8")
+    body = page.split("<body>", 1)[1].lstrip()
+    assert body.startswith(f'<p class="headline">{html.escape(line)}</p>')
+
+    labels = {Path(s.run.location).stem: s.label for s in build_report([folder], out).summaries}
+    errors = expected_from_log(logs.locations["a_errors"])
+    interrupted = expected_from_log(logs.locations["b_interrupted"])
+    [limited] = set(labels) - {"a_full", "a_errors", "b_interrupted"}
+    assert errors.errors and interrupted.errors
+    assert line == (
+        "Incomplete runs: "
+        f"{labels['a_errors']} ({len(errors.values)} of {QUESTIONS} scored, "
+        f"{errors.errors} errored); "
+        f"{labels['b_interrupted']} (status error, {len(interrupted.values)} of {QUESTIONS} "
+        f"scored, {interrupted.errors} errored); "
+        "not comparable with published numbers: subset (1 of 4)"
+    )  # the limited run is complete: every question it asked was scored
+
+    complete = tmp_path / "complete"
+    complete.mkdir()
+    for key in ("a_full", "a_none"):
+        shutil.copy(logs.locations[key], complete / f"{key}.eval")
+    assert main(["report", str(complete), "--out", str(tmp_path / "out2")]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "All 2 runs complete."
+    page = (tmp_path / "out2" / "index.html").read_text(encoding="utf-8")
+    body = page.split("<body>", 1)[1].lstrip()
+    assert body.startswith('<p class="headline">All 2 runs complete.</p>')
+
+
+def test_the_page_opens_with_one_summary_and_says_each_caveat_once(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """Per dataset and model, each run's accuracy beside its model's no-history run and
+    the best model-free floor; a caveat shared by four logs is one line, not four."""
+    from inspect_ai.model import get_model
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    other = "not the released file: 24 rows, the released questions_128k.csv has 2727"
+    for key in ("a_full", "a_none", "b_epochs"):
+        grafted(logs.locations[key], folder / f"{key}.eval", data_release=other)
+    for rule in ("longest", "random"):
+        location = run(get_model("personamem/floor", rule=rule), tmp_path / "floors", logs.data)
+        grafted(location, folder / f"{rule}.eval", data_release=other)
+    out = tmp_path / "out"
+    report = build_report([folder], out)
+    by_stem = {Path(s.run.location).stem: s for s in report.summaries}
+    floors = [s for s in report.summaries if s.run.model == "personamem/floor"]
+    best = max(floors, key=lambda s: s.overall.accuracy)
+    order = [by_stem[key] for key in ("a_none", "a_full", "b_epochs")]
+    rows = read_csv(out, "summary")
+    assert [row["run"] for row in rows] == [s.label for s in [*order, best]]
+    for row, s in zip(rows, [*order, best], strict=True):
+        assert row["data"] == "PersonaMem 128k"
+        assert close(row["accuracy"], s.overall.accuracy)
+        assert close(row["ci95 low"], s.overall.low) and close(row["ci95 high"], s.overall.high)
+        assert row["questions scored"] == str(s.overall.n)
+    assert report.caveats == [
+        "not the released file, all 5 runs (24 rows, the released questions_128k.csv has "
+        f"2727): {CAVEATS['not the released file']}"
+    ]
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert page.count("24 rows, the released questions_128k.csv has 2727") == 1
+    body = page.split("<body>", 1)[1]
+    assert body.index('<section id="summary">') < body.index('id="caveats"')
+    assert body.index('id="caveats"') < body.index('id="notes"')

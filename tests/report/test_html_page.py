@@ -1,0 +1,85 @@
+"""The index page (`report/html_page.py`): rendered by headless Chromium, read at 1280
+and 1400 px, its tables within the page."""
+
+from __future__ import annotations
+
+import html
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from support.reports import (
+    ROOT,
+    MethodLogs,
+    markdown_table_cells,
+    measured,
+    methods_report,
+    png_size,
+)
+
+pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
+pytestmark = pytest.mark.report
+
+
+def test_page_renders_in_headless_chromium(report_dir: Path, chromium: str, tmp_path: Path) -> None:
+    out = tmp_path / "page.png"
+    subprocess.run(
+        [
+            str(ROOT / "scripts/render_report.sh"),
+            str(report_dir / "index.html"),
+            str(out),
+            "1200",
+            "2400",
+        ],
+        check=True,
+        timeout=120,
+        env={"CHROMIUM": chromium, "PATH": "/usr/bin:/bin"},
+    )
+    assert png_size(out) == (1200, 2400)
+    from PIL import Image
+
+    with Image.open(out) as image:
+        colours = image.convert("RGB").resize((60, 120)).getcolors(maxcolors=60 * 120)
+    assert colours is not None and len(colours) > 20  # text, tables and figures, not a blank page
+
+
+@pytest.mark.parametrize("width", [1280, 1400])
+def test_the_page_reads_at_1280_and_1400_px(
+    method_logs: MethodLogs, tmp_path: Path, chromium: str, width: int
+) -> None:
+    """Runs of four methods (long labels, wide tables): the first screen holds the
+    summary with every run's accuracy and interval, no word of a table is broken across
+    lines, the page itself never scrolls sideways (a wide table, one column per topic,
+    scrolls in its own box), and the tables a reader looks at first (summary, results,
+    methods, their differences and cost) fit without scrolling."""
+    report = methods_report(method_logs, tmp_path / "out")
+    found = measured(report.index, chromium, width, tmp_path)
+    for s in report.summaries:
+        for number in (s.overall.accuracy, s.overall.low, s.overall.high):
+            assert f"{number:.3f}" in found["firstScreen"], (s.label, found["firstScreen"])
+    assert found["broken"] == []
+    assert found["page"] <= found["viewport"]
+    first_read = {"summary", "overall", "methods", "method_differences", "gain", "cost"}
+    assert not first_read & set(found["scrolled"])
+
+
+def test_overall_tables_fit_a_1400_px_page(report_dir: Path) -> None:
+    """An estimate from the CSS: 13 px text is at most 7.5 px a character; number cells
+    keep their text on one line, text cells wrap (here taken to wrap at 16em)."""
+    page = (report_dir / "index.html").read_text(encoding="utf-8")
+    assert "max-width: 1400px" in page
+    assert "td.text { white-space: normal; text-align: left; }" in page
+    for name in ("overall", "runs"):
+        text = (report_dir / "tables" / f"{name}.md").read_text(encoding="utf-8")
+        columns, _, *rows = (
+            markdown_table_cells(line) for line in text.splitlines() if line.startswith("|")
+        )
+        widths = []
+        for i, column in enumerate(columns):
+            longest_word = max(len(word) for word in column.split())
+            cells = max(len(html.unescape(row[i])) for row in rows)
+            wraps = any(re.search(r"[^\d.–-]", html.unescape(row[i])) for row in rows)
+            widths.append(min(16 * 13, cells * 7.5) if wraps else max(longest_word, cells) * 7.5)
+        assert len(columns) <= 14
+        assert sum(width + 11 for width in widths) <= 1400 - 2 * 16, (name, widths)

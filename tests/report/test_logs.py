@@ -1,0 +1,149 @@
+"""The runs read out of Inspect logs (`report/logs.py`): which logs are PersonaMem runs,
+what a run and its questions hold, and what is counted rather than scored."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import read_eval_log, write_eval_log
+from support.helpers import mock_model
+from support.reports import (
+    QUESTIONS,
+    Logs,
+    MethodLogs,
+    close,
+    hashed_answer,
+    mean,
+    read_csv,
+    run,
+)
+
+from inspect_personamem.report import build_report
+from inspect_personamem.report.labels import run_labels
+from inspect_personamem.report.logs import read_runs
+
+pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
+pytestmark = pytest.mark.report
+
+
+def test_reads_every_run_and_skips_other_tasks(logs: Logs) -> None:
+    result = read_runs([logs.folder])
+    assert len(result.runs) == 5
+    assert any("other_task" in note and "not PersonaMem" in note for note in result.notes)
+    by_status = sorted(run.status for run in result.runs)
+    assert by_status == ["error", "success", "success", "success", "success"]
+    interrupted = next(run for run in result.runs if run.status == "error")
+    assert 0 < len(interrupted.samples) < interrupted.planned == QUESTIONS
+    assert interrupted.stored_metrics is None
+    assert {run.settings["history"] for run in result.runs} == {"full", "none"}
+    assert {run.settings["answer"] for run in result.runs} == {"choice"}
+    assert {run.split for run in result.runs} == {"128k"}
+    assert any("2 epochs" in note and "mean over epochs" in note for note in result.notes)
+    assert any("ended in an error" in note for note in result.notes)
+
+
+def test_a_log_whose_samples_cannot_be_read_is_skipped_with_a_note(
+    logs: Logs, tmp_path: Path
+) -> None:
+    log = read_eval_log(logs.locations["a_full"])
+    for sample in log.samples or []:
+        sample.metadata.pop("category")
+    write_eval_log(log, str(tmp_path / "old.json"))
+    result = read_runs([tmp_path / "old.json", logs.locations["a_none"]])
+    assert len(result.runs) == 1
+    assert any(
+        "old.json: its samples cannot be read" in note and "category" in note
+        for note in result.notes
+    )
+
+
+def test_how_a_run_answered_is_a_setting_and_version_1_methods_are_read(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """`answer` tells runs apart; a log of task version 1 (`method=...`) is read in
+    today's terms (`method=rag` is `history=rag`, `method=logprob` is `answer=logprob`)."""
+    log = read_eval_log(logs.locations["a_full"], header_only=True)
+    log.eval.task_args["answer"] = "logprob"
+    write_eval_log(log, str(tmp_path / "logprob.json"))
+    del log.eval.task_args["answer"]
+    log.eval.task_args.update(method="rag", retriever="bm25")
+    write_eval_log(log, str(tmp_path / "version_1.json"))
+    paths: list[str | Path] = [
+        logs.locations["a_full"], tmp_path / "logprob.json", tmp_path / "version_1.json",
+    ]  # fmt: skip
+    runs = read_runs(paths).runs
+    assert [(run.settings["history"], run.settings["answer"]) for run in runs] == [
+        ("full", "choice"), ("full", "logprob"), ("rag", "choice"),
+    ]  # fmt: skip
+    assert "method" not in runs[2].settings and len({run.key for run in runs}) == 3
+    assert run_labels(runs) == [
+        "mockllm/model-a, full history",
+        "mockllm/model-a, full history, logprob",
+        "mockllm/model-a, rag (bm25, top 5)",
+    ]
+
+
+def test_json_logs_in_a_folder_are_read_whatever_their_name(logs: Logs, tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    (folder / "sub").mkdir(parents=True)
+    write_eval_log(read_eval_log(logs.locations["a_none"]), str(folder / "sub" / "renamed.json"))
+    shutil.copy(logs.locations["a_full"], folder / "a_full.eval")
+    (folder / "settings.json").write_text('{"not": "a log"}', encoding="utf-8")
+    result = read_runs([folder])
+    assert sorted(Path(run.location).name for run in result.runs) == ["a_full.eval", "renamed.json"]
+    assert any("settings.json: not a readable Inspect log" in note for note in result.notes)
+
+
+def test_samples_stopped_by_a_limit_are_counted_not_scored(logs: Logs, tmp_path: Path) -> None:
+    """A message limit below some histories' length stops those samples before the
+    model is called: the report counts them, skips them as Inspect's metrics do, and
+    its recomputation still matches what Inspect stored."""
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    log = read_eval_log(run(model, tmp_path / "logs", logs.data, message_limit=16))
+    stopped = [s.limit.type for s in log.samples or [] if s.limit is not None]
+    assert 0 < len(stopped) < QUESTIONS and set(stopped) == {"message"}
+    assert log.results is not None and log.results.scores[0].unscored_samples == len(stopped)
+    answered = [s for s in log.samples or [] if s.limit is None]
+    accuracy = mean(
+        [1.0 if s.scores and s.scores["personamem_scorer"].value == "C" else 0.0 for s in answered]
+    )
+
+    report = build_report([tmp_path / "logs"], tmp_path / "out")
+    [summary] = report.summaries
+    assert (summary.run.unanswered, summary.run.limits) == (len(stopped), {"message": len(stopped)})
+    assert not summary.run.complete
+    assert report.headline == (
+        f"Incomplete runs: {summary.label} ({len(answered)} of {QUESTIONS} scored, "
+        f"{len(stopped)} not answered: stopped by an Inspect limit)"
+    )
+    assert close(str(summary.overall.accuracy), accuracy)
+    [row] = read_csv(tmp_path / "out", "overall")
+    assert row["unanswered samples"] == str(len(stopped))
+    assert row["questions scored"] == str(len(answered))
+    assert row["check against Inspect"].startswith("matches (")
+    assert f"{summary.label}: matches Inspect" in "\n".join(report.notes)
+    assert any(
+        f"{len(stopped)} sample(s) not answered: stopped by an Inspect limit "
+        f"(message limit: {len(stopped)})" in note
+        for note in report.notes
+    )
+
+
+def test_a_memory_systems_own_tokens_are_read_from_its_samples(
+    method_logs: MethodLogs, tmp_path: Path
+) -> None:
+    """The memory run with what a memory system reports per question grafted in (LLM
+    and embedder tokens, and a count that is not tokens); the mock model has no price."""
+    log = read_eval_log(method_logs.memory)
+    for sample in log.samples or []:
+        sample.metadata["memory"]["memory_usage"] = {
+            "llm_input_tokens": 7, "llm_output_tokens": 2, "embedding_input_tokens": 3,
+            "llm_calls": 5,
+        }  # fmt: skip
+    write_eval_log(log, str(tmp_path / "memory.json"))
+    build_report([tmp_path / "memory.json"], tmp_path / "out")
+    [row] = read_csv(tmp_path / "out", "cost")
+    assert (row["memory input tokens"], row["memory output tokens"]) == ("10.0", "2.0")
+    assert row["USD"] == row["USD per point"] == ""
