@@ -6,7 +6,7 @@ them without importing one another.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal
 
 HistoryName = Literal["full", "none", "rag", "memory"]
 """What the model sees of the past (`-T history=...`)."""
@@ -21,7 +21,3 @@ SampleOrder = Literal["interleaved", "grouped", "file", "random"]
 Normalization = Literal["tokens", "chars", "sum"]
 Retriever = Literal["dense", "bm25"]
 MemoryPrompt = Literal["official", "paper"]
-Benchmark = Literal["v1", "v2"]
-"""PersonaMem (v1) or PersonaMem-v2: other questions, labels and published numbers
-(the tools' `--dataset`; a report shows their runs apart)."""
-BENCHMARKS: tuple[Benchmark, ...] = get_args(Benchmark)

@@ -3,6 +3,5 @@
 - `base`: what a version declares (`DatasetVersion`): its files and release, its own
   task parameters, how its questions are read and checked, its histories, samples,
   scorers, metric groups and what the tools ask of it.
-- `registry`: the versions by short name (`VERSIONS`).
-- `v1`: PersonaMem (Jiang et al., COLM 2025); `v2`: PersonaMem-v2.
+- `registry`: the versions by short name (`VERSIONS`), each a package here.
 """
