@@ -90,9 +90,10 @@ def parse_options(raw: str) -> Options:
     return Options(texts=tuple(value), style="json" if style == "json" else "python")
 
 
-def shuffled_order(seed: int, question_id: str) -> tuple[int, ...]:
-    """A permutation of the four options that depends only on the seed and the question."""
-    order = list(range(len(LETTERS)))
+def shuffled_order(seed: int, question_id: str, count: int = len(LETTERS)) -> tuple[int, ...]:
+    """A permutation of `count` options (PersonaMem's four by default) that depends only
+    on the seed and the question."""
+    order = list(range(count))
     random.Random(f"{seed}:{question_id}").shuffle(order)
     return tuple(order)
 

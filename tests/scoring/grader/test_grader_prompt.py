@@ -71,6 +71,6 @@ def test_the_calibration_set_is_fixed_by_the_seed_not_the_order() -> None:
 
 def test_the_second_order_moves_every_candidate() -> None:
     for qid in ("a", "b", "c"):
-        order, reverse = candidate_orders(0, qid)
+        order, reverse = candidate_orders(0, qid, 4)
         assert sorted(order) == [0, 1, 2, 3]
         assert all(order.index(c) != reverse.index(c) for c in range(4))

@@ -28,9 +28,11 @@ def calibration_questions(question_ids: Iterable[str], count: int, seed: int) ->
     return frozenset(ranked[:count])
 
 
-def candidate_orders(seed: int, question_id: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """A question's two orders of its candidates: the seeded one the reply is graded
-    under, and its reverse. `order[i]` is the index (as the sample shows the options)
-    of the candidate numbered i + 1."""
-    order = shuffled_order(seed, question_id)
+def candidate_orders(
+    seed: int, question_id: str, count: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A question's two orders of its `count` candidates: the seeded one the reply is
+    graded under, and its reverse. `order[i]` is the index (as the sample shows the
+    options) of the candidate numbered i + 1."""
+    order = shuffled_order(seed, question_id, count)
     return order, tuple(reversed(order))

@@ -66,7 +66,7 @@ def graded_scorer(
         model = grader_model(grader)
         message = str(state.metadata["user_question_or_message"])
         candidates = shown_options(state)
-        order, reverse = candidate_orders(seed, str(state.sample_id))
+        order, reverse = candidate_orders(seed, str(state.sample_id), len(candidates))
         correct = LETTERS.index(target.text.strip("() "))
         calibrating = str(state.sample_id) in measured and state.epoch == 1
         trials = [(shown, o) for shown in range(len(candidates)) for o in (order, reverse)]
