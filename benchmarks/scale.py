@@ -118,8 +118,8 @@ def worker_run(split: str, folder: str, design: str, samples: int, profile: bool
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-    from inspect_personamem import settings
     from inspect_personamem.data.contexts import open_context_store
+    from inspect_personamem.history.retrieved import DEFAULT_EMBEDDER
     from inspect_personamem.run.tasks import TASKS
 
     def reply(*_: Any) -> ModelOutput:
@@ -137,7 +137,7 @@ def worker_run(split: str, folder: str, design: str, samples: int, profile: bool
             history="rag",
             retriever=retriever,
             embedding_cache="none",
-            embedder="openai/stand-in" if retriever == "dense" else settings.DEFAULT_EMBEDDER,
+            embedder="openai/stand-in" if retriever == "dense" else DEFAULT_EMBEDDER,
         )
     else:
         task = TASKS["personamem"](

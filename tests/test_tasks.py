@@ -211,7 +211,7 @@ def test_unknown_split_fails_naming_the_choices(small_split: Path) -> None:
     from inspect_personamem.run.tasks import TASKS
 
     with pytest.raises(ValueError, match="split='64k': choose one of 32k, 128k, 1M"):
-        TASKS["personamem"](split="64k", data_dir=str(small_split))  # type: ignore[arg-type]
+        TASKS["personamem"](split="64k", data_dir=str(small_split))
 
 
 @pytest.fixture(scope="module")
