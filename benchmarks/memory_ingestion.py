@@ -13,7 +13,7 @@ through `memory.pool.MemoryPool`, the code the task runs:
   visible history, as the authors' scripts did).
 
 Retrievers: `bm25` (`bm25s`) and `dense`, whose embeddings come from a stand-in of
-an OpenAI-compatible `/v1/embeddings` endpoint on loopback (`tests/openai_server.py`:
+an OpenAI-compatible `/v1/embeddings` endpoint on loopback (`tests/support/servers/openai_api.py`:
 hashed bag-of-words vectors, no model), so the times are this package's and the
 transport's, not a model's; the texts-embedded column is what a real model would
 have to embed. Printed per design: messages added, texts embedded, and ingestion,
@@ -36,7 +36,7 @@ from pathlib import Path
 import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from openai_server import serve_openai  # noqa: E402  (the tests' stand-in endpoint)
+from support.servers.openai_api import serve_openai  # noqa: E402  (the tests' stand-in)
 
 from inspect_personamem.data.contexts import ContextStore, open_context_store  # noqa: E402
 from inspect_personamem.data.order import order_records  # noqa: E402

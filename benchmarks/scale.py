@@ -20,7 +20,7 @@ see `synthetic.SHAPES`), each measurement runs in a fresh Python process:
    - `naive-input`: the history copied into every `Sample.input`;
    - `rag-bm25`, `rag-dense`: `history=rag` (the 5 most similar messages instead of the
      history) with BM25, or dense embeddings from a stand-in of an OpenAI-compatible
-     `/v1/embeddings` endpoint on loopback (`tests/openai_server.py`, no model), no
+     `/v1/embeddings` endpoint on loopback (`tests/support/servers/openai_api.py`, no model), no
      embedding cache; ingestion and retrieval are in the harness time.
    Printed per sample of the measured run: harness seconds, growth of resident memory
    (after the warm-up, so one-time costs are left out), `.eval` bytes, and the log
@@ -238,7 +238,7 @@ def main() -> None:
     from inspect_personamem.datasets.v1.generator import generate_shape
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from openai_server import serve_openai  # the tests' stand-in embedding endpoint
+    from support.servers.openai_api import serve_openai  # the tests' stand-in endpoint
 
     with tempfile.TemporaryDirectory() as tmp, serve_openai() as (url, requests):
         os.environ["OPENAI_BASE_URL"] = url  # inherited by the workers
