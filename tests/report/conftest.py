@@ -5,9 +5,10 @@ one. What they share besides is in `support/reports.py`."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai import Task
@@ -64,16 +65,14 @@ def _logs(tmp_path_factory: pytest.TempPathFactory) -> Logs:
     )
     locations: dict[str, str] = {}
 
+    def add(key: str, reply: Callable[[list[ChatMessage]], str], model: str, **kw: Any) -> None:
+        locations[key] = run(mock_model(reply, f"mockllm/{model}"), folder, data, **kw)
+
     def model_a(messages: list[ChatMessage]) -> str:
         return hashed_answer("a", messages)
 
-    locations["a_full"] = run(mock_model(model_a, "mockllm/model-a"), folder, data)
-    locations["a_none"] = run(
-        mock_model(model_a, "mockllm/model-a"),
-        folder,
-        data,
-        task_args={"history": "none"},
-    )
+    add("a_full", model_a, "model-a")
+    add("a_none", model_a, "model-a", task_args={"history": "none"})
 
     calls = {"b": 0}
 
@@ -81,19 +80,14 @@ def _logs(tmp_path_factory: pytest.TempPathFactory) -> Logs:
         calls["b"] += 1  # differs between epochs
         return hashed_answer("b", messages, salt=str(calls["b"]))
 
-    locations["b_epochs"] = run(mock_model(model_b, "mockllm/model-b"), folder, data, epochs=2)
+    add("b_epochs", model_b, "model-b", epochs=2)
 
     def model_a_failing(messages: list[ChatMessage]) -> str:
         if hashed_answer("fail", messages).endswith("(a)"):
             raise RuntimeError("provider error")
         return model_a(messages)
 
-    locations["a_errors"] = run(
-        mock_model(model_a_failing, "mockllm/model-a"),
-        folder,
-        data,
-        fail_on_error=False,
-    )
+    add("a_errors", model_a_failing, "model-a", fail_on_error=False)
 
     interrupted = {"calls": 0}
 
@@ -103,13 +97,7 @@ def _logs(tmp_path_factory: pytest.TempPathFactory) -> Logs:
             raise RuntimeError("connection lost")
         return model_b(messages)
 
-    locations["b_interrupted"] = run(
-        mock_model(model_b_interrupted, "mockllm/model-b"),
-        folder,
-        data,
-        max_samples=1,
-        max_connections=1,
-    )
+    add("b_interrupted", model_b_interrupted, "model-b", max_samples=1, max_connections=1)
     other = Task(dataset=[Sample(input="Say x", target="x")], scorer=match(), name="other_task")
     [other_log] = inspect_eval(
         other,

@@ -30,16 +30,8 @@ from inspect_personamem.data.csv_rows import read_rows
 from inspect_personamem.data.files import ReadFile, data_release, locate_file
 from inspect_personamem.data.options import FINAL_ANSWER_TAG, LETTERS, final_answer
 from inspect_personamem.data.provenance import mark_generated
-from inspect_personamem.data.release import PinnedSource, ReleasedFile
-from inspect_personamem.datasets.base import (
-    DatasetVersion,
-    Group,
-    Loaded,
-    QuestionRequests,
-    Trial,
-    Where,
-    one_of,
-)
+from inspect_personamem.data.release import PinnedSource, Release, ReleasedFile
+from inspect_personamem.datasets import base
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.offline.known import Asked, ChoicePrompt, Known, KnownQuestions
@@ -60,6 +52,8 @@ PUBLISHED: Final = 0.61
 """The one published number: the toy paper's accuracy with the full history."""
 INSTRUCTION: Final = f"Pick one, answering as {FINAL_ANSWER_TAG}(x)."
 CHOICES: Final = 3
+GAP_BINS: Final = {"<5": "<5", "5-19": "5-19", "20+": "20+"}
+"""The toy paper's bins of turns since the evidence, in order."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +121,7 @@ class ToyHistories:
 
 
 def gap_bin(turns: int) -> str:
-    """Turns since the evidence, in the toy paper's bins."""
+    """Turns since the evidence, in the toy paper's bins (`GAP_BINS`)."""
     return "<5" if turns < 5 else "5-19" if turns < 20 else "20+"
 
 
@@ -154,24 +148,23 @@ class ToySource(PinnedSource):
         return f"the files questions_{self.track}.csv and histories_{self.track}.jsonl"
 
 
-class ToyVersion(DatasetVersion[ToyQuestion]):
+class ToyVersion(base.DatasetVersion[ToyQuestion]):
     """PersonaMem-toy: the third version."""
 
     key = "toy"
-    name = "PersonaMem-toy"
+    release = Release("PersonaMem-toy", "example/personamem-toy", "0" * 40, "CC0-1.0")
     task = "personamem_toy"
     summary = "PersonaMem-toy: a test-only version with three options and turns apart."
-    repo_id = "example/personamem-toy"
-    revision = "0" * 40
-    license = "CC0-1.0"
     data_dir_help = "a track's question and history files"
     data_dir_env = "PERSONAMEM_TOY_DATA_DIR"
     selectors = (Parameter("track", "short", str, "Which track.", choices=TRACKS, scoring=False),)
     fixed = "track"
     own = (Parameter("shuffle", 0, int, "Seed of the options' order."),)
     groups = (
-        Group("skill", "skill", "skill", values=SKILLS),
-        Group("gap_bin", "gap", "turns since the evidence", values={"<5": "<5", "5-19": "5-19"}),
+        base.Group("skill", "skill", "skill", values=SKILLS),
+        base.Group(
+            "gap_bin", "gap", "turns since the evidence", values={"<5": "<5", "5-19": "5-19"}
+        ),
     )
     cluster = "history"
     cluster_words = "history (a history's questions are not independent)"
@@ -186,8 +179,8 @@ class ToyVersion(DatasetVersion[ToyQuestion]):
         if arguments["memory_prompt"] == "paper":
             raise PersonaMemArgumentError("PersonaMem-toy has no paper prompt")
 
-    def _source(self, track: str, where: Where | Settings) -> ToySource:
-        if isinstance(where, Where):
+    def _source(self, track: str, where: base.Where | Settings) -> ToySource:
+        if isinstance(where, base.Where):
             given = (where.data_dir, where.repo_id, where.revision)
             return ToySource(track, *given, spec=self, data_dir_option=where.data_dir_option)
         return ToySource(track, where["data_dir"], where["repo_id"], where["revision"], self)
@@ -201,7 +194,7 @@ class ToyVersion(DatasetVersion[ToyQuestion]):
         read = ReadFile(path, name, released, lambda: released.difference(name, path, len(rows)))
         return path, found, rows, data_release(source, [read])
 
-    def load(self, arguments: Settings, reads_history: bool) -> Loaded[ToyQuestion]:
+    def load(self, arguments: Settings, reads_history: bool) -> base.Loaded[ToyQuestion]:
         source = self._source(arguments["track"], arguments)
         _, found, rows, release = self._read(source)
         histories = None
@@ -209,12 +202,12 @@ class ToyVersion(DatasetVersion[ToyQuestion]):
             name = f"histories_{source.track}.jsonl"
             histories, _ = locate_file(source, name, f"track {source.track}")
         metadata = {"track": source.track, "data_source": found, "data_release": release}
-        return Loaded(rows, ToyHistories(histories), metadata)
+        return base.Loaded(rows, ToyHistories(histories), metadata)
 
     def dataset(
         self,
         questions: Sequence[ToyQuestion],
-        loaded: Loaded[ToyQuestion],
+        loaded: base.Loaded[ToyQuestion],
         arguments: Settings,
         point: Point,
     ) -> Dataset:
@@ -251,17 +244,17 @@ class ToyVersion(DatasetVersion[ToyQuestion]):
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         return str(arguments.get("track") or task.rsplit("_", 1)[-1])
 
-    def requests(self, selected: Mapping[str, str], where: Where) -> QuestionRequests:
-        source = self._source(one_of("track", selected["track"], TRACKS), where)
+    def requests(self, selected: Mapping[str, str], where: base.Where) -> base.QuestionRequests:
+        source = self._source(base.one_of("track", selected["track"], TRACKS), where)
         _, found, rows, release = self._read(source)
         requests = [
             Request(q.context_id, q.history_tokens, q.history_tokens + 40, q.end_index)
             for q in rows
         ]
-        return QuestionRequests(f"toy {source.track}", found, release, requests)
+        return base.QuestionRequests(f"toy {source.track}", found, release, requests)
 
-    def trial(self, options: Mapping[str, Any], count: int, seed: int) -> Trial:
-        return Trial(
+    def trial(self, options: Mapping[str, Any], count: int, seed: int) -> base.Trial:
+        return base.Trial(
             f"inspect_personamem/{self.task}_short",
             lambda folder: generate(folder, "short", questions=count, seed=seed),
             "generated",

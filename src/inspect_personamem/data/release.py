@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Final
 
 RELEASED: Final = "released"
 """`data_release` in a task's metadata when its question file matches everything known
@@ -69,14 +69,16 @@ class ReleasedFile:
         return None
 
 
-class Release(Protocol):
-    """A released dataset version's identity: its repository and pinned revision."""
+@dataclass(frozen=True)
+class Release:
+    """A released dataset version's identity: its name, where its files are, licence."""
 
-    @property
-    def repo_id(self) -> str: ...
-
-    @property
-    def revision(self) -> str: ...
+    name: str
+    repo_id: str
+    """Hugging Face dataset repository holding the released files."""
+    revision: str
+    """Pinned commit of `repo_id`: results are comparable only on the same files."""
+    license: str
 
 
 class PinnedSource:

@@ -23,7 +23,7 @@ from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
 
 from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.order import Queued
-from inspect_personamem.data.release import ReleasedFile
+from inspect_personamem.data.release import Release, ReleasedFile
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
@@ -154,15 +154,12 @@ class DatasetVersion(ABC, Generic[Q]):
 
     key: str
     """Its short name: the tools' `--dataset`."""
-    name: str
-    """Its name in words and titles (`PersonaMem`)."""
+    release: Release
+    """Its name in words and titles (`PersonaMem`), repository, pinned revision, licence."""
     task: str
     """Its task's name; a task per value of `fixed` adds `_<value>`."""
     summary: str
     """One line: what its questions ask (the task's docstring)."""
-    repo_id: str
-    revision: str
-    license: str
     data_dir_help: str
     """What a local folder (`-T data_dir`) holds."""
     data_dir_env: str
@@ -195,6 +192,18 @@ class DatasetVersion(ABC, Generic[Q]):
     judged_note: str = ""
     """What the report's overall table adds about runs whose answers this version
     scores otherwise than the answer does (`scored_as`, `Run.judged`); none by default."""
+
+    @property
+    def name(self) -> str:
+        return self.release.name
+
+    @property
+    def repo_id(self) -> str:
+        return self.release.repo_id
+
+    @property
+    def revision(self) -> str:
+        return self.release.revision
 
     @property
     def fixed_values(self) -> tuple[str, ...]:

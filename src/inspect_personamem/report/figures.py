@@ -104,6 +104,24 @@ def bars(axes: Axes, series: Sequence[tuple[str, list[Accuracy] | list[float], C
         )  # fmt: skip
 
 
+def run_bars(
+    axes: Axes,
+    summaries: Sequence[RunSummary],
+    key: str,
+    values: Sequence[str],
+    colours: Mapping[str, Colour],
+) -> None:
+    """`bars` of runs: each run's accuracy per value of its group `key`, in the order of
+    `values` (none where a run has no question of a value)."""
+    bars(
+        axes,
+        [
+            (s.label, [s.groups.get(key, {}).get(v, NO_ESTIMATE) for v in values], colours[s.label])
+            for s in summaries
+        ],
+    )
+
+
 def group_figure(
     summaries: Sequence[RunSummary],
     group: Group,
@@ -117,17 +135,7 @@ def group_figure(
     figure = Figure(figsize=SIZES["categories"], layout="constrained")
     axes = figure.subplots()
     keys = values_of(summaries, group)
-    bars(
-        axes,
-        [
-            (
-                s.label,
-                [s.groups.get(group.key, {}).get(k, NO_ESTIMATE) for k in keys],
-                colours[s.label],
-            )
-            for s in summaries
-        ],
-    )
+    run_bars(axes, summaries, group.key, keys, colours)
     group_axis(axes, keys, group.values)
     axes.set_title(titled(f"Accuracy per {group.title} (95% intervals)", title))
     legend(figure, axes)
@@ -182,31 +190,11 @@ def choice_open_figure(
     left, right = figure.subplots(1, 2, width_ratios=(3, 2))
     runs = (pair.chosen, pair.open)
     keys = list(by.values)
-    bars(
-        left,
-        [
-            (
-                s.label,
-                [s.groups.get(by.key, {}).get(k, NO_ESTIMATE) for k in keys],
-                colours[s.label],
-            )
-            for s in runs
-        ],
-    )
+    run_bars(left, runs, by.key, keys, colours)
     group_axis(left, keys, by.values)
     left.set_title(f"Accuracy per {by.title}")
     values = list(pair.open.groups.get(binned.key, {}))
-    bars(
-        right,
-        [
-            (
-                s.label,
-                [s.groups.get(binned.key, {}).get(b, NO_ESTIMATE) for b in values],
-                colours[s.label],
-            )
-            for s in runs
-        ],
-    )
+    run_bars(right, runs, binned.key, values, colours)
     group_axis(right, values, binned.values)
     right.set_xlabel(along)
     right.set_title(f"Accuracy by {words}")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from inspect_personamem.data.release import PinnedSource, ReleasedFile
+from inspect_personamem.data.release import PinnedSource, Release, ReleasedFile
 from inspect_personamem.datasets.v1.question_types import RAW_LABELS
 from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions
 from inspect_personamem.datasets.v1.released_rows import released_rows, row_differences
@@ -27,15 +27,9 @@ DATA_DIR_ENV: Final = "PERSONAMEM_DATA_DIR"
 
 
 @dataclass(frozen=True)
-class DatasetSpec:
-    """A released dataset version: files, pinned revision, licence, rows and labels."""
+class DatasetSpec(Release):
+    """PersonaMem's release: its splits, files, rows and labels."""
 
-    name: str
-    repo_id: str
-    """Hugging Face dataset repository holding the released files."""
-    revision: str
-    """Pinned commit of `repo_id`: results are comparable only on the same files."""
-    license: str
     splits: tuple[Split, ...]
     questions_template: str
     """File name of a split's question table, `{split}` standing for the split."""

@@ -49,14 +49,11 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
     """PersonaMem as released with the paper (Jiang et al., COLM 2025)."""
 
     key = "v1"
-    name = PERSONAMEM.name
+    release = PERSONAMEM
     task = "personamem"
     summary = (
         "PersonaMem: pick the reply that fits the user's current profile after a long history."
     )
-    repo_id = PERSONAMEM.repo_id
-    revision = PERSONAMEM.revision
-    license = PERSONAMEM.license
     data_dir_help = "the split's two files"
     data_dir_env = DATA_DIR_ENV
     selectors = (

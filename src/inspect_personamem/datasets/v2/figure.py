@@ -12,16 +12,16 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from inspect_personamem.datasets.v2.published import PublishedV2, paper_range, published_v2
-from inspect_personamem.report.accuracy import NO_ESTIMATE, RunSummary
+from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.figures import (
     CHANCE,
     PUBLISHED_COLOUR,
     TOP,
     Colour,
-    bars,
     errors,
     group_axis,
     legend,
+    run_bars,
     save,
     titled,
 )
@@ -60,13 +60,7 @@ def v2_figure(
     left, right = figure.subplots(1, 2, width_ratios=(2, 3))
     _published_v2_axis(left, summaries, published, labels, colours)
     keys = sorted({k for s in summaries for k in s.groups.get("pref_type", {})}, key=group_order)
-    bars(
-        right,
-        [
-            (s.label, [s.groups["pref_type"].get(k, NO_ESTIMATE) for k in keys], colours[s.label])
-            for s in summaries
-        ],
-    )
+    run_bars(right, summaries, "pref_type", keys, colours)
     group_axis(right, keys, {})
     right.set_title("Accuracy per preference type (pref_type)")
     legend(figure, right)

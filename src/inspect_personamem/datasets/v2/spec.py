@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Final, Literal, get_args
 
-from inspect_personamem.data.release import PinnedSource, ReleasedFile
+from inspect_personamem.data.release import PinnedSource, Release, ReleasedFile
 
 Subset = Literal["benchmark", "train", "val"]
 SUBSETS: tuple[Subset, ...] = get_args(Subset)
@@ -38,15 +38,9 @@ DATA_DIR_ENV: Final = "PERSONAMEM_V2_DATA_DIR"
 
 
 @dataclass(frozen=True)
-class V2Spec:
-    """PersonaMem-v2's files, pinned revision, licence and what is known of the release."""
+class V2Spec(Release):
+    """PersonaMem-v2's release: its question files and what is known of them."""
 
-    name: str
-    repo_id: str
-    """Hugging Face dataset repository holding the released files."""
-    revision: str
-    """Pinned commit of `repo_id`: results are comparable only on the same files."""
-    license: str
     questions_template: str
     """Path of a subset's question file in the release, `{subset}` standing for it."""
     released: Mapping[Subset, ReleasedFile]

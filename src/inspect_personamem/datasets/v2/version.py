@@ -60,15 +60,12 @@ class PersonaMemV2(DatasetVersion[V2Question]):
     """PersonaMem-v2 (Jiang et al., arXiv 2512.06688), text questions."""
 
     key = "v2"
-    name = PERSONAMEM_V2.name
+    release = PERSONAMEM_V2
     task = "personamem_v2"
     summary = (
         "PersonaMem-v2: answer a user whose preferences the history revealed implicitly "
         "(the persona's whole history, then the query with the authors' appended sentence)."
     )
-    repo_id = PERSONAMEM_V2.repo_id
-    revision = PERSONAMEM_V2.revision
-    license = PERSONAMEM_V2.license
     data_dir_help = (
         "the release's layout (benchmark/text/<subset>.csv, the history files at the paths "
         "the rows link)"
