@@ -41,9 +41,6 @@ if TYPE_CHECKING:
     from inspect_personamem.report.accuracy import RunSummary
     from inspect_personamem.report.sections import ReportContext, Section
 
-CLUSTER: Final = "shared_context_id"
-"""Questions over one shared history are not independent: errors are clustered by it."""
-
 
 class PersonaMemV1(DatasetVersion[QuestionRecord]):
     """PersonaMem as released with the paper (Jiang et al., COLM 2025)."""
@@ -95,10 +92,10 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         Group("distance_to_ref_in_blocks", "sessions", "sessions elapsed", numeric=True),
         Group("distance_bin", "sessions_bin", "sessions elapsed (bins)"),
     )
-    cluster = CLUSTER
+    cluster = "shared_context_id"  # questions over one history are not independent
     cluster_words = (
         "shared context (questions over one history are not independent; Inspect's "
-        f"`cluster='{CLUSTER}'`)"
+        "`cluster='shared_context_id'`)"
     )
 
     files_named_by = "split"

@@ -49,9 +49,6 @@ if TYPE_CHECKING:
     from inspect_personamem.report.accuracy import RunSummary
     from inspect_personamem.report.sections import ReportContext, Section
 
-CLUSTER: Final = "persona_id"
-"""A persona's questions share its history: errors are clustered by persona."""
-
 JUDGED: Final = "judged"
 """How answers scored by the authors' judge are scored: 0 to 1, not right or wrong."""
 
@@ -126,9 +123,9 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         Group("sensitive_info", "sensitive_info", "sensitive information"),
         Group("distance_bin", "distance_bin", "distance to the evidence (tokens)"),
     )
-    cluster = CLUSTER
+    cluster = "persona_id"  # a persona's questions share its history
     cluster_words = (
-        f"persona (a persona's questions share its history; Inspect's `cluster='{CLUSTER}'`)"
+        "persona (a persona's questions share its history; Inspect's `cluster='persona_id'`)"
     )
     judged_note = (
         " A run judged against the preference label (`-T judge=preference`, the authors' "
