@@ -43,20 +43,14 @@ class Options:
         return json.dumps(items, ensure_ascii=False) if self.style == "json" else repr(items)
 
     def bodies(self) -> tuple[str, ...]:
-        """The option texts without their `(x) ` prefixes."""
-        return option_bodies(self.texts)
+        """The option texts without their `(x) ` prefixes (`parse_options` checked them)."""
+        return tuple(text[len("(a) ") :] for text in self.texts)
 
     def permuted(self, order: tuple[int, ...]) -> Options:
         """Options in a new order (`order[i]` = old index shown at position i), re-lettered."""
         bodies = self.bodies()
         texts = tuple(f"({LETTERS[i]}) {bodies[old]}" for i, old in enumerate(order))
         return Options(texts=texts, style=self.style)
-
-
-def option_bodies(texts: Sequence[str]) -> tuple[str, ...]:
-    """Option texts (`(x) text`, as a question file writes them) without their `(x) `
-    prefixes."""
-    return tuple(text[4:] for text in texts)
 
 
 def shown_options(state: TaskState) -> tuple[str, ...]:
