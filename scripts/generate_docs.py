@@ -10,8 +10,8 @@ README's table between `<!-- parameters:start -->` and `<!-- parameters:end -->`
 version's tasks, with the released question counts, to tasks.yaml's `version:` line and
 the README's table between `<!-- tasks:start -->` and `<!-- tasks:end -->`; each other
 version's task parameters to tasks.yaml's `<key>_parameters:` and, where it has one, its
-page under docs/ (`VERSION_DOCS`). tests/test_registry.py holds the files equal to what
-this writes.
+page under docs/ (`VERSION_DOCS`). tests/datasets/test_registry.py holds the files equal
+to what this writes.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ byte-exact copy of it, which the release check must first accept as released.
 
     python scripts/released_rows.py ../shared/data/questions_32k.csv
 
-tests/data/test_released_rows.py holds the shipped table equal to what this writes.
+tests/datasets/v1/test_v1_released_rows.py holds the shipped table equal to what this writes.
 """
 
 from __future__ import annotations

@@ -17,14 +17,16 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, Mo
 
 from inspect_personamem.datasets.v2.generator import V2Shape
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+ROOT = Path(__file__).resolve().parents[2]
+"""The repository's root (README.md, tasks.yaml, benchmarks/, scripts/, docs/)."""
+FIXTURES = ROOT / "tests" / "fixtures"
 EXCERPT = FIXTURES / "questions_32k_excerpt.csv"
 V2_ROW = FIXTURES / "personamem_v2_benchmark_row0.json"
 """Row 0 of PersonaMem-v2's benchmark subset, with the types `datasets` gave it."""
 V2_ROW_CSV = FIXTURES / "personamem_v2_benchmark_row0.csv"
 """That row as `datasets` and pandas write it to CSV."""
 V2_HISTORY_EXCERPT = FIXTURES / "personamem_v2_chat_history_32k_persona521.first40lines.txt"
-SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+SHARED_DATA = ROOT.parent / "shared" / "data"
 REAL_QUESTIONS = SHARED_DATA / "questions_32k.csv"
 REFERENCE_RESPONSES = SHARED_DATA / "reference_responses_32k.csv"
 

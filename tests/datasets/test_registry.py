@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 from inspect_ai.util import registry_info
-from support.helpers import REAL_QUESTIONS, require
+from support.helpers import REAL_QUESTIONS, ROOT, require
 
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
@@ -22,7 +22,6 @@ from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.run.arguments import parameters, scoring_defaults
 from inspect_personamem.run.tasks import TASK_VERSION, TASKS
 
-ROOT = Path(__file__).parents[1]
 LISTING = yaml.safe_load((ROOT / "tasks.yaml").read_text(encoding="utf-8"))
 
 

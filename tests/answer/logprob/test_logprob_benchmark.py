@@ -12,11 +12,12 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from support.helpers import ROOT
 
 pytest.importorskip("transformers", reason="needs the local extra: pip install -e '.[local]'")
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
-SCRIPT = Path(__file__).parents[2] / "benchmarks" / "logprob_prefix.py"
+SCRIPT = ROOT / "benchmarks" / "logprob_prefix.py"
 
 
 def load_benchmark() -> ModuleType:
