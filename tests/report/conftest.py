@@ -31,6 +31,18 @@ from inspect_personamem.data.release import RELEASED
 from inspect_personamem.datasets.v1 import files
 from inspect_personamem.datasets.v1.generator import generate_split
 
+HERE = Path(__file__).parent
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test of this folder reads logs and draws the report: marked `report`, so
+    that it is skipped, with the reason, where the report extra is not installed (the
+    modules that import the figures at their top skip themselves without it)."""
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.report)
+
 
 @contextmanager
 def released_stand_in() -> Iterator[None]:

@@ -14,9 +14,6 @@ from support.reports import (
 
 from inspect_personamem.report.accuracy import accuracy_of
 
-pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
-pytestmark = pytest.mark.report
-
 
 def test_intervals_at_small_n_and_at_0_or_1_are_not_points() -> None:
     """A normal interval would be [1, 1] or [0, 0] here; Wilson's is n / (n + t²) below

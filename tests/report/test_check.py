@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 from support.helpers import mock_model
 from support.reports import (
@@ -24,9 +23,6 @@ from support.reports import (
 
 from inspect_personamem.datasets.v1.generator import generate_split, write_questions
 from inspect_personamem.report import build_report
-
-pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
-pytestmark = pytest.mark.report
 
 
 def test_check_flags_stored_metrics_that_do_not_match(logs: Logs, tmp_path: Path) -> None:

@@ -21,7 +21,6 @@ from support.reports import (
 from inspect_personamem.report import build_report
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
-pytestmark = pytest.mark.report
 
 from inspect_personamem.report.figures import DPI, SIZES  # noqa: E402
 

@@ -16,9 +16,6 @@ from support.reports import (
 from inspect_personamem.report.differences import paired_difference, t_quantile
 from inspect_personamem.report.logs import SampleResult
 
-pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
-pytestmark = pytest.mark.report
-
 
 def test_t_quantile_read_off_inspect() -> None:
     for df, t in T_975.items():

@@ -19,7 +19,6 @@ from support.reports import (
 from inspect_personamem.report.axes import axes_label
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
-pytestmark = pytest.mark.report
 
 from inspect_personamem.datasets.v1.figures import SIZE as PUBLISHED_SIZE  # noqa: E402
 from inspect_personamem.report.figures import DPI, SIZES  # noqa: E402

@@ -24,9 +24,6 @@ from inspect_personamem.cli import main
 from inspect_personamem.report import build_report
 from inspect_personamem.report.glance import CAVEATS
 
-pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
-pytestmark = pytest.mark.report
-
 
 def test_the_first_line_names_every_incomplete_run_and_a_subset_as_not_comparable(
     logs: Logs, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -19,9 +19,6 @@ from inspect_personamem.report.glance import CAVEATS
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import Run, read_runs
 
-pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
-pytestmark = pytest.mark.report
-
 ORACLE = "personamem/oracle"
 
 

@@ -18,9 +18,6 @@ from support.reports import (
     png_size,
 )
 
-pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
-pytestmark = pytest.mark.report
-
 
 def test_page_renders_in_headless_chromium(report_dir: Path, chromium: str, tmp_path: Path) -> None:
     out = tmp_path / "page.png"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from inspect_ai import eval as inspect_eval
 from support.reports import (
     TASK,
@@ -18,9 +17,6 @@ from support.reports import (
 
 from inspect_personamem.datasets.v1.spec import PERSONAMEM
 from inspect_personamem.report import build_report
-
-pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
-pytestmark = pytest.mark.report
 
 
 def test_runs_of_one_model_name_with_other_model_arguments_are_other_models(

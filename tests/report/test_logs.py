@@ -6,7 +6,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 from support.helpers import mock_model
 from support.reports import (
@@ -23,9 +22,6 @@ from support.reports import (
 from inspect_personamem.report import build_report
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import read_runs
-
-pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
-pytestmark = pytest.mark.report
 
 
 def test_reads_every_run_and_skips_other_tasks(logs: Logs) -> None:

@@ -30,7 +30,6 @@ from inspect_personamem.report.logs import read_runs
 from inspect_personamem.scoring.grader.prompt import GraderQuestion
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
-pytestmark = pytest.mark.report
 
 from inspect_personamem.report.figures import DPI, SIZES  # noqa: E402
 

@@ -32,9 +32,6 @@ from inspect_personamem.datasets.v1.question_types import CATEGORY_TITLES
 from inspect_personamem.report import build_report
 from inspect_personamem.report.glance import CAVEATS
 
-pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
-pytestmark = pytest.mark.report
-
 
 def test_published_comparison_uses_the_named_model(logs: Logs, report_dir: Path) -> None:
     rows = read_csv(report_dir, "published")

@@ -17,7 +17,6 @@ from inspect_personamem.report.sections import Inclusion, ReportContext
 from inspect_personamem.report.tables import Table
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
-pytestmark = pytest.mark.report
 
 from inspect_personamem.report import figures  # noqa: E402
 

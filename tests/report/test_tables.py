@@ -38,7 +38,6 @@ from inspect_personamem.report import build_report
 from inspect_personamem.report.axes import axes_label
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
-pytestmark = pytest.mark.report
 
 from inspect_personamem.report.figures import DPI, SIZES  # noqa: E402
 
