@@ -12,6 +12,8 @@ import pytest
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from support.helpers import REAL_QUESTIONS, offline_env, require
 
+from inspect_personamem.cli import main
+
 CLI = Path(sys.executable).parent / "inspect-personamem"
 
 
@@ -91,13 +93,20 @@ def test_try_command_asks_the_real_questions(tmp_path: Path) -> None:
     assert "(real questions, generated histories: " in done.stdout
 
 
-def test_try_command_names_a_faulty_question_file(tmp_path: Path) -> None:
+def test_try_command_names_a_faulty_question_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In-process (the command's own process is run by the slow tests above)."""
     broken = tmp_path / "questions_32k.csv"
     broken.write_text("question_id,user_question_or_message\nq1,hello\n", encoding="utf-8")
-    done = run_cli(tmp_path, "--questions", str(broken))
-    assert done.returncode == 2
-    assert f"{broken}: missing columns" in done.stderr
-    assert "Traceback" not in done.stderr
+    for name, value in offline_env(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    assert main(["try", "--questions", str(broken)]) == 2
+    printed = capsys.readouterr()
+    assert f"{broken}: missing columns" in printed.err
+    assert "Traceback" not in printed.err
+    assert not (tmp_path / "personamem-try" / "logs").exists()
 
 
 @pytest.mark.slow

@@ -91,8 +91,9 @@ def test_every_history_composes_with_the_choice_answer(
         {"data_dir": str(small_split), **history},
     )  # fmt: skip
     assert log.samples
+    received = sent(log)
     for sample in log.samples:
-        messages = sent(log)[str(sample.id)]
+        messages = received[str(sample.id)]
         assert messages[-1].text == sample.input
         before = messages[:-1]
         end = sample.metadata["end_index_in_shared_context"]
