@@ -7,6 +7,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+import rich
 from support.helpers import SMALL_V2
 
 from inspect_personamem.datasets.v1.generator import generate_split
@@ -33,6 +34,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:  # the marker itself: a folder's name is a keyword too
             if item.get_closest_marker(marker) is not None:
                 item.add_marker(skip)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def silent_inspect_console() -> None:
+    """Inspect's console (rich's global one, which its log handler writes to) silent for
+    the whole session, as Inspect's `none` display leaves it from its first run on: the
+    tests' runs use the cheaper `log` display (`support.helpers.DISPLAY`), and no test
+    reads what Inspect prints in-process."""
+    rich.reconfigure(quiet=True)
 
 
 @pytest.fixture

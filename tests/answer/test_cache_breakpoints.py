@@ -17,6 +17,7 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
 )
+from support.helpers import DISPLAY
 from support.servers.anthropic_api import USAGE, serve_messages
 
 from inspect_personamem.answer.cache_breakpoints import with_cache_breakpoints
@@ -88,7 +89,7 @@ def test_anthropic_run_sends_the_breakpoints_and_logs_the_cache_usage(
             model_args={"streaming": False},
             max_tokens=50,
             log_dir=str(tmp_path / "logs"),
-            display="none",
+            display=DISPLAY,
         )
     assert log.status == "success", log.error
     samples = log.samples or []

@@ -10,7 +10,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, ChatMessageUser, get_model
-from support.helpers import REAL_QUESTIONS, require, run_task
+from support.helpers import DISPLAY, REAL_QUESTIONS, require, run_task
 
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.offline.floor import choose
@@ -94,7 +94,7 @@ def test_the_floor_answers_personamem_v2_prompts(small_v2: Path, tmp_path: Path)
         model="personamem/floor",
         model_args={"rule": "longest"},
         log_dir=str(tmp_path),
-        display="none",
+        display=DISPLAY,
     )
     assert log.status == "success", log.error
     assert log.samples is not None and log.results is not None

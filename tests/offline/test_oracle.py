@@ -10,6 +10,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
+from support.helpers import DISPLAY
 
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.errors import PersonaMemArgumentError
@@ -26,7 +27,7 @@ def oracle_run(data: Path, log_dir: Path, **model_args: object) -> EvalLog:
         model="personamem/oracle",
         model_args={"questions": str(data / "questions_32k.csv"), **args},
         log_dir=str(log_dir),
-        display="none",
+        display=DISPLAY,
     )
     assert log.status == "success", log.error
     return log
@@ -106,7 +107,7 @@ def test_oracle_names_a_question_it_does_not_know(small_split: Path, tmp_path: P
         model="personamem/oracle",
         model_args={"questions": str(other / "questions_32k.csv")},
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        display=DISPLAY,
         limit=1,
     )
     assert log.status == "error"

@@ -16,7 +16,14 @@ from inspect_ai import eval_retry
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessage, get_model
 from inspect_ai.scorer import Score
-from support.helpers import REAL_QUESTIONS, REFERENCE_RESPONSES, mock_model, require, run_task
+from support.helpers import (
+    DISPLAY,
+    REAL_QUESTIONS,
+    REFERENCE_RESPONSES,
+    mock_model,
+    require,
+    run_task,
+)
 
 from inspect_personamem.data.contexts import ContextStore
 from inspect_personamem.datasets.v1.generator import (
@@ -169,7 +176,7 @@ def test_a_relative_path_is_named_in_a_warning_and_the_log_retries_from_its_fold
     warned = [r.getMessage() for r in caplog.records if "relative to" in r.getMessage()]
     assert warned and f"data_dir={small_split.name}: relative to {small_split.parent}" in warned[0]
     assert log.location
-    (retried,) = eval_retry(log.location, log_dir=str(tmp_path / "retried"), display="none")
+    (retried,) = eval_retry(log.location, log_dir=str(tmp_path / "retried"), display=DISPLAY)
     assert retried.status == "success", retried.error
     assert retried.samples is not None and len(retried.samples) == 4  # the run's limit
 

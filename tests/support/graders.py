@@ -12,7 +12,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, Model
 
 from inspect_personamem.scoring.grader.prompt import GraderQuestion, read_grader_prompt
-from support.helpers import mock_model
+from support.helpers import DISPLAY, mock_model
 
 Rule = Callable[[GraderQuestion], str]
 
@@ -77,7 +77,7 @@ def open_run(
         model_roles=roles,
         limit=limit,
         log_dir=str(log_dir),
-        display="none",
+        display=DISPLAY,
         log_realtime=False,  # as `helpers.run_task`: no live sample buffer
     )
     return log

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from inspect_ai import eval as inspect_eval
@@ -43,6 +43,11 @@ SMALL_V2 = V2Shape(
 
 Reply = Callable[[list[ChatMessage]], str]
 
+DISPLAY: Final = "log"
+"""The display of the runs tests make: Inspect's `none` display still renders its task
+table into its silenced console as each run ends (about a quarter of a small run); `log`
+reports through `logging` alone (and tests/conftest.py keeps that console silent)."""
+
 
 def require(path: Path) -> Path:
     """Skip the test cleanly where a file of ../shared is absent."""
@@ -74,14 +79,14 @@ def run_task(
 ) -> EvalLog:
     """Run one task to completion, offline, and return its log (without the live sample
     buffer that `inspect view` reads while a run is in flight: no test reads it, and it
-    costs about a fifth of a small run)."""
+    costs about a fifth of a small run; shown on the `DISPLAY`)."""
     eval_args.setdefault("log_realtime", False)
     logs = inspect_eval(
         task,
         task_args=task_args or {},
         model=model,
         log_dir=str(log_dir),
-        display="none",
+        display=DISPLAY,
         **eval_args,
     )
     assert len(logs) == 1

@@ -24,7 +24,7 @@ from inspect_ai.model import ChatMessage, Model
 from inspect_personamem.report import build_report
 from inspect_personamem.report.build import Report
 from inspect_personamem.report.logs import SampleResult
-from support.helpers import mock_model
+from support.helpers import DISPLAY, mock_model
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,7 +68,7 @@ class Logs:
 def run(model: Model, logs: Path, data: Path, **kwargs: Any) -> str:
     task_args = {"data_dir": str(data), **kwargs.pop("task_args", {})}
     [log] = inspect_eval(
-        TASK, task_args=task_args, model=model, log_dir=str(logs), display="none", **kwargs
+        TASK, task_args=task_args, model=model, log_dir=str(logs), display=DISPLAY, **kwargs
     )
     return str(log.location)
 

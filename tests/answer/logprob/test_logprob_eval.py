@@ -14,6 +14,7 @@ from inspect_ai.log import EvalLog
 pytest.importorskip("transformers", reason="needs the local extra: pip install -e '.[local]'")
 pytestmark = pytest.mark.local_model
 
+from support.helpers import DISPLAY  # noqa: E402
 from support.logprob import LocalSetup, completions_server, make_setup  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
@@ -37,7 +38,7 @@ def run(setup: LocalSetup, log_dir: Path, model: str, **kwargs: Any) -> EvalLog:
         task_args=task_args,
         model=model,
         log_dir=str(log_dir),
-        display="none",
+        display=DISPLAY,
         **kwargs,
     )
     assert log.status == "success", log.error
@@ -262,7 +263,7 @@ def test_logprob_on_personamem_v2(small_v2: Path, tmp_path: Path) -> None:
         model="hf/local",
         model_args={"model_path": str(model), "device": "cpu"},
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        display=DISPLAY,
         limit=4,
     )
     assert log.status == "success", log.error

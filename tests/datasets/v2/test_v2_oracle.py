@@ -13,6 +13,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig
+from support.helpers import DISPLAY
 
 from inspect_personamem.datasets.v2.extraction import read_answer
 from inspect_personamem.datasets.v2.files import load_questions
@@ -171,7 +172,7 @@ def test_a_prompt_not_in_the_file_is_named(v2_data: Path, tmp_path: Path) -> Non
         model="personamem/oracle",
         model_args={"questions": str(questions_of(other))},
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        display=DISPLAY,
         limit=1,
     )
     assert log.status == "error" and log.error is not None

@@ -11,6 +11,7 @@ from inspect_ai import score
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from support.graders import first, grader, metrics, open_run
+from support.helpers import DISPLAY
 
 from inspect_personamem.report.logs import read_runs
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD, graded_scorer
@@ -38,7 +39,7 @@ def test_an_open_run_regraded_by_another_grader(small_split: Path, tmp_path: Pat
         graded_scorer(**(recorded.options or {})),
         model_roles={"grader": ORACLE},
         action="overwrite",
-        display="none",
+        display=DISPLAY,
     )
     assert answering_calls(regraded) == answering_calls(original)
     found = metrics(regraded)
