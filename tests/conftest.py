@@ -1,5 +1,8 @@
 """Pytest fixtures, and the markers of tests that need an optional extra; helpers to
-import live in the `support` package (`support/helpers.py` and beside it)."""
+import live in the `support` package (`support/helpers.py` and beside it).
+
+The package and Inspect are imported in the fixtures that use them: pytest-xdist's
+controller loads this file too, and runs no test."""
 
 from __future__ import annotations
 
@@ -8,10 +11,6 @@ from pathlib import Path
 
 import pytest
 import rich
-from support.helpers import SMALL_V2
-
-from inspect_personamem.datasets.v1.generator import generate_split
-from inspect_personamem.datasets.v2.generator import generate_v2
 
 EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "local_model": ("local", ("torch", "transformers", "accelerate")),
@@ -48,6 +47,8 @@ def silent_inspect_console() -> None:
 @pytest.fixture
 def small_split(tmp_path: Path) -> Path:
     """A folder with a small synthetic 32k split: 3 contexts, 24 questions."""
+    from inspect_personamem.datasets.v1.generator import generate_split
+
     folder = tmp_path / "data"
     generate_split(folder, "32k", contexts=3, min_messages=30, max_messages=60, questions=24)
     return folder
@@ -57,6 +58,10 @@ def small_split(tmp_path: Path) -> Path:
 def small_v2(tmp_path: Path) -> Path:
     """A folder with a small synthetic PersonaMem-v2 benchmark subset in the released
     layout (`SMALL_V2`)."""
+    from support.helpers import SMALL_V2
+
+    from inspect_personamem.datasets.v2.generator import generate_v2
+
     folder = tmp_path / "v2"
     generate_v2(folder, shape=SMALL_V2)
     return folder
