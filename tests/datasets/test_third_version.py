@@ -72,6 +72,7 @@ def test_its_own_arguments_are_checked(registered_toy: Tasks, tmp_path: Path) ->
     assert "personamem_toy" not in TASKS  # registered for this test only
 
 
+@pytest.mark.report  # `try` ends with the report
 def test_try_estimate_and_report_read_its_entry(registered_toy: Tasks, tmp_path: Path) -> None:
     out = tmp_path / "try"
     code, printed = cli("try", "--dataset", "toy", "--out", str(out),

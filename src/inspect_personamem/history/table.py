@@ -7,8 +7,14 @@ from __future__ import annotations
 
 from typing import Final
 
+from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.context import full_history, no_history
-from inspect_personamem.history.retrieved import DEFAULT_EMBEDDER, memory_history, rag_history
+from inspect_personamem.history.retrieved import (
+    DEFAULT_EMBEDDER,
+    memory_factory,
+    memory_history,
+    rag_history,
+)
 from inspect_personamem.parameters import AxisValue, Parameter, Settings, changed
 
 # Parameters that two values share are one object each.
@@ -36,6 +42,17 @@ def _rag_label(settings: Settings) -> str:
     words = [str(settings["retriever"]), *(changed(settings, own, "embedder") if dense else [])]
     words.append(f"top {settings['top_k']}")
     return f"rag ({_retrieval_words(settings, words)})"
+
+
+def _memory_refuses(settings: Settings) -> str | None:
+    """A memory system that cannot be had, said before any data are read."""
+    if not settings["memory"]:
+        return "history='memory' needs one: -T memory=mem0 or -T memory=package.module:Factory"
+    try:
+        memory_factory(str(settings["memory"]), {})
+    except PersonaMemArgumentError as error:
+        return str(error).removeprefix("PersonaMem task parameter ")
+    return None
 
 
 def _memory_label(settings: Settings) -> str:
@@ -117,6 +134,7 @@ HISTORIES: Final[dict[str, AxisValue]] = {
             MEMORY_PROMPT,
         ),
         label=_memory_label,
+        refuses=_memory_refuses,
     ),
 }
 """`-T history=...`: what the model sees of the past."""
