@@ -104,22 +104,33 @@ def bars(axes: Axes, series: Sequence[tuple[str, list[Accuracy] | list[float], C
         )  # fmt: skip
 
 
-def run_bars(
-    axes: Axes,
-    summaries: Sequence[RunSummary],
-    key: str,
-    values: Sequence[str],
-    colours: Mapping[str, Colour],
-) -> None:
-    """`bars` of runs: each run's accuracy per value of its group `key`, in the order of
-    `values` (none where a run has no question of a value)."""
-    bars(
-        axes,
-        [
-            (s.label, [s.groups.get(key, {}).get(v, NO_ESTIMATE) for v in values], colours[s.label])
-            for s in summaries
-        ],
-    )
+Series = list[tuple[str, list[Accuracy] | list[float], Colour]]
+"""Bars' series: (label, one value per group value, colour) each."""
+
+
+def run_series(
+    summaries: Sequence[RunSummary], key: str, values: Sequence[str], colours: Mapping[str, Colour]
+) -> Series:
+    """Each run's accuracy per value of its group `key`, in the order of `values` (none
+    where a run has no question of a value), as `bars` draws it."""
+    return [
+        (s.label, [s.groups.get(key, {}).get(v, NO_ESTIMATE) for v in values], colours[s.label])
+        for s in summaries
+    ]
+
+
+def _bars_figure(
+    size: str, series: Series, by: tuple[Sequence[str], Mapping[str, str]], heading: str,
+    folder: Path, stem: str,
+) -> list[Path]:  # fmt: skip
+    """A figure of grouped bars over `by` (values, and their titles), saved."""
+    figure = Figure(figsize=SIZES[size], layout="constrained")
+    axes = figure.subplots()
+    bars(axes, series)
+    group_axis(axes, *by)
+    axes.set_title(heading)
+    legend(figure, axes)
+    return save(figure, folder, stem)
 
 
 def group_figure(
@@ -132,14 +143,10 @@ def group_figure(
 ) -> list[Path]:
     """Accuracy per value of `group` (`tables.values_of`), runs side by side (the
     paper's Figure 3: per question type)."""
-    figure = Figure(figsize=SIZES["categories"], layout="constrained")
-    axes = figure.subplots()
     keys = values_of(summaries, group)
-    run_bars(axes, summaries, group.key, keys, colours)
-    group_axis(axes, keys, group.values)
-    axes.set_title(titled(f"Accuracy per {group.title} (95% intervals)", title))
-    legend(figure, axes)
-    return save(figure, folder, stem)
+    series = run_series(summaries, group.key, keys, colours)
+    heading = titled(f"Accuracy per {group.title} (95% intervals)", title)
+    return _bars_figure("categories", series, (keys, group.values), heading, folder, stem)
 
 
 def methods_figure(
@@ -152,24 +159,17 @@ def methods_figure(
 ) -> list[Path]:
     """One model's methods side by side per known value of `by` (the paper's Figure 5:
     per question type), each with its mean over them."""
-    figure = Figure(figsize=SIZES["methods"], layout="constrained")
-    axes = figure.subplots()
     keys = list(by.values)
-    bars(
-        axes,
-        [
-            (
-                ", ".join([label, *s.run.marks]) + f" (macro {s.mean_of(by):.2f})",
-                [s.groups.get(by.key, {}).get(k, NO_ESTIMATE) for k in keys],
-                colours[s.label],
-            )
-            for label, s in group.runs
-        ],
-    )
-    group_axis(axes, keys, by.values)
-    axes.set_title(titled(f"Methods per {by.title}: {group.title} (95% intervals)", title))
-    legend(figure, axes)
-    return save(figure, folder, stem)
+    series: Series = [
+        (
+            ", ".join([label, *s.run.marks]) + f" (macro {s.mean_of(by):.2f})",
+            [s.groups.get(by.key, {}).get(k, NO_ESTIMATE) for k in keys],
+            colours[s.label],
+        )
+        for label, s in group.runs
+    ]
+    heading = titled(f"Methods per {by.title}: {group.title} (95% intervals)", title)
+    return _bars_figure("methods", series, (keys, by.values), heading, folder, stem)
 
 
 def choice_open_figure(
@@ -190,11 +190,11 @@ def choice_open_figure(
     left, right = figure.subplots(1, 2, width_ratios=(3, 2))
     runs = (pair.chosen, pair.open)
     keys = list(by.values)
-    run_bars(left, runs, by.key, keys, colours)
+    bars(left, run_series(runs, by.key, keys, colours))
     group_axis(left, keys, by.values)
     left.set_title(f"Accuracy per {by.title}")
     values = list(pair.open.groups.get(binned.key, {}))
-    run_bars(right, runs, binned.key, values, colours)
+    bars(right, run_series(runs, binned.key, values, colours))
     group_axis(right, values, binned.values)
     right.set_xlabel(along)
     right.set_title(f"Accuracy by {words}")

@@ -18,10 +18,11 @@ from inspect_personamem.report.figures import (
     PUBLISHED_COLOUR,
     TOP,
     Colour,
+    bars,
     errors,
     group_axis,
     legend,
-    run_bars,
+    run_series,
     save,
     titled,
 )
@@ -60,7 +61,7 @@ def v2_figure(
     left, right = figure.subplots(1, 2, width_ratios=(2, 3))
     _published_v2_axis(left, summaries, published, labels, colours)
     keys = sorted({k for s in summaries for k in s.groups.get("pref_type", {})}, key=group_order)
-    run_bars(right, summaries, "pref_type", keys, colours)
+    bars(right, run_series(summaries, "pref_type", keys, colours))
     group_axis(right, keys, {})
     right.set_title("Accuracy per preference type (pref_type)")
     legend(figure, right)
