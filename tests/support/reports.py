@@ -166,7 +166,8 @@ def close(cell: str, value: float) -> bool:
 
 
 def expected_by_label(logs: Logs, report_dir: Path) -> dict[str, Expected]:
-    """Join the report's rows to the logs through the log time shown in each row."""
+    """Join the report's rows to the logs through the log time shown in each row, and
+    the errored samples (two runs of one model and setting can start in one second)."""
     rows = read_csv(report_dir, "overall")
     runs = {row["run"]: row for row in read_csv(report_dir, "runs")}
     by_label: dict[str, Expected] = {}
@@ -175,6 +176,7 @@ def expected_by_label(logs: Logs, report_dir: Path) -> dict[str, Expected]:
             continue
         header = read_eval_log(location, header_only=True)
         no_history = header.eval.task_args["history"] == "none"
+        expected = expected_from_log(location)
         matching = [
             row
             for row in rows
@@ -182,9 +184,9 @@ def expected_by_label(logs: Logs, report_dir: Path) -> dict[str, Expected]:
             and ("history=none" in runs[row["run"]]["settings"]) == no_history
             and runs[row["run"]]["started (UTC)"] == header.eval.created[:19].replace("T", " ")
             and row["status"] == header.status
+            and int(row["errored samples"]) == expected.errors
         ]
         assert len(matching) == 1, (key, matching)
-        expected = expected_from_log(location)
         expected.key, expected.label = key, matching[0]["run"]
         by_label[expected.label] = expected
     return by_label
