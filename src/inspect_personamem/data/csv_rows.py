@@ -34,7 +34,7 @@ def read_rows(
     header must name every one of `columns`.
 
     Errors name the file, the line and the column; with `named_by_question_id`, also
-    the row's `question_id` cell (v1's rows are known by it)."""
+    the row's `question_id` cell (for a version whose rows are known by it)."""
     with path.open(newline="", encoding="utf-8-sig", errors="surrogateescape") as file:
         reader = csv.DictReader(file)
         fieldnames: Sequence[str] = ()
