@@ -39,7 +39,7 @@ from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.sections import ReportContext, Section
 from inspect_personamem.report.tables import Table
-from inspect_personamem.run.tasks import task_function
+from inspect_personamem.run.tasks import version_tasks
 from inspect_personamem.scoring.scorer import personamem_scorer
 
 TRACKS: Final = ("short", "long")
@@ -368,5 +368,4 @@ def registered_toy() -> Iterator[dict[str, Callable[..., Task]]]:
     name, as `run.tasks` registers every entry's): the task functions by name."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setitem(VERSIONS, TOY.key, TOY)
-        functions = [task_function(TOY), *(task_function(TOY, v) for v in TOY.fixed_values)]
-        yield dict(zip(TOY.task_names, functions, strict=True))
+        yield version_tasks(TOY)

@@ -109,14 +109,12 @@ def data_release(source: FileSource, read: Sequence[ReadFile]) -> str:
     return NOT_RELEASED + "; ".join(mark.removeprefix(NOT_RELEASED) for mark in marks)
 
 
-def data_checked(files: Sequence[tuple[str, ReleasedFile | None]]) -> str:
-    """What the release check could compare each file with (`rows, bytes, sha256`), and
-    that a file was not read where it was not (None): the run's `data_checked`, shown
-    beside `data_release`."""
-    return "; ".join(
-        f"{name}: not read" if released is None else _checked(name, released)
-        for name, released in files
-    )
+def data_checked(read: Sequence[ReadFile], not_read: Sequence[str] = ()) -> str:
+    """What the release check could compare each file read with (`rows, bytes,
+    sha256`), then the files of the release the run did not read: the run's
+    `data_checked`, shown beside `data_release`."""
+    checked = [_checked(file.name, file.released) for file in read]
+    return "; ".join([*checked, *(f"{name}: not read" for name in not_read)])
 
 
 def _checked(name: str, released: ReleasedFile) -> str:

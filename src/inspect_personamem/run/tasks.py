@@ -112,7 +112,8 @@ def task_function(version: DatasetVersion[Any], fixed: str | None = None) -> Cal
     declared = parameters(version)
     taken = [p for p in declared.values() if fixed is None or p.name != version.fixed]
 
-    def run(**given: Any) -> Task:
+    def task_of(*args: Any, **kwargs: Any) -> Task:
+        given = dict(signature.bind(*args, **kwargs).arguments)
         unknown = given.pop(UNKNOWN, {})
         if fixed is not None:
             if version.fixed in unknown:
@@ -123,11 +124,6 @@ def task_function(version: DatasetVersion[Any], fixed: str | None = None) -> Cal
                 )
             given[version.fixed] = fixed
         return build_task(version, all_arguments(given, unknown, version))
-
-    def task_of(*args: Any, **kwargs: Any) -> Task:
-        bound = signature.bind(*args, **kwargs)
-        arguments = dict(bound.arguments)
-        return run(**arguments)
 
     signature = inspect.Signature(
         [_signature_parameter(p) for p in taken]
@@ -160,16 +156,16 @@ def _docstring(version: DatasetVersion[Any], fixed: str | None, taken: list[Para
     return "\n".join(lines)
 
 
+def version_tasks(version: DatasetVersion[Any]) -> dict[str, Callable[..., Task]]:
+    """A version's tasks by name (`DatasetVersion.task_names`), registered with Inspect:
+    its task, and one per value of the selector it fixes."""
+    functions = [task_function(version), *(task_function(version, v) for v in version.fixed_values)]
+    return dict(zip(version.task_names, functions, strict=True))
+
+
 TASKS: Final[dict[str, Callable[..., Task]]] = {
     name: function
     for version in VERSIONS.values()
-    for name, function in zip(
-        version.task_names,
-        [
-            task_function(version),
-            *(task_function(version, value) for value in version.fixed_values),
-        ],
-        strict=True,
-    )
+    for name, function in version_tasks(version).items()
 }
 """Every task by name, as Inspect registers it."""

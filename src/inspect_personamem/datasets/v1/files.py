@@ -12,7 +12,6 @@ from inspect_personamem.data.files import (
     data_checked,
     data_release,
     locate_file,
-    must_be_released,
 )
 from inspect_personamem.datasets.v1.records import QuestionRecord
 from inspect_personamem.datasets.v1.spec import DataSource
@@ -26,9 +25,6 @@ class SplitFiles:
     contexts: Path | None
     """None where the run reads no history (`DataSource.with_contexts`)."""
     source: str
-    must_be_released: bool
-    """Downloaded from the spec's own repository at its pinned revision, so they must
-    be the released files."""
 
 
 def locate_split_files(source: DataSource) -> SplitFiles:
@@ -42,12 +38,7 @@ def locate_split_files(source: DataSource) -> SplitFiles:
         contexts, _ = locate_file(
             source, source.spec.contexts_file(source.split), f"split {source.split}"
         )
-    return SplitFiles(
-        questions=questions,
-        contexts=contexts,
-        source=where,
-        must_be_released=must_be_released(source),
-    )
+    return SplitFiles(questions=questions, contexts=contexts, source=where)
 
 
 def release_files(
@@ -76,10 +67,5 @@ def release_files(
                 lambda: spec.contexts_difference(split, path, contexts),
             )
         )
-    checked = data_checked(
-        [
-            (questions, spec.released[split]),
-            (context_file, spec.released_contexts[split] if files.contexts else None),
-        ]
-    )
-    return data_release(source, read), checked
+    not_read = [] if files.contexts is not None else [context_file]
+    return data_release(source, read), data_checked(read, not_read)
