@@ -96,18 +96,19 @@ def memory_history(
         top_k: Items asked for per question.
         memory_prompt: "official" or "paper" (see `memory/prompts.py`).
     """
-    if not memory:
-        raise PersonaMemArgumentError(
-            "PersonaMem task parameter memory: history='memory' needs one: "
-            "-T memory=mem0 or -T memory=package.module:Factory"
-        )
     config = read_memory_config(memory_config)
     pool = MemoryPool(store, memory_factory(memory, config), f"memory system {memory}")
     return _retrieved(pool, None, top_k, memory_prompt)
 
 
-def memory_factory(spec: str, config: dict[str, Any]) -> MemoryFactory:
-    """The factory a `-T memory=...` spec names: "mem0", or "module:attribute"."""
+def memory_factory(spec: str | None, config: dict[str, Any]) -> MemoryFactory:
+    """The factory a `-T memory=...` spec names: "mem0", or "module:attribute"; a
+    one-line error where it names none that can be had."""
+    if not spec:
+        raise PersonaMemArgumentError(
+            "PersonaMem task parameter memory: history='memory' needs one: "
+            "-T memory=mem0 or -T memory=package.module:Factory"
+        )
     if spec == "mem0":
         from inspect_personamem.history.memory.mem0 import Mem0Memory
 

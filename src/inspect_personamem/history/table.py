@@ -46,10 +46,8 @@ def _rag_label(settings: Settings) -> str:
 
 def _memory_refuses(settings: Settings) -> str | None:
     """A memory system that cannot be had, said before any data are read."""
-    if not settings["memory"]:
-        return "history='memory' needs one: -T memory=mem0 or -T memory=package.module:Factory"
     try:
-        memory_factory(str(settings["memory"]), {})
+        memory_factory(settings["memory"], {})
     except PersonaMemArgumentError as error:
         return str(error).removeprefix("PersonaMem task parameter ")
     return None
