@@ -103,3 +103,32 @@ def test_the_page_opens_with_one_summary_and_says_each_caveat_once(
     body = page.split("<body>", 1)[1]
     assert body.index('<section id="summary">') < body.index('id="caveats"')
     assert body.index('id="caveats"') < body.index('id="notes"')
+
+
+def test_the_floor_beside_the_runs_is_one_over_all_the_questions(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """A floor run over one question it got right (a run cut short, or `--sample-id`)
+    is more accurate than a floor over every question, but is not the floor the
+    summary sets beside the runs, nor the one a run is paired with in `floor`."""
+    from inspect_ai.log import read_eval_log
+    from inspect_ai.model import get_model
+
+    longest = get_model("personamem/floor", rule="longest")
+    asked = read_eval_log(run(longest, tmp_path / "asked", logs.data))
+    assert asked.samples is not None
+    right = next(
+        str(s.id) for s in asked.samples if s.scores and s.scores["personamem_scorer"].value == "C"
+    )
+    folder = tmp_path / "logs"
+    run(longest, folder, logs.data, sample_id=[right])
+    whole = read_eval_log(run(get_model("personamem/floor", rule="random"), folder, logs.data))
+    assert whole.results is not None and whole.results.scores[0].metrics["accuracy"].value < 1
+    shutil.copy(logs.locations["a_full"], folder / "a_full.eval")
+    report = build_report([folder], tmp_path / "out")
+    *_, summary = read_csv(tmp_path / "out", "summary")
+    chosen = next(s for s in report.summaries if s.label == summary["run"])
+    assert chosen.run.location == whole.location
+    assert summary["questions scored"] == str(QUESTIONS)
+    assert close(summary["accuracy"], whole.results.scores[0].metrics["accuracy"].value)
+    assert {row["floor"] for row in read_csv(tmp_path / "out", "floor")} == {summary["run"]}

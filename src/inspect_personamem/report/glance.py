@@ -105,8 +105,9 @@ def _data(run: Run) -> str:
 
 def summary_rows(summaries: Sequence[RunSummary]) -> list[RunSummary]:
     """The summary's runs in its order: per dataset (in the order first met), each
-    model's runs with its no-history runs first, then the most accurate model-free floor
-    (`personamem/floor`) of that dataset."""
+    model's runs with its no-history runs first, then the model-free floor
+    (`personamem/floor`) of that dataset that scored the most questions, the most
+    accurate of those: a floor cut short, or asked a few questions, is no floor."""
     datasets: dict[str, list[RunSummary]] = defaultdict(list)
     for s in summaries:
         datasets[_data(s.run)].append(s)
@@ -120,7 +121,7 @@ def summary_rows(summaries: Sequence[RunSummary]) -> list[RunSummary]:
             rows.extend(sorted(model, key=lambda s: s.run.settings.get("history") != "none"))
         floors = [s for s in runs if s.run.model == FLOOR_MODEL and s.overall.n]
         if floors:
-            rows.append(max(floors, key=lambda s: s.overall.accuracy))
+            rows.append(max(floors, key=lambda s: (s.overall.n, s.overall.accuracy)))
     return rows
 
 
@@ -143,8 +144,9 @@ def summary_table(summaries: Sequence[RunSummary]) -> Table:
         "Summary",
         "Each run's accuracy (of a run judged against the preference label: its mean "
         "score) with its 95% interval, as in `overall`, per dataset and model: a model's "
-        "no-history runs (`history=none`) first, and last the most accurate model-free "
-        "floor (`personamem/floor`) of the dataset. Side by side, not paired: the paired "
+        "no-history runs (`history=none`) first, and last the model-free floor "
+        "(`personamem/floor`) of the dataset over the most questions (the most accurate "
+        "of those). Side by side, not paired: the paired "
         "differences, over the questions both runs scored, are in `gain` and `floor`.",
         ("data", "run", "accuracy", "ci95 low", "ci95 high", "questions scored", "planned"),
         rows,

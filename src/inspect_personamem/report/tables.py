@@ -389,7 +389,8 @@ class FloorPair:
 
 def floor_pairs(summaries: Sequence[RunSummary]) -> list[FloorPair]:
     """Every run that is not a floor, with the floor run (`personamem/floor`, any rule) of
-    its split that is most accurate over the questions both scored."""
+    its split that shares the most scored questions with it, the most accurate over them
+    of those (a floor over a few questions is no floor)."""
     kinds = by_kind(summaries)
     floors = [s for s in kinds if s.run.model == FLOOR_MODEL]
     pairs = []
@@ -401,7 +402,7 @@ def floor_pairs(summaries: Sequence[RunSummary]) -> list[FloorPair]:
         ]
         candidates = [c for c in candidates if c[0].overall.n]
         if candidates:
-            run, floor = max(candidates, key=lambda c: c[1].overall.accuracy)
+            run, floor = max(candidates, key=lambda c: (c[1].overall.n, c[1].overall.accuracy))
             pairs.append(FloorPair(run, floor))
     return pairs
 
