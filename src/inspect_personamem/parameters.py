@@ -84,9 +84,9 @@ def _no_words(settings: Settings) -> str:
 class AxisValue:
     """One value of an axis: what it does, its own parameters, how it is built.
 
-    A history value's `builder` takes the run's contexts (`data.contexts.Contexts`) and
-    its own parameters, and returns an async function from a sample's state to
-    `history.seen.Seen`. An answer value's takes that function, `system_messages`,
+    A history value's `builder` takes the run's histories and evidence rule
+    (`history.seen.Past`) and its own parameters, and returns an async function from a
+    sample's state to `history.seen.Seen`. An answer value's takes that function, `system_messages`,
     `keep_history_in_log` and its own parameters, and returns the Inspect solver.
     """
 
@@ -110,6 +110,13 @@ class AxisValue:
     reads_history: bool = True
     """A history source's: whether it reads the history files (a run without them
     needs none)."""
+    reads_evidence: bool = False
+    """A history source's: whether it reads where each question's evidence lies (to
+    show it, or to check retrieved items against it): the samples then carry what the
+    version locates it by (`DatasetVersion.evidence`)."""
+    metrics: Callable[[], list[Any]] = field(default=list)
+    """The metrics it adds to its version's (a history source's: retrieval's recall
+    and latency)."""
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,9 @@ from inspect_ai.model import ChatMessage
 from inspect_ai.scorer import Scorer
 
 from inspect_personamem.cost.prompt_cache import Request
-from inspect_personamem.data.contexts import chat_messages
+from inspect_personamem.data.contexts import Contexts, chat_messages, sample_history
 from inspect_personamem.data.csv_rows import read_rows
+from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.files import ReadFile, data_release, locate_file
 from inspect_personamem.data.options import FINAL_ANSWER_TAG, LETTERS, final_answer
 from inspect_personamem.data.provenance import mark_generated
@@ -166,6 +167,7 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
             "gap_bin", "gap", "turns since the evidence", values={"<5": "<5", "5-19": "5-19"}
         ),
     )
+    evidence_groups = ("skill", "gap_bin")
     cluster = "history"
     cluster_words = "history (a history's questions are not independent)"
     files_named_by = "track"
@@ -236,6 +238,14 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
             )
         name = f"{self.task}_{arguments['track']}"
         return MemoryDataset(samples, name=name, shuffled=False)
+
+    def evidence(self, metadata: Mapping[str, Any], contexts: Contexts) -> Evidence:
+        """The one turn `gap` turns before the question's last."""
+        history = sample_history(contexts, metadata)
+        at = len(history) - 1 - int(metadata["gap"])
+        if at < 0:
+            return Evidence((), (), "before the history: not located")
+        return Evidence(((at, at + 1),), (history[at],), f"turn {at}")
 
     def scorer(self, point: Point, arguments: Settings, ids: Sequence[str]) -> Scorer:
         own: Scorer | None = point.answer_scorer(ids, arguments)

@@ -22,6 +22,7 @@ from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
 
 from inspect_personamem.data.contexts import Contexts
+from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.order import Queued
 from inspect_personamem.data.release import Release, ReleasedFile
 from inspect_personamem.errors import PersonaMemArgumentError
@@ -189,6 +190,9 @@ class DatasetVersion(ABC, Generic[Q]):
     """What `inspect-personamem try` writes of it, in words (`a synthetic ... subset`)."""
     try_options: tuple[ToolOption, ...] = ()
     """The options of `try` only it takes (PersonaMem's real question file)."""
+    evidence_groups: tuple[str, ...]
+    """The group keys (`groups`) the report splits a retrieval run's found-against-used
+    table by: a category and a distance."""
     judged_note: str = ""
     """What the report's overall table adds about runs whose answers this version
     scores otherwise than the answer does (`scored_as`, `Run.judged`); none by default."""
@@ -247,6 +251,12 @@ class DatasetVersion(ABC, Generic[Q]):
     ) -> Dataset:
         """The task's samples, in the order of `questions`: no label column, and no
         history, in what the model is sent."""
+
+    @abstractmethod
+    def evidence(self, metadata: Mapping[str, Any], contexts: Contexts) -> Evidence:
+        """Where a question's evidence lies in its history, from its sample's metadata
+        (for a run whose history source reads it, `AxisValue.reads_evidence`): what
+        `history=evidence` shows and what retrieved items are checked against."""
 
     @abstractmethod
     def scorer(self, point: Point, arguments: Settings, ids: Sequence[str]) -> Scorer:

@@ -5,11 +5,13 @@ Both feed a `MemoryPool` (one memory per shared context, never holding more than
 (`user_question_or_message`), and hand the items on as the history
 (`memory/prompts.py`): the retrieved messages in their original order and roles, a
 memory system's facts as one user message; with `memory_prompt=paper`, the authors'
-RAG prompt instead. The evidence goes to the sample's metadata under `memory`: the
-items (history positions and scores, or texts), messages added and whether the
-memory was rebuilt (and why), ingestion and search seconds, the longest time a call
-into the memory held the event loop, embedding counts so far, and the
-memory system's own usage where it reports it (this question's, and the run's so far).
+RAG prompt instead. What the retrieval did goes to the sample's metadata under
+`memory`: the items (history positions and scores, or texts), messages added and
+whether the memory was rebuilt (and why), ingestion seconds (and each `add` call's)
+and search seconds, the longest time a call into the memory held the event loop,
+embedding counts so far, and the memory system's own usage where it reports it (this
+question's, and the run's so far). Where the question's evidence lies goes under
+`evidence`, and whether the items found it under `retrieval` (`recall.py`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from typing import Any, Final
 import yaml
 from inspect_ai.solver import TaskState
 
-from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.options import lettered, shown_options
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.embeddings import (
@@ -36,7 +37,8 @@ from inspect_personamem.history.memory.interface import MemoryFactory, MemoryIte
 from inspect_personamem.history.memory.pool import MemoryPool, Retrieval
 from inspect_personamem.history.memory.prompts import paper_prompt, retrieved_history
 from inspect_personamem.history.memory.retrievers import BM25Retriever, DenseRetriever
-from inspect_personamem.history.seen import See, Seen
+from inspect_personamem.history.recall import recall_of
+from inspect_personamem.history.seen import Past, See, Seen
 from inspect_personamem.types import MemoryPrompt, Retriever
 
 DEFAULT_EMBEDDER: Final = "BAAI/bge-m3"
@@ -44,7 +46,7 @@ DEFAULT_EMBEDDER: Final = "BAAI/bge-m3"
 
 
 def rag_history(
-    store: Contexts,
+    past: Past,
     retriever: Retriever = "dense",
     embedder: str = DEFAULT_EMBEDDER,
     top_k: int = 5,
@@ -54,7 +56,7 @@ def rag_history(
     """The `top_k` history messages most similar to the question.
 
     Args:
-        store: The split's shared contexts.
+        past: The run's histories and its evidence rule.
         retriever: "dense" (embeddings, the paper's) or "bm25" (no model).
         embedder: retriever="dense": a sentence-transformers id or folder,
             `openai/<model>` or `openai-api/<service>/<model>`.
@@ -69,18 +71,20 @@ def rag_history(
                 f"PersonaMem task parameter embedder={embedder!r} has no effect with "
                 "retriever='bm25': leave it out"
             )
-        pool = MemoryPool(store, lambda _: BM25Retriever(), "retriever bm25")
-        return _retrieved(pool, None, top_k, memory_prompt)
+        pool = MemoryPool(past.contexts, lambda _: BM25Retriever(), "retriever bm25")
+        return _retrieved(past, pool, None, top_k, memory_prompt)
     cache = None if embedding_cache == "none" else EmbeddingCache(
         Path(embedding_cache) if embedding_cache else default_cache_dir()
     )  # fmt: skip
     embeddings = CachedEmbedder(make_embedder(embedder), cache)
-    pool = MemoryPool(store, lambda _: DenseRetriever(embeddings), f"dense retriever ({embedder})")
-    return _retrieved(pool, embeddings, top_k, memory_prompt)
+    pool = MemoryPool(
+        past.contexts, lambda _: DenseRetriever(embeddings), f"dense retriever ({embedder})"
+    )
+    return _retrieved(past, pool, embeddings, top_k, memory_prompt)
 
 
 def memory_history(
-    store: Contexts,
+    past: Past,
     memory: str | None = None,
     memory_config: str | None = None,
     top_k: int = 5,
@@ -89,7 +93,7 @@ def memory_history(
     """The `top_k` items of a memory system fed the history incrementally.
 
     Args:
-        store: The split's shared contexts.
+        past: The run's histories and its evidence rule.
         memory: "mem0", or "package.module:Factory" (a class or function taking
             `(context_id, config)`; see `memory/interface.py`).
         memory_config: A YAML or JSON file whose mapping is passed as `config`.
@@ -97,8 +101,8 @@ def memory_history(
         memory_prompt: "official" or "paper" (see `memory/prompts.py`).
     """
     config = read_memory_config(memory_config)
-    pool = MemoryPool(store, memory_factory(memory, config), f"memory system {memory}")
-    return _retrieved(pool, None, top_k, memory_prompt)
+    pool = MemoryPool(past.contexts, memory_factory(memory, config), f"memory system {memory}")
+    return _retrieved(past, pool, None, top_k, memory_prompt)
 
 
 def memory_factory(spec: str | None, config: dict[str, Any]) -> MemoryFactory:
@@ -149,7 +153,11 @@ def read_memory_config(path: str | None) -> dict[str, Any]:
 
 
 def _retrieved(
-    pool: MemoryPool, embeddings: CachedEmbedder | None, top_k: int, memory_prompt: MemoryPrompt
+    past: Past,
+    pool: MemoryPool,
+    embeddings: CachedEmbedder | None,
+    top_k: int,
+    memory_prompt: MemoryPrompt,
 ) -> See:
     async def see(state: TaskState) -> Seen:
         context_id = str(state.metadata["shared_context_id"])
@@ -162,6 +170,9 @@ def _retrieved(
             top_k,
         )
         state.metadata["memory"] = _evidence(retrieval, embeddings, pool)
+        state.metadata["retrieval"] = recall_of(
+            retrieval.items, past.evidence(state), top_k
+        ).record()
         context = pool.store.messages(context_id)
         if memory_prompt == "paper":
             options = lettered(shown_options(state))
@@ -181,6 +192,7 @@ def _evidence(
         "rebuilt": retrieval.rebuilt is not None,
         "rebuilt_because": retrieval.rebuilt,
         "ingest_seconds": retrieval.ingest_seconds,
+        "ingest_calls": list(retrieval.ingest_calls),
         "search_seconds": retrieval.search_seconds,
         "loop_blocked_seconds": retrieval.loop_blocked_seconds,
         "memory_usage": retrieval.memory_usage,

@@ -1,12 +1,34 @@
-"""What a history source hands to the answer: the past as the model is to see it."""
+"""What a history source is built from (`Past`), and what it hands to the answer: the
+past as the model is to see it (`Seen`)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from inspect_ai.model import ChatMessage
 from inspect_ai.solver import TaskState
+
+from inspect_personamem.data.contexts import Contexts
+from inspect_personamem.data.evidence import Evidence
+
+
+@dataclass(frozen=True)
+class Past:
+    """A run's histories, and its dataset version's rule for where a question's
+    evidence lies in them (`DatasetVersion.evidence`)."""
+
+    contexts: Contexts
+    locate: Callable[[Mapping[str, Any]], Evidence]
+    """A sample's metadata -> its question's evidence."""
+
+    def evidence(self, state: TaskState) -> Evidence:
+        """The question's evidence, recorded in its metadata (`evidence`) for the log,
+        the metrics and the report."""
+        found = self.locate(state.metadata)
+        state.metadata["evidence"] = found.record()
+        return found
 
 
 @dataclass(frozen=True)

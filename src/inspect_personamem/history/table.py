@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Final
 
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.history.context import full_history, no_history
+from inspect_personamem.history.context import evidence_history, full_history, no_history
 from inspect_personamem.history.retrieved import (
     DEFAULT_EMBEDDER,
     memory_factory,
@@ -16,6 +16,7 @@ from inspect_personamem.history.retrieved import (
     rag_history,
 )
 from inspect_personamem.parameters import AxisValue, Parameter, Settings, changed
+from inspect_personamem.scoring.metrics import retrieval_metrics
 
 # Parameters that two values share are one object each.
 TOP_K = Parameter("top_k", 5, int, "Items retrieved per question.", minimum=1)
@@ -74,6 +75,14 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         label=lambda settings: "no history",
         reads_history=False,
     ),
+    "evidence": AxisValue(
+        "evidence",
+        "only the question's evidence (v1: the session it lies in; v2: the persona card "
+        "and the related snippet): the upper bound of retrieval, not a published setting",
+        evidence_history,
+        label=lambda settings: "evidence only (upper bound)",
+        reads_evidence=True,
+    ),
     "rag": AxisValue(
         "rag",
         "the top_k history messages most similar to the question, as in the paper's §4.4",
@@ -107,6 +116,8 @@ HISTORIES: Final[dict[str, AxisValue]] = {
             ),
         ),
         label=_rag_label,
+        reads_evidence=True,
+        metrics=retrieval_metrics,
     ),
     "memory": AxisValue(
         "memory",
@@ -133,6 +144,8 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         ),
         label=_memory_label,
         refuses=_memory_refuses,
+        reads_evidence=True,
+        metrics=retrieval_metrics,
     ),
 }
 """`-T history=...`: what the model sees of the past."""

@@ -21,6 +21,7 @@ from inspect_personamem.data.order import order_records
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.history.seen import Past
 from inspect_personamem.parameters import Parameter
 from inspect_personamem.run.arguments import all_arguments, checked_point, parameters
 
@@ -52,7 +53,8 @@ def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Ta
     point = checked_point(arguments, version)
     _warn_of_relative_paths(arguments)
     loaded = version.load(arguments, point.history.reads_history)
-    see = point.history.builder(loaded.contexts, **point.own(point.history, arguments))
+    past = Past(loaded.contexts, lambda metadata: version.evidence(metadata, loaded.contexts))
+    see = point.history.builder(past, **point.own(point.history, arguments))
     solver = point.answer.builder(
         see,
         system_messages=arguments["system_messages"],
@@ -69,7 +71,7 @@ def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Ta
         dataset=dataset,
         solver=solver,
         scorer=version.scorer(point, arguments, ids),
-        metrics=version.metrics(scored_as),
+        metrics=[*version.metrics(scored_as), *point.history.metrics()],
         version=TASK_VERSION,
         metadata={
             **loaded.metadata,

@@ -153,3 +153,61 @@ def grader_metrics() -> list[Metric]:
     """What open answers report in place of `unparsed`: the grader's verdicts of none
     and unreadable, and its calibration."""
     return [grader_verdicts(), grader_identity(), grader_position_bias(), grader_calibrated()]
+
+
+def _quantile(values: Sequence[float], share: float) -> float:
+    """The `share` quantile of `values` (linear between ranks); NaN for none."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    place = share * (len(ordered) - 1)
+    low = int(place)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (place - low)
+
+
+@metric
+def evidence_retrieval() -> Metric:
+    """For `history=rag` and `history=memory`: over the questions whose retrieval could
+    be checked (`history.recall`: found or missed), the share that found the evidence
+    (`evidence_found`), the mean recall at the run's `top_k` (`evidence_recall`) and
+    mean reciprocal rank (`evidence_mrr`); the questions counted apart by number
+    (`evidence_unpositioned`: items without positions; `evidence_not_located`)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        records = [(s.sample_metadata or {}).get("retrieval") or {} for s in scores]
+        checked = [r for r in records if r.get("status") in ("found", "missed")]
+        count = len(checked) or float("nan")
+        return {
+            "evidence_found": sum(r["status"] == "found" for r in checked) / count,
+            "evidence_recall": sum(float(r["recall"]) for r in checked) / count,
+            "evidence_mrr": sum(1 / r["first_rank"] for r in checked if r["first_rank"]) / count,
+            "evidence_unpositioned": sum(r.get("status") == "unpositioned" for r in records),
+            "evidence_not_located": sum(r.get("status") == "not_located" for r in records),
+        }
+
+    return compute
+
+
+@metric
+def memory_latency() -> Metric:
+    """For `history=rag` and `history=memory`: the median and 95th percentile, in
+    seconds, of each question's search and of each `add` call (a session, or part of
+    one), the memory's wall time, apart from the model's."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        memories = [(s.sample_metadata or {}).get("memory") or {} for s in scores]
+        search = [float(m["search_seconds"]) for m in memories if "search_seconds" in m]
+        ingest = [float(t) for m in memories for t in m.get("ingest_calls", ())]
+        return {
+            f"memory_{name}_p{round(share * 100)}": _quantile(values, share)
+            for name, values in (("search", search), ("add", ingest))
+            for share in (0.5, 0.95)
+        }
+
+    return compute
+
+
+def retrieval_metrics() -> list[Metric]:
+    """What a retrieval or memory run adds to its version's metrics."""
+    return [evidence_retrieval(), memory_latency()]

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any, Final
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Scorer
 
-from inspect_personamem.data.contexts import NO_CONTEXTS, open_context_store
+from inspect_personamem.data.contexts import (
+    NO_CONTEXTS,
+    Contexts,
+    open_context_store,
+    sample_history,
+)
+from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import (
     DatasetVersion,
@@ -25,6 +31,7 @@ from inspect_personamem.datasets.base import (
     Trial,
     Where,
 )
+from inspect_personamem.datasets.v1.evidence import evidence_session
 from inspect_personamem.datasets.v1.files import locate_split_files, release_files
 from inspect_personamem.datasets.v1.question_types import CATEGORY_TITLES
 from inspect_personamem.datasets.v1.records import QuestionRecord
@@ -92,6 +99,7 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         Group("distance_to_ref_in_blocks", "sessions", "sessions elapsed", numeric=True),
         Group("distance_bin", "sessions_bin", "sessions elapsed (bins)"),
     )
+    evidence_groups = ("category", "distance_bin")
     cluster = "shared_context_id"  # questions over one history are not independent
     cluster_words = (
         "shared context (questions over one history are not independent; Inspect's "
@@ -155,6 +163,12 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         point: Point,
     ) -> Dataset:
         return build_dataset(questions, f"{self.task}_{arguments['split']}", arguments["shuffle"])
+
+    def evidence(self, metadata: Mapping[str, Any], contexts: Contexts) -> Evidence:
+        """The session `distance_to_ref_in_blocks` before the question's own
+        (`datasets/v1/evidence.py`)."""
+        history = sample_history(contexts, metadata)
+        return evidence_session(history, int(metadata["distance_to_ref_in_blocks"]))
 
     def scorer(self, point: Point, arguments: Settings, ids: Sequence[str]) -> Scorer:
         """The answer's own scorer (open answers' grader), else the official extraction."""

@@ -10,7 +10,9 @@ options as shown, each written `(x) text`, the package's form for graders and
 `answer=logprob`; `query`: the query without the appended sentence, for the
 preference judge), and, for metrics and judges, the label columns they group or judge
 by. The large label cells (`expanded_persona`, `short_persona`,
-`related_conversation_snippet`, `raw_persona_file`) stay in the file. History sources
+`related_conversation_snippet`, `raw_persona_file`) stay in the file, but for the
+snippet in a run whose history source reads the evidence (`history=evidence`, which
+shows it, and the retrieval runs, which check their items against it). History sources
 read only the keys named above: no label reaches the model, a retriever or a memory.
 """
 
@@ -25,6 +27,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
 from inspect_personamem.data.options import LETTERS
+from inspect_personamem.datasets.v2.evidence import SNIPPET, snippet_record
 from inspect_personamem.datasets.v2.histories import PersonaContexts
 from inspect_personamem.datasets.v2.prompt import asked, options_message, options_order
 from inspect_personamem.datasets.v2.records import V2Record
@@ -99,8 +102,12 @@ def questions_at(
     return questions
 
 
-def record_to_sample(question: V2Question, seed: int, options_role: str | None) -> Sample:
-    """One sample; `options_role` None asks the user message alone (no options)."""
+def record_to_sample(
+    question: V2Question, seed: int, options_role: str | None, evidence: bool = False
+) -> Sample:
+    """One sample; `options_role` None asks the user message alone (no options);
+    `evidence` keeps the row's snippet in the metadata, for a history source that
+    reads the evidence (never sent otherwise)."""
     record, length = question.record, question.length
     texts = (record.correct_answer, *record.incorrect_answers)
     order = options_order(seed, record.persona_id, record.query)
@@ -125,8 +132,12 @@ def record_to_sample(question: V2Question, seed: int, options_role: str | None) 
         "option_order": list(order),
         "shuffle_seed": seed,
     }
+    sample_id = f"{record.persona_id}:{question.index}"
+    if evidence:
+        where = f"question {sample_id} (question file line {record.line}), field {SNIPPET!r}"
+        metadata[SNIPPET] = snippet_record(record.related_conversation_snippet, where)
     return Sample(
-        id=f"{record.persona_id}:{question.index}",
+        id=sample_id,
         input=messages,
         choices=shown,
         target=f"({LETTERS[order.index(0)]})",
@@ -135,11 +146,15 @@ def record_to_sample(question: V2Question, seed: int, options_role: str | None) 
 
 
 def build_v2_dataset(
-    questions: Sequence[V2Question], name: str, seed: int, options_role: str | None
+    questions: Sequence[V2Question],
+    name: str,
+    seed: int,
+    options_role: str | None,
+    evidence: bool = False,
 ) -> MemoryDataset:
     """The task's dataset, in the order of `questions`."""
     return MemoryDataset(
-        [record_to_sample(question, seed, options_role) for question in questions],
+        [record_to_sample(question, seed, options_role, evidence) for question in questions],
         name=name,
         shuffled=False,
     )

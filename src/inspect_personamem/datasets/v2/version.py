@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Final
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
 
+from inspect_personamem.data.contexts import Contexts, sample_history
+from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import (
     DatasetVersion,
@@ -25,6 +27,7 @@ from inspect_personamem.datasets.base import (
     Where,
     one_of,
 )
+from inspect_personamem.datasets.v2.evidence import snippet_evidence
 from inspect_personamem.datasets.v2.files import load_questions
 from inspect_personamem.datasets.v2.histories import HistoryStore, PersonaContexts
 from inspect_personamem.datasets.v2.judged import judge_figures, preference_judge
@@ -123,6 +126,7 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         Group("sensitive_info", "sensitive_info", "sensitive information"),
         Group("distance_bin", "distance_bin", "distance to the evidence (tokens)"),
     )
+    evidence_groups = ("pref_type", "distance_bin")
     cluster = "persona_id"  # a persona's questions share its history
     cluster_words = (
         "persona (a persona's questions share its history; Inspect's `cluster='persona_id'`)"
@@ -192,7 +196,12 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         """Samples with the options message only where the model chooses."""
         with_options = arguments["options_role"] if point.answer.name == "choice" else None
         name = f"{self.task}_{arguments['subset']}_{arguments['length']}"
-        return build_v2_dataset(questions, name, arguments["shuffle"], with_options)
+        evidence = point.history.reads_evidence
+        return build_v2_dataset(questions, name, arguments["shuffle"], with_options, evidence)
+
+    def evidence(self, metadata: Mapping[str, Any], contexts: Contexts) -> Evidence:
+        """The history messages equal to the row's snippet (`datasets/v2/evidence.py`)."""
+        return snippet_evidence(sample_history(contexts, metadata), metadata)
 
     def scorer(self, point: Point, arguments: Settings, ids: Sequence[str]) -> Scorer:
         """The authors' answer rule for chosen answers, the authors' judge

@@ -63,6 +63,8 @@ class Retrieval:
     rebuilt: str | None
     """Why the memory was built anew for this question (`RAN_AHEAD`, `DROPPED`), or None."""
     ingest_seconds: float
+    ingest_calls: tuple[float, ...]
+    """The wall time of each `add` call for this question (a session, or part of one)."""
     search_seconds: float
     loop_blocked_seconds: float
     """The longest stretch any call into the memory held the event loop without yielding."""
@@ -164,7 +166,8 @@ class MemoryPool:
                 slot.memory = await self._create(question_id, context_id)
             before = usage_of(slot.memory)
             started = time.perf_counter()
-            added = await self._add(slot, messages, visible, question_id, before, timer)
+            calls: list[float] = []
+            added = await self._add(slot, messages, visible, question_id, before, timer, calls)
             ingested = time.perf_counter()
             try:
                 found = await timer.run(slot.memory.search(query, top_k))
@@ -183,6 +186,7 @@ class MemoryPool:
                 added=added,
                 rebuilt=rebuilt,
                 ingest_seconds=ingested - started,
+                ingest_calls=tuple(calls),
                 search_seconds=time.perf_counter() - ingested,
                 loop_blocked_seconds=timer.longest,
                 memory_usage=used,
@@ -210,7 +214,10 @@ class MemoryPool:
         question_id: str,
         before: dict[str, int],
         timer: LoopTimer,
+        calls: list[float],
     ) -> int:
+        """Add the messages the memory lacks, a session (or part) a call, each call's
+        wall time appended to `calls`."""
         assert slot.memory is not None
         start = slot.held
         new = [
@@ -218,8 +225,10 @@ class MemoryPool:
             for position, message in enumerate(messages[start:visible], start=start)
         ]
         for part in session_parts(new):
+            started = time.perf_counter()
             try:
                 await timer.run(slot.memory.add(part))
+                calls.append(time.perf_counter() - started)
             except BaseException as ex:  # cancellation too: the part may be half added
                 self._count_usage(slot.memory, before)  # what the failed memory used counts
                 _drop(slot, self.component, failed=True)  # never read a partial memory
