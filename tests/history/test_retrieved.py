@@ -76,6 +76,7 @@ def sent_markers(log: EvalLog) -> dict[str, set[tuple[int, int]]]:
 
 METHODS: dict[str, dict[str, Any]] = {
     "generate": {},
+    "evidence": {"history": "evidence"},
     "rag-bm25": {"history": "rag", "retriever": "bm25", "top_k": 4},
     "rag-dense": {"history": "rag", "top_k": 4, "embedding_cache": "none"},
     "memory": {"history": "memory", "memory": "support.memories:SpyMemory"},
@@ -148,6 +149,9 @@ def test_nothing_past_the_end_index_reaches_the_model(
             positions = [item["position"] for item in sample.metadata["memory"]["items"]]
             assert positions and all(p < end for p in positions)
             assert len(positions) == min(4, end)
+        elif method == "evidence":  # exactly the located session, or nothing
+            spans = sample.metadata["evidence"]["spans"]
+            assert markers == {(context, p) for start, stop in spans for p in range(start, stop)}
     assert seen_any or method == "memory"
 
 

@@ -12,7 +12,7 @@ from support.helpers import mock_model, run_task
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.datasets.v1.question_types import CATEGORIES
-from inspect_personamem.scoring.metrics import unparsed
+from inspect_personamem.scoring.metrics import evidence_retrieval, memory_latency, unparsed
 
 
 def sample_score(
@@ -109,3 +109,45 @@ def test_groups_are_stored_in_order_in_a_real_log(tmp_path: Path) -> None:
     assert categories[:-1] == [key for key in CATEGORIES if key in categories]
     topics = [n for n in names if n.startswith("topic_")]
     assert topics == sorted(topics)
+
+
+def retrieval_score(
+    status: str, rank: int | None, recall: float | None, **memory: Any
+) -> SampleScore:
+    return SampleScore(
+        score=Score(value=CORRECT),
+        sample_id=f"{status}-{rank}",
+        sample_metadata={
+            "retrieval": {"status": status, "first_rank": rank, "recall": recall},
+            "memory": memory,
+        },
+    )
+
+
+def test_recall_counts_only_questions_it_can_check() -> None:
+    scores = [
+        retrieval_score("found", 1, 1.0),
+        retrieval_score("found", 4, 0.5),
+        retrieval_score("missed", None, 0.0),
+        retrieval_score("unpositioned", None, None),
+        retrieval_score("not_located", None, None),
+        retrieval_score("not_located", None, None),
+    ]
+    values = cast(dict[str, float], cast(Any, evidence_retrieval())(scores))
+    assert values["evidence_found"] == 2 / 3
+    assert values["evidence_recall"] == 0.5
+    assert values["evidence_mrr"] == (1 + 1 / 4) / 3
+    assert (values["evidence_unpositioned"], values["evidence_not_located"]) == (1, 2)
+    nothing = cast(dict[str, float], cast(Any, evidence_retrieval())([]))
+    assert math.isnan(nothing["evidence_found"]) and nothing["evidence_unpositioned"] == 0
+
+
+def test_latency_quantiles_are_per_search_and_per_add_call() -> None:
+    scores = [
+        retrieval_score("found", 1, 1.0, search_seconds=s, ingest_calls=calls)
+        for s, calls in ((0.1, [1.0, 2.0]), (0.2, []), (0.3, [3.0]), (0.4, []))
+    ]
+    values = cast(dict[str, float], cast(Any, memory_latency())(scores))
+    assert values["memory_search_p50"] == 0.25
+    assert math.isclose(values["memory_search_p95"], 0.385)
+    assert values["memory_add_p50"] == 2.0 and math.isclose(values["memory_add_p95"], 2.9)

@@ -174,6 +174,7 @@ def with_label_markers(folder: Path) -> None:
     [
         {"history": "full"},
         {"history": "none"},
+        {"history": "evidence"},
         {"history": "rag", "retriever": "bm25"},
         {"history": "memory", "memory": "support.memories:RecordingMemory"},
     ],  # fmt: skip
@@ -197,6 +198,10 @@ def test_no_label_reaches_the_model_a_retriever_or_a_memory(
     assert log.status == "success", log.error
     # (with answer=open the model also grades itself: its grader prompt is in `seen`)
     text = "\n".join(seen + RecordingMemory.texts)
+    if history["history"] == "evidence":  # the one setting that shows a label: the snippet
+        snippets = re.findall(r"LABELMARKsnippet\d+", text)
+        assert len(set(snippets)) == len(log.samples or [])
+        text = re.sub(r"LABELMARKsnippet\d+", "", text)
     assert "LABELMARK" not in text and "98765" not in text
     if history["history"] == "memory":  # each persona's history ingested once
         assert RecordingMemory.added and set(RecordingMemory.added.values()) == {1}
