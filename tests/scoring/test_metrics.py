@@ -12,7 +12,12 @@ from support.helpers import mock_model, run_task
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.datasets.v1.question_types import CATEGORIES
-from inspect_personamem.scoring.metrics import evidence_retrieval, memory_latency, unparsed
+from inspect_personamem.scoring.metrics import (
+    evidence_located,
+    evidence_retrieval,
+    memory_latency,
+    unparsed,
+)
 
 
 def sample_score(
@@ -118,6 +123,7 @@ def retrieval_score(
         score=Score(value=CORRECT),
         sample_id=f"{status}-{rank}",
         sample_metadata={
+            "evidence": {"located": status != "not_located"},
             "retrieval": {"status": status, "first_rank": rank, "recall": recall},
             "memory": memory,
         },
@@ -137,7 +143,8 @@ def test_recall_counts_only_questions_it_can_check() -> None:
     assert values["evidence_found"] == 2 / 3
     assert values["evidence_recall"] == 0.5
     assert values["evidence_mrr"] == (1 + 1 / 4) / 3
-    assert (values["evidence_unpositioned"], values["evidence_not_located"]) == (1, 2)
+    assert values["evidence_unpositioned"] == 1
+    assert cast(Any, evidence_located())(scores) == {"evidence_not_located": 2}
     nothing = cast(dict[str, float], cast(Any, evidence_retrieval())([]))
     assert math.isnan(nothing["evidence_found"]) and nothing["evidence_unpositioned"] == 0
 

@@ -16,7 +16,7 @@ from inspect_personamem.history.retrieved import (
     rag_history,
 )
 from inspect_personamem.parameters import AxisValue, Parameter, Settings, changed
-from inspect_personamem.scoring.metrics import retrieval_metrics
+from inspect_personamem.scoring.metrics import evidence_located, retrieval_metrics
 
 # Parameters that two values share are one object each.
 TOP_K = Parameter("top_k", 5, int, "Items retrieved per question.", minimum=1)
@@ -82,6 +82,7 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         evidence_history,
         label=lambda settings: "evidence only (upper bound)",
         reads_evidence=True,
+        metrics=lambda: [evidence_located()],
     ),
     "rag": AxisValue(
         "rag",

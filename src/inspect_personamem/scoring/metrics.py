@@ -167,12 +167,26 @@ def _quantile(values: Sequence[float], share: float) -> float:
 
 
 @metric
+def evidence_located() -> Metric:
+    """For the settings that read where the evidence lies (`evidence`, `rag`,
+    `memory`): the questions whose evidence could not be located in the history
+    (`evidence_not_located`), shown the question alone by `history=evidence` and
+    counted apart in recall."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        records = [(s.sample_metadata or {}).get("evidence") or {} for s in scores]
+        return {"evidence_not_located": sum(r.get("located") is False for r in records)}
+
+    return compute
+
+
+@metric
 def evidence_retrieval() -> Metric:
     """For `history=rag` and `history=memory`: over the questions whose retrieval could
     be checked (`history.recall`: found or missed), the share that found the evidence
     (`evidence_found`), the mean recall at the run's `top_k` (`evidence_recall`) and
-    mean reciprocal rank (`evidence_mrr`); the questions counted apart by number
-    (`evidence_unpositioned`: items without positions; `evidence_not_located`)."""
+    mean reciprocal rank (`evidence_mrr`); the questions whose items carry no
+    positions, counted apart (`evidence_unpositioned`)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         records = [(s.sample_metadata or {}).get("retrieval") or {} for s in scores]
@@ -183,7 +197,6 @@ def evidence_retrieval() -> Metric:
             "evidence_recall": sum(float(r["recall"]) for r in checked) / count,
             "evidence_mrr": sum(1 / r["first_rank"] for r in checked if r["first_rank"]) / count,
             "evidence_unpositioned": sum(r.get("status") == "unpositioned" for r in records),
-            "evidence_not_located": sum(r.get("status") == "not_located" for r in records),
         }
 
     return compute
@@ -210,4 +223,4 @@ def memory_latency() -> Metric:
 
 def retrieval_metrics() -> list[Metric]:
     """What a retrieval or memory run adds to its version's metrics."""
-    return [evidence_retrieval(), memory_latency()]
+    return [evidence_located(), evidence_retrieval(), memory_latency()]
