@@ -117,6 +117,10 @@ class AxisValue:
     metrics: Callable[[], list[Any]] = field(default=list)
     """The metrics it adds to its version's (a history source's: retrieval's recall
     and latency)."""
+    upper_bound: bool = False
+    """A history source's: whether it shows what no method can be given (each question's
+    evidence, located by its label): a ceiling for the methods, which a report labels
+    as such and never sets beside published numbers."""
 
 
 @dataclass(frozen=True)

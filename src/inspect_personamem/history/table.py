@@ -83,6 +83,7 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         label=lambda settings: "evidence only (upper bound)",
         reads_evidence=True,
         metrics=lambda: [evidence_located()],
+        upper_bound=True,
     ),
     "rag": AxisValue(
         "rag",

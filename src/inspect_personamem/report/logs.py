@@ -4,7 +4,9 @@ Only each log's header and its sample summaries are read, never the messages, so
 large log is read in about the time its header takes. A summary keeps the sample
 metadata its dataset version groups and clusters its questions by (`Group.key`,
 `DatasetVersion.cluster`) and the score's metadata (`status`; an open answer's
-`calibration_*` counts), which is all a report needs.
+`calibration_*` counts), which is all a report needs, but for what a retrieval run
+records (`RECORDS`): where a summary thinned one of those, the samples are read too,
+without their messages and events.
 
 Real logs are untidy, and each case is kept visible rather than smoothed over:
 interrupted runs (status `started`, `error` or `cancelled`) give the samples that
@@ -41,6 +43,7 @@ from inspect_personamem.data.release import NOT_RELEASED, RELEASED, SYNTHETIC
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS, version_of_task
 from inspect_personamem.errors import PersonaMemError
+from inspect_personamem.history.table import HISTORIES
 from inspect_personamem.run.arguments import scoring_defaults
 from inspect_personamem.run.migration import current_arguments
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD
@@ -191,6 +194,46 @@ class Calibration:
 
 
 @dataclass(frozen=True)
+class Retrieved:
+    """Whether a retrieval run's items held a question's evidence: its first scored
+    epoch's `retrieval` record (`history/recall.py`)."""
+
+    status: str
+    """`found` (an item lies in the evidence), `missed` (no item does), `unpositioned`
+    (items without history positions, so not checked) or `not_located` (where the
+    evidence lies is not known, so not checked)."""
+    recall: float | None
+    """Evidence messages retrieved over `min(k, evidence messages)`; None where not
+    checked."""
+    first_rank: int | None
+    """The rank, from 1, of the first item in the evidence; None where none is."""
+
+
+@dataclass(frozen=True)
+class MemoryTime:
+    """A retrieval run's question: the memory's wall time (its `memory` record) over the
+    scored epochs, beside the sample's working time."""
+
+    searches: tuple[float, ...]
+    """Each scored epoch's search seconds."""
+    adds: tuple[float, ...]
+    """Each `add` call's seconds (a session, or part of one), every scored epoch's."""
+    memory: float
+    """Mean over the scored epochs of the memory's seconds: adding the messages it
+    lacked, and searching."""
+    working: float
+    """Mean over the scored epochs of the sample's working time (Inspect's: its wall time
+    less the waits for retries, rate limits and shared resources); NaN where a log
+    lacks it."""
+    loop_blocked: float
+    """The longest any call into the memory held the event loop, over the epochs."""
+    embedding: Mapping[str, int]
+    """The run's embedding counts as this question recorded them (`requested`,
+    `embedded`, `cache_hits`, ...: cumulative over the run, the largest over its
+    epochs); empty for a retriever without embeddings."""
+
+
+@dataclass(frozen=True)
 class SampleResult:
     """One question's score in a run (mean over the epochs that were scored)."""
 
@@ -209,6 +252,13 @@ class SampleResult:
     tokens: Tokens = Tokens()
     calibration: Calibration = Calibration()
     """The grader's calibration on this question (open answers; zeros elsewhere)."""
+    retrieval: Retrieved | None = None
+    """Whether its retrieval found the evidence (retrieval runs; None elsewhere)."""
+    memory: MemoryTime | None = None
+    """What the memory's work took (retrieval runs; None elsewhere)."""
+    evidence_located: bool | None = None
+    """Whether its evidence lies at known history positions, where the run recorded it
+    (retrieval and upper-bound runs; None elsewhere)."""
 
 
 @dataclass(frozen=True)
@@ -273,6 +323,13 @@ class Run:
         `model_path`, two `personamem/oracle` runs with another `decay`, or two
         `openai/x` runs against two servers, are two models."""
         return _model_id(self.model, self.model_args, self.base_url)
+
+    @property
+    def upper_bound(self) -> bool:
+        """Whether it saw only what no method is given (`history=evidence`: each
+        question's evidence): a ceiling for the methods, never set beside published
+        numbers (`AxisValue.upper_bound`)."""
+        return HISTORIES[self.settings["history"]].upper_bound
 
     @property
     def entry(self) -> DatasetVersion[Any]:
@@ -482,7 +539,7 @@ def _run(file: str, header: EvalLog, benchmark: str, summaries: Iterable[EvalSam
             for score in reduction.samples
             if not unscored(score.value)
         )
-    memory = _memory_usage(file, [s for group in epochs.values() for s in group])
+    records = _records(file, [s for group in epochs.values() for s in group])
     planned = len(spec.dataset.sample_ids) if spec.dataset.sample_ids else spec.dataset.samples or 0
     model_args = _model_args(spec.model_args or {})
     model_id = _model_id(spec.model, model_args, spec.model_base_url)
@@ -505,7 +562,7 @@ def _run(file: str, header: EvalLog, benchmark: str, summaries: Iterable[EvalSam
         samples=tuple(
             sample
             for sample_epochs in epochs.values()
-            if (sample := _sample(file, benchmark, scorer, sample_epochs, memory)) is not None
+            if (sample := _sample(file, benchmark, scorer, sample_epochs, records)) is not None
         ),
         errors=errors,
         unanswered=limits.total(),
@@ -603,34 +660,43 @@ def unscored(value: Value) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
-MemoryUsage = dict[tuple[str, int], dict[str, int]]
-"""(question id, epoch) -> the counts the memory system reported for it."""
+RECORDS = ("memory", "retrieval", "evidence")
+"""The sample metadata a retrieval run (`history=rag`, `history=memory`) records beside
+its groups: what the memory did and took (`memory`), whether its items held the
+evidence (`retrieval`, `history/recall.py`) and where the evidence lies (`evidence`,
+`data/evidence.py`); an upper-bound run (`history=evidence`) records `evidence` alone."""
+Records = dict[tuple[str, int], dict[str, dict[str, Any]]]
+"""(question id, epoch) -> each of `RECORDS` its sample's metadata holds."""
 _SAMPLE_PARTS = {"messages", "events", "attachments", "store", "output", "scores"}
 """What a full sample read for its metadata leaves out."""
 
 
-def _memory_usage(file: str, summaries: Sequence[EvalSampleSummary]) -> MemoryUsage:
-    """Each sample's `memory.memory_usage`, from the summaries; where a summary dropped
-    the `memory` metadata (over 1k with the retrieved items), from the samples
-    themselves, read without their messages and events."""
-    usage: MemoryUsage = {}
-    dropped = False
+def _records(file: str, summaries: Sequence[EvalSampleSummary]) -> Records:
+    """Each sample's `RECORDS`, from the summaries; where a summary thinned one of them
+    to text (Inspect keeps a metadata value in a summary only under 1k characters: the
+    retrieved items make `memory` longer), from the samples themselves, read without
+    their messages and events."""
+    records: Records = {}
+    thinned = False
     for summary in summaries:
-        evidence = summary.metadata.get("memory")
-        if isinstance(evidence, dict):
-            usage[str(summary.id), summary.epoch] = dict(evidence.get("memory_usage") or {})
-        dropped = dropped or isinstance(evidence, str)
-    if dropped:
+        records[str(summary.id), summary.epoch] = _recorded(summary.metadata)
+        thinned = thinned or any(isinstance(summary.metadata.get(k), str) for k in RECORDS)
+    if thinned:
         for sample in read_eval_log_samples(
             file, all_samples_required=False, exclude_fields=_SAMPLE_PARTS
         ):
-            evidence = (sample.metadata or {}).get("memory")
-            if isinstance(evidence, dict):
-                usage[str(sample.id), sample.epoch] = dict(evidence.get("memory_usage") or {})
-    return usage
+            key = (str(sample.id), sample.epoch)
+            if key in records:
+                records[key] = _recorded(sample.metadata or {})
+    return records
 
 
-def _tokens(summaries: Sequence[EvalSampleSummary], memory: MemoryUsage) -> Tokens:
+def _recorded(metadata: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Those of `RECORDS` that `metadata` holds whole."""
+    return {key: value for key in RECORDS if isinstance(value := metadata.get(key), dict)}
+
+
+def _tokens(summaries: Sequence[EvalSampleSummary], records: Records) -> Tokens:
     """The mean tokens of a question's scored epochs."""
     totals: Counter[str] = Counter()
     for summary in summaries:
@@ -642,11 +708,60 @@ def _tokens(summaries: Sequence[EvalSampleSummary], memory: MemoryUsage) -> Toke
             totals["cache_read"] += sign * (used.input_tokens_cache_read or 0)
             totals["cache_write"] += sign * (used.input_tokens_cache_write or 0)
             totals["output"] += sign * used.output_tokens
-        for key, count in memory.get((str(summary.id), summary.epoch), {}).items():
+        memory = records[str(summary.id), summary.epoch].get("memory", {})
+        for key, count in (memory.get("memory_usage") or {}).items():
             for side in ("input", "output"):
                 if key.endswith(f"{side}_tokens"):
                     totals[f"memory_{side}"] += count
     return Tokens(**{key: count / len(summaries) for key, count in totals.items()})
+
+
+def _memory_time(scored: Sequence[EvalSampleSummary], records: Records) -> MemoryTime | None:
+    """What the memory's work took in a question's scored epochs (their `memory`
+    records), beside their working time; None where none recorded it."""
+    kept = [
+        (summary, memory)
+        for summary in scored
+        if (memory := records[str(summary.id), summary.epoch].get("memory")) is not None
+    ]
+    if not kept:
+        return None
+    memories = [memory for _, memory in kept]
+    embedding: dict[str, int] = {}
+    for memory in memories:  # counts so far in the run: the largest of each
+        for key, count in (memory.get("embedding_counts") or {}).items():
+            embedding[key] = max(embedding.get(key, 0), int(count))
+    return MemoryTime(
+        searches=tuple(float(m["search_seconds"]) for m in memories if "search_seconds" in m),
+        adds=tuple(float(seconds) for m in memories for seconds in m.get("ingest_calls", ())),
+        memory=_mean(
+            [
+                float(m.get("ingest_seconds", 0.0)) + float(m.get("search_seconds", 0.0))
+                for m in memories
+            ]
+        ),
+        working=_mean([summary.working_time for summary, _ in kept]),
+        loop_blocked=max(float(m.get("loop_blocked_seconds", 0.0)) for m in memories),
+        embedding=embedding,
+    )
+
+
+def _mean(values: Sequence[float | None]) -> float:
+    """The mean of `values`; NaN where one is missing (a log that lacks it)."""
+    known = [value for value in values if value is not None]
+    return math.fsum(known) / len(values) if len(known) == len(values) else math.nan
+
+
+def _retrieved(record: Mapping[str, Any] | None) -> Retrieved | None:
+    """A `retrieval` record as read (`Retrieved`); None without one."""
+    if record is None:
+        return None
+    rank, recall = record.get("first_rank"), record.get("recall")
+    return Retrieved(
+        status=str(record["status"]),
+        recall=None if recall is None else float(recall),
+        first_rank=None if rank is None else int(rank),
+    )
 
 
 def _sample(
@@ -654,7 +769,7 @@ def _sample(
     benchmark: str,
     scorer: str,
     epochs: list[EvalSampleSummary],
-    memory: MemoryUsage,
+    records: Records,
 ) -> SampleResult | None:
     """A question's result over its scored epochs; None where no epoch was scored."""
     epochs = sorted(epochs, key=lambda summary: summary.epoch)
@@ -676,6 +791,8 @@ def _sample(
     if not scores:
         return None
     statuses = Counter(_status(score) for score in scores)
+    recorded = records[str(scored[0].id), scored[0].epoch]
+    evidence = recorded.get("evidence")
     return SampleResult(
         id=str(first.id),
         groups={key: str(metadata[key]) for key in keys},
@@ -684,8 +801,11 @@ def _sample(
         statuses={status: count / len(scores) for status, count in statuses.items()},
         epochs=len(scores),
         first_epoch_status=first_status,
-        tokens=_tokens(scored, memory),
+        tokens=_tokens(scored, records),
         calibration=Calibration.total(map(_calibration, scores)),
+        retrieval=_retrieved(recorded.get("retrieval")),
+        memory=_memory_time(scored, records),
+        evidence_located=None if evidence is None else bool(evidence["located"]),
     )
 
 

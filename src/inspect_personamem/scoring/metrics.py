@@ -155,7 +155,7 @@ def grader_metrics() -> list[Metric]:
     return [grader_verdicts(), grader_identity(), grader_position_bias(), grader_calibrated()]
 
 
-def _quantile(values: Sequence[float], share: float) -> float:
+def quantile(values: Sequence[float], share: float) -> float:
     """The `share` quantile of `values` (linear between ranks); NaN for none."""
     if not values:
         return float("nan")
@@ -213,7 +213,7 @@ def memory_latency() -> Metric:
         search = [float(m["search_seconds"]) for m in memories if "search_seconds" in m]
         ingest = [float(t) for m in memories for t in m.get("ingest_calls", ())]
         return {
-            f"memory_{name}_p{round(share * 100)}": _quantile(values, share)
+            f"memory_{name}_p{round(share * 100)}": quantile(values, share)
             for name, values in (("search", search), ("add", ingest))
             for share in (0.5, 0.95)
         }
