@@ -231,3 +231,19 @@ class RecordingMemory(SpyMemory):
     async def search(self, query: str, top_k: int) -> list[MemoryItem]:
         RecordingMemory.texts.append(query)
         return await super().search(query, top_k)
+
+
+class SleepingMemory(SpyMemory):
+    """Sleeps `SLEEP` seconds in every add and every search (yielding the event loop),
+    and names the history positions it holds, latest first: its wall time is known."""
+
+    SLEEP = 0.05
+
+    async def add(self, messages: Sequence[HistoryMessage]) -> None:
+        await anyio.sleep(self.SLEEP)
+        await super().add(messages)
+
+    async def search(self, query: str, top_k: int) -> list[MemoryItem]:
+        await anyio.sleep(self.SLEEP)
+        latest = sorted(self.positions, reverse=True)[:top_k]
+        return [MemoryItem(text=f"message {p}", position=p) for p in latest]

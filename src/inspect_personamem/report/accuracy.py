@@ -101,6 +101,11 @@ def accuracy_of(samples: Sequence[SampleResult]) -> Accuracy:
     )
 
 
+def title_of(group: Group, value: str) -> str:
+    """How the report names a value of `group`: its title where it is known, else itself."""
+    return group.values.get(value, value)
+
+
 def by_group(samples: Sequence[SampleResult], group: Group) -> dict[str, Accuracy]:
     """One estimate per value of `group` among `samples`, in `group_order` (the
     group's known values in their order, then numbers, then names): the order

@@ -32,10 +32,29 @@ def axis_settings(version: DatasetVersion[Any]) -> frozenset[str]:
     return frozenset({"history", "answer"} | own | {p.name for v in values for p in v.parameters})
 
 
+def history_settings(settings: Settings, history: str) -> dict[str, Any]:
+    """The settings of the run of the same answer and other settings that saw the past
+    by `history`, every history source's parameter at its default: a run a run is
+    measured against."""
+    other = dict(settings, history=history)
+    for value in HISTORIES.values():
+        other.update({p.name: str(p.default) for p in value.parameters if p.name in settings})
+    return other
+
+
 def no_history_settings(settings: Settings) -> dict[str, Any]:
     """The settings of the run a run's gain from the history is measured against: the
-    same answer with `history=none` (every history source's parameter at its default)."""
-    baseline = dict(settings, history="none")
-    for value in HISTORIES.values():
-        baseline.update({p.name: str(p.default) for p in value.parameters if p.name in settings})
-    return baseline
+    same answer with `history=none`."""
+    return history_settings(settings, "none")
+
+
+def evidence_settings(settings: Settings) -> dict[str, Any]:
+    """The settings of the upper bound a retrieval run is measured against: the same
+    answer shown only each question's evidence (`history=evidence`)."""
+    return history_settings(settings, "evidence")
+
+
+def full_settings(settings: Settings) -> dict[str, Any]:
+    """The settings of the run that saw the whole history before each question
+    (`history=full`), a retrieval run's other reference."""
+    return history_settings(settings, "full")

@@ -30,6 +30,7 @@ from inspect_personamem.report.graded import grader_notes
 from inspect_personamem.report.html_page import FigureFile, write_page
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import ReportError, Run, read_runs
+from inspect_personamem.report.retrieval import upper_bound_notes
 from inspect_personamem.report.sections import Inclusion, ReportContext, Section
 from inspect_personamem.report.tables import Table
 
@@ -44,7 +45,9 @@ STATISTICS = (
     "`distinguishable from 0` says whether the interval excludes 0."
 )
 """The page's first note (the console's notes are about the runs)."""
-STALE = ("published_*", "methods_*", "choice_open_*", *(f"{key}.*" for key in VERSIONS))
+STALE = (
+    "published_*", "methods_*", "choice_open_*", "*evidence_*", *(f"{key}.*" for key in VERSIONS),
+)  # fmt: skip
 """The figures of an earlier report that this one may not draw again: one per run or
 model, or a version's own (`<key>.png`)."""
 
@@ -109,6 +112,7 @@ def build_report(
         if not s.overall.n
     )
     notes.extend(grader_notes(summaries))
+    notes.extend(upper_bound_notes(summaries))
     figure_dir = out / "figures"
     for pattern in STALE:  # of an earlier report
         for stale in figure_dir.glob(pattern):

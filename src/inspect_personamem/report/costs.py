@@ -18,7 +18,7 @@ from inspect_personamem.cost.prices import PER_MILLION, Price, PriceTable
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.labels import method_labels
-from inspect_personamem.report.logs import Tokens
+from inspect_personamem.report.logs import SampleResult, Tokens
 from inspect_personamem.report.tables import Cell, GainPair, Table
 
 
@@ -51,16 +51,22 @@ def run_costs(summaries: Sequence[RunSummary], prices: PriceTable) -> list[RunCo
     for s in summaries:
         if not s.overall.n:
             continue
-        means = {
-            f.name: math.fsum(getattr(q.tokens, f.name) for q in s.run.samples) / s.overall.n
-            for f in fields(Tokens)
-        }
         try:
             price: Price | None = prices.price(s.run.model)
         except PersonaMemArgumentError:
             price = None
-        costs.append(RunCost(s, Tokens(**means), price))
+        costs.append(RunCost(s, mean_tokens(s.run.samples), price))
     return costs
+
+
+def mean_tokens(samples: Sequence[SampleResult]) -> Tokens:
+    """Each count's mean over the questions `samples` (none: zeros)."""
+    return Tokens(
+        **{
+            f.name: math.fsum(getattr(q.tokens, f.name) for q in samples) / max(1, len(samples))
+            for f in fields(Tokens)
+        }
+    )
 
 
 def cost_table(costs: Sequence[RunCost], pairs: Sequence[GainPair], prices: PriceTable) -> Table:

@@ -30,7 +30,13 @@ from typing import cast
 from inspect_ai.scorer import SampleScore, Score, ci, stderr
 
 from inspect_personamem.datasets.base import Group
-from inspect_personamem.report.accuracy import CLUSTER_KEY, LEVEL, RunSummary, apply_metric
+from inspect_personamem.report.accuracy import (
+    CLUSTER_KEY,
+    LEVEL,
+    RunSummary,
+    apply_metric,
+    title_of,
+)
 from inspect_personamem.report.logs import SampleResult
 
 
@@ -115,9 +121,12 @@ def known_groups(group: Group) -> Groups:
 
 
 def present_groups(summary: RunSummary, group: Group, prefix: str = "") -> Groups:
-    """The values of `group` a run's questions have, in order, as `<prefix><value>`
-    (`sessions 2-3`)."""
-    return {f"{prefix}{value}": _has(group.key, value) for value in summary.groups[group.key]}
+    """The values of `group` a run's questions have, in order, as `<prefix><title>`
+    (`sessions 2-3`; `title_of`)."""
+    return {
+        f"{prefix}{title_of(group, value)}": _has(group.key, value)
+        for value in summary.groups[group.key]
+    }
 
 
 def _has(key: str, value: str) -> Callable[[SampleResult], bool]:

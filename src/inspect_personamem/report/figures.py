@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from matplotlib.axes import Axes
@@ -22,9 +22,10 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from inspect_personamem.datasets.base import Group
-from inspect_personamem.report.accuracy import NO_ESTIMATE, Accuracy, RunSummary
+from inspect_personamem.report.accuracy import NO_ESTIMATE, Accuracy, RunSummary, title_of
 from inspect_personamem.report.costs import RunCost
 from inspect_personamem.report.graded import ChoiceOpenPair
+from inspect_personamem.report.retrieval import EvidenceUse, RetrievalRun, use_by_value
 from inspect_personamem.report.tables import MethodGroup, values_of
 
 DPI = 100
@@ -34,6 +35,7 @@ SIZES: dict[str, tuple[float, float]] = {
     "methods": (12.0, 6.5),
     "cost": (11.0, 6.5),
     "choice_open": (15.0, 6.0),
+    "evidence": (15.0, 6.5),
 }
 """Figure kind -> size in inches; pixels are these times DPI (a version's own figures
 give theirs in its package)."""
@@ -284,6 +286,76 @@ def cost_figure(
     axes.set_title(titled("Accuracy against input tokens per question (95% intervals)", title))
     legend(figure, axes)
     return save(figure, folder, "cost")
+
+
+USE_SHARES: tuple[tuple[str, Callable[[EvidenceUse], float], str], ...] = (
+    ("right", lambda use: use.right, "#59a14f"),
+    ("wrong although the evidence was found (misuse)", lambda use: use.wrong("found"), "#f28e2b"),
+    ("wrong, the evidence missed (a retrieval miss)", lambda use: use.wrong("missed"), "#e15759"),
+    (
+        "wrong, not checked (items without positions, or evidence not located)",
+        lambda use: use.errors - use.wrong("found") - use.wrong("missed"),
+        "#bab0ac",
+    ),
+)
+"""The stacked parts of a bar of `evidence_figure`, bottom up: label, the questions
+(scores summed) it counts, colour."""
+REFERENCE_STYLES = ("solid", "dashed")
+"""How each of a retrieval run's references (`retrieval.REFERENCES`) is drawn."""
+
+
+def evidence_figure(
+    run: RetrievalRun, groups: Sequence[Group], folder: Path, stem: str, title: str
+) -> list[Path]:
+    """A retrieval run's questions, over all of them and per value of each of `groups`,
+    as stacked shares (`USE_SHARES`): right, wrong although the evidence was found,
+    wrong and missed, wrong and not checked; over each bar a short line per reference
+    run (the upper bound, the full history): its accuracy on those of the bar's
+    questions both runs scored."""
+    panels: list[tuple[Group | None, list[tuple[str, EvidenceUse]]]] = []
+    for group, value, use in use_by_value(run.summary, groups):
+        if not panels or panels[-1][0] is not group:
+            panels.append((group, []))
+        panels[-1][1].append((value, use))
+    figure = Figure(figsize=SIZES["evidence"], layout="constrained")
+    all_axes = figure.subplots(
+        1, len(panels), sharey=True, squeeze=False,
+        width_ratios=[len(bars) + 0.5 for _, bars in panels],
+    )[0]  # fmt: skip
+    for axes, (group, bars) in zip(all_axes, panels, strict=True):
+        xs = range(len(bars))
+        bottom = [0.0] * len(bars)
+        for label, counted, colour in USE_SHARES:
+            heights = [counted(use) / use.questions for _, use in bars]
+            axes.bar(xs, heights, 0.7, bottom=bottom, color=colour, label=label)
+            bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+        for reference, style in zip(run.references, REFERENCE_STYLES, strict=False):
+            axes.hlines(
+                [_accuracy_of(reference.reference, group, value) for value, _ in bars],
+                [x - 0.45 for x in xs], [x + 0.45 for x in xs], colors="black",
+                linestyles=style, linewidth=2,
+                label=f"{reference.kind}: its accuracy on these questions",
+            )  # fmt: skip
+        axes.set_xticks(xs)
+        shown = [title_of(group, value) if group else value for value, _ in bars]
+        axes.set_xticklabels(
+            [textwrap.fill(label, 16, break_long_words=False) for label in shown], fontsize=8
+        )
+        axes.set_title(group.title if group else "all questions", fontsize=10)
+        axes.set_ylim(0, TOP)
+        axes.grid(axis="y", alpha=0.3)
+    all_axes[0].set_ylabel("share of questions")
+    figure.suptitle(titled(f"Found against used: {run.summary.label}", title))
+    legend(figure, all_axes[0])
+    return save(figure, folder, stem)
+
+
+def _accuracy_of(summary: RunSummary, group: Group | None, value: str) -> float:
+    """A run's accuracy over its questions of `value` of `group` (over all of them
+    where `group` is None); NaN where it has none."""
+    if group is None:
+        return summary.overall.accuracy
+    return summary.groups.get(group.key, {}).get(value, NO_ESTIMATE).accuracy
 
 
 def slug(text: str) -> str:

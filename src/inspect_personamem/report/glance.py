@@ -28,6 +28,9 @@ CAVEATS: dict[str, str] = {
     "compared with published numbers (`--include-unreleased-data` notwithstanding)",
     "self-graded": "the model under test graded its own open answers: no independent "
     "grader judged them",
+    "upper bound": "shown only each question's evidence (`history=evidence`), located by "
+    "its label: what a perfect retriever would hand over, a ceiling for retrieval and "
+    "memory runs, not a method's result; never compared with published numbers",
 }
 """Why a complete run is not comparable with published numbers, kind -> plain words."""
 
@@ -47,6 +50,8 @@ def caveats(run: Run) -> dict[str, str]:
             if run.settings["grader"] == "self"
             else "the same model bound to the grader role"
         )
+    if run.upper_bound:
+        kinds["upper bound"] = ""
     return kinds
 
 
@@ -105,7 +110,8 @@ def _data(run: Run) -> str:
 
 def summary_rows(summaries: Sequence[RunSummary]) -> list[RunSummary]:
     """The summary's runs in its order: per dataset (in the order first met), each
-    model's runs with its no-history runs first, then the model-free floor
+    model's runs with its no-history runs first and its upper bounds last (a ceiling,
+    not a method: `Run.upper_bound`), then the model-free floor
     (`personamem/floor`) of that dataset that scored the most questions, the most
     accurate of those: a floor cut short, or asked a few questions, is no floor."""
     datasets: dict[str, list[RunSummary]] = defaultdict(list)
@@ -118,7 +124,11 @@ def summary_rows(summaries: Sequence[RunSummary]) -> list[RunSummary]:
             if s.run.model != FLOOR_MODEL:
                 models[s.run.model_id].append(s)
         for model in models.values():
-            rows.extend(sorted(model, key=lambda s: s.run.settings.get("history") != "none"))
+            rows.extend(
+                sorted(
+                    model, key=lambda s: (s.run.settings["history"] != "none", s.run.upper_bound)
+                )
+            )
         floors = [s for s in runs if s.run.model == FLOOR_MODEL and s.overall.n]
         if floors:
             rows.append(max(floors, key=lambda s: (s.overall.n, s.overall.accuracy)))
@@ -144,7 +154,9 @@ def summary_table(summaries: Sequence[RunSummary]) -> Table:
         "Summary",
         "Each run's accuracy (of a run judged against the preference label: its mean "
         "score) with its 95% interval, as in `overall`, per dataset and model: a model's "
-        "no-history runs (`history=none`) first, and last the model-free floor "
+        "no-history runs (`history=none`) first, its upper bounds (`evidence only (upper "
+        "bound)`: shown only each question's evidence, a ceiling, not a method) after its "
+        "methods, and last the model-free floor "
         "(`personamem/floor`) of the dataset over the most questions (the most accurate "
         "of those). Side by side, not paired: the paired "
         "differences, over the questions both runs scored, are in `gain` and `floor`.",

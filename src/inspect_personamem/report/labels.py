@@ -5,7 +5,8 @@ which runs of that model differ (`personamem/oracle (decay=0.1)`), the split whe
 of several splits are shown, how it saw the past and answered (`method_labels`:
 `full history`, `no history`, `rag (bm25, top 4)`, `full history, logprob`,
 `full history, open, graded by openai/gpt-4.1-mini`, ...) when runs differ in it or
-any run's answers were graded (a grader is part of what an open run measured), each
+any run's answers were graded (a grader is part of what an open run measured), and
+always for an upper bound (`evidence only (upper bound)`: never read as a method), each
 other setting that differs between the runs, `subset N/M` for a run over part of its
 split, `not released data` for a run on another question file than the released one,
 `synthetic data` for a run on generated data, and the start time when the same model,
@@ -30,8 +31,9 @@ def run_labels(runs: Sequence[Run]) -> list[str]:
         for run, words in zip(runs, parts, strict=True):
             words.append(run.split)
     methods = method_labels(runs)
-    if len(set(methods)) > 1 or any(run.grader for run in runs):
-        for method, words in zip(methods, parts, strict=True):
+    every = len(set(methods)) > 1 or any(run.grader for run in runs)
+    for run, method, words in zip(runs, methods, parts, strict=True):
+        if every or run.upper_bound:
             words.append(method)
     axes = frozenset[str]().union(*(axis_settings(run.entry) for run in runs))
     for key in dict.fromkeys(key for run in runs for key in run.settings):

@@ -194,22 +194,6 @@ class Calibration:
 
 
 @dataclass(frozen=True)
-class Retrieved:
-    """Whether a retrieval run's items held a question's evidence: its first scored
-    epoch's `retrieval` record (`history/recall.py`)."""
-
-    status: str
-    """`found` (an item lies in the evidence), `missed` (no item does), `unpositioned`
-    (items without history positions, so not checked) or `not_located` (where the
-    evidence lies is not known, so not checked)."""
-    recall: float | None
-    """Evidence messages retrieved over `min(k, evidence messages)`; None where not
-    checked."""
-    first_rank: int | None
-    """The rank, from 1, of the first item in the evidence; None where none is."""
-
-
-@dataclass(frozen=True)
 class MemoryTime:
     """A retrieval run's question: the memory's wall time (its `memory` record) over the
     scored epochs, beside the sample's working time."""
@@ -252,8 +236,12 @@ class SampleResult:
     tokens: Tokens = Tokens()
     calibration: Calibration = Calibration()
     """The grader's calibration on this question (open answers; zeros elsewhere)."""
-    retrieval: Retrieved | None = None
-    """Whether its retrieval found the evidence (retrieval runs; None elsewhere)."""
+    retrieval: str | None = None
+    """Whether its retrieval found the evidence: the `status` of its first scored epoch's
+    `retrieval` record (`history/recall.py`): `found` (an item lies in the evidence),
+    `missed` (no item does), `unpositioned` (items without history positions, so not
+    checked) or `not_located` (where the evidence lies is not known, so not checked);
+    None outside retrieval runs."""
     memory: MemoryTime | None = None
     """What the memory's work took (retrieval runs; None elsewhere)."""
     evidence_located: bool | None = None
@@ -752,18 +740,6 @@ def _mean(values: Sequence[float | None]) -> float:
     return math.fsum(known) / len(values) if len(known) == len(values) else math.nan
 
 
-def _retrieved(record: Mapping[str, Any] | None) -> Retrieved | None:
-    """A `retrieval` record as read (`Retrieved`); None without one."""
-    if record is None:
-        return None
-    rank, recall = record.get("first_rank"), record.get("recall")
-    return Retrieved(
-        status=str(record["status"]),
-        recall=None if recall is None else float(recall),
-        first_rank=None if rank is None else int(rank),
-    )
-
-
 def _sample(
     file: str,
     benchmark: str,
@@ -792,7 +768,7 @@ def _sample(
         return None
     statuses = Counter(_status(score) for score in scores)
     recorded = records[str(scored[0].id), scored[0].epoch]
-    evidence = recorded.get("evidence")
+    evidence, retrieval = recorded.get("evidence"), recorded.get("retrieval")
     return SampleResult(
         id=str(first.id),
         groups={key: str(metadata[key]) for key in keys},
@@ -803,7 +779,7 @@ def _sample(
         first_epoch_status=first_status,
         tokens=_tokens(scored, records),
         calibration=Calibration.total(map(_calibration, scores)),
-        retrieval=_retrieved(recorded.get("retrieval")),
+        retrieval=None if retrieval is None else str(retrieval["status"]),
         memory=_memory_time(scored, records),
         evidence_located=None if evidence is None else bool(evidence["located"]),
     )

@@ -20,6 +20,13 @@ from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.graded import graded, grader_table
 from inspect_personamem.report.html_page import FigureFile
+from inspect_personamem.report.retrieval import (
+    evidence_bounds_table,
+    evidence_groups,
+    evidence_use_table,
+    memory_cost_table,
+    retrieval_runs,
+)
 from inspect_personamem.report.tables import (
     Table,
     estimates_table,
@@ -35,7 +42,7 @@ Section = Table | FigureFile
 @dataclass(frozen=True)
 class Inclusion:
     """Which runs over other questions than the published numbers' are compared with
-    them all the same (runs on synthetic data never are)."""
+    them all the same (runs on synthetic data never are, nor upper bounds)."""
 
     subsets: bool = False
     """Runs over part of their split (`--include-subsets`)."""
@@ -43,13 +50,14 @@ class Inclusion:
     """Runs on another question file than the released one (`--include-unreleased-data`)."""
 
     def leaves_out(self, summary: RunSummary) -> bool:
-        """Whether a run on synthetic data, or (unless included) over part of its split
-        or on other data than the released file, is left out of the comparison with
-        published numbers; the summary says why, once for all such runs
-        (`glance.caveat_lines`)."""
+        """Whether a run on synthetic data, an upper bound (`Run.upper_bound`: no method
+        result), or (unless included) a run over part of its split or on other data
+        than the released file, is left out of the comparison with published numbers;
+        the summary says why, once for all such runs (`glance.caveat_lines`)."""
         run = summary.run
         return bool(
             run.synthetic
+            or run.upper_bound
             or (run.subset and not self.subsets)
             or (run.unreleased and not self.unreleased)
         )
@@ -82,9 +90,10 @@ class ReportContext:
     ) -> list[Section]:
         """The sections every version's runs get, named `<key>_<table>` and titled
         after the version: overall, the graders of open answers (where a grader named
-        candidates), the runs, accuracy per value of each group, every estimate."""
+        candidates), the runs, accuracy per value of each group, what the retrieval
+        runs' memories did (`retrieval`), every estimate."""
         prefix = f"{version.key}_"
-        tables = [
+        tables: list[Section] = [
             overall_table(summaries, version, f"{prefix}overall"),
             *([grader_table(summaries, f"{prefix}graders")] if graded(summaries) else []),
             runs_table(summaries, f"{prefix}runs"),
@@ -94,11 +103,55 @@ class ReportContext:
                 )
                 for group in version.groups
             ),
+            *self.retrieval(version, summaries, prefix),
             estimates_table(summaries, version.groups, f"{prefix}estimates"),
         ]
-        return [titled(table, version) for table in tables]
+        return [titled(section, version) for section in tables]
+
+    def retrieval(
+        self, version: DatasetVersion[Any], summaries: Sequence[RunSummary], prefix: str
+    ) -> list[Section]:
+        """What the memory of each retrieval run (`history=rag`, `history=memory`) did,
+        every version's part has it: per run a figure of found against used, then the
+        tables found against used (`<prefix>evidence_use`), the runs against their upper
+        bound and the full history (`<prefix>evidence_bounds`, where one of those was
+        run) and what the memory took (`<prefix>memory_cost`); none without such runs."""
+        runs = retrieval_runs(summaries)
+        if not runs:
+            return []
+        groups = evidence_groups(version)
+        figures = [
+            self.figure(
+                f"Found against used: {r.summary.label}. Bars: its questions as shares, "
+                "right, wrong although the evidence was found (misuse), wrong and "
+                "missed, wrong and not checked; lines: the upper bound's and the full "
+                "history's accuracy on the same questions",
+                self.figures.evidence_figure(
+                    r,
+                    groups,
+                    self.folder,
+                    f"{prefix}evidence_{i}_{self.figures.slug(r.summary.label)}",
+                    self.title,
+                ),
+            )  # fmt: skip
+            for i, r in enumerate(runs, start=1)
+        ]
+        bounds = [r for r in runs if r.references]
+        return [
+            *figures,
+            evidence_use_table(runs, version, f"{prefix}evidence_use"),
+            *(
+                [evidence_bounds_table(bounds, version, f"{prefix}evidence_bounds")]
+                if bounds
+                else []
+            ),
+            memory_cost_table(runs, f"{prefix}memory_cost"),
+        ]
 
 
-def titled(table: Table, version: DatasetVersion[Any]) -> Table:
-    """`table` with its title after the version's name (`PersonaMem: ...`)."""
-    return replace(table, title=f"{version.name}: {table.title}")
+def titled(section: Section, version: DatasetVersion[Any]) -> Section:
+    """A table with its title after the version's name (`PersonaMem: ...`), a figure
+    with its caption so."""
+    if isinstance(section, Table):
+        return replace(section, title=f"{version.name}: {section.title}")
+    return replace(section, caption=f"{version.name}: {section.caption}")

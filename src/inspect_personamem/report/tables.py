@@ -11,12 +11,19 @@ import html
 import io
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from inspect_personamem.datasets.base import DatasetVersion, Group
-from inspect_personamem.report.accuracy import NO_ESTIMATE, Accuracy, RunSummary, on_questions
+from inspect_personamem.parameters import Settings
+from inspect_personamem.report.accuracy import (
+    NO_ESTIMATE,
+    Accuracy,
+    RunSummary,
+    on_questions,
+    title_of,
+)
 from inspect_personamem.report.axes import axis_settings, no_history_settings
 from inspect_personamem.report.check import check
 from inspect_personamem.report.differences import Difference, differences, known_groups
@@ -71,6 +78,15 @@ def format_cell(cell: Cell) -> str:
     return str(cell)
 
 
+UPPER_BOUND_NOTE = (
+    " A run labelled `(upper bound)` was shown only each question's evidence "
+    "(`history=evidence`, located by its label): what a perfect retriever would hand "
+    "over, a ceiling for the retrieval and memory runs of its model, not a method's "
+    "result, and never compared with published numbers."
+)
+"""What the overall table says where an upper bound (`Run.upper_bound`) is among its runs."""
+
+
 def overall_table(
     summaries: Sequence[RunSummary], version: DatasetVersion[Any], name: str = "overall"
 ) -> Table:
@@ -117,7 +133,9 @@ def overall_table(
         "those whose grader named no candidate or gave no verdict that could be read "
         "(apart in `graders`). The last column "
         "compares every recomputed number with the metrics Inspect stored in the log (the "
-        "notes above give the details)." + version.judged_note,
+        "notes above give the details)."
+        + (UPPER_BOUND_NOTE if any(s.run.upper_bound for s in summaries) else "")
+        + version.judged_note,
         columns,
         rows,
     )
@@ -178,11 +196,6 @@ def values_of(summaries: Sequence[RunSummary], group: Group) -> list[str]:
     known = tuple(group.values)
     present = {value for s in summaries for value in s.groups.get(group.key, {})}
     return [*known, *sorted(present - set(known), key=lambda value: group_order(value, known))]
-
-
-def title_of(group: Group, value: str) -> str:
-    """How tables name a value of `group`: its title where it is known, else itself."""
-    return group.values.get(value, value)
 
 
 def group_table(
@@ -276,27 +289,37 @@ def on_common_questions(summaries: Sequence[RunSummary]) -> list[RunSummary]:
     return [on_questions(summary, common) for summary in summaries]
 
 
+def reference_pairs(
+    summaries: Sequence[RunSummary], settings: Callable[[Settings], Mapping[str, Any]]
+) -> list[tuple[RunSummary, RunSummary]]:
+    """Every run paired with the run it is measured against: the one of the same model
+    (name and arguments), split and grader with `settings` of its settings, each over
+    the questions both scored; of several runs of one kind the latest complete one is
+    taken (`by_kind`)."""
+    kinds = by_kind(summaries)
+    by_key = {s.run.key: s for s in kinds}
+    pairs = []
+    for s in kinds:
+        other = by_key.get(s.run.key_with(settings(s.run.settings)))
+        if other is not None and other is not s:
+            run, reference = on_common_questions([s, other])
+            pairs.append((run, reference))
+    return pairs
+
+
 @dataclass(frozen=True)
 class GainPair:
-    """A run and its no-history baseline (`settings.no_history_settings`), over the questions both
-    scored."""
+    """A run and its no-history baseline (`axes.no_history_settings`), over the
+    questions both scored."""
 
     run: RunSummary
     baseline: RunSummary
 
 
 def gain_pairs(summaries: Sequence[RunSummary]) -> list[GainPair]:
-    """Every run with a history, paired with the no-history run of the same model (name
-    and arguments), split, other settings and grader; of several runs of one kind the
-    latest complete one is taken."""
-    kinds = by_kind(summaries)
-    baselines = {s.run.key: s for s in kinds if s.run.settings["history"] == "none"}
-    pairs = []
-    for s in kinds:
-        baseline = baselines.get(s.run.key_with(no_history_settings(s.run.settings)))
-        if baseline is not None and baseline is not s:
-            pairs.append(GainPair(*on_common_questions([s, baseline])))
-    return pairs
+    """Every run with a history, paired with the no-history run of the same model,
+    split, other settings and grader (`reference_pairs`)."""
+    return [GainPair(*pair) for pair in reference_pairs(summaries, no_history_settings)]
 
 
 DIFFERENCE_COLUMNS = (

@@ -2,12 +2,14 @@
 figures and tables, and the runs next to the authors' published numbers.
 
 Tables (file stems): overall, graders, runs, categories, methods, method_differences,
-gain, floor, choice_open, cost, sessions, published, published_methods, topics,
-estimates (graders, methods, method_differences, gain, floor, choice_open and the
+gain, floor, choice_open, cost, evidence_use, evidence_bounds, memory_cost, sessions,
+published, published_methods, topics, estimates (graders, methods, method_differences,
+gain, floor, choice_open, the retrieval runs' three (`ReportContext.retrieval`) and the
 published ones only when they apply). Figures: categories, methods_<n>_<model>,
-choice_open_<n>_<run>, cost, sessions, published_<n>_<run>. The groups they are drawn
-by are the entry's (`version.VERSION.groups`): question type (`category`, averaged:
-the macro average), topic, sessions elapsed, and sessions elapsed in bins.
+choice_open_<n>_<run>, cost, evidence_<n>_<run>, sessions, published_<n>_<run>. The
+groups they are drawn by are the entry's (`version.VERSION.groups`): question type
+(`category`, averaged: the macro average), topic, sessions elapsed, and sessions
+elapsed in bins.
 """
 
 from __future__ import annotations
@@ -164,7 +166,8 @@ def report_sections(
             "Macro average: the mean of the categories present, each weighing the same.",
         ),
         *method_figures, *method_tables, *gain, *floor, *choice_open_figures,
-        *choice_open_tables, cost_figure, cost_table(costs, pairs, prices), sessions_figure,
+        *choice_open_tables, cost_figure, cost_table(costs, pairs, prices),
+        *report.retrieval(version, summaries, ""), sessions_figure,
         group_table(
             summaries, sessions, "sessions",
             "Accuracy by sessions elapsed since the relevant preference (the paper's Figure 4)",

@@ -42,15 +42,17 @@ def v2_figure(
     summaries: Sequence[RunSummary], colours: Mapping[str, Colour], folder: Path, title: str
 ) -> list[Path]:
     """PersonaMem-v2: the runs beside the published numbers (the paper's range a band,
-    the vendors' self-reported numbers hollow), and accuracy per `pref_type`. The rows'
-    labels wrap whole onto lines, and the figure is as tall as they need (with room for
-    the titles and the legend, a line per run)."""
+    the vendors' self-reported numbers hollow; upper bounds aside, no method's result),
+    and accuracy per `pref_type`. The rows' labels wrap whole onto lines, and the
+    figure is as tall as they need (with room for the titles and the legend, a line per
+    run)."""
     paper = paper_range()
     published = [p for p in published_v2() if p is not paper]
+    beside = [s for s in summaries if not s.run.upper_bound]
     labels = [
         textwrap.fill(text, LABEL_WIDTH)
         for text in (
-            *(s.label for s in summaries),
+            *(s.label for s in beside),
             *(f"{p.system} ({p.kind}{f', {p.model}' if p.model else ''})" for p in published),
         )
     ]
@@ -59,7 +61,7 @@ def v2_figure(
     rows = len(labels) * (lines + 0.6) + 2 * len(summaries)
     figure = Figure(figsize=(width, max(height, 2.5 + rows * LINE_INCHES)), layout="constrained")
     left, right = figure.subplots(1, 2, width_ratios=(2, 3))
-    _published_v2_axis(left, summaries, published, labels, colours)
+    _published_v2_axis(left, beside, published, labels, colours)
     keys = sorted({k for s in summaries for k in s.groups.get("pref_type", {})}, key=group_order)
     bars(right, run_series(summaries, "pref_type", keys, colours))
     group_axis(right, keys, {})

@@ -7,9 +7,11 @@ PersonaMem (standard errors clustered by persona), the graders of open answers
 (`judge=options`), the authors' preference judge (`judge=preference`), accuracy per
 label group, and the runs beside the numbers published about PersonaMem-v2: the paper's
 (a range for frontier LLMs) and the vendors' own, labelled self-reported with how their
-harnesses deviate (`published.published_v2`). A run is set beside them, never equated
-with them: the authors' option order cannot be repeated, the vendors' harnesses differ
-from theauthors' protocol and from each other.
+harnesses deviate (`published.published_v2`); then, where retrieval or memory runs are
+among them, what their memories did (`ReportContext.retrieval`: `v2_evidence_use`,
+`v2_evidence_bounds`, `v2_memory_cost`, figures `v2_evidence_<n>_<run>`). A run is set
+beside them, never equated with them: the authors' option order cannot be repeated, the
+vendors' harnesses differ from the authors' protocol and from each other.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.v2.published import PublishedV2, paper_range, published_v2
 from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.graded import SELF_GRADED, graded, grader_table
-from inspect_personamem.report.sections import ReportContext, Section
+from inspect_personamem.report.sections import ReportContext, Section, titled
 from inspect_personamem.report.tables import Cell, Table, overall_table, runs_table
 
 PREFIX = "v2_"
@@ -43,10 +45,12 @@ def report_sections(
 
     colours = report.figures.palette(summaries)
     figure = report.figure(
-        f"{TITLE}: runs beside the published numbers, and accuracy per preference type",
+        f"{TITLE}: runs beside the published numbers (upper bounds aside), and accuracy "
+        "per preference type",
         v2_figure(summaries, colours, report.folder, report.title),
     )
-    return [figure, *v2_tables(summaries, version)]
+    retrieval = report.retrieval(version, summaries, PREFIX)
+    return [figure, *v2_tables(summaries, version), *(titled(s, version) for s in retrieval)]
 
 
 def v2_tables(summaries: Sequence[RunSummary], version: DatasetVersion[Any]) -> list[Table]:
@@ -163,7 +167,8 @@ def _published_row(p: PublishedV2) -> tuple[Cell, ...]:
 
 
 def published_table(summaries: Sequence[RunSummary]) -> Table:
-    """The runs beside every number published about PersonaMem-v2."""
+    """The runs beside every number published about PersonaMem-v2, upper bounds
+    (`Run.upper_bound`: no method's result) aside."""
     runs: tuple[tuple[Cell, ...], ...] = tuple(
         (
             "this report" + (", mean judge score" if s.run.judged else ""),
@@ -177,6 +182,7 @@ def published_table(summaries: Sequence[RunSummary]) -> Table:
             _deviations(s),
         )  # fmt: skip
         for s in summaries
+        if not s.run.upper_bound
     )
     paper = paper_range()
     return Table(
@@ -187,7 +193,8 @@ def published_table(summaries: Sequence[RunSummary]) -> Table:
         "harnesses, which differ from the authors' protocol and from each other (the "
         "last column: what is known of how). The paper gives frontier LLMs a range, "
         f"{paper.shown} (`low`, `high`), without naming the length or setting; a run's "
-        "`low` and `high` are its 95% interval.",
+        "`low` and `high` are its 95% interval. An upper bound (`history=evidence`: shown "
+        "only each question's evidence) is no method's result and is not listed.",
         (
             "kind",
             "system or run",
