@@ -20,6 +20,7 @@ from support.helpers import mock_model
 from support.reports import (
     CONTEXTS,
     QUESTIONS,
+    EvidenceLogs,
     Logs,
     MethodLogs,
     hashed_answer,
@@ -157,6 +158,25 @@ def _method_logs(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> Method
     memory_args = {"history": "memory", "memory": "support.memories:SpyMemory"}
     memory = run(model, folder, logs.data, task_args=memory_args)
     return MethodLogs(folder, rag, memory)
+
+
+@pytest.fixture(scope="session")
+def evidence_logs(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> EvidenceLogs:
+    with released_stand_in():
+        return _evidence_logs(logs, tmp_path_factory)
+
+
+def _evidence_logs(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> EvidenceLogs:
+    folder = tmp_path_factory.mktemp("evidence")
+    full = folder / "a_full.eval"
+    shutil.copy(logs.locations["a_full"], full)
+    model = mock_model(lambda messages: hashed_answer("a", messages), "mockllm/model-a")
+    evidence = run(model, folder, logs.data, task_args={"history": "evidence"})
+    rag_args = {"history": "rag", "retriever": "bm25", "top_k": 4}
+    rag = run(model, folder, logs.data, task_args=rag_args)
+    memory_args = {"history": "memory", "memory": "support.memories:SleepingMemory"}
+    memory = run(model, folder, logs.data, task_args=memory_args)
+    return EvidenceLogs(folder, str(full), evidence, rag, memory)
 
 
 @pytest.fixture

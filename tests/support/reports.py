@@ -276,6 +276,19 @@ class MethodLogs:
     memory: str
 
 
+@dataclass(frozen=True)
+class EvidenceLogs:
+    """One model's runs in one folder: the full history, the upper bound
+    (`history=evidence`), BM25 retrieval and a memory system that sleeps a known time
+    per call (`support.memories.SleepingMemory`)."""
+
+    folder: Path
+    full: str
+    evidence: str
+    rag: str
+    memory: str
+
+
 def methods_report(method_logs: MethodLogs, out: Path) -> Report:
     return build_report([method_logs.folder], out, name_overrides={"mockllm/model-a": "GPT-4o"})
 

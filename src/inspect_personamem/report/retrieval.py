@@ -2,12 +2,13 @@
 each question's evidence and whether the model used it, how the run stands to its
 upper bound and to the full history, and what the memory took besides tokens.
 
-A retrieval run is one whose questions carry a retrieval status (`SampleResult.
-retrieval`, from `history/recall.py`): `found` (the retrieved items included a message
-of the evidence, as the run's dataset version locates it), `missed` (none did),
-`unpositioned` (the items name no history position, a memory system's own facts: not
-checked) or `not_located` (where the evidence lies is not known: not checked). Only
-found and missed are checked; the others are counted apart, never as misses.
+A retrieval run is one whose questions carry what its memory did (`SampleResult.memory`)
+or a retrieval status (`SampleResult.retrieval`, from `history/recall.py`): `found`
+(the retrieved items included a message of the evidence, as the run's dataset version
+locates it), `missed` (none did), `unpositioned` (the items name no history position, a
+memory system's own facts: not checked) or `not_located` (where the evidence lies is not
+known: not checked). Only found and missed are checked; the others are counted apart,
+never as misses. A log made before runs recorded the status has only the memory's times.
 
 A wrong answer is a retrieval miss where the evidence was missed, and misuse where it
 was found and the model answered wrong all the same. The run is set against the run of
@@ -113,8 +114,9 @@ def evidence_use(samples: Sequence[SampleResult]) -> EvidenceUse:
 
 
 def retrieves(summary: RunSummary) -> bool:
-    """Whether a run retrieved: its scored questions carry a retrieval status."""
-    return any(sample.retrieval is not None for sample in summary.run.samples)
+    """Whether a run retrieved: its scored questions carry what its memory did or a
+    retrieval status."""
+    return any(s.memory is not None or s.retrieval is not None for s in summary.run.samples)
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,12 @@ class RetrievalRun:
 
     summary: RunSummary
     references: tuple[Reference, ...]
+
+    @property
+    def checked(self) -> bool:
+        """Whether its questions carry a retrieval status (a log made before runs
+        recorded it has none)."""
+        return any(sample.retrieval is not None for sample in self.summary.run.samples)
 
 
 def retrieval_runs(summaries: Sequence[RunSummary]) -> list[RetrievalRun]:

@@ -112,14 +112,16 @@ class ReportContext:
         self, version: DatasetVersion[Any], summaries: Sequence[RunSummary], prefix: str
     ) -> list[Section]:
         """What the memory of each retrieval run (`history=rag`, `history=memory`) did,
-        every version's part has it: per run a figure of found against used, then the
-        tables found against used (`<prefix>evidence_use`), the runs against their upper
-        bound and the full history (`<prefix>evidence_bounds`, where one of those was
-        run) and what the memory took (`<prefix>memory_cost`); none without such runs."""
+        every version's part has it: per run whose retrieval was checked a figure of
+        found against used, then the tables found against used (`<prefix>evidence_use`)
+        and the runs against their upper bound and the full history
+        (`<prefix>evidence_bounds`, where one of those was run), and for every retrieval
+        run what the memory took (`<prefix>memory_cost`); none without such runs."""
         runs = retrieval_runs(summaries)
         if not runs:
             return []
         groups = evidence_groups(version)
+        checked = [r for r in runs if r.checked]
         figures = [
             self.figure(
                 f"Found against used: {r.summary.label}. Bars: its questions as shares, "
@@ -133,13 +135,13 @@ class ReportContext:
                     f"{prefix}evidence_{i}_{self.figures.slug(r.summary.label)}",
                     self.title,
                 ),
-            )  # fmt: skip
-            for i, r in enumerate(runs, start=1)
+            )
+            for i, r in enumerate(checked, start=1)
         ]
-        bounds = [r for r in runs if r.references]
+        bounds = [r for r in checked if r.references]
         return [
             *figures,
-            evidence_use_table(runs, version, f"{prefix}evidence_use"),
+            *([evidence_use_table(checked, version, f"{prefix}evidence_use")] if checked else []),
             *(
                 [evidence_bounds_table(bounds, version, f"{prefix}evidence_bounds")]
                 if bounds

@@ -1,0 +1,369 @@
+"""What a retrieval run's memory did, in the report (`report/retrieval.py`): found
+against used, the run against its upper bound and the full history, the memory's
+latency; and the upper bound (`history=evidence`) labelled as such everywhere and never
+set beside published numbers. Every expectation is recomputed from the logs' full
+samples, not from the summaries the report reads."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai.log import EvalSample, read_eval_log, read_eval_log_sample_summaries, write_eval_log
+from support.helpers import mock_model, run_task
+from support.memories import SleepingMemory
+from support.reports import (
+    QUESTIONS,
+    EvidenceLogs,
+    close,
+    clustered_se,
+    expected_from_log,
+    mean,
+    png_size,
+    read_csv,
+)
+
+from inspect_personamem.datasets.base import DatasetVersion
+from inspect_personamem.datasets.registry import VERSIONS
+from inspect_personamem.report import build_report, logs
+from inspect_personamem.report.accuracy import summarise
+from inspect_personamem.report.build import Report
+from inspect_personamem.report.labels import run_labels
+from inspect_personamem.report.logs import read_runs
+from inspect_personamem.report.sections import Inclusion, ReportContext
+from inspect_personamem.report.tables import Table
+
+pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
+
+from inspect_personamem.report import figures  # noqa: E402
+
+UPPER_BOUND = "evidence only (upper bound)"
+STATUS_COLUMNS = {
+    "found": "found", "missed": "missed", "unpositioned": "unpositioned",
+    "not_located": "not located",
+}  # fmt: skip
+
+
+def samples(location: str) -> list[EvalSample]:
+    """A log's full samples (metadata whole, never thinned)."""
+    return list(read_eval_log(location).samples or [])
+
+
+def score(sample: EvalSample) -> float:
+    assert sample.scores is not None
+    return 1.0 if sample.scores["personamem_scorer"].value == "C" else 0.0
+
+
+def status(sample: EvalSample) -> str:
+    return str(sample.metadata["retrieval"]["status"])
+
+
+def label_of(report: Report, location: str) -> str:
+    """The label in `report` of the run logged at `location`."""
+    [label] = [s.label for s in report.summaries if Path(s.run.location).samefile(location)]
+    return label
+
+
+@pytest.fixture(scope="module")
+def evidence_report(
+    evidence_logs: EvidenceLogs, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Report, Path]:
+    out = tmp_path_factory.mktemp("evidence_report")
+    report = build_report([evidence_logs.folder], out, name_overrides={"mockllm/model-a": "GPT-4o"})
+    return report, out
+
+
+def cases(chosen: list[EvalSample]) -> list[tuple[str, str, list[EvalSample]]]:
+    """(questions by, value, its samples): all questions, then each value of each of
+    v1's evidence groups, as the found-against-used table names them."""
+    version = VERSIONS["v1"]
+    groups = {group.key: group for group in version.groups}
+    found: list[tuple[str, str, list[EvalSample]]] = [("", "all questions", chosen)]
+    for key in version.evidence_groups:
+        group = groups[key]
+        for value in sorted({str(s.metadata[key]) for s in chosen}):
+            mine = [s for s in chosen if str(s.metadata[key]) == value]
+            found.append((group.title, group.values.get(value, value), mine))
+    return found
+
+
+def assert_use(row: dict[str, str], chosen: list[EvalSample]) -> None:
+    """A found-against-used row against its questions' records, counted here."""
+    statuses = [status(s) for s in chosen]
+    scores = [score(s) for s in chosen]
+    by = {
+        key: [v for st, v in zip(statuses, scores, strict=True) if st == key]
+        for key in STATUS_COLUMNS
+    }
+    assert row["questions"] == str(len(chosen))
+    for key, column in STATUS_COLUMNS.items():
+        assert row[column] == str(len(by[key])), column
+    checked = len(by["found"]) + len(by["missed"])
+    assert close(row["found share"], len(by["found"]) / checked if checked else math.nan)
+    assert close(row["accuracy if found"], mean(by["found"]) if by["found"] else math.nan)
+    assert close(row["accuracy if missed"], mean(by["missed"]) if by["missed"] else math.nan)
+    errors = sum(1 - v for v in scores)
+    assert close(row["errors"], errors)
+    for key, column in (("missed", "errors: missed"), ("found", "errors: found")):
+        wrong = sum(1 - v for v in by[key])
+        assert close(row[column], wrong / errors if errors else math.nan), column
+
+
+def test_found_against_used_counts_what_each_question_recorded(
+    evidence_logs: EvidenceLogs, evidence_report: tuple[Report, Path]
+) -> None:
+    """Per retrieval run, overall and per question type and bin of sessions elapsed:
+    the questions found, missed and not checked, accuracy if found and if missed, and
+    the shares of the errors that are misses and misuse, counted from the samples."""
+    report, out = evidence_report
+    rows = {(r["run"], r["questions by"], r["value"]): r for r in read_csv(out, "evidence_use")}
+    seen: set[str] = set()
+    for location in (evidence_logs.rag, evidence_logs.memory):
+        chosen = samples(location)
+        seen.update(status(s) for s in chosen)
+        label = label_of(report, location)
+        for by, value, mine in cases(chosen):
+            assert_use(rows.pop((label, by, value)), mine)
+    assert rows == {}  # no other run, and no other value
+    assert seen & {"found", "missed"}  # some retrieval was checked
+
+
+def test_retrieval_is_set_against_its_upper_bound_and_the_full_history(
+    evidence_logs: EvidenceLogs, evidence_report: tuple[Report, Path]
+) -> None:
+    """Paired over the questions both scored: overall, on the questions whose evidence
+    the run found and missed, and per question type; the upper bound is the run of the
+    same model with the other settings alike (`top_k=4` is a retriever's, not its)."""
+    report, out = evidence_report
+    rows = {(r["run"], r["against"], r["measure"]): r for r in read_csv(out, "evidence_bounds")}
+    titles = VERSIONS["v1"].groups[0].values
+    for location in (evidence_logs.rag, evidence_logs.memory):
+        run = expected_from_log(location)
+        label = label_of(report, location)
+        for kind, reference_location in (
+            (UPPER_BOUND, evidence_logs.evidence), ("full history", evidence_logs.full),
+        ):  # fmt: skip
+            reference = expected_from_log(reference_location)
+            d = {q: v - reference.values[q] for q, v in run.values.items()}
+            overall = rows[label, kind, "overall"]
+            assert overall["reference run"] == label_of(report, reference_location)
+            assert overall["questions compared"] == str(QUESTIONS)
+            assert close(overall["difference"], mean(list(d.values())))
+            clusters = {q: str(run.metadata[q]["shared_context_id"]) for q in d}
+            assert close(overall["stderr (clustered)"], clustered_se(d, clusters))
+            measures = {
+                f"evidence {key}": [q for q in d if run.metadata[q]["retrieval"]["status"] == key]
+                for key in ("found", "missed")
+            }
+            for key, title in titles.items():
+                measures[f"question type: {title}"] = [
+                    q for q in d if run.metadata[q]["category"] == key
+                ]
+            for measure, questions in measures.items():
+                if not questions:
+                    assert (label, kind, measure) not in rows
+                    continue
+                row = rows[label, kind, measure]
+                assert row["questions compared"] == str(len(questions)), measure
+                assert close(row["difference"], mean([d[q] for q in questions])), measure
+
+
+def test_the_memorys_latency_and_its_time_apart_from_the_model(
+    evidence_logs: EvidenceLogs, evidence_report: tuple[Report, Path]
+) -> None:
+    """A memory that sleeps 0.05 s per call: the median search and add are at least
+    that; every number is the samples' (percentiles as `statistics` computes them); the
+    sleep never holds the event loop."""
+    report, out = evidence_report
+    rows = {row["run"]: row for row in read_csv(out, "memory_cost")}
+    rag, memory = label_of(report, evidence_logs.rag), label_of(report, evidence_logs.memory)
+    assert set(rows) == {rag, memory}
+    row = rows[memory]
+    assert float(row["search p50 s"]) >= SleepingMemory.SLEEP
+    assert float(row["add p50 s"]) >= SleepingMemory.SLEEP
+    assert float(row["longest loop block s"]) < SleepingMemory.SLEEP
+    chosen = samples(evidence_logs.memory)
+    records = [s.metadata["memory"] for s in chosen]
+    for name, values in (
+        ("search", [float(m["search_seconds"]) for m in records]),
+        ("add", [float(t) for m in records for t in m["ingest_calls"]]),
+    ):
+        p95 = statistics.quantiles(values, n=20, method="inclusive")[18]
+        assert close(row[f"{name} p50 s"], statistics.median(values))
+        assert close(row[f"{name} p95 s"], p95)
+        assert math.isclose(float(row[f"{name} total s"]), math.fsum(values), rel_tol=1e-12)
+    assert row["add calls"] == str(sum(len(m["ingest_calls"]) for m in records))
+    spent = [float(m["ingest_seconds"]) + float(m["search_seconds"]) for m in records]
+    other = [float(s.working_time or math.nan) - t for s, t in zip(chosen, spent, strict=True)]
+    assert math.isclose(float(row["memory s per question"]), mean(spent), rel_tol=1e-12)
+    assert math.isclose(float(row["other working s per question"]), mean(other), rel_tol=1e-9)
+    assert row["questions"] == str(QUESTIONS)
+    assert row["texts embedded"] == row["memory input tokens"] == ""  # none recorded
+
+
+def test_the_upper_bound_is_labelled_so_and_never_beside_published_numbers(
+    evidence_logs: EvidenceLogs, evidence_report: tuple[Report, Path]
+) -> None:
+    """Mapped to GPT-4o, the full-history run is compared with the published numbers and
+    the upper bound is not; the summary lists it after its model's methods, the first
+    line counts it as not comparable, the overall table says what it is, and the
+    recomputed numbers of every run match what Inspect stored."""
+    report, out = evidence_report
+    bound = label_of(report, evidence_logs.evidence)
+    full = label_of(report, evidence_logs.full)
+    assert UPPER_BOUND in bound
+    assert {row["run"] for row in read_csv(out, "published")} == {full}
+    assert bound not in {row["run"] for row in read_csv(out, "published_methods")}
+    summary = [row["run"] for row in read_csv(out, "summary")]
+    assert summary[-1] == bound and len(summary) == 4
+    assert report.headline.endswith("not comparable with published numbers: upper bound (1 of 4)")
+    assert any(
+        caveat.startswith(f"upper bound, 1 of 4 runs: {bound}: ") for caveat in report.caveats
+    )
+    overall = next(t for t in report.tables if t.name == "overall")
+    assert "`(upper bound)`" in overall.note and bound in {row[0] for row in overall.rows}
+    assert all(
+        row["check against Inspect"].startswith("matches (") for row in read_csv(out, "overall")
+    )
+
+
+def test_an_upper_bound_alone_is_labelled_so_with_its_located_evidence(
+    evidence_logs: EvidenceLogs, tmp_path: Path
+) -> None:
+    """Alone, a run's label names no method; an upper bound's always does. A note says
+    for how many questions its evidence was located."""
+    report = build_report([evidence_logs.evidence], tmp_path / "out")
+    [summary] = report.summaries
+    assert summary.label == f"mockllm/model-a, {UPPER_BOUND}"
+    located = sum(bool(s.metadata["evidence"]["located"]) for s in samples(evidence_logs.evidence))
+    assert any(
+        f"{summary.label}: an upper bound" in note
+        and f"located in the history for {located} of {QUESTIONS} questions" in note
+        for note in report.notes
+    )
+    assert not any(t.name in {"evidence_use", "memory_cost"} for t in report.tables)
+
+
+def test_a_figure_of_found_against_used_per_retrieval_run(
+    evidence_logs: EvidenceLogs, evidence_report: tuple[Report, Path]
+) -> None:
+    report, out = evidence_report
+    drawn = [f for f in report.figures if f.files[0].name.startswith("evidence_")]
+    assert len(drawn) == 2
+    for figure, location in zip(drawn, (evidence_logs.rag, evidence_logs.memory), strict=True):
+        assert label_of(report, location) in figure.caption
+        width, height = figures.SIZES["evidence"]
+        assert png_size(out / figure.files[0]) == (
+            round(width * figures.DPI),
+            round(height * figures.DPI),
+        )
+
+
+def test_every_version_gets_the_retrieval_sections(
+    evidence_logs: EvidenceLogs, tmp_path: Path
+) -> None:
+    """The default `report_sections` (a version without sections of its own) holds
+    them, named after the version's key, titled after its name."""
+    version = VERSIONS["v1"]
+    runs = read_runs([evidence_logs.folder]).runs
+    summaries = [summarise(run, label) for run, label in zip(runs, run_labels(runs), strict=True)]
+    context = ReportContext(figures, tmp_path, tmp_path / "figures", "", {}, Inclusion(), [])
+    sections = DatasetVersion.report_sections(version, summaries, context)
+    tables = [s.name for s in sections if isinstance(s, Table)]
+    assert tables[-4:] == [
+        "v1_evidence_use",
+        "v1_evidence_bounds",
+        "v1_memory_cost",
+        "v1_estimates",
+    ]
+    captions = [s.caption for s in sections if not isinstance(s, Table)]
+    assert len(captions) == 2 and all(
+        c.startswith("PersonaMem: Found against used: ") for c in captions
+    )
+
+
+def test_retrieval_records_are_read_from_the_samples_only_where_a_summary_thinned_them(
+    evidence_logs: EvidenceLogs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory record over 1k (a memory system's items are texts) is thinned to text in
+    a summary: the report reads it from the sample. The upper bound's records fit, and
+    its log is read without a sample."""
+    log = read_eval_log(evidence_logs.rag)
+    for sample in log.samples or []:
+        sample.metadata["memory"]["items"].append({"text": "a fact " * 200, "score": 0.0})
+    write_eval_log(log, str(tmp_path / "long.eval"))
+    summaries = read_eval_log_sample_summaries(str(tmp_path / "long.eval"))
+    assert all(isinstance(s.metadata["memory"], str) for s in summaries)
+    [run] = read_runs([tmp_path / "long.eval"]).runs
+    by_id = {str(s.id): s.metadata for s in log.samples or []}
+    for result in run.samples:
+        record = by_id[result.id]
+        assert result.memory is not None and result.retrieval == record["retrieval"]["status"]
+        assert result.memory.searches == (record["memory"]["search_seconds"],)
+        assert result.memory.adds == tuple(record["memory"]["ingest_calls"])
+        assert result.evidence_located is record["evidence"]["located"]
+
+    def unread(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("read the samples")
+
+    monkeypatch.setattr(logs, "read_eval_log_samples", unread)
+    [bound] = read_runs([evidence_logs.evidence]).runs
+    assert all(s.evidence_located is not None and s.memory is None for s in bound.samples)
+
+
+def test_a_log_made_before_runs_recorded_retrieval_still_reads(
+    evidence_logs: EvidenceLogs, tmp_path: Path
+) -> None:
+    """A memory run without `retrieval`, `evidence` or each add call's seconds: only the
+    memory's times are shown (no add calls), no found against used; a memory system's
+    embedding counts (the run's so far) show their largest."""
+    log = read_eval_log(evidence_logs.memory)
+    for i, sample in enumerate(log.samples or []):
+        for key in ("retrieval", "evidence"):
+            sample.metadata.pop(key)
+        sample.metadata["memory"].pop("ingest_calls")
+        sample.metadata["memory"]["embedding_counts"] = {"embedded": i, "cache_hits": 2 * i}
+    write_eval_log(log, str(tmp_path / "old.json"))
+    report = build_report([tmp_path / "old.json"], tmp_path / "out")
+    [row] = read_csv(tmp_path / "out", "memory_cost")
+    assert (row["add calls"], row["add p50 s"]) == ("0", "")
+    assert float(row["search p50 s"]) >= SleepingMemory.SLEEP
+    assert (row["texts embedded"], row["embedding cache hits"]) == (
+        str(float(QUESTIONS - 1)), str(float(2 * (QUESTIONS - 1))),
+    )  # fmt: skip
+    assert not any(t.name in {"evidence_use", "evidence_bounds"} for t in report.tables)
+
+
+def test_personamem_v2_keeps_its_upper_bound_from_the_published_numbers(
+    small_v2: Path, tmp_path: Path
+) -> None:
+    """PersonaMem-v2's part has the retrieval tables too (titled after it, split by its
+    evidence groups), and its published table lists every run but the upper bound."""
+    version = VERSIONS["v2"]
+    model = mock_model(lambda messages: "Let me think.\nFinal Answer: A")
+    folder = {"data_dir": str(small_v2)}
+    task = "inspect_personamem/personamem_v2_32k"
+    made = {
+        history: run_task(task, model, tmp_path / "logs", {**folder, "history": history})
+        for history in ("full", "evidence")
+    }
+    rag = run_task(
+        task, model, tmp_path / "logs", {**folder, "history": "rag", "retriever": "bm25"}
+    )
+    out = tmp_path / "out"
+    report = build_report([tmp_path / "logs"], out)
+    bound = label_of(report, made["evidence"].location)
+    assert UPPER_BOUND in bound
+    listed = {row["system or run"] for row in read_csv(out, "v2_published")}
+    assert bound not in listed and label_of(report, rag.location) in listed
+    assert label_of(report, made["full"].location) in listed
+    tables = {t.name: t for t in report.tables}
+    assert tables["v2_evidence_use"].title.startswith("PersonaMem-v2: Found against used")
+    titles = {g.key: g.title for g in version.groups}
+    by = {row["questions by"] for row in read_csv(out, "v2_evidence_use")}
+    assert by == {"", *(titles[key] for key in version.evidence_groups)}
+    against = {row["against"] for row in read_csv(out, "v2_evidence_bounds")}
+    assert against == {UPPER_BOUND, "full history"}
