@@ -18,6 +18,7 @@ from support.memories import SleepingMemory
 from support.reports import (
     QUESTIONS,
     EvidenceLogs,
+    assert_labels_inside,
     close,
     clustered_se,
     expected_from_log,
@@ -248,18 +249,37 @@ def test_an_upper_bound_alone_is_labelled_so_with_its_located_evidence(
 
 
 def test_a_figure_of_found_against_used_per_retrieval_run(
-    evidence_logs: EvidenceLogs, evidence_report: tuple[Report, Path]
+    evidence_logs: EvidenceLogs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    report, out = evidence_report
-    drawn = [f for f in report.figures if f.files[0].name.startswith("evidence_")]
-    assert len(drawn) == 2
-    for figure, location in zip(drawn, (evidence_logs.rag, evidence_logs.memory), strict=True):
-        assert label_of(report, location) in figure.caption
+    """One per retrieval run, at its size, its labels inside it; its bars are the run's
+    shares of right, misuse, missed and not checked, one above the other to 1."""
+    from matplotlib.figure import Figure
+
+    drawn: list[Figure] = []
+    save = figures.save
+
+    def keep(figure: Figure, folder: Path, stem: str) -> list[Path]:
+        drawn.append(figure)
+        return save(figure, folder, stem)
+
+    monkeypatch.setattr(figures, "save", keep)
+    report = build_report([evidence_logs.folder], tmp_path)
+    files = [f for f in report.figures if f.files[0].name.startswith("evidence_")]
+    found = [f for f in drawn if f.get_suptitle().startswith("Found against used")]
+    assert len(files) == len(found) == 2
+    for file, figure, location in zip(
+        files, found, (evidence_logs.rag, evidence_logs.memory), strict=True
+    ):
+        assert label_of(report, location) in file.caption
         width, height = figures.SIZES["evidence"]
-        assert png_size(out / figure.files[0]) == (
-            round(width * figures.DPI),
-            round(height * figures.DPI),
-        )
+        size = (round(width * figures.DPI), round(height * figures.DPI))
+        assert png_size(tmp_path / file.files[0]) == size
+        assert_labels_inside(figure)
+        [all_questions, *_] = figure.axes
+        tops = [bar.get_y() + bar.get_height() for bar in all_questions.patches]
+        assert math.isclose(max(tops), 1.0)
+        right = all_questions.patches[0].get_height()
+        assert math.isclose(right, mean(list(expected_from_log(location).values.values())))
 
 
 def test_every_version_gets_the_retrieval_sections(

@@ -370,3 +370,22 @@ def measured(page: Path, chromium: str, width: int, folder: Path) -> dict[str, A
     assert found, dom.stderr[-2000:]
     result: dict[str, Any] = json.loads(html.unescape(found.group(1)))
     return result
+
+
+def assert_labels_inside(figure: Any) -> None:
+    """Each tick label drawn (inside its axis's limits) and each legend entry of a
+    matplotlib `figure` lies inside it, laid out as saving lays it out."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(figure)  # the canvas a PNG is drawn on
+    figure.draw_without_rendering()  # lays it out as saving did
+    frame = figure.bbox
+    texts = [t for legend in figure.legends for t in legend.get_texts()]
+    for a in figure.axes:  # the ticks drawn: those inside the axis's limits
+        (x0, x1), (y0, y1) = sorted(a.get_xlim()), sorted(a.get_ylim())
+        texts += [t for t in a.get_xticklabels() if x0 <= t.get_position()[0] <= x1]
+        texts += [t for t in a.get_yticklabels() if y0 <= t.get_position()[1] <= y1]
+    for text in texts:
+        box = text.get_window_extent()
+        inside = box.x0 >= frame.x0 - 1 and box.x1 <= frame.x1 + 1
+        assert inside and box.y0 >= frame.y0 - 1 and box.y1 <= frame.y1 + 1, text

@@ -13,6 +13,7 @@ import pytest
 from inspect_ai.log import EvalLog, read_eval_log
 from support.graders import first, grader
 from support.helpers import SMALL_V2, Reply, mock_model, run_task
+from support.reports import assert_labels_inside
 
 from inspect_personamem.data.provenance import MARK
 from inspect_personamem.datasets.v2.generator import generate_v2
@@ -231,7 +232,6 @@ def test_figure_labels_are_whole_inside_the_figure_and_1_leaves_headroom(
     """Every figure drawn (v1's and v2's): each tick label and legend entry lies inside
     the figure, a run's label beside the published v2 numbers is whole (wrapped onto
     lines, never cut), and an accuracy of 1.0 stays below the frame."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     from inspect_personamem.datasets.v1 import figures as v1_figures
@@ -251,18 +251,7 @@ def test_figure_labels_are_whole_inside_the_figure_and_1_leaves_headroom(
     report = build_report([out.parent / "logs"], tmp_path / "report")
     assert len(drawn) == len(report.figures)
     for figure in drawn:
-        FigureCanvasAgg(figure)  # the canvas a PNG is drawn on
-        figure.draw_without_rendering()  # lays it out as saving did
-        frame = figure.bbox
-        texts = [t for legend in figure.legends for t in legend.get_texts()]
-        for a in figure.axes:  # the ticks drawn: those inside the axis's limits
-            (x0, x1), (y0, y1) = sorted(a.get_xlim()), sorted(a.get_ylim())
-            texts += [t for t in a.get_xticklabels() if x0 <= t.get_position()[0] <= x1]
-            texts += [t for t in a.get_yticklabels() if y0 <= t.get_position()[1] <= y1]
-        for text in texts:
-            box = text.get_window_extent()
-            inside = box.x0 >= frame.x0 - 1 and box.x1 <= frame.x1 + 1
-            assert inside and box.y0 >= frame.y0 - 1 and box.y1 <= frame.y1 + 1, text
+        assert_labels_inside(figure)
         for axes in figure.axes:
             if axes.get_ylabel() == "accuracy":
                 assert axes.get_ylim()[1] > 1, figure.get_suptitle()
