@@ -183,9 +183,9 @@ def test_the_memorys_latency_and_its_time_apart_from_the_model(
     rag, memory = label_of(report, evidence_logs.rag), label_of(report, evidence_logs.memory)
     assert set(rows) == {rag, memory}
     row = rows[memory]
-    assert float(row["search p50 s"]) >= SleepingMemory.SLEEP
-    assert float(row["add p50 s"]) >= SleepingMemory.SLEEP
-    assert float(row["longest loop block s"]) < SleepingMemory.SLEEP
+    sleep = SleepingMemory.SLEEP * 1000  # ms
+    assert float(row["search p50 ms"]) >= sleep and float(row["add p50 ms"]) >= sleep
+    assert float(row["longest loop block ms"]) < sleep
     chosen = samples(evidence_logs.memory)
     records = [s.metadata["memory"] for s in chosen]
     for name, values in (
@@ -193,8 +193,8 @@ def test_the_memorys_latency_and_its_time_apart_from_the_model(
         ("add", [float(t) for m in records for t in m["ingest_calls"]]),
     ):
         p95 = statistics.quantiles(values, n=20, method="inclusive")[18]
-        assert close(row[f"{name} p50 s"], statistics.median(values))
-        assert close(row[f"{name} p95 s"], p95)
+        assert math.isclose(float(row[f"{name} p50 ms"]), statistics.median(values) * 1000)
+        assert math.isclose(float(row[f"{name} p95 ms"]), p95 * 1000)
         assert math.isclose(float(row[f"{name} total s"]), math.fsum(values), rel_tol=1e-12)
     assert row["add calls"] == str(sum(len(m["ingest_calls"]) for m in records))
     spent = [float(m["ingest_seconds"]) + float(m["search_seconds"]) for m in records]
@@ -350,8 +350,8 @@ def test_a_log_made_before_runs_recorded_retrieval_still_reads(
     write_eval_log(log, str(tmp_path / "old.json"))
     report = build_report([tmp_path / "old.json"], tmp_path / "out")
     [row] = read_csv(tmp_path / "out", "memory_cost")
-    assert (row["add calls"], row["add p50 s"]) == ("0", "")
-    assert float(row["search p50 s"]) >= SleepingMemory.SLEEP
+    assert (row["add calls"], row["add p50 ms"]) == ("0", "")
+    assert float(row["search p50 ms"]) >= SleepingMemory.SLEEP * 1000
     assert (row["texts embedded"], row["embedding cache hits"]) == (
         str(float(QUESTIONS - 1)), str(float(2 * (QUESTIONS - 1))),
     )  # fmt: skip

@@ -160,7 +160,7 @@ def retrieval_runs(summaries: Sequence[RunSummary]) -> list[RetrievalRun]:
                 for kind, _ in REFERENCES
                 if s.label in found[kind]
             ),
-        )  # fmt: skip
+        )
         for s in summaries
         if retrieves(s)
     ]
@@ -231,7 +231,7 @@ def evidence_use_table(
                     use.errors,
                     use.error_share("missed"),
                     use.error_share("found"),
-                )  # fmt: skip
+                )
             )
     return Table(
         name,
@@ -260,7 +260,7 @@ def evidence_use_table(
             "errors",
             "errors: missed",
             "errors: found",
-        ),  # fmt: skip
+        ),
         tuple(rows),
     )
 
@@ -308,9 +308,15 @@ def evidence_bounds_table(
     )
 
 
-def _spread(values: Sequence[float]) -> tuple[float, float, float]:
-    """Median, 95th percentile and total of `values` (NaN, NaN, 0 for none)."""
-    return quantile(values, 0.5), quantile(values, 0.95), math.fsum(values)
+MS = 1000.0
+"""Milliseconds a second: a call's time is shown in ms (a BM25 search takes well under
+one), totals and per-question times in seconds."""
+
+
+def _spread(seconds: Sequence[float]) -> tuple[float, float, float]:
+    """Median and 95th percentile of calls' `seconds` in ms, and their total in seconds
+    (NaN, NaN, 0 for none)."""
+    return quantile(seconds, 0.5) * MS, quantile(seconds, 0.95) * MS, math.fsum(seconds)
 
 
 def _most(times: Sequence[MemoryTime], count: str) -> float:
@@ -341,19 +347,20 @@ def memory_cost_table(runs: Sequence[RetrievalRun], name: str) -> Table:
                 *_spread(searches),
                 len(adds),
                 *_spread(adds),
-                max((m.loop_blocked for m in times), default=math.nan),
+                max((m.loop_blocked for m in times), default=math.nan) * MS,
                 memory,
                 working - memory,
                 tokens.memory_input or math.nan,
                 tokens.memory_output or math.nan,
                 _most(times, "embedded"),
                 _most(times, "cache_hits"),
-            )  # fmt: skip
+            )
         )
     return Table(
         name,
         "What the memory took besides tokens: latency and its own usage",
-        "Wall seconds, every scored epoch's. `search`: each question's search of the "
+        "Wall time, every scored epoch's: a call's in milliseconds, totals and per "
+        "question in seconds. `search`: each question's search of the "
         "memory; `add`: each call adding messages to it (a session, or part of one; a "
         "memory fed incrementally adds only what a question's history holds beyond the "
         "last one's), with median (p50), 95th percentile (p95) and total. `longest loop "
@@ -372,20 +379,20 @@ def memory_cost_table(runs: Sequence[RetrievalRun], name: str) -> Table:
             "run",
             "questions",
             "accuracy",
-            "search p50 s",
-            "search p95 s",
+            "search p50 ms",
+            "search p95 ms",
             "search total s",
             "add calls",
-            "add p50 s",
-            "add p95 s",
+            "add p50 ms",
+            "add p95 ms",
             "add total s",
-            "longest loop block s",
+            "longest loop block ms",
             "memory s per question",
             "other working s per question",
             "memory input tokens",
             "memory output tokens",
             "texts embedded",
             "embedding cache hits",
-        ),  # fmt: skip
+        ),
         tuple(rows),
     )
