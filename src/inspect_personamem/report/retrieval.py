@@ -360,7 +360,9 @@ def memory_cost_table(runs: Sequence[RetrievalRun], name: str) -> Table:
         name,
         "What the memory took besides tokens: latency and its own usage",
         "Wall time, every scored epoch's: a call's in milliseconds, totals and per "
-        "question in seconds. `search`: each question's search of the "
+        "question in seconds, measured around the calls on the event loop (with many "
+        "questions in flight it includes time the loop spent on others: compare runs "
+        "made with the same `--max-connections`). `search`: each question's search of the "
         "memory; `add`: each call adding messages to it (a session, or part of one; a "
         "memory fed incrementally adds only what a question's history holds beyond the "
         "last one's), with median (p50), 95th percentile (p95) and total. `longest loop "
