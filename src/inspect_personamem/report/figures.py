@@ -22,10 +22,16 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from inspect_personamem.datasets.base import Group
-from inspect_personamem.report.accuracy import NO_ESTIMATE, Accuracy, RunSummary, title_of
+from inspect_personamem.report.accuracy import NO_ESTIMATE, Accuracy, RunSummary
 from inspect_personamem.report.costs import RunCost
 from inspect_personamem.report.graded import ChoiceOpenPair
-from inspect_personamem.report.retrieval import EvidenceUse, RetrievalRun, use_by_value
+from inspect_personamem.report.retrieval import (
+    REFERENCES,
+    EvidenceUse,
+    RetrievalRun,
+    shown_value,
+    use_by_value,
+)
 from inspect_personamem.report.tables import MethodGroup, values_of
 
 DPI = 100
@@ -300,8 +306,9 @@ USE_SHARES: tuple[tuple[str, Callable[[EvidenceUse], float], str], ...] = (
 )
 """The stacked parts of a bar of `evidence_figure`, bottom up: label, the questions
 (scores summed) it counts, colour."""
-REFERENCE_STYLES = ("solid", "dashed")
-"""How each of a retrieval run's references (`retrieval.REFERENCES`) is drawn."""
+REFERENCE_STYLES = dict(zip((kind for kind, _ in REFERENCES), ("solid", "dashed"), strict=True))
+"""How each kind of a retrieval run's references (`retrieval.REFERENCES`) is drawn: the
+upper bound solid, the full history dashed."""
 
 
 def evidence_figure(
@@ -329,15 +336,15 @@ def evidence_figure(
             heights = [counted(use) / use.questions for _, use in bars]
             axes.bar(xs, heights, 0.7, bottom=bottom, color=colour, label=label)
             bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
-        for reference, style in zip(run.references, REFERENCE_STYLES, strict=False):
+        for reference in run.references:
             axes.hlines(
                 [_accuracy_of(reference.reference, group, value) for value, _ in bars],
                 [x - 0.45 for x in xs], [x + 0.45 for x in xs], colors="black",
-                linestyles=style, linewidth=2,
+                linestyles=REFERENCE_STYLES[reference.kind], linewidth=2,
                 label=f"{reference.kind}: its accuracy on these questions",
             )  # fmt: skip
         axes.set_xticks(xs)
-        shown = [title_of(group, value) if group else value for value, _ in bars]
+        shown = [shown_value(group, value) for value, _ in bars]
         axes.set_xticklabels(
             [textwrap.fill(label, 16, break_long_words=False) for label in shown], fontsize=8
         )

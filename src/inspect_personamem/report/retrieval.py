@@ -42,9 +42,6 @@ from inspect_personamem.report.tables import (
 )
 from inspect_personamem.scoring.metrics import quantile
 
-NOT_CHECKED = ("unpositioned", "not_located")
-"""The retrieval statuses that say nothing of the evidence: counted apart."""
-
 REFERENCES: tuple[tuple[str, Callable[[Settings], Mapping[str, Any]]], ...] = (
     ("evidence only (upper bound)", evidence_settings),
     ("full history", full_settings),
@@ -97,7 +94,7 @@ class EvidenceUse:
     @property
     def found_share(self) -> float:
         """The share of the checked questions (found or missed) whose evidence was
-        found: what Inspect's `evidence_found` metric is; NaN without any."""
+        found (as the `evidence_found` metric computes it); NaN without any."""
         checked = self.counts.get("found", 0) + self.counts.get("missed", 0)
         return self.counts.get("found", 0) / checked if checked else math.nan
 
@@ -172,13 +169,14 @@ def upper_bound_notes(summaries: Sequence[RunSummary]) -> list[str]:
     what its version shows of an evidence it cannot place."""
     notes = []
     for s in summaries:
-        if s.run.upper_bound and s.overall.n:
-            located = sum(bool(q.evidence_located) for q in s.run.samples)
+        recorded = [q.evidence_located for q in s.run.samples if q.evidence_located is not None]
+        if s.run.upper_bound and recorded:
             notes.append(
                 f"{s.label}: an upper bound, each question shown only its evidence; the "
-                f"evidence was located in the history for {located} of {s.overall.n} "
-                "questions, and for the others the run saw only what its version shows of "
-                "an evidence it cannot place (each sample's `evidence.where` says)"
+                f"evidence was located in the history for {sum(recorded)} of "
+                f"{len(recorded)} questions, and for the others the run saw only what its "
+                "version shows of an evidence it cannot place (each sample's "
+                "`evidence.where` says)"
             )
     return notes
 
@@ -205,6 +203,12 @@ def use_by_value(
     return rows
 
 
+def shown_value(group: Group | None, value: str) -> str:
+    """How a row or a bar of `use_by_value` names its value: its title (`title_of`), or
+    `all questions`."""
+    return title_of(group, value) if group else value
+
+
 def evidence_use_table(
     runs: Sequence[RetrievalRun], version: DatasetVersion[Any], name: str
 ) -> Table:
@@ -219,7 +223,7 @@ def evidence_use_table(
                 (
                     r.summary.label,
                     group.title if group else "",
-                    title_of(group, value) if group else value,
+                    shown_value(group, value),
                     use.questions,
                     use.counts.get("found", 0),
                     use.counts.get("missed", 0),
@@ -236,7 +240,7 @@ def evidence_use_table(
     return Table(
         name,
         "Found against used: did the memory find the evidence, and did the model use it?",
-        f"Per retrieval or memory run, over all its questions and per value of each group. "
+        "Per retrieval or memory run, over all its questions and per value of each group. "
         f"{FOUND_WORDS} `found share`: found over found and missed. `accuracy if found` "
         "and `accuracy if missed`: over those questions (a judged run's: its mean score). "
         "`errors`: the wrong answers (one less each question's score, a question's score "
