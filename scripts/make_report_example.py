@@ -42,7 +42,7 @@ def main() -> None:
     args = parser.parse_args()
     data, logs = args.out / "data", args.out / "logs"
     questions, _ = generate_split(
-        data, "128k", contexts=8, min_messages=20, max_messages=40, questions=240, seed=1
+        data, "128k", contexts=8, min_messages=80, max_messages=120, questions=240, seed=1
     )
     for name, (with_history, without_history) in MODELS.items():
         settings: list[dict[str, object]] = [{"history": "full"}, {"history": "none"}, RAG]

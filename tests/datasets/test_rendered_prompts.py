@@ -5,7 +5,9 @@ score each reply got, for PersonaMem (v1) and PersonaMem-v2, chosen and open ans
 on small generated data. Taken before the dataset versions became registry entries and
 held after: a refactor that changes one byte of a prompt, or one score, fails here.
 Where a change is meant, the digest changes with a task version bump and a changelog
-entry.
+entry. A change of the generated data changes the digests too, with no task change:
+the v1 ones were taken again when the generator came to place each question's
+evidence message in its history (and to draw its rows to fit).
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from inspect_ai.model import ChatMessage
 from support.helpers import mock_model, run_task
 
 RENDERED: dict[str, str] = {
-    "v1 choice": "eb2df2e219e24b6690163f45cf9d9972068e00be1d7ef2ad63d83f34ba4c26ea",
-    "v1 open": "794fd2437a48a6e38adb6ff7b34de9c9985eaea6b94d80f4c6540452938ec783",
-    "v1 none": "a0b1e1ea41b9d9b03b9c507475893402a59b3bb5d3e519642eabecd21c563c9f",
+    "v1 choice": "8e9e06e670ca8c7bbe740263437f79a45be05dcf763039430970393ead7d2a1d",
+    "v1 open": "5bdfdd11558c67da3929ecc1881282de8d4f3508b31c90303a7924130c1e335c",
+    "v1 none": "df18ea9a953401d20fa383f0bc49add8fdf139edf46e786cecc6da98613ab509",
     "v2 choice": "673b0e6be1e1d9ba831f56e1064768e1c528256e0d3d4eaf74c8f61e055d7541",
     "v2 open": "f66e60bb2119a7e693097385c3f10d710f34671465815ad9c1e781f58c8080e9",
     "v2 preference": "9c80e08f6b6c9577943a59f3b3b6cc7a15294b391eecc767a71b3aa3e090052e",

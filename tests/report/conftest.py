@@ -74,7 +74,7 @@ def _logs(tmp_path_factory: pytest.TempPathFactory) -> Logs:
     root = tmp_path_factory.mktemp("report")
     data, folder = root / "data", root / "logs"
     generate_split(
-        data, "128k", contexts=CONTEXTS, min_messages=12, max_messages=24, questions=QUESTIONS
+        data, "128k", contexts=CONTEXTS, min_messages=20, max_messages=30, questions=QUESTIONS
     )
     locations: dict[str, str] = {}
 

@@ -83,7 +83,7 @@ def open_logs(tmp_path_factory: pytest.TempPathFactory) -> OpenLogs:
     floor."""
     root = tmp_path_factory.mktemp("open")
     data, folder = root / "data", root / "logs"
-    generate_split(data, "32k", contexts=4, min_messages=12, max_messages=24, questions=QUESTIONS)
+    generate_split(data, "32k", contexts=4, min_messages=20, max_messages=30, questions=QUESTIONS)
     oracle_grader: dict[str, str | Model] = {"grader": ORACLE}
     locations = {
         "choice": oracle_run(data, folder),

@@ -17,9 +17,13 @@ def history(*lengths: int, lead: int = 0) -> list[ChatMessage]:
     return messages
 
 
+def roles(messages: list[ChatMessage]) -> list[str]:
+    return [message.role for message in messages]
+
+
 def test_sessions_open_at_each_system_message() -> None:
-    assert session_starts(history(3, 4, 2)) == [0, 3, 7]
-    assert session_starts(history(3, 4, lead=2)) == [0, 2, 5]
+    assert session_starts(roles(history(3, 4, 2))) == [0, 3, 7]
+    assert session_starts(roles(history(3, 4, lead=2))) == [0, 2, 5]
 
 
 def test_the_evidence_is_the_session_that_many_before_the_questions_own() -> None:

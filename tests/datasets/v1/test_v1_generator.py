@@ -1,4 +1,5 @@
-"""The generator writes files in the real files' formats, at any scale."""
+"""The generator writes files in the real files' formats, at any scale, each question's
+evidence where PersonaMem's rule locates it."""
 
 from __future__ import annotations
 
@@ -7,11 +8,21 @@ import json
 import re
 from pathlib import Path
 
-from support.helpers import EXCERPT
+import pytest
+from support.helpers import EXCERPT, REAL_QUESTIONS, require
 
 from inspect_personamem.data.contexts import ContextStore
+from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.options import parse_options
-from inspect_personamem.datasets.v1.generator import SHAPES, generate_split
+from inspect_personamem.datasets.registry import VERSIONS
+from inspect_personamem.datasets.v1.generator import (
+    SHAPES,
+    context_sizes,
+    evidence_marker,
+    generate_split,
+    write_contexts,
+    write_fitting_contexts,
+)
 from inspect_personamem.datasets.v1.records import COLUMNS, read_questions
 from inspect_personamem.datasets.v1.samples import check_against_contexts
 
@@ -81,3 +92,70 @@ def test_shapes_are_those_of_the_released_splits() -> None:
     assert (SHAPES["32k"].contexts, SHAPES["32k"].questions) == (37, 589)
     assert (SHAPES["128k"].min_messages, SHAPES["128k"].max_messages) == (590, 846)
     assert (SHAPES["1M"].contexts, SHAPES["1M"].questions) == (31, 2674)
+
+
+def marked(evidence: Evidence, question_id: str) -> list[str]:
+    """The texts of the evidence's messages that carry the question's marker."""
+    return [m.text for m in evidence.shown if evidence_marker(question_id) in m.text]
+
+
+def test_every_question_has_its_evidence_message_where_the_rule_locates_it(
+    tmp_path: Path,
+) -> None:
+    sizes = context_sizes(4, 40, 60)
+    questions, contexts = generate_split(
+        tmp_path, "32k", contexts=4, min_messages=40, max_messages=60, questions=40
+    )
+    store = ContextStore(contexts)
+    records = read_questions(questions, "32k")
+    placed: dict[str, set[int]] = {context_id: set() for context_id in sizes}
+    for record in records:
+        columns = record.columns
+        evidence = VERSIONS["v1"].evidence(columns, store)
+        assert evidence.located, evidence.where
+        [text] = marked(evidence, record.question_id)
+        said = record.question.removeprefix("User: ")
+        assert text == f"User: {said} {evidence_marker(record.question_id)}"
+        ((start, _),) = evidence.spans
+        position = start + [m.text for m in evidence.shown].index(text)
+        placed[record.context_id].add(position)
+        # the distance in tokens counts from the evidence message to the question
+        end = record.end_index
+        assert columns["distance_to_ref_in_tokens"] == (end - position) * 200 // 4
+        proportion = columns["distance_to_ref_proportion_in_context"]
+        assert proportion == f"{100 * (end - position) / end:.2f}%"
+        assert columns["distance_to_ref_in_blocks"] >= 1  # a session before its own
+    # each question's message in a slot of its own, which held a user message: the
+    # histories are the plain ones (no evidence) but there
+    assert sum(len(positions) for positions in placed.values()) == len(records)
+    plain = tmp_path / "plain.jsonl"
+    write_contexts(plain, sizes)
+    for context_id, positions in placed.items():
+        before, after = ContextStore(plain).messages(context_id), store.messages(context_id)
+        pairs = enumerate(zip(before, after, strict=True))
+        changed = {i for i, (a, b) in pairs if (a.role, a.text) != (b.role, b.text)}
+        assert changed == positions
+        assert {before[i].role for i in positions} == {"user"}
+
+
+def test_a_context_too_small_for_its_questions_is_refused_naming_it(tmp_path: Path) -> None:
+    """Two user messages before its last session, and three questions to hold."""
+    [context_id] = context_sizes(1, 6, 6)
+    with pytest.raises(ValueError, match=f"context {context_id}: no session before question 2"):
+        generate_split(tmp_path, "32k", contexts=1, min_messages=6, max_messages=6, questions=3)
+
+
+@pytest.mark.parametrize("source", ["excerpt", "real"])
+def test_histories_fitting_real_rows_hold_each_questions_evidence(
+    tmp_path: Path, source: str
+) -> None:
+    """What `try --questions` writes: the real distances located, each evidence session
+    holding its question's message."""
+    records = read_questions(EXCERPT if source == "excerpt" else require(REAL_QUESTIONS), "32k")
+    path = tmp_path / "contexts.jsonl"
+    write_fitting_contexts(path, [record.columns for record in records])
+    store = ContextStore(path)
+    for record in records:
+        evidence = VERSIONS["v1"].evidence(record.columns, store)
+        assert evidence.located, (record.question_id, evidence.where)
+        assert len(marked(evidence, record.question_id)) == 1

@@ -19,10 +19,11 @@ from inspect_ai.model import ChatMessage
 from inspect_personamem.data.evidence import Evidence
 
 
-def session_starts(messages: Sequence[ChatMessage]) -> list[int]:
-    """The positions at which sessions open: each `system` message, and 0 where the
-    history opens with another message."""
-    starts = [i for i, message in enumerate(messages) if message.role == "system"]
+def session_starts(roles: Sequence[str]) -> list[int]:
+    """The positions at which the sessions of a history whose messages have `roles` open:
+    each `system` message, and 0 where the history opens with another message. (Roles,
+    not messages: the generator lays out the histories it writes by the same rule.)"""
+    starts = [i for i, role in enumerate(roles) if role == "system"]
     return starts if starts and starts[0] == 0 else [0, *starts]
 
 
@@ -31,7 +32,7 @@ def evidence_session(messages: Sequence[ChatMessage], distance: int) -> Evidence
     history, `context[:end_index]`) opens; not located where fewer sessions precede it."""
     if not messages:
         return Evidence((), (), "no history before the question")
-    starts = session_starts(messages)
+    starts = session_starts([message.role for message in messages])
     own = len(starts) - 1
     target = own - distance
     if target < 0 or distance < 0:

@@ -7,22 +7,32 @@ newline after the last row, options serialised as JSON or as a Python literal
 prefixes, user-after-user pairs, unprefixed chit-chat between sessions and text
 that is not Unicode-normalised. The text is random, so scores mean nothing; the
 shapes (counts, lengths, ids, indices) are what the files are for.
+
+Each question's evidence lies where PersonaMem's rule locates it
+(`datasets/v1/evidence.py`): its `distance_to_ref_in_blocks` names a session before
+its own, and a user message of that session, in a slot of its own, says what the
+question asks about, followed by a marker naming the question (`evidence_message`):
+a retriever can find it, a test's memory plug-in recognise it, `history=evidence`
+show it.
 """
 
 from __future__ import annotations
 
+import bisect
 import csv
 import hashlib
 import itertools
 import json
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from inspect_personamem.data.options import LETTERS
 from inspect_personamem.data.provenance import mark_generated
+from inspect_personamem.datasets.v1.evidence import session_starts
 from inspect_personamem.datasets.v1.question_types import RAW_LABELS
 from inspect_personamem.datasets.v1.records import COLUMNS
 from inspect_personamem.datasets.v1.spec import PERSONAMEM
@@ -104,16 +114,22 @@ class Text:
         return " ".join(parts)
 
 
+def session_length(size: int, sessions: int) -> int:
+    """The messages of each session of a `size`-message history in about `sessions`
+    sessions: at least two, so that every session holds a user message (its
+    chit-chat), which a question's evidence message can take."""
+    return max(2, size // max(1, sessions))
+
+
 def context_messages(
-    rng: random.Random, size: int, sessions: int, message_chars: int
+    rng: random.Random, size: int, length: int, message_chars: int
 ) -> list[dict[str, str]]:
-    """One history of `size` messages in `sessions` sessions, shaped like the real ones."""
+    """One history of `size` messages in sessions of `length`, shaped like the real ones."""
     text = Text(rng)
     persona = f"Current user persona: Name: {text.about(40)} Age: {rng.randint(18, 80)}"
     messages: list[dict[str, str]] = []
-    session_length = max(1, size // max(1, sessions))
     while len(messages) < size:
-        position = len(messages) % session_length
+        position = len(messages) % length
         if position == 0:
             messages.append({"role": "system", "content": persona})
         elif position == 1 and messages:
@@ -129,6 +145,68 @@ def context_messages(
     return messages[:size]
 
 
+def history(
+    number: int, size: int, length: int, *, message_chars: int, seed: int
+) -> list[dict[str, str]]:
+    """The history of a file's `number`th context, from a random stream of its own: the
+    same whatever is drawn for the other contexts and for the questions."""
+    return context_messages(random.Random(f"{seed}:{number}"), size, length, message_chars)
+
+
+def evidence_marker(question_id: str) -> str:
+    """The plain marker naming a question in its evidence message."""
+    return f"[evidence of question {question_id}]"
+
+
+def evidence_message(question: str, question_id: str) -> dict[str, str]:
+    """The user message holding a question's evidence: the user saying, in the
+    question's words, what it asks about, then the marker naming it."""
+    said = question.removeprefix("User: ")
+    return {"role": "user", "content": f"User: {said} {evidence_marker(question_id)}"}
+
+
+class _Slots:
+    """Where one history can take evidence messages: per session (`session_starts`),
+    the positions of its user messages that no question's evidence has taken."""
+
+    def __init__(self, messages: Sequence[Mapping[str, str]]) -> None:
+        roles = [message["role"] for message in messages]
+        self.starts = session_starts(roles)
+        ends = [*self.starts[1:], len(roles)]
+        self.free = [
+            [i for i in range(start, end) if roles[i] == "user"]
+            for start, end in zip(self.starts, ends, strict=True)
+        ]
+
+    def own(self, end_index: int) -> int:
+        """The session a question of `end_index` is asked in: the last to open before
+        its end index, as `datasets/v1/evidence.py` counts."""
+        return bisect.bisect_left(self.starts, end_index) - 1
+
+    def open_before(self, session: int) -> list[int]:
+        """The sessions before `session` that can still take an evidence message."""
+        return [earlier for earlier in range(session) if self.free[earlier]]
+
+    def earliest_end(self) -> int | None:
+        """The least end index of a question that has a session before its own able to
+        take its evidence message; None where no end index has."""
+        first = next((s for s in range(len(self.starts) - 1) if self.free[s]), None)
+        return None if first is None else self.starts[first + 1] + 1
+
+    def place(
+        self,
+        rng: random.Random,
+        session: int,
+        message: dict[str, str],
+        messages: list[dict[str, str]],
+    ) -> int:
+        """Put `message` in a free slot of `session`, drawn, and return its position."""
+        free = self.free[session]
+        position = free.pop(rng.randrange(len(free)))
+        messages[position] = message
+        return position
+
+
 def write_contexts(
     path: Path,
     sizes: Mapping[str, int],
@@ -137,12 +215,24 @@ def write_contexts(
     message_chars: int = 200,
     seed: int = 0,
 ) -> None:
-    """Write a context JSONL: one `{id: [messages]}` line per entry of `sizes`; marked
-    as generated in its folder (`data.provenance`)."""
-    with path.open("w", encoding="utf-8", newline="\n") as file:
+    """Write a context JSONL: one `{id: [messages]}` line per entry of `sizes`, with no
+    question's evidence; marked as generated in its folder (`data.provenance`)."""
+
+    def histories() -> Iterator[tuple[str, list[dict[str, str]]]]:
         for number, (context_id, size) in enumerate(sizes.items()):
-            rng = random.Random(f"{seed}:{number}")
-            messages = context_messages(rng, size, sessions, message_chars)
+            length = session_length(size, sessions)
+            yield context_id, history(number, size, length, message_chars=message_chars, seed=seed)
+
+    write_histories(path, histories())
+
+
+def write_histories(
+    path: Path, histories: Iterable[tuple[str, Sequence[Mapping[str, str]]]]
+) -> None:
+    """Write (context id, messages) pairs as a context JSONL, one line at a time (a 1M
+    file is never held whole); marked as generated in its folder."""
+    with path.open("w", encoding="utf-8", newline="\n") as file:
+        for context_id, messages in histories:
             file.write(json.dumps({context_id: messages}, ensure_ascii=False) + "\n")
     mark_generated(path.parent, path, __name__)
 
@@ -177,6 +267,104 @@ def write_table(
             file.truncate()
 
 
+class _Questions:
+    """Draws a split's question rows, context by context, from one random stream."""
+
+    def __init__(self, split: Split, message_chars: int, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.text = Text(self.rng)
+        self.labels = sorted(RAW_LABELS[split])
+        self.message_chars = message_chars
+
+    def over(
+        self, context_id: str, messages: list[dict[str, str]], numbers: Sequence[int]
+    ) -> list[dict[str, Any]]:
+        """The rows of the questions `numbers` (their places in the file) asked over one
+        history, each one's evidence message placed in `messages`."""
+        slots = _Slots(messages)
+        return [self.row(number, context_id, messages, slots) for number in numbers]
+
+    def row(
+        self, number: int, context_id: str, messages: list[dict[str, str]], slots: _Slots
+    ) -> dict[str, Any]:
+        """One question's row. Its end index falls in the second half of its history
+        (real questions come late in theirs), later where no session before that one's
+        own can take its evidence; token counts assume `message_chars` letters a message
+        and four letters a token, and count the distance from its evidence message."""
+        rng, text = self.rng, self.text
+        end_index = self.end_index(context_id, number, len(messages), slots)
+        # apostrophes in some options only: a Python literal then mixes its quotes
+        bodies = [
+            text.about(60) + (f" It's {letter}'s idea." if letter in "ac" else f" Option {letter}.")
+            for letter in LETTERS
+        ]
+        options = [f"({letter}) {body}" for letter, body in zip(LETTERS, bodies, strict=True)]
+        serialised = json.dumps(options, ensure_ascii=False) if number % 2 else repr(options)
+        question = ("User: " if number % 9 == 0 else "") + text.about(80)
+        question_id = _uuid(rng)
+        own = slots.own(end_index)
+        session = rng.choice(slots.open_before(own))
+        position = slots.place(rng, session, evidence_message(question, question_id), messages)
+        letters = end_index * self.message_chars
+        return {
+            "persona_id": number % 20,
+            "question_id": question_id,
+            "question_type": self.labels[number % len(self.labels)],
+            "topic": TOPICS[number % len(TOPICS)],
+            "context_length_in_tokens": letters // 4,
+            "context_length_in_letters": letters,
+            "distance_to_ref_in_blocks": own - session,
+            "distance_to_ref_in_tokens": (end_index - position) * self.message_chars // 4,
+            "num_irrelevant_tokens": rng.choice((0, 0, 1200)),
+            "distance_to_ref_proportion_in_context": (
+                f"{100 * (end_index - position) / end_index:.2f}%"
+            ),
+            "user_question_or_message": question,
+            "correct_answer": f"({LETTERS[rng.randrange(4)]})",
+            "all_options": serialised,
+            "shared_context_id": context_id,
+            "end_index_in_shared_context": end_index,
+        }
+
+    def end_index(self, context_id: str, number: int, size: int, slots: _Slots) -> int:
+        """A question's end index: in the second half of its history where a session
+        before its own can take its evidence, else the least that has one, or later."""
+        end_index = self.rng.randint(max(1, size // 2), size)
+        if slots.open_before(slots.own(end_index)):
+            return end_index
+        earliest = slots.earliest_end()
+        if earliest is None:
+            raise ValueError(
+                f"context {context_id}: no session before question {number}'s can take "
+                "its evidence message (every user message is taken); give the contexts "
+                "more messages or ask fewer questions"
+            )
+        return self.rng.randint(earliest, size)
+
+
+def split_histories(
+    split: Split,
+    sizes: Mapping[str, int],
+    questions: int,
+    *,
+    message_chars: int = 200,
+    sessions: int = 5,
+    seed: int = 0,
+) -> Iterator[tuple[str, list[dict[str, str]], list[dict[str, Any]]]]:
+    """Each history of a synthetic split in turn, with the rows of the questions asked
+    over it (`questions` spread over the contexts, grouped by context as the real files
+    are), every question's evidence message placed in it."""
+    ids = list(sizes)
+    numbers: dict[str, list[int]] = defaultdict(list)
+    for number in range(questions):
+        numbers[ids[number * len(ids) // questions]].append(number)
+    asking = _Questions(split, message_chars, seed)
+    for place, (context_id, size) in enumerate(sizes.items()):
+        length = session_length(size, sessions)
+        messages = history(place, size, length, message_chars=message_chars, seed=seed)
+        yield context_id, messages, asking.over(context_id, messages, numbers[context_id])
+
+
 def question_rows(
     split: Split,
     context_sizes: Mapping[str, int],
@@ -186,51 +374,20 @@ def question_rows(
     sessions: int = 5,
     seed: int = 0,
 ) -> list[dict[str, Any]]:
-    """`questions` rows spread over the contexts, grouped by context as the real files are.
-
-    End indices fall in the second half of their context (real questions come late in
-    their history), token counts assume four letters a token, and the distance to the
-    reference is 1 to `sessions` sessions.
-    """
-    rng = random.Random(seed)
-    text = Text(rng)
-    labels = sorted(RAW_LABELS[split])
-    context_ids = list(context_sizes)
-    rows: list[dict[str, Any]] = []
-    for number in range(questions):
-        context_id = context_ids[number * len(context_ids) // questions]
-        size = context_sizes[context_id]
-        end_index = rng.randint(max(1, size // 2), size)
-        # apostrophes in some options only: a Python literal then mixes its quotes
-        bodies = [
-            text.about(60) + (f" It's {letter}'s idea." if letter in "ac" else f" Option {letter}.")
-            for letter in LETTERS
-        ]
-        options = [f"({letter}) {body}" for letter, body in zip(LETTERS, bodies, strict=True)]
-        serialised = json.dumps(options, ensure_ascii=False) if number % 2 else repr(options)
-        letters = end_index * message_chars
-        tokens = letters // 4
-        distance = rng.randint(1, sessions)
-        rows.append(
-            {
-                "persona_id": number % 20,
-                "question_id": _uuid(rng),
-                "question_type": labels[number % len(labels)],
-                "topic": TOPICS[number % len(TOPICS)],
-                "context_length_in_tokens": tokens,
-                "context_length_in_letters": letters,
-                "distance_to_ref_in_blocks": distance,
-                "distance_to_ref_in_tokens": tokens * distance // 10,
-                "num_irrelevant_tokens": rng.choice((0, 0, 1200)),
-                "distance_to_ref_proportion_in_context": f"{rng.uniform(1, 99):.2f}%",
-                "user_question_or_message": ("User: " if number % 9 == 0 else "") + text.about(80),
-                "correct_answer": f"({LETTERS[rng.randrange(4)]})",
-                "all_options": serialised,
-                "shared_context_id": context_id,
-                "end_index_in_shared_context": end_index,
-            }
+    """The question rows of a synthetic split alone (`split_histories`; its histories
+    are drawn, for the rows to fit them, and not kept)."""
+    return [
+        row
+        for _, _, rows in split_histories(
+            split,
+            context_sizes,
+            questions,
+            message_chars=message_chars,
+            sessions=sessions,
+            seed=seed,
         )
-    return rows
+        for row in rows
+    ]
 
 
 def context_sizes(
@@ -261,10 +418,16 @@ def generate_split(
     sizes = context_sizes(contexts, min_messages, max_messages, seed=seed)
     questions_path = folder / PERSONAMEM.questions_file(split)
     contexts_path = folder / PERSONAMEM.contexts_file(split)
-    write_contexts(contexts_path, sizes, sessions=sessions, message_chars=message_chars, seed=seed)
-    rows = question_rows(
-        split, sizes, questions, message_chars=message_chars, sessions=sessions, seed=seed
-    )
+    rows: list[dict[str, Any]] = []
+
+    def histories() -> Iterator[tuple[str, list[dict[str, str]]]]:
+        for context_id, messages, asked in split_histories(
+            split, sizes, questions, message_chars=message_chars, sessions=sessions, seed=seed
+        ):
+            rows.extend(asked)
+            yield context_id, messages
+
+    write_histories(contexts_path, histories())
     write_questions(questions_path, rows)
     return questions_path, contexts_path
 
@@ -298,6 +461,53 @@ def contexts_for_questions(
         end_index = int(row["end_index_in_shared_context"])
         sizes[context_id] = max(sizes.get(context_id, 0), end_index + extra)
     return sizes
+
+
+def write_fitting_contexts(
+    path: Path,
+    questions: Sequence[Mapping[str, Any]],
+    *,
+    sessions: int = 5,
+    message_chars: int = 200,
+    seed: int = 0,
+) -> None:
+    """Write histories that fit real question rows (`contexts_for_questions`), each
+    question's evidence where its row says: a context's sessions are short enough that
+    every question's `distance_to_ref_in_blocks` sessions open before its own, and the
+    session that many before holds its evidence message. Where sessions of two
+    messages cannot fit a question's distance, its evidence is not located; where that
+    session is its own (a distance of 0) or has no user message left, it holds no
+    message of the question's."""
+    sizes = contexts_for_questions(questions)
+    asked: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for row in questions:
+        asked[str(row["shared_context_id"])].append(row)
+    rng = random.Random(seed)
+
+    def histories() -> Iterator[tuple[str, list[dict[str, str]]]]:
+        for number, (context_id, size) in enumerate(sizes.items()):
+            rows = asked[context_id]
+            length = max(2, min(session_length(size, sessions), *map(_fitting_length, rows)))
+            messages = history(number, size, length, message_chars=message_chars, seed=seed)
+            slots = _Slots(messages)
+            for row in rows:
+                own = slots.own(int(row["end_index_in_shared_context"]))
+                session = own - int(row["distance_to_ref_in_blocks"])
+                if 0 <= session < own and slots.free[session]:
+                    message = evidence_message(
+                        str(row["user_question_or_message"]), str(row["question_id"])
+                    )
+                    slots.place(rng, session, message, messages)
+            yield context_id, messages
+
+    write_histories(path, histories())
+
+
+def _fitting_length(row: Mapping[str, Any]) -> int:
+    """The longest sessions that open as many sessions before a question's own as its
+    distance asks: `distance` whole ones before its end index."""
+    distance = max(1, int(row["distance_to_ref_in_blocks"]))
+    return (int(row["end_index_in_shared_context"]) - 1) // distance
 
 
 def _uuid(rng: random.Random) -> str:

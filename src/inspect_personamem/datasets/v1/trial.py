@@ -1,6 +1,7 @@
 """What `inspect-personamem try` runs on PersonaMem: a split written into a folder, the
 real question file when one is given (with synthetic histories that fit its end
-indices), else fully synthetic; what it generates is marked so (`data.provenance`), and
+indices and distances, each question's evidence placed where its row says), else fully
+synthetic; what it generates is marked so (`data.provenance`), and
 every run that reads it labelled synthetic."""
 
 from __future__ import annotations
@@ -9,11 +10,7 @@ import shutil
 from pathlib import Path
 
 from inspect_personamem.datasets.base import Trial
-from inspect_personamem.datasets.v1.generator import (
-    contexts_for_questions,
-    generate_split,
-    write_contexts,
-)
+from inspect_personamem.datasets.v1.generator import generate_split, write_fitting_contexts
 from inspect_personamem.datasets.v1.spec import PERSONAMEM
 from inspect_personamem.datasets.v1.splits import Split, check_split
 from inspect_personamem.errors import PersonaMemArgumentError
@@ -50,8 +47,8 @@ def write_split(
     records = PERSONAMEM.read_questions(questions, split)
     target = folder / PERSONAMEM.questions_file(split)
     shutil.copyfile(questions, target)
-    sizes = contexts_for_questions([record.columns for record in records])
-    write_contexts(folder / PERSONAMEM.contexts_file(split), sizes, seed=seed)
+    columns = [record.columns for record in records]
+    write_fitting_contexts(folder / PERSONAMEM.contexts_file(split), columns, seed=seed)
     return target
 
 
