@@ -119,14 +119,18 @@ def test_groups_are_stored_in_order_in_a_real_log(tmp_path: Path) -> None:
 def retrieval_score(
     status: str, rank: int | None, recall: float | None, **memory: Any
 ) -> SampleScore:
+    """A score carrying what a retrieval run's scorer copies from the state
+    (`history_record`), which is where the metrics read it."""
     return SampleScore(
-        score=Score(value=CORRECT),
+        score=Score(
+            value=CORRECT,
+            metadata={
+                "evidence": {"located": status != "not_located"},
+                "retrieval": {"status": status, "first_rank": rank, "recall": recall},
+                "memory": memory,
+            },
+        ),
         sample_id=f"{status}-{rank}",
-        sample_metadata={
-            "evidence": {"located": status != "not_located"},
-            "retrieval": {"status": status, "first_rank": rank, "recall": recall},
-            "memory": memory,
-        },
     )
 
 

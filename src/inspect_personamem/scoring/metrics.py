@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, cast
 
 from inspect_ai.scorer import (
     Metric,
@@ -26,6 +26,7 @@ from inspect_ai.scorer import (
     grouped,
     metric,
 )
+from inspect_ai.solver import TaskState
 
 
 @metric
@@ -166,6 +167,22 @@ def quantile(values: Sequence[float], share: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (place - low)
 
 
+def history_record(state: TaskState) -> dict[str, Any]:
+    """What a score's metadata carries for `evidence_located`, `evidence_retrieval` and
+    `memory_latency`: where the evidence lies, what the retrieval found of it, and the
+    memory's search and add seconds, as the history source wrote them to the state
+    (nothing in runs whose source writes none). Inspect hands a metric each sample's
+    metadata as its dataset gave it, never as the solver left it, so these reach the
+    metrics through the score."""
+    record: dict[str, Any] = {
+        key: state.metadata[key] for key in ("evidence", "retrieval") if key in state.metadata
+    }
+    memory = state.metadata.get("memory")
+    if memory:
+        record["memory"] = {key: memory[key] for key in ("search_seconds", "ingest_calls")}
+    return record
+
+
 @metric
 def evidence_located() -> Metric:
     """For the settings that read where the evidence lies (`evidence`, `rag`,
@@ -174,7 +191,7 @@ def evidence_located() -> Metric:
     counted apart in recall."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        records = [(s.sample_metadata or {}).get("evidence") or {} for s in scores]
+        records = [(s.score.metadata or {}).get("evidence") or {} for s in scores]
         return {"evidence_not_located": sum(r.get("located") is False for r in records)}
 
     return compute
@@ -189,7 +206,7 @@ def evidence_retrieval() -> Metric:
     positions, counted apart (`evidence_unpositioned`)."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        records = [(s.sample_metadata or {}).get("retrieval") or {} for s in scores]
+        records = [(s.score.metadata or {}).get("retrieval") or {} for s in scores]
         checked = [r for r in records if r.get("status") in ("found", "missed")]
         count = len(checked) or float("nan")
         return {
@@ -209,7 +226,7 @@ def memory_latency() -> Metric:
     one), the memory's wall time, apart from the model's."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        memories = [(s.sample_metadata or {}).get("memory") or {} for s in scores]
+        memories = [(s.score.metadata or {}).get("memory") or {} for s in scores]
         search = [float(m["search_seconds"]) for m in memories if "search_seconds" in m]
         ingest = [float(t) for m in memories for t in m.get("ingest_calls", ())]
         return {

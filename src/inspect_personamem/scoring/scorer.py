@@ -8,7 +8,7 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accurac
 from inspect_ai.solver import TaskState
 
 from inspect_personamem.scoring.extraction import judge
-from inspect_personamem.scoring.metrics import unparsed
+from inspect_personamem.scoring.metrics import history_record, unparsed
 
 UNANSWERED = "unanswered"
 """Score status of a question that reached the scorer without a reply from the model."""
@@ -39,6 +39,7 @@ def personamem_scorer() -> Scorer:
                 "status": judgement.status,
                 "final_answer_letters": sorted(judgement.segment_letters),
                 "response_letters": sorted(judgement.response_letters),
+                **history_record(state),
             },
         )
 

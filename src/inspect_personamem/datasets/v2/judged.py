@@ -39,6 +39,7 @@ from inspect_personamem.data.options import LETTERS, shown_options
 from inspect_personamem.datasets.v2.judge import judge_prompt, judge_score
 from inspect_personamem.scoring.grader.calibration import calibration_questions
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD, grader_model, grader_record
+from inspect_personamem.scoring.metrics import history_record
 from inspect_personamem.scoring.scorer import unanswered
 from inspect_personamem.types import GraderSource
 
@@ -95,6 +96,7 @@ def preference_scorer(grader: GraderSource = "role", calibration: Sequence[str] 
             "self_graded": grader == "self",
             "judge_prompt": prompt,
             "judge_answer": answer,
+            **history_record(state),
         }
         if calibrating:
             scores = [check[2] for check in checks]

@@ -7,7 +7,7 @@ from inspect_ai.solver import TaskState
 
 from inspect_personamem.data.options import shown_options
 from inspect_personamem.datasets.v2.extraction import ANSWER_PATTERNS, read_answer
-from inspect_personamem.scoring.metrics import unparsed
+from inspect_personamem.scoring.metrics import history_record, unparsed
 from inspect_personamem.scoring.scorer import unanswered
 
 
@@ -39,6 +39,7 @@ def v2_choice_scorer() -> Scorer:
                 "status": "single" if reading.status == "option" else reading.status,
                 "letter_read": reading.letter,
                 "pattern": reading.pattern,
+                **history_record(state),
             },
         )
 

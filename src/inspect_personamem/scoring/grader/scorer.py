@@ -32,7 +32,7 @@ from inspect_personamem.scoring.grader.prompt import (
     grader_prompt,
     read_verdict,
 )
-from inspect_personamem.scoring.metrics import grader_metrics
+from inspect_personamem.scoring.metrics import grader_metrics, history_record
 from inspect_personamem.scoring.scorer import unanswered
 from inspect_personamem.types import GraderSource
 
@@ -87,6 +87,7 @@ def graded_scorer(
             "candidate_order": [LETTERS[i] for i in order],
             "grader_prompt": prompt,
             "grader_answer": answer,
+            **history_record(state),
         }
         if calibrating:
             metadata |= _calibration(trials, checks)
