@@ -1,5 +1,6 @@
 """`personamem/oracle` on PersonaMem: right with the chosen probability, its arguments
-checked, and a question file or question it cannot find named."""
+checked, and a question file or question it cannot find named; on both versions'
+evidence alone (`history=evidence`)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,36 @@ def test_oracle_answers_right_with_the_chosen_probability(
 ) -> None:
     log = oracle_run(small_split, tmp_path, accuracy=chance, task_shuffle=7)
     assert accuracy(log) == expected
+
+
+@pytest.mark.parametrize(
+    ("task", "data", "questions"),
+    [
+        ("personamem_32k", "small_split", "questions_32k.csv"),
+        ("personamem_v2_32k", "small_v2", "benchmark/text/benchmark.csv"),
+    ],
+)
+def test_oracle_runs_and_scores_the_evidence_alone_on_both_versions(
+    task: str, data: str, questions: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """`history=evidence`: the evidence is a history before the question, so the oracle
+    answers with its chance with a history (1.0 here; 0.0 without one)."""
+    folder = Path(request.getfixturevalue(data))
+    (log,) = inspect_eval(
+        f"inspect_personamem/{task}",
+        task_args={"data_dir": str(folder), "history": "evidence"},
+        model="personamem/oracle",
+        model_args={
+            "questions": str(folder / questions),
+            "accuracy": 1.0,
+            "accuracy_without_history": 0.0,
+        },
+        log_dir=str(tmp_path),
+        display=DISPLAY,
+    )
+    assert log.status == "success", log.error
+    assert log.samples and all(s.metadata["evidence"]["located"] for s in log.samples)
+    assert accuracy(log) == 1.0
 
 
 @pytest.mark.slow  # four runs of the split

@@ -247,3 +247,44 @@ class SleepingMemory(SpyMemory):
         await anyio.sleep(self.SLEEP)
         latest = sorted(self.positions, reverse=True)[:top_k]
         return [MemoryItem(text=f"message {p}", position=p) for p in latest]
+
+
+class EvidenceMemory(SpyMemory):
+    """Returns a question's evidence and nothing else, by history position: for
+    PersonaMem, the generator's message stating the question (its words, then the
+    marker) and the rest of its session; for PersonaMem-v2, the messages that
+    `config["snippets"]` lists for the query (its row's snippet)."""
+
+    def __init__(self, context_id: str, config: dict[str, Any]) -> None:
+        super().__init__(context_id, config)
+        self.messages: list[HistoryMessage] = []
+
+    async def add(self, messages: Sequence[HistoryMessage]) -> None:
+        await super().add(messages)
+        self.messages.extend(messages)
+
+    async def search(self, query: str, top_k: int) -> list[MemoryItem]:
+        snippets = self.config.get("snippets")
+        found = (
+            [m for m in self.messages if m.content in snippets[query]]
+            if snippets is not None
+            else self._session_stating(query)
+        )
+        return [MemoryItem(text=m.content, position=m.position) for m in found[:top_k]]
+
+    def _session_stating(self, query: str) -> list[HistoryMessage]:
+        """The message stating the question, then the other messages of its session."""
+        stated = f"User: {query.removeprefix('User: ')} [evidence of question "
+        [mark] = [m for m in self.messages if m.content.startswith(stated)]
+        starts = [m.position for m in self.messages if m.role == "system"]
+        start = max(s for s in starts if s <= mark.position)
+        end = min((s for s in starts if s > mark.position), default=len(self.messages))
+        return [mark, *(m for m in self.messages[start:end] if m is not mark)]
+
+
+class LastMessageMemory(SpyMemory):
+    """Names the last message it holds: the last before the question, which lies in the
+    question's own session."""
+
+    async def search(self, query: str, top_k: int) -> list[MemoryItem]:
+        return [MemoryItem(text="the last message", position=max(self.positions))]

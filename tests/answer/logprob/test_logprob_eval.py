@@ -14,6 +14,7 @@ from inspect_ai.log import EvalLog
 pytest.importorskip("transformers", reason="needs the local extra: pip install -e '.[local]'")
 pytestmark = pytest.mark.local_model
 
+from support.evidence import located  # noqa: E402
 from support.helpers import DISPLAY  # noqa: E402
 from support.logprob import LocalSetup, completions_server, make_setup  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
@@ -216,6 +217,7 @@ def test_logprob_method_sends_each_contexts_questions_together(setup: LocalSetup
     [
         {"history": "rag", "retriever": "bm25", "top_k": 3},
         {"history": "memory", "memory": "support.memories:SpyMemory"},
+        {"history": "evidence"},
         {"history": "none"},
     ],
 )
@@ -223,7 +225,8 @@ def test_logprob_composes_with_every_history(
     setup: LocalSetup, tmp_path: Path, history: dict[str, Any]
 ) -> None:
     """What the source gives is the history the options are scored after: retrieved
-    messages, a memory's facts, or nothing; the options are never shown."""
+    messages, a memory's facts, the evidence alone, or nothing; the options are never
+    shown."""
     log = run(
         setup,
         tmp_path,
@@ -244,6 +247,9 @@ def test_logprob_composes_with_every_history(
         elif history["history"] == "memory":
             end = sample.metadata["end_index_in_shared_context"]
             assert [m.text for m in before] == [f"# User facts:\nheld {end - 1}"]
+        elif history["history"] == "evidence":
+            _, evidence = located("v1", setup.data)[str(sample.id)]
+            assert [(m.role, m.text) for m in before] == [(m.role, m.text) for m in evidence.shown]
         else:
             assert before == []
         assert sample.metadata["logprob"]["chosen"] in LETTERS

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.evidence import located
 
 from inspect_personamem.data.provenance import MARK
 from inspect_personamem.datasets.v2.files import load_questions
@@ -155,6 +156,25 @@ def test_snippets_and_token_counts_match_the_histories(
         )
         if record.pref_type == "sensitive_info":
             assert record.distance_from_related_snippet_to_query_128k == 0
+
+
+@pytest.mark.parametrize("length", ["32k", "128k"])
+def test_the_v2_rule_locates_every_snippet_in_the_history(
+    generated: tuple[Path, list[V2Record]], length: str
+) -> None:
+    """Every snippet is non-empty and each of its messages found once in the history:
+    what `history=evidence` shows and the retrieval runs check their items against."""
+    folder, records = generated
+    evidence = located("v2", folder, length=length)
+    assert len(evidence) == len(records)
+    for metadata, found in evidence.values():
+        snippet = metadata["related_conversation_snippet"]
+        assert snippet and found.located, found.where
+        assert found.size == len(snippet)
+        assert found.shown[0].role == "system"  # the persona card, then the snippet
+        assert [(m.role, m.text) for m in found.shown[1:]] == [
+            (m["role"], m["content"]) for m in snippet
+        ]
 
 
 def test_generated_histories_load_through_the_package(
