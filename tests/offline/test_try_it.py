@@ -15,6 +15,7 @@ from support.helpers import REAL_QUESTIONS, offline_env, require
 from inspect_personamem.cli import main
 
 CLI = Path(sys.executable).parent / "inspect-personamem"
+GENERATOR = "inspect_personamem.datasets.v1.generator"
 
 
 def accuracy(log: EvalLog) -> float:
@@ -43,8 +44,11 @@ def test_try_command_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     runs = {
         (str(log.eval.task_args["answer"]), str(log.eval.task_args["history"])): log for log in logs
     }
-    assert set(runs) == {(a, h) for a in ("choice", "open") for h in ("full", "none")}
-    histories = {history: runs["choice", history] for history in ("full", "none")}
+    assert set(runs) == {(a, h) for a in ("choice", "open") for h in ("full", "none")} | {
+        ("choice", "evidence"),
+        ("choice", "rag"),
+    }
+    histories = {history: runs["choice", history] for history in ("full", "none", "evidence")}
     assert all(log.status == "success" and log.eval.model == "personamem/oracle" for log in logs)
     graded = runs["open", "full"]  # the oracle as model and grader
     assert graded.eval.model_roles is not None and "grader" in graded.eval.model_roles
@@ -55,13 +59,19 @@ def test_try_command_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     }
     assert {log.eval.task_args["data_dir"] for log in logs} == {str(out / "data")}
     assert accuracy(histories["full"]) > accuracy(histories["none"])
+    assert accuracy(histories["evidence"]) > accuracy(histories["none"])
+    # the retrieval run needs no model: BM25 finds the generated evidence
+    retrieved = runs["choice", "rag"]
+    assert retrieved.eval.task_args["retriever"] == "bm25"
+    assert retrieved.results is not None
+    assert retrieved.results.scores[0].metrics["evidence_found"].value > 0.5
     assert (out / "report" / "index.html").is_file()
     assert (out / "report" / "tables" / "gain.md").is_file()
     assert f"answer=choice, history=full: accuracy {accuracy(histories['full']):.3f}" in done.stdout
     # synthetic data: every run complete, and not comparable with published numbers
     [said] = [line for line in done.stdout.splitlines() if line.startswith("report says: ")]
     assert said.startswith(
-        "report says: All 4 runs complete; not comparable with published numbers: "
+        "report says: All 6 runs complete; not comparable with published numbers: "
     )
     again = run_cli(tmp_path)
     assert again.returncode == 2
@@ -78,18 +88,23 @@ def test_try_command_asks_the_real_questions(tmp_path: Path) -> None:
     copied = tmp_path / "real" / "data" / "questions_32k.csv"
     assert copied.read_bytes() == real.read_bytes()
     logs = [read_eval_log(info) for info in list_eval_logs(str(tmp_path / "real" / "logs"))]
-    assert [len(log.samples or []) for log in logs] == [40, 40, 40, 40]
+    assert [len(log.samples or []) for log in logs] == [40] * 6
     # the runs that read the generated histories are on synthetic data; those that read
     # the real question file alone are not
     releases = {
         str(log.eval.task_args["history"]): (log.eval.metadata or {})["data_release"]
         for log in logs
     }
+    generated = "synthetic: shared_contexts_32k.jsonl written by " + GENERATOR
     assert releases == {
-        "full": "synthetic: shared_contexts_32k.jsonl written by "
-        "inspect_personamem.datasets.v1.generator",
+        "full": generated,
+        "evidence": generated,
+        "rag": generated,
         "none": "released",
     }
+    # the histories fit the real rows: each question's real distance is located
+    [evidence] = [log for log in logs if log.eval.task_args["history"] == "evidence"]
+    assert all(sample.metadata["evidence"]["located"] for sample in evidence.samples or [])
     assert "(real questions, generated histories: " in done.stdout
 
 

@@ -4,8 +4,10 @@ Writes the data of the dataset version `--dataset` names (the registry's first b
 default) as its entry says (`DatasetVersion.trial`: what it generates is marked so,
 `data.provenance`, and every run that reads it labelled synthetic), runs its task with
 and without the history on the offline `personamem/oracle` model, choosing among the
-options and answering openly (the oracle grading too), and writes the report. Nothing
-it prints measures a real model.
+options and answering openly (the oracle grading too), and, choosing, with the
+question's evidence alone (the upper bound) and with what BM25 retrieves of the history
+(which needs no model or download), and writes the report. Nothing it prints measures
+a real model.
 """
 
 from __future__ import annotations
@@ -21,9 +23,18 @@ from inspect_personamem.errors import PersonaMemArgumentError
 
 TITLE = "TRY-IT: the offline personamem/oracle model, not a real model"
 
-RUNS = (("choice", "full"), ("choice", "none"), ("open", "full"), ("open", "none"))
-"""(answer, history) of the runs `try` makes: the oracle choosing among the options and
-answering openly (graded by the oracle too), each with and without the history."""
+RUNS: tuple[dict[str, str], ...] = (
+    {"answer": "choice", "history": "full"},
+    {"answer": "choice", "history": "none"},
+    {"answer": "choice", "history": "evidence"},
+    {"answer": "choice", "history": "rag", "retriever": "bm25"},
+    {"answer": "open", "history": "full"},
+    {"answer": "open", "history": "none"},
+)
+"""The task arguments of the runs `try` makes: the oracle choosing among the options and
+answering openly (graded by the oracle too), each with and without the history;
+choosing, also with the evidence alone and with BM25 retrieval, so that a retrieval
+run stands beside its upper bound and the full history."""
 
 
 def version_options() -> dict[str, tuple[ToolOption, list[DatasetVersion[Any]]]]:
@@ -80,17 +91,18 @@ def run(args: argparse.Namespace) -> int:
         "seed": args.seed,
     }
     oracle = get_model("personamem/oracle", **model_args)
-    run_name = _run_name(*RUNS[0])  # the run a Ctrl-C interrupts
+    run_name = _run_name(RUNS[0])  # the run a Ctrl-C interrupts
     try:
         print(
             f"data: {data} ({trial.described}: runs that read generated files are labelled "
             "synthetic)"
         )
-        for answer, history in RUNS:
-            run_name = _run_name(answer, history)
+        for arguments in RUNS:
+            run_name = _run_name(arguments)
+            answer = arguments["answer"]
             logs_written = inspect_eval(
                 trial.task,
-                task_args={"data_dir": str(data), "history": history, "answer": answer},
+                task_args={"data_dir": str(data), **arguments},
                 model="personamem/oracle",
                 model_args=model_args,
                 # the oracle grades its own open replies: the same model, so self-graded
@@ -118,8 +130,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_name(answer: str, history: str) -> str:
-    return f"answer={answer}, history={history}"
+def _run_name(arguments: dict[str, str]) -> str:
+    """`answer=choice, history=rag, retriever=bm25`."""
+    return ", ".join(f"{name}={value}" for name, value in arguments.items())
 
 
 def _interrupted(run_name: str, logs: Path) -> int:
@@ -134,8 +147,9 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="run the whole path offline on the personamem/oracle model",
         description="Write a small dataset of the chosen version, run its task with and "
         "without the history on the offline personamem/oracle model (right with a chosen "
-        "probability), choosing among the options and answering openly, and write the "
-        "report. Needs no network, no API key and no download.",
+        "probability), choosing among the options and answering openly, and, choosing, "
+        "with the evidence alone and with BM25 retrieval, and write the report. Needs no "
+        "network, no API key and no download.",
     )
     parser.add_argument(
         "--dataset",
