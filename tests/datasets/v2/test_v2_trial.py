@@ -1,4 +1,4 @@
-"""`inspect-personamem try --dataset v2`: a synthetic PersonaMem-v2 subset, the four
+"""`inspect-personamem try --dataset v2`: a synthetic PersonaMem-v2 subset, the six
 runs on `personamem/oracle` (in-process, offline), then the report."""
 
 from __future__ import annotations
@@ -59,8 +59,11 @@ def accuracy(log: EvalLog) -> float:
     return float(log.results.scores[0].metrics["accuracy"].value)
 
 
-def test_it_makes_the_four_runs_on_the_oracle(tried: Tried) -> None:
-    assert set(tried.runs) == {(a, h) for a in ("choice", "open") for h in ("full", "none")}
+def test_it_makes_the_six_runs_on_the_oracle(tried: Tried) -> None:
+    assert set(tried.runs) == {(a, h) for a in ("choice", "open") for h in ("full", "none")} | {
+        ("choice", "evidence"),
+        ("choice", "rag"),
+    }
     data = tried.folder / "data"
     for (answer, history), log in tried.runs.items():
         assert log.status == "success", log.error
@@ -69,11 +72,13 @@ def test_it_makes_the_four_runs_on_the_oracle(tried: Tried) -> None:
         assert log.eval.task_args["data_dir"] == str(data)
         assert log.eval.model_args["questions"] == str(data / "benchmark/text/benchmark.csv")
         assert len(log.samples or []) == QUESTIONS
-        said = f"answer={answer}, history={history}: accuracy {accuracy(log):.3f} (log: "
-        assert said in tried.out
+        retriever = ", retriever=bm25" if history == "rag" else ""
+        said = f"answer={answer}, history={history}{retriever}: accuracy {accuracy(log):.3f}"
+        assert f"{said} (log: " in tried.out
     for answer in ("choice", "open"):  # accuracy 0.8 with the history, 0.4 without
         full, none = accuracy(tried.runs[answer, "full"]), accuracy(tried.runs[answer, "none"])
         assert full > 0.6 and none < 0.55, (answer, full, none)
+    assert accuracy(tried.runs["choice", "evidence"]) > 0.6  # the evidence is a history
 
 
 def test_chosen_answers_are_read_by_the_authors_rule(tried: Tried) -> None:
@@ -97,12 +102,12 @@ def test_open_answers_are_graded_by_the_oracle(tried: Tried) -> None:
 
 
 @pytest.mark.report
-def test_it_writes_the_report_of_the_four_v2_runs(tried: Tried) -> None:
+def test_it_writes_the_report_of_the_six_v2_runs(tried: Tried) -> None:
     assert tried.code == 0, tried.err
     assert (tried.folder / "report" / "index.html").is_file()
     tables = tried.folder / "report" / "tables"
     rows = (tables / "v2_overall.csv").read_text(encoding="utf-8").splitlines()[1:]
-    assert len(rows) == 4 and all("personamem/oracle" in row for row in rows)
+    assert len(rows) == 6 and all("personamem/oracle" in row for row in rows)
     assert not (tables / "overall.csv").exists()  # no v1 run, no v1 table
 
 
