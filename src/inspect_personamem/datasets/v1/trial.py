@@ -1,8 +1,8 @@
 """What `inspect-personamem try` runs on PersonaMem: a split written into a folder, the
 real question file when one is given (with synthetic histories that fit its end
 indices and distances, each question's evidence placed where its row says), else fully
-synthetic; what it generates is marked so (`data.provenance`), and
-every run that reads it labelled synthetic."""
+synthetic; what it generates is marked so (`data.provenance`), and every run that
+reads it labelled synthetic."""
 
 from __future__ import annotations
 
