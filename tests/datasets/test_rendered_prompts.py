@@ -21,10 +21,10 @@ from support.helpers import mock_model, run_task
 
 RENDERED: dict[str, str] = {
     "v1 choice": "eb2df2e219e24b6690163f45cf9d9972068e00be1d7ef2ad63d83f34ba4c26ea",
-    "v1 open": "794fd2437a48a6e38adb6ff7b34de9c9985eaea6b94d80f4c6540452938ec783",
+    "v1 open": "620587a610d94a4a32d26718ae6c9d5264420be4ccc6fd2f534f93057b8678a8",
     "v1 none": "a0b1e1ea41b9d9b03b9c507475893402a59b3bb5d3e519642eabecd21c563c9f",
     "v2 choice": "673b0e6be1e1d9ba831f56e1064768e1c528256e0d3d4eaf74c8f61e055d7541",
-    "v2 open": "f66e60bb2119a7e693097385c3f10d710f34671465815ad9c1e781f58c8080e9",
+    "v2 open": "2b3bf10028f774096ed147c1a0363b765958e551484941ed06a64c1277096182",
     "v2 preference": "9c80e08f6b6c9577943a59f3b3b6cc7a15294b391eecc767a71b3aa3e090052e",
 }
 """Case -> sha256 of the messages sent (to the model and to the grader) and the scores
