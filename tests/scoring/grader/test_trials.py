@@ -1,12 +1,13 @@
 """The grader's trials, built from the candidates: their parts, which trials a question
-allows, and the oracle's right verdict on each."""
+allows, the oracle's right verdict on each, and the real example the docs print."""
 
 from __future__ import annotations
 
 import csv
+import re
 
 import pytest
-from support.helpers import REAL_QUESTIONS, require
+from support.helpers import REAL_QUESTIONS, ROOT, require
 
 from inspect_personamem.data.options import LETTERS, parse_options
 from inspect_personamem.offline.grading import right_verdict
@@ -18,6 +19,9 @@ from inspect_personamem.scoring.grader.trials import (
     sentences,
 )
 
+DOCS = ROOT / "docs" / "open-answers.md"
+EXAMPLE = "f817828d-7bed-46a0-806b-2fd7cedfb7af"
+"""The real 32k question docs/open-answers.md builds its trials for."""
 ORDERS = ((0, 1, 2, 3), (3, 2, 1, 0))
 SHARED = "Thanks for asking. Enjoy the trip!"
 CANDIDATES = (
@@ -117,6 +121,40 @@ def test_the_oracle_gives_the_right_verdict_on_every_trial_of_the_real_file() ->
         correct = LETTERS.index(row["correct_answer"].strip("() "))
         for trial in built_trials(options, correct, ORDERS):
             assert _right(trial) == trial.expected, (row["question_id"], trial.kind)
+
+
+def example(row: dict[str, str]) -> str:
+    """The trials of one question as the docs print them."""
+    options = parse_options(row["all_options"]).bodies()
+    correct = LETTERS.index(row["correct_answer"].strip("() "))
+    parts = candidate_parts(options)
+    by_kind = {t.kind: t for t in built_trials(options, correct, ORDERS[:1])}
+    length = by_kind["length"]
+    foil = next(
+        i for i, text in enumerate(length.candidates) if text != options[i] and i != correct
+    )
+    lines = [f"shared: {' '.join(parts.shared)}", "own:"]
+    lines += [f"  ({LETTERS[i]}) {' '.join(own)}" for i, own in enumerate(parts.distinctive)]
+    lines += [
+        f"correct: ({LETTERS[correct]}); foil, the longest wrong one: ({LETTERS[foil]})",
+        f"generic reply (right: none): {by_kind['generic'].reply}",
+        f"mixed reply (right: none): {by_kind['mixed'].reply}",
+        f"length: the reply is ({LETTERS[correct]}) itself, right: ({LETTERS[correct]}), shown as",
+        f"  ({LETTERS[correct]}) {length.candidates[correct]}",
+        f"  ({LETTERS[foil]}) {length.candidates[foil]}",
+    ]
+    return "\n".join(lines)
+
+
+def test_the_docs_build_the_trials_of_a_real_question() -> None:
+    with require(REAL_QUESTIONS).open(encoding="utf-8", newline="") as file:
+        [row] = [r for r in csv.DictReader(file) if r["question_id"] == EXAMPLE]
+    found = re.search(
+        r"<!-- trials example -->\n```text\n(.*?)\n```", DOCS.read_text("utf-8"), re.S
+    )
+    assert found is not None, "docs/open-answers.md shows the trials of a real question"
+    assert found[1] == example(row)
+    assert EXAMPLE in DOCS.read_text("utf-8")
 
 
 @pytest.mark.parametrize("correct", range(4))

@@ -8,8 +8,8 @@ the **foil** (the longest wrong candidate, the first of equals):
 
 - `identity_correct`, `identity_wrong`: a candidate itself as the reply (the correct
   one, or a wrong one); right: that candidate. Not for a candidate whose text another
-  candidate has too (17 questions of the real 32k file repeat one): no verdict could
-  tell the two apart.
+  candidate has too (on 17 questions of the real 32k file a wrong option repeats the
+  correct one): no verdict could tell the two apart.
 - `generic`: the shared part alone, what every candidate says; right: none. Only where
   the candidates share a sentence and each has one of its own.
 - `mixed`: the correct candidate's distinctive part, then the foil's; right: none (it
