@@ -36,6 +36,9 @@ from statistics import NormalDist
 import numpy as np
 from numpy.typing import NDArray
 
+_CHUNK = 256
+"""Bootstrap draws made at once."""
+
 Counts = tuple[float, float]
 """One question's trials of a kind: (hits, trials)."""
 
@@ -144,16 +147,20 @@ def _correct(
 def _cluster_draws(
     replies: Sequence[tuple[Hashable, float]], draws: int, rng: np.random.Generator
 ) -> NDArray[np.float64]:
-    """The mean of `replies`, resampled `draws` times by cluster."""
+    """The mean of `replies`, resampled `draws` times by cluster (in chunks of
+    `_CHUNK` draws: a run of thousands of unclustered questions stays small)."""
     sums: dict[Hashable, list[float]] = {}
     for cluster, value in replies:
         total = sums.setdefault(cluster, [0.0, 0.0])
         total[0] += value
         total[1] += 1
     values = np.array(list(sums.values()))
-    chosen = rng.integers(0, len(values), size=(draws, len(values)))
-    picked = values[chosen]
-    result: NDArray[np.float64] = picked[..., 0].sum(axis=1) / picked[..., 1].sum(axis=1)
+    result = np.empty(draws)
+    for start in range(0, draws, _CHUNK):
+        chosen = rng.integers(0, len(values), size=(min(_CHUNK, draws - start), len(values)))
+        picked = values[chosen]
+        means = picked[..., 0].sum(axis=1) / picked[..., 1].sum(axis=1)
+        result[start : start + len(means)] = means
     return result
 
 
