@@ -37,7 +37,8 @@ class Parameter:
     """Whether a value other than the default changes what is scored (a report keys
     runs by these); False for where files are, what a log keeps, order and speed."""
     for_scorer: bool = False
-    """Read by its axis value's own scorer (`AxisValue.scorer`), not by its builder."""
+    """Read in scoring (by its axis value's `scorer` or `sample_metadata`), not by its
+    builder."""
     says_how: bool = False
     """A version's own parameter that says how a run answered or was judged, as the
     axes do (a version's judge), not which questions it was asked or how they
@@ -101,9 +102,15 @@ class AxisValue:
     refuses: Callable[[Settings], str | None] = field(default=_never)
     """Why it cannot run with these settings (the other axis's, the model roles bound),
     or None."""
-    scorer: Callable[..., Any] | None = None
-    """An answer's own scorer, where it has one: called with the run's question ids and
-    the parameters marked `for_scorer`; None: the official scorer."""
+    scorer: Callable[[Settings], Any] | None = None
+    """An answer's own scorer, where it has one, from the run's settings; None: the
+    official scorer."""
+    sample_metadata: Callable[[Sequence[str], Settings], Mapping[str, Mapping[str, Any]]] | None = (
+        None
+    )
+    """What an answer adds to each sample's metadata, by question id, from the run's
+    question ids and settings (open answers: how each question is graded, so that a
+    re-grade reads it from the log); None: nothing."""
     scored_as: str = "chosen"
     """An answer's: how its answers are scored, `chosen` (a letter read) or `graded`
     (a grader's verdict); the metrics a dataset version sets follow it."""
@@ -138,16 +145,11 @@ class Point:
         """The arguments of `value`'s own parameters that its builder reads."""
         return {p.name: arguments[p.name] for p in value.parameters if not p.for_scorer}
 
-    def scorer_arguments(self, arguments: Settings) -> dict[str, Any]:
-        """The arguments of the answer's parameters its scorer reads (`for_scorer`)."""
-        return {p.name: arguments[p.name] for p in self.answer.parameters if p.for_scorer}
-
-    def answer_scorer(self, questions: Sequence[str], arguments: Settings) -> Any:
-        """The answer's own scorer (given `questions`, the run's question ids, and its
-        `for_scorer` parameters), or None where it has none."""
+    def answer_scorer(self, arguments: Settings) -> Any:
+        """The answer's own scorer, or None where it has none."""
         if self.answer.scorer is None:
             return None
-        return self.answer.scorer(questions, **self.scorer_arguments(arguments))
+        return self.answer.scorer(arguments)
 
 
 def changed(settings: Settings, parameters: Sequence[Parameter], *names: str) -> list[str]:

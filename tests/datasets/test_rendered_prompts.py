@@ -7,7 +7,9 @@ held after: a refactor that changes one byte of a prompt, or one score, fails he
 Where a change is meant, the digest changes with a task version bump and a changelog
 entry. A change of the generated data changes the digests too, with no task change:
 the v1 ones were taken again when the generator came to place each question's
-evidence message in its history (and to draw its rows to fit).
+evidence message in its history (and to draw its rows to fit); the open ones when the
+grader came to be tried on replies built from the candidates (more grader prompts; the
+real replies' prompts and scores unchanged).
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ from support.helpers import mock_model, run_task
 
 RENDERED: dict[str, str] = {
     "v1 choice": "8e9e06e670ca8c7bbe740263437f79a45be05dcf763039430970393ead7d2a1d",
-    "v1 open": "5bdfdd11558c67da3929ecc1881282de8d4f3508b31c90303a7924130c1e335c",
+    "v1 open": "ae2c46a07ef83159ab8b26b7cae6a306a782a30278ef2a75ea501f6afcabe9ee",
     "v1 none": "df18ea9a953401d20fa383f0bc49add8fdf139edf46e786cecc6da98613ab509",
     "v2 choice": "673b0e6be1e1d9ba831f56e1064768e1c528256e0d3d4eaf74c8f61e055d7541",
-    "v2 open": "f66e60bb2119a7e693097385c3f10d710f34671465815ad9c1e781f58c8080e9",
+    "v2 open": "2b3bf10028f774096ed147c1a0363b765958e551484941ed06a64c1277096182",
     "v2 preference": "9c80e08f6b6c9577943a59f3b3b6cc7a15294b391eecc767a71b3aa3e090052e",
 }
 """Case -> sha256 of the messages sent (to the model and to the grader) and the scores

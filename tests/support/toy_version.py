@@ -247,8 +247,8 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
             return Evidence((), (), "before the history: not located")
         return Evidence(((at, at + 1),), (history[at],), f"turn {at}")
 
-    def scorer(self, point: Point, arguments: Settings, ids: Sequence[str]) -> Scorer:
-        own: Scorer | None = point.answer_scorer(ids, arguments)
+    def scorer(self, point: Point, arguments: Settings) -> Scorer:
+        own: Scorer | None = point.answer_scorer(arguments)
         return own if own is not None else personamem_scorer()
 
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:

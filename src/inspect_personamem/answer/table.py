@@ -12,6 +12,7 @@ from inspect_personamem.answer.choice import choice_solver
 from inspect_personamem.answer.logprob.solver import logprob_solver
 from inspect_personamem.answer.open import open_solver
 from inspect_personamem.parameters import AxisValue, Parameter, Settings, changed
+from inspect_personamem.scoring.grader.calibration import grading_metadata
 from inspect_personamem.scoring.grader.scorer import open_scorer
 
 CACHE_BREAKPOINTS = Parameter(
@@ -143,8 +144,9 @@ ANSWERS: Final[dict[str, AxisValue]] = {
                 "grader_calibration",
                 50,
                 int,
-                "Questions on which the grader is also shown each candidate as the reply, "
-                "under two orders (identity accuracy, position bias); 0 skips it.",
+                "Questions on which the grader is also measured on replies built from the "
+                "candidates (each candidate itself, what all share, two mixed, the correct "
+                "one shown shorter) and on the reply under another order; 0 skips it.",
                 minimum=0,
                 scoring=False,
                 for_scorer=True,
@@ -162,6 +164,7 @@ ANSWERS: Final[dict[str, AxisValue]] = {
         order="interleaved",
         refuses=_open_refuses,
         scorer=open_scorer,
+        sample_metadata=grading_metadata,
         scored_as="graded",
     ),
 }

@@ -259,8 +259,8 @@ class DatasetVersion(ABC, Generic[Q]):
         `history=evidence` shows and what retrieved items are checked against."""
 
     @abstractmethod
-    def scorer(self, point: Point, arguments: Settings, ids: Sequence[str]) -> Scorer:
-        """The run's scorer for its way of answering (`ids`: the run's question ids)."""
+    def scorer(self, point: Point, arguments: Settings) -> Scorer:
+        """The run's scorer for its way of answering."""
 
     def scored_as(self, answer_scored_as: str, settings: Settings) -> str:
         """How the run's answers are scored: the answer's (`chosen`, `graded`), unless
@@ -270,7 +270,7 @@ class DatasetVersion(ABC, Generic[Q]):
     def metrics(self, scored_as: str) -> list[Metric | dict[str, list[Metric]]]:
         """The task's metrics: accuracy, its standard error clustered by `cluster`, what
         was not read (or the grader's figures), and accuracy per group."""
-        own: list[Metric] = [unparsed()] if scored_as == "chosen" else grader_metrics()
+        own: list[Metric] = [unparsed()] if scored_as == "chosen" else grader_metrics(self.cluster)
         return [accuracy(), stderr(cluster=self.cluster), *own, *self.group_metrics()]
 
     def group_metrics(self) -> list[Metric | dict[str, list[Metric]]]:

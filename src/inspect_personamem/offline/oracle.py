@@ -5,8 +5,9 @@ reached: it reads a question file, finds the question the prompt asks, and answe
 correctly with a chosen probability, else with another option. Asked the user's
 message alone (`answer=open`), it replies with the text of the correct candidate
 (with the same probability; else another candidate's). Bound as the grader
-(`--model-role grader=personamem/oracle`, no question file needed), it names the
-candidate whose text is the reply's, else none. Inspect finds it by its provider
+(`--model-role grader=personamem/oracle`, no question file needed), it gives the right
+verdict, read off the candidates (`offline/grading.py`): the candidate whose text the
+reply is, or whose own sentences it alone holds, else none. Inspect finds it by its provider
 name, `personamem` (registered in `_registry.py`):
 
     inspect eval inspect_personamem/personamem_32k --model personamem/oracle \\
@@ -51,10 +52,11 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.offline.grading import right_verdict, verdict_answer
 from inspect_personamem.offline.known import Known, KnownQuestions
 from inspect_personamem.offline.reply import offline_output
 from inspect_personamem.parameters import Parameter
-from inspect_personamem.scoring.grader.prompt import GraderQuestion, read_grader_prompt
+from inspect_personamem.scoring.grader.prompt import read_grader_prompt
 
 NAME = "personamem/oracle"
 
@@ -190,7 +192,7 @@ class OracleModel(ModelAPI):
     ) -> ModelOutput:
         graded = read_grader_prompt(input[-1].text)
         if graded is not None:
-            return offline_output(self.model_name, _verdict(graded), input)
+            return offline_output(self.model_name, verdict_answer(right_verdict(graded)), input)
         if self.questions is None:
             raise PersonaMemArgumentError(
                 f"{NAME} needs the question file it answers: -M questions=PATH "
@@ -210,12 +212,3 @@ class OracleModel(ModelAPI):
         ).digest()
         others = [i for i in range(len(known.options)) if i != known.correct]
         return known.correct if draw[0] / 256 < chance else others[draw[1] % len(others)]
-
-
-def _verdict(graded: GraderQuestion) -> str:
-    """The grader's verdict: the candidate whose text is the reply's, else none."""
-    reply = graded.reply.strip()
-    named = next(
-        (str(i) for i, text in enumerate(graded.candidates, 1) if text.strip() == reply), "none"
-    )
-    return f"<candidate>{named}</candidate>"

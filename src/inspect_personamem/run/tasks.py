@@ -49,7 +49,8 @@ would drop an argument the signature lacks with only a warning."""
 def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Task:
     """The `Task` of a version's run: every argument checked first (one line each), then
     its data read and checked, the history source and the answer built from the axis
-    tables, the questions ordered, and the version's samples, scorer and metrics."""
+    tables, the questions ordered, and the version's samples (with what the answer adds
+    to their metadata), scorer and metrics."""
     point = checked_point(arguments, version)
     _warn_of_relative_paths(arguments)
     loaded = version.load(arguments, point.history.reads_history)
@@ -65,12 +66,15 @@ def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Ta
         loaded.questions, arguments["order"] or point.order, arguments["interleave_block"]
     )
     dataset = version.dataset(ordered, loaded, arguments, point)
-    ids = [str(sample.id) for sample in dataset]
+    if point.answer.sample_metadata is not None:
+        added = point.answer.sample_metadata([str(sample.id) for sample in dataset], arguments)
+        for sample in dataset:
+            sample.metadata = {**(sample.metadata or {}), **added[str(sample.id)]}
     scored_as = version.scored_as(point.answer.scored_as, arguments)
     return Task(
         dataset=dataset,
         solver=solver,
-        scorer=version.scorer(point, arguments, ids),
+        scorer=version.scorer(point, arguments),
         metrics=[*version.metrics(scored_as), *point.history.metrics()],
         version=TASK_VERSION,
         metadata={

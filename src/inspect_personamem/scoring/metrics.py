@@ -25,8 +25,22 @@ from inspect_ai.scorer import (
     accuracy,
     grouped,
     metric,
+    value_to_float,
 )
 from inspect_ai.solver import TaskState
+
+from inspect_personamem.scoring.grader.correction import (
+    Counts,
+    Estimate,
+    corrected_accuracy,
+    pooled_rate,
+    wilson,
+)
+from inspect_personamem.scoring.grader.trials import (
+    FALSE_POSITIVE_KINDS,
+    SENSITIVITY_KINDS,
+    TRIAL_COUNTS,
+)
 
 
 @metric
@@ -112,19 +126,53 @@ def grader_verdicts() -> Metric:
     return compute
 
 
-def _calibration_share(scores: list[SampleScore], hits: str, of: str) -> float:
-    counts = [s.score.metadata or {} for s in scores]
-    total = sum(int(c.get(of, 0)) for c in counts)
-    return sum(int(c.get(hits, 0)) for c in counts) / total if total else float("nan")
+def _trial_counts(scores: list[SampleScore], kind: str, hits: str) -> list[Counts]:
+    """Per calibrated question with trials of `kind`: (its `hits` count, its trials)."""
+    found = []
+    for s in scores:
+        count = ((s.score.metadata or {}).get(TRIAL_COUNTS) or {}).get(kind) or {}
+        if count.get("trials"):
+            found.append((float(count[hits]), float(count["trials"])))
+    return found
+
+
+def _interval(name: str, estimate: Estimate) -> dict[str, float]:
+    """`name`, `name_low` and `name_high`."""
+    return {name: estimate.value, f"{name}_low": estimate.low, f"{name}_high": estimate.high}
+
+
+def _right_share(scores: list[SampleScore], name: str, *kinds: str) -> dict[str, float]:
+    """The share of right verdicts in the trials of `kinds`, with its interval (Wilson,
+    clustered by question: `correction.pooled_rate`)."""
+    counts = [c for kind in kinds for c in _trial_counts(scores, kind, "right")]
+    return _interval(name, wilson(pooled_rate(counts)))
 
 
 @metric
 def grader_identity() -> Metric:
     """On the calibration questions, the share of trials in which the grader, shown a
-    candidate itself as the reply, named that candidate (1.0 for a faithful grader)."""
+    candidate itself as the reply, named that candidate (1.0 for a faithful grader),
+    with its 95% interval (`_low`, `_high`)."""
 
-    def compute(scores: list[SampleScore]) -> float:
-        return _calibration_share(scores, "calibration_identity", "calibration_trials")
+    def compute(scores: list[SampleScore]) -> Value:
+        return _right_share(scores, "grader_identity", "identity_correct", "identity_wrong")
+
+    return compute
+
+
+@metric
+def grader_trials() -> Metric:
+    """On the calibration questions, the share of right verdicts in each other kind of
+    trial (`scoring/grader/trials.py`), with its 95% interval (`_low`, `_high`):
+    `grader_generic` and `grader_mixed` (right: none), `grader_length` (right: the
+    correct candidate, shown shorter than a wrong one), `grader_reorder` (right: the
+    reply's verdict unchanged under the reverse order)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        shares: dict[str, float] = {}
+        for kind in ("generic", "mixed", "length", "reorder"):
+            shares |= _right_share(scores, f"grader_{kind}", kind)
+        return cast(Value, shares)
 
     return compute
 
@@ -135,7 +183,10 @@ def grader_position_bias() -> Metric:
     the candidates were shown in the reverse order (0.0 for a grader blind to order)."""
 
     def compute(scores: list[SampleScore]) -> float:
-        return _calibration_share(scores, "calibration_order_changes", "calibration_candidates")
+        counts = [s.score.metadata or {} for s in scores]
+        total = sum(int(c.get("calibration_candidates", 0)) for c in counts)
+        changes = sum(int(c.get("calibration_order_changes", 0)) for c in counts)
+        return changes / total if total else float("nan")
 
     return compute
 
@@ -150,10 +201,53 @@ def grader_calibrated() -> Metric:
     return compute
 
 
-def grader_metrics() -> list[Metric]:
+@metric
+def accuracy_corrected(cluster: str | None = None) -> Metric:
+    """The judged accuracy corrected for the grader's errors measured by its trials
+    (`scoring/grader/correction.py`), with its 95% interval (`_low`, `_high`), the
+    questions resampled by `cluster` (the history they share; None: each its own); and
+    the rates it used: `grader_sensitivity` (naming the correct candidate for a right
+    reply) and `grader_false_positives` (naming it for a reply that is not)."""
+
+    to_float = value_to_float()
+
+    def compute(scores: list[SampleScore]) -> Value:
+        replies = [
+            (
+                (s.sample_metadata or {}).get(cluster) if cluster else s.sample_id,
+                to_float(s.score.value),
+            )
+            for s in scores
+        ]
+        corrected = corrected_accuracy(
+            replies,
+            [_trial_counts(scores, kind, "named_correct") for kind in SENSITIVITY_KINDS],
+            [_trial_counts(scores, kind, "named_correct") for kind in FALSE_POSITIVE_KINDS],
+        )
+        return cast(
+            Value,
+            _interval("accuracy_corrected", corrected.accuracy)
+            | {
+                "grader_sensitivity": corrected.sensitivity,
+                "grader_false_positives": corrected.false_positive,
+            },
+        )
+
+    return compute
+
+
+def grader_metrics(cluster: str | None = None) -> list[Metric]:
     """What open answers report in place of `unparsed`: the grader's verdicts of none
-    and unreadable, and its calibration."""
-    return [grader_verdicts(), grader_identity(), grader_position_bias(), grader_calibrated()]
+    and unreadable, its trials, and the accuracy corrected for its errors (questions
+    clustered by `cluster`)."""
+    return [
+        grader_verdicts(),
+        grader_identity(),
+        grader_trials(),
+        grader_position_bias(),
+        grader_calibrated(),
+        accuracy_corrected(cluster),
+    ]
 
 
 def quantile(values: Sequence[float], share: float) -> float:

@@ -170,9 +170,9 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         history = sample_history(contexts, metadata)
         return evidence_session(history, int(metadata["distance_to_ref_in_blocks"]))
 
-    def scorer(self, point: Point, arguments: Settings, ids: Sequence[str]) -> Scorer:
+    def scorer(self, point: Point, arguments: Settings) -> Scorer:
         """The answer's own scorer (open answers' grader), else the official extraction."""
-        own: Scorer | None = point.answer_scorer(ids, arguments)
+        own: Scorer | None = point.answer_scorer(arguments)
         return own if own is not None else personamem_scorer()
 
     def refuses_selector(self, flag: str) -> str:

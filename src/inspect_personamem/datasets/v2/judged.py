@@ -37,7 +37,8 @@ from inspect_ai.util import collect
 
 from inspect_personamem.data.options import LETTERS, shown_options
 from inspect_personamem.datasets.v2.judge import judge_prompt, judge_score
-from inspect_personamem.scoring.grader.calibration import calibration_questions
+from inspect_personamem.parameters import Settings
+from inspect_personamem.scoring.grader.calibration import grading_of
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD, grader_model, grader_record
 from inspect_personamem.scoring.metrics import history_record
 from inspect_personamem.scoring.scorer import unanswered
@@ -66,15 +67,17 @@ def judge_figures() -> Metric:
 
 
 @scorer(metrics=[accuracy(), stderr(), judge_figures()])
-def preference_scorer(grader: GraderSource = "role", calibration: Sequence[str] = ()) -> Scorer:
+def preference_scorer(
+    grader: GraderSource = "role", calibration: Sequence[str] | None = None
+) -> Scorer:
     """Score a free reply by the authors' judge, 0 to 1.
 
     Args:
         grader: "role": the model bound to the `grader` role; "self": the model under
             test.
-        calibration: Ids of the questions on which the judge also judges each candidate.
+        calibration: Ids of the questions on which the judge also judges each
+            candidate; None: those the samples say (`calibration.GRADING`).
     """
-    measured = frozenset(calibration)
 
     async def score(state: TaskState, target: Target) -> Score:
         if not state.output.choices:
@@ -83,7 +86,8 @@ def preference_scorer(grader: GraderSource = "role", calibration: Sequence[str] 
         query, preference = str(state.metadata["query"]), str(state.metadata["preference"])
         reply = state.output.completion.strip()
         candidates = shown_options(state)
-        calibrating = str(state.sample_id) in measured and state.epoch == 1
+        grading = grading_of(state.metadata, str(state.sample_id), calibration)
+        calibrating = grading.calibrated and state.epoch == 1
         judged = await collect(
             _judge(model, query, preference, reply),
             *(_judge(model, query, preference, c) for c in candidates) if calibrating else (),
@@ -113,13 +117,10 @@ def preference_scorer(grader: GraderSource = "role", calibration: Sequence[str] 
     return score
 
 
-def preference_judge(
-    questions: Sequence[str], grader: GraderSource, grader_calibration: int, grader_seed: int
-) -> Scorer:
-    """`judge=preference`'s scorer for a run over `questions` (its calibration set chosen
-    among them as the grader's is)."""
-    chosen = calibration_questions(questions, grader_calibration, grader_seed)
-    return preference_scorer(grader, sorted(chosen))
+def preference_judge(settings: Settings) -> Scorer:
+    """`judge=preference`'s scorer: the judge the run's `grader` names (each question's
+    calibration travels in its sample, as the grader's does)."""
+    return preference_scorer(settings["grader"])
 
 
 async def _judge(

@@ -203,15 +203,15 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         """The history messages equal to the row's snippet (`datasets/v2/evidence.py`)."""
         return snippet_evidence(sample_history(contexts, metadata), metadata)
 
-    def scorer(self, point: Point, arguments: Settings, ids: Sequence[str]) -> Scorer:
+    def scorer(self, point: Point, arguments: Settings) -> Scorer:
         """The authors' answer rule for chosen answers, the authors' judge
         (`judge=preference`) or the grader for open ones, the official letter otherwise
         (`logprob`'s)."""
         if point.answer.name == "choice":
             return v2_choice_scorer()
         if arguments["judge"] == "preference":
-            return preference_judge(ids, **point.scorer_arguments(arguments))
-        own: Scorer | None = point.answer_scorer(ids, arguments)
+            return preference_judge(arguments)
+        own: Scorer | None = point.answer_scorer(arguments)
         return own if own is not None else personamem_scorer()
 
     def scored_as(self, answer_scored_as: str, settings: Settings) -> str:

@@ -3,15 +3,19 @@
 Correct iff the grader names the correct candidate. A verdict of none, and a verdict
 that cannot be read, are incorrect and counted apart (`grader_none`,
 `grader_unreadable`), as `unparsed` is for chosen answers. On the calibration
-questions (`calibration.py`, first epoch only) the grader also grades each candidate
-itself, under two orders; the counts go to the score's metadata and to the
-`grader_identity` and `grader_position_bias` metrics. Each score's metadata holds the
-grader's prompt, its answer and the order the candidates were shown in.
+questions (`calibration.py`, first epoch only) the grader also grades the trials built
+from the candidates (`trials.py`) and the reply again under the reverse order; what it
+named goes to the score's metadata (`TRIAL_COUNTS`, per kind), and from there to the trial
+metrics and the corrected accuracy (`scoring/metrics.py`). Each score's metadata holds
+the grader's prompt, its answer and the order the candidates were shown in.
 
-The grader is the model bound to the `grader` role (`--model-role grader=...`); with
-`grader="self"`, asked for explicitly, the model under test grades its own replies,
-and every score says so. Every score names the model that graded it (`GRADER_RECORD`),
-which a re-grade (`inspect score`) changes where the log's header does not.
+The scorer reads only what a log holds (the sample's metadata, choices and target, the
+reply), so `inspect score` re-grades a finished run with another grader without asking
+the model under test again. The grader is the model bound to the `grader` role
+(`--model-role grader=...`); with `grader="self"`, asked for explicitly, the model
+under test grades its own replies, and every score says so. Every score names the
+model that graded it (`GRADER_RECORD`), which a re-grade changes where the log's
+header does not.
 """
 
 from __future__ import annotations
@@ -25,12 +29,19 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
 from inspect_personamem.data.options import LETTERS, shown_options
-from inspect_personamem.scoring.grader.calibration import calibration_questions, candidate_orders
+from inspect_personamem.parameters import Settings
+from inspect_personamem.scoring.grader.calibration import candidate_orders, grading_of
 from inspect_personamem.scoring.grader.prompt import (
     GRADER_PROMPT_VERSION,
     Verdict,
     grader_prompt,
     read_verdict,
+)
+from inspect_personamem.scoring.grader.trials import (
+    TRIAL_COUNTS,
+    TRIAL_KINDS,
+    Trial,
+    built_trials,
 )
 from inspect_personamem.scoring.metrics import grader_metrics, history_record
 from inspect_personamem.scoring.scorer import unanswered
@@ -47,34 +58,37 @@ names the models bound to roles in the run (`eval.model_roles`); `inspect score
 @scorer(metrics=[accuracy(), stderr(), *grader_metrics()])
 def graded_scorer(
     grader: GraderSource = "role",
-    calibration: Sequence[str] = (),
-    seed: int = 0,
+    calibration: Sequence[str] | None = None,
+    seed: int | None = None,
 ) -> Scorer:
     """Grade a free reply by the candidate whose assumptions about the user it shares.
 
     Args:
         grader: "role": the model bound to the `grader` role; "self": the model under
             test.
-        calibration: Ids of the questions on which the grader is also measured.
-        seed: Seed of the order the candidates are shown in.
+        calibration: Ids of the questions on which the grader is also measured; None:
+            those the samples say (`calibration.GRADING`).
+        seed: Seed of the order the candidates are shown in; None: the samples'.
     """
-    measured = frozenset(calibration)
 
     async def score(state: TaskState, target: Target) -> Score:
         if not state.output.choices:
             return unanswered()
         model = grader_model(grader)
+        question = str(state.sample_id)
+        grading = grading_of(state.metadata, question, calibration, seed)
         message = str(state.metadata["user_question_or_message"])
+        reply = state.output.completion
         candidates = shown_options(state)
-        order, reverse = candidate_orders(seed, str(state.sample_id), len(candidates))
+        order, reverse = candidate_orders(grading.seed, question, len(candidates))
         correct = LETTERS.index(target.text.strip("() "))
-        calibrating = str(state.sample_id) in measured and state.epoch == 1
-        trials = [(shown, o) for shown in range(len(candidates)) for o in (order, reverse)]
+        calibrating = grading.calibrated and state.epoch == 1
+        trials = built_trials(candidates, correct, (order, reverse)) if calibrating else []
+        if calibrating:
+            trials.append(Trial("reorder", reply, tuple(candidates), reverse, None))
         graded = await collect(
-            _grade(model, message, state.output.completion, candidates, order),
-            *(_grade(model, message, candidates[c], candidates, o) for c, o in trials)
-            if calibrating
-            else (),
+            _grade(model, message, reply, candidates, order),
+            *(_grade(model, message, t.reply, t.candidates, t.order) for t in trials),
         )
         (prompt, answer, verdict), checks = graded[0], graded[1:]
         named = _named(verdict, order)
@@ -90,7 +104,8 @@ def graded_scorer(
             **history_record(state),
         }
         if calibrating:
-            metadata |= _calibration(trials, checks)
+            verdicts = [check[2] for check in checks]
+            metadata |= _calibration(trials, verdicts, correct, (named, verdict.status))
         return Score(
             value=CORRECT if named == correct else INCORRECT,
             answer=f"({LETTERS[named]})" if named is not None else verdict.status,
@@ -101,13 +116,10 @@ def graded_scorer(
     return score
 
 
-def open_scorer(
-    questions: Sequence[str], grader: GraderSource, grader_calibration: int, grader_seed: int
-) -> Scorer:
-    """`answer=open`'s scorer for a run over `questions` (its calibration set chosen
-    among them)."""
-    chosen = calibration_questions(questions, grader_calibration, grader_seed)
-    return graded_scorer(grader=grader, calibration=sorted(chosen), seed=grader_seed)
+def open_scorer(settings: Settings) -> Scorer:
+    """`answer=open`'s scorer: the grader the run's `grader` names (each question's
+    calibration and order travel in its sample: `calibration.grading_metadata`)."""
+    return graded_scorer(grader=settings["grader"])
 
 
 def grader_model(grader: GraderSource) -> Model:
@@ -146,30 +158,49 @@ def _named(verdict: Verdict, order: Sequence[int]) -> int | None:
     return order[verdict.named] if verdict.named is not None else None
 
 
+def _said(named: int | None, status: str) -> str:
+    """A verdict as the metadata writes it: the option's letter, `none` or `unreadable`."""
+    return LETTERS[named] if named is not None else status
+
+
 def _calibration(
-    trials: Sequence[tuple[int, Sequence[int]]], checks: Sequence[tuple[str, str, Verdict]]
+    trials: Sequence[Trial],
+    verdicts: Sequence[Verdict],
+    correct: int,
+    first: tuple[int | None, str],
 ) -> dict[str, Any]:
-    """The calibration trials (a candidate shown as the reply, the order the candidates
-    were shown in) and their counts: what the grader named."""
-    named = [
-        _named(verdict, order) for (_, order), (_, _, verdict) in zip(trials, checks, strict=True)
-    ]
+    """The trials (kind, order shown, verdict expected, verdict given), their counts per
+    kind (`TRIAL_COUNTS`), and the identity trials' counts as reports read them
+    (`calibration_*`). A `reorder` trial is right where its verdict is the reply's
+    first, readable one."""
+    records = []
+    counts = {kind: {"trials": 0, "right": 0, "named_correct": 0} for kind in TRIAL_KINDS}
     by_candidate: dict[int, set[int | None]] = {}
-    for (candidate, _), choice in zip(trials, named, strict=True):
-        by_candidate.setdefault(candidate, set()).add(choice)
-    return {
-        "calibration": [
+    for trial, verdict in zip(trials, verdicts, strict=True):
+        named = _named(verdict, trial.order)
+        said = _said(named, verdict.status)
+        expected = _said(*first) if trial.kind == "reorder" else _said(trial.expected, "none")
+        right = said == expected and said != "unreadable"
+        records.append(
             {
-                "shown": LETTERS[candidate],
-                "order": [LETTERS[i] for i in order],
-                "named": LETTERS[choice] if choice is not None else verdict.status,
+                "kind": trial.kind,
+                "order": [LETTERS[i] for i in trial.order],
+                "expected": expected,
+                "named": said,
             }
-            for (candidate, order), choice, (_, _, verdict) in zip(
-                trials, named, checks, strict=True
-            )
-        ],
-        "calibration_trials": len(trials),
-        "calibration_identity": sum(c == n for (c, _), n in zip(trials, named, strict=True)),
+        )
+        count = counts[trial.kind]
+        count["trials"] += 1
+        count["right"] += right
+        count["named_correct"] += named == correct
+        if trial.kind.startswith("identity") and trial.expected is not None:
+            by_candidate.setdefault(trial.expected, set()).add(named)
+    identity = counts["identity_correct"], counts["identity_wrong"]
+    return {
+        "calibration": records,
+        TRIAL_COUNTS: counts,
+        "calibration_trials": sum(c["trials"] for c in identity),
+        "calibration_identity": sum(c["right"] for c in identity),
         "calibration_candidates": len(by_candidate),
         "calibration_order_changes": sum(len(choices) > 1 for choices in by_candidate.values()),
     }
