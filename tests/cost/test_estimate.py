@@ -1,15 +1,16 @@
-"""The cost estimate, its price table, and the reported-usage comparison."""
+"""The cost estimate, its batch prices, and the reported-usage comparison."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from inspect_ai.model import ModelCost
 from support.helpers import REAL_QUESTIONS, mock_model, require, run_task
 
 from inspect_personamem.cli import main
 from inspect_personamem.cost.estimate import CostEstimate, Plan, estimate
-from inspect_personamem.cost.prices import Price, load_prices
+from inspect_personamem.cost.prices import load_prices
 from inspect_personamem.cost.prompt_cache import CacheSettings, ideal_cached_tokens
 from inspect_personamem.cost.usage import logged_usage
 from inspect_personamem.datasets.base import Where
@@ -52,7 +53,7 @@ def test_a_limit_counts_the_questions_inspect_eval_limit_asks(
 def test_cost_with_and_without_caching(small_split: Path) -> None:
     result = estimate_cost(small_split, Plan(settings=CacheSettings(1, 1.0, None)))
     assert result.cache.cached_tokens == result.ideal_cached_tokens > 0
-    price = Price(input=2.0, cached_input=0.5, output=8.0)
+    price = ModelCost(input=2.0, input_cache_read=0.5, input_cache_write=2.0, output=8.0)
     inputs, cached = result.cache.input_tokens, result.cache.cached_tokens
     assert result.cost(price, caching=False) == pytest.approx(
         (inputs * 2.0 + result.output_tokens * 8.0) / 1e6
@@ -62,7 +63,7 @@ def test_cost_with_and_without_caching(small_split: Path) -> None:
     )
     # Anthropic-style: tokens written to the cache cost a surcharge
     written = result.prefix_tokens - cached
-    anthropic = Price(input=3.0, cached_input=0.3, output=15.0, cache_write=3.75)
+    anthropic = ModelCost(input=3.0, input_cache_read=0.3, input_cache_write=3.75, output=15.0)
     assert result.cost(anthropic, caching=True) == pytest.approx(
         (
             (inputs - cached - written) * 3.0
@@ -74,27 +75,6 @@ def test_cost_with_and_without_caching(small_split: Path) -> None:
     )
 
 
-def test_price_table_is_dated_and_matches_dated_model_names(tmp_path: Path) -> None:
-    table = load_prices()
-    assert table.as_of == "2025-06"
-    assert table.price("openai/gpt-4.1-2025-04-14") == table.price("openai/gpt-4.1")
-    assert table.price("openai/gpt-4.1-mini").input < table.price("openai/gpt-4.1").input
-    assert table.price("anthropic/claude-3-7-sonnet-latest") == table.price(
-        "anthropic/claude-3-7-sonnet"
-    )
-    with pytest.raises(ValueError, match="No price for 'openai/o3-pro'"):
-        table.price("openai/o3-pro")  # not o3 with a date: another model
-    assert table.sources["openai"].startswith("https://")
-    with pytest.raises(ValueError, match="No price for 'openai/unknown'.*--prices FILE"):
-        table.price("openai/unknown")
-    own = tmp_path / "prices.yaml"
-    own.write_text("as_of: today\nmodels:\n  x/y: {input: 1, cached_input: 0.1, output: 2}\n")
-    assert load_prices(own).price("x/y") == Price(1, 0.1, 2)
-    own.write_text("models:\n  x/y: {input: 1}\n")
-    with pytest.raises(ValueError, match="expected 'models:"):
-        load_prices(own)
-
-
 def test_estimate_command(small_split: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
         ["estimate", "--split", "32k", "--model", "openai/gpt-4.1", "--data-dir", str(small_split)]
@@ -103,8 +83,31 @@ def test_estimate_command(small_split: Path, capsys: pytest.CaptureFixture[str])
     assert code == 0
     assert "questions             24" in out
     assert "cacheable share" in out and "order=interleaved, 10 concurrent" in out
-    assert "inspect_personamem/cost/prices.yaml, as of 2025-06; https://platform.openai.com" in out
+    shipped = "inspect_personamem/cost/model_costs.yaml, as of 2025-06"
+    assert f"{shipped}; https://platform.openai.com" in out
     assert "cost without caching  $" in out and "cost with caching     $" in out
+
+
+def test_the_estimate_prices_a_batch_by_the_providers_terms(
+    small_split: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Half price; OpenAI's cache reads get no discount in a batch (so caching changes
+    nothing), Anthropic's keep theirs, halved too."""
+    result = estimate_cost(small_split, Plan(settings=CacheSettings(10)))  # the command's
+    table = load_prices()
+    for model, cache_counts in (("openai/gpt-4.1", False), ("anthropic/claude-3-7-sonnet", True)):
+        main(["estimate", "--split", "32k", "--model", model, "--data-dir", str(small_split)])
+        rows = {line[:21].strip(): line[22:] for line in capsys.readouterr().out.splitlines()}
+        standard = table.price(model)
+        without = result.cost(standard, caching=False) / 2
+        cached = result.cost(standard, caching=True) / 2 if cache_counts else without
+        assert rows["batch cost"].startswith(
+            f"${without:,.2f} without caching, ${cached:,.2f} with the share above"
+        )
+        assert rows["batch terms"].startswith(model.split("/")[0] + ": 50% off; ")
+    main(["estimate", "--split", "32k", "--model", "x/y", "--data-dir", str(small_split),
+          "--price-input", "1", "--price-cached-input", "0.1", "--price-output", "2"])  # fmt: skip
+    assert "batch cost            no batch terms known for x" in capsys.readouterr().out
 
 
 def test_estimate_command_wants_all_three_prices(small_split: Path) -> None:
@@ -142,6 +145,7 @@ def test_compare_reads_the_usage_the_provider_reported(
     out = capsys.readouterr().out
     assert "reported by the provider (24 samples in the log)" in out
     assert f"input tokens   {usage.input:,} (cached 0 = 0.0%" in out
+    assert "cost           not logged (Inspect logs it where it has the price" in out
     assert "given on the command line" in out
 
 

@@ -49,7 +49,7 @@ def test_cost_beside_accuracy_with_the_stand_ins_tokens_and_a_known_price(
         assert close(row["input tokens"], sent) and close(row["output tokens"], replied)
         assert row["cached input tokens"] == "0.0" and row["memory input tokens"] == ""
         dollars[history] = (sent * 0.15 + replied * 0.60) / 1e6
-        assert close(row["USD"], dollars[history])
+        assert close(row["USD"], dollars[history]) and row["USD from"] == "computed"
     full, none = (expected_from_log(locations[k]) for k in ("full", "none"))
     gain = mean(list(full.values.values())) - mean(list(none.values.values()))
     assert gain > 0 and close(rows["full history"]["gain"], gain)

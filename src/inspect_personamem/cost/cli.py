@@ -19,8 +19,9 @@ from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Parameter
 
 if TYPE_CHECKING:
+    from inspect_ai.model import ModelCost
+
     from inspect_personamem.cost.estimate import CostEstimate
-    from inspect_personamem.cost.prices import Price
 
 
 def selector_options() -> dict[str, list[DatasetVersion[Any]]]:
@@ -86,7 +87,9 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument(
         "--cache-ttl", type=AMOUNT, default=300.0, help="seconds an unused cache entry lives"
     )
-    parser.add_argument("--prices", type=Path, help="price table (format of prices.yaml)")
+    parser.add_argument(
+        "--prices", type=Path, help="price table (an Inspect model cost config, as the shipped one)"
+    )
     parser.add_argument("--price-input", type=AMOUNT, help="USD per 1M input tokens")
     parser.add_argument("--price-cached-input", type=AMOUNT, help="USD per 1M cached tokens")
     parser.add_argument("--price-output", type=AMOUNT, help="USD per 1M output tokens")
@@ -134,7 +137,9 @@ def _dest(option: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     # imported here: the price table and the log reader only when the command runs
-    from inspect_personamem.cost.prices import Price, load_prices
+    from inspect_ai.model import ModelCost
+
+    from inspect_personamem.cost.prices import load_prices
     from inspect_personamem.cost.usage import logged_usage
 
     selected = check_dataset_options(args)
@@ -152,12 +157,16 @@ def run(args: argparse.Namespace) -> int:
         missing = ", ".join(name for name in overrides if name not in given)
         raise SystemExit(f"estimate: {', '.join(given)} given without {missing}: give all three")
     if given:
-        price, price_note = Price(*overrides.values()), "given on the command line"
+        price = ModelCost(
+            input=args.price_input,
+            input_cache_read=args.price_cached_input,
+            input_cache_write=args.price_input,
+            output=args.price_output,
+        )
+        price_note = "given on the command line"
     else:
         table = load_prices(args.prices)
-        price = table.price(args.model)
-        page = table.sources.get(args.model.split("/", 1)[0])
-        price_note = f"{table.source}, as of {table.as_of}" + (f"; {page}" if page else "")
+        price, price_note = table.price(args.model), table.note(args.model)
     print(render(result, args, price, price_note))
     if args.compare:
         print(logged_usage(args.compare).render(result))
@@ -181,11 +190,14 @@ def estimate(args: argparse.Namespace, selected: dict[str, str]) -> CostEstimate
     return estimate(VERSIONS[args.dataset], selected, where, plan)
 
 
-def render(result: CostEstimate, args: argparse.Namespace, price: Price, price_note: str) -> str:
+def render(
+    result: CostEstimate, args: argparse.Namespace, price: ModelCost, price_note: str
+) -> str:
     """The estimate as an aligned plain-text table."""
     cache = result.cache
     ideal = result.ideal_cached_tokens / cache.input_tokens if cache.input_tokens else 0.0
-    write = f", cache write {price.cache_write:.3f}" if price.cache_write is not None else ""
+    write = price.input_cache_write
+    writes = f", cache write {write:.3f}" if write != price.input else ""
     rows = [
         ("split", f"{result.label} ({result.source})"),
         ("data", result.data_release),
@@ -201,14 +213,36 @@ def render(result: CostEstimate, args: argparse.Namespace, price: Price, price_n
         *_order_rows(result),
         (
             "price",
-            f"{args.model}: input {price.input:.3f}, cached input {price.cached_input:.3f}"
-            f"{write}, output {price.output:.3f} USD per 1M tokens ({price_note})",
+            f"{args.model}: input {price.input:.3f}, cached input {price.input_cache_read:.3f}"
+            f"{writes}, output {price.output:.3f} USD per 1M tokens ({price_note})",
         ),
         ("cost without caching", f"${result.cost(price, caching=False):,.2f}"),
         ("cost with caching", f"${result.cost(price, caching=True):,.2f}"),
+        *_batch_rows(result, args.model, price),
     ]
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+
+def _batch_rows(result: CostEstimate, model: str, price: ModelCost) -> list[tuple[str, str]]:
+    """The run's cost under `--batch`, without caching and with the share simulated
+    above (cache hits in a batch are best-effort), by the provider's batch terms."""
+    from inspect_personamem.cost.batch import batch_terms
+
+    provider = model.split("/", 1)[0]
+    terms = batch_terms(model)
+    if terms is None:
+        return [("batch cost", f"no batch terms known for {provider}")]
+    batch = terms.price(price)
+    without, cached = result.cost(batch, caching=False), result.cost(batch, caching=True)
+    return [
+        (
+            "batch cost",
+            f"${without:,.2f} without caching, ${cached:,.2f} with the share above "
+            "(--batch; cache hits in a batch are best-effort)",
+        ),
+        ("batch terms", f"{provider}: {terms.words()} ({', '.join(terms.pages())})"),
+    ]
 
 
 def _order_rows(result: CostEstimate) -> list[tuple[str, str]]:

@@ -13,7 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_personamem.cost.prices import PER_MILLION, Price
+from inspect_ai.model import ModelCost
+
+from inspect_personamem.cost.prices import tokens_cost
 from inspect_personamem.cost.prompt_cache import (
     CacheResult,
     CacheSettings,
@@ -81,18 +83,16 @@ class CostEstimate:
         best = max(self.shares, key=lambda order: self.shares[order])
         return best if self.shares[best] > self.cache.share + 0.05 else None
 
-    def cost(self, price: Price, caching: bool) -> float:
-        """US dollars for the run, with or without prompt caching."""
-        output = self.output_tokens * price.output
+    def cost(self, price: ModelCost, caching: bool) -> float:
+        """US dollars for the run, with or without prompt caching. With it, the cached
+        share of the history is read from the cache and the rest of the history written
+        to it (at the input price where a provider charges nothing more for writes)."""
         if not caching:
-            return (self.cache.input_tokens * price.input + output) / PER_MILLION
+            return tokens_cost(price, self.cache.input_tokens, 0, 0, self.output_tokens)
         cached = self.cache.cached_tokens
-        written = self.prefix_tokens - cached if price.cache_write is not None else 0
+        written = self.prefix_tokens - cached
         uncached = self.cache.input_tokens - cached - written
-        write_cost = written * (price.cache_write or 0.0)
-        return (
-            uncached * price.input + cached * price.cached_input + write_cost + output
-        ) / PER_MILLION
+        return tokens_cost(price, uncached, cached, written, self.output_tokens)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """The token usage providers reported for a run, as Inspect summed it in the log.
 
 Inspect adds up each model call's usage in `EvalLog.stats.model_usage`, with cached
-reads and cache writes apart from uncached input. This reads that sum so that an
-estimate can be checked against what the provider actually counted.
+reads and cache writes apart from uncached input, and its cost where it had the
+model's price. This reads that sum so that an estimate can be checked against what
+the provider actually counted.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ class LoggedUsage:
     cache_read: int
     cache_write: int
     output: int
+    cost: float | None
+    """US dollars, as Inspect logged it (the run was priced: `--model-cost-config`);
+    None where it logged none for a model."""
 
     @property
     def input(self) -> int:
@@ -39,6 +43,7 @@ class LoggedUsage:
                 f"  input tokens   {self.input:,} (cached {self.cache_read:,} = "
                 f"{cached_share:.1%}; cache writes {self.cache_write:,})",
                 f"  output tokens  {self.output:,}",
+                f"  cost           {_dollars(self.cost)}",
                 f"estimate for {self.samples} samples:",
                 f"  input tokens   {round(estimate.cache.input_tokens * scale):,} "
                 f"(cached {estimate.cache.share:.1%})",
@@ -58,4 +63,14 @@ def logged_usage(path: Path) -> LoggedUsage:
         cache_read=sum(u.input_tokens_cache_read or 0 for u in usages),
         cache_write=sum(u.input_tokens_cache_write or 0 for u in usages),
         output=sum(u.output_tokens for u in usages),
+        cost=None
+        if any(u.total_cost is None for u in usages)
+        else sum(u.total_cost or 0.0 for u in usages),
     )
+
+
+def _dollars(cost: float | None) -> str:
+    """A logged cost as words."""
+    if cost is None:
+        return "not logged (Inspect logs it where it has the price: --model-cost-config)"
+    return f"${cost:,.4f} (as Inspect priced the calls)"

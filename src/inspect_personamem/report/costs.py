@@ -1,11 +1,17 @@
-"""What each run cost beside what it scored: tokens per question, and dollars where the
-model's price is known.
+"""What each run cost beside what it scored: tokens per question, and dollars.
 
 Tokens come from the log (`logs.Tokens`): the answering model's as Inspect counted
 them per sample, and a memory system's own LLM and embedding tokens as it reported
-them per question. Prices are the package's price table (`cost/prices.yaml`, dated);
-a model not in it gets no dollar figures rather than a guess. The memory system's
-tokens are shown, not priced: the log does not say which models it called.
+them per question. Dollars are what Inspect logged (`logs.SampleResult.logged_cost`,
+for a run made with `inspect eval --model-cost-config`), and where it logged none,
+computed here from the tokens at the package's price table (`cost/model_costs.yaml`,
+dated; a batched run's at its provider's batch prices, `cost/batch.py`); a run whose
+model is not in the table gets no computed figure rather than a guess. Each run says
+which (`RunCost.source`). The memory system's tokens are shown, not priced: the log
+does not say which models it called.
+
+`run_costs` is what a view of a report reads: each run's tokens and dollars per
+question and where the dollars come from.
 """
 
 from __future__ import annotations
@@ -13,13 +19,24 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from typing import Literal
 
-from inspect_personamem.cost.prices import PER_MILLION, Price, PriceTable
+from inspect_ai.model import ModelCost
+
+from inspect_personamem.cost.batch import batch_terms
+from inspect_personamem.cost.prices import SHIPPED_AS_OF, PriceTable, tokens_cost
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.labels import method_labels
-from inspect_personamem.report.logs import SampleResult, Tokens
+from inspect_personamem.report.logs import Run, SampleResult, Tokens
 from inspect_personamem.report.tables import Cell, GainPair, Table
+
+CostSource = Literal["logged", "computed", "partly computed", "batch, computed", "none"]
+"""Where a run's dollars come from: Inspect logged every question's (`logged`); none,
+so computed from its tokens at the table's prices (`computed`; `batch, computed` at
+the batch prices of a batched run); some, the rest computed (`partly computed`: an
+`inspect eval-retry`, which takes no cost configuration, of a priced run); or nowhere,
+neither logged nor a price known (`none`)."""
 
 
 @dataclass(frozen=True)
@@ -27,36 +44,51 @@ class RunCost:
     summary: RunSummary
     tokens: Tokens
     """Mean per scored question."""
-    price: Price | None
-    """None where the model is not in the price table."""
-
-    @property
-    def dollars(self) -> float:
-        """US dollars per question for the answering model; NaN without a price."""
-        if self.price is None:
-            return math.nan
-        t, p = self.tokens, self.price
-        write = p.cache_write if p.cache_write is not None else p.input
-        return (
-            t.uncached_input * p.input
-            + t.cache_read * p.cached_input
-            + t.cache_write * write
-            + t.output * p.output
-        ) / PER_MILLION
+    dollars: float
+    """US dollars per scored question (mean) for the answering model; NaN where it is
+    neither logged nor priced."""
+    source: CostSource
 
 
 def run_costs(summaries: Sequence[RunSummary], prices: PriceTable) -> list[RunCost]:
-    """Every run that scored a question, with its mean tokens and price."""
-    costs = []
-    for s in summaries:
-        if not s.overall.n:
-            continue
-        try:
-            price: Price | None = prices.price(s.run.model)
-        except PersonaMemArgumentError:
-            price = None
-        costs.append(RunCost(s, mean_tokens(s.run.samples), price))
-    return costs
+    """Every run that scored a question, with its mean tokens and dollars per question."""
+    return [run_cost(s, prices) for s in summaries if s.overall.n]
+
+
+def run_cost(summary: RunSummary, prices: PriceTable) -> RunCost:
+    """A run's mean tokens and dollars per question: each question's logged cost, or
+    its tokens at the run's price (`run_price`)."""
+    samples = summary.run.samples
+    price = run_price(summary.run, prices)
+    logged = sum(q.logged_cost is not None for q in samples)
+    source: CostSource = "logged"
+    if logged < len(samples):
+        source = "none" if price is None else "partly computed" if logged else "computed"
+        if source == "computed" and summary.run.batched and batch_terms(summary.run.model):
+            source = "batch, computed"
+    dollars = [question_cost(q, price) for q in samples]
+    return RunCost(summary, mean_tokens(samples), math.fsum(dollars) / max(1, len(dollars)), source)
+
+
+def run_price(run: Run, prices: PriceTable) -> ModelCost | None:
+    """The price the run's tokens are computed at: its model's in the table, at its
+    provider's batch rates where the run was batched; None without one."""
+    try:
+        price = prices.price(run.model)
+    except PersonaMemArgumentError:
+        return None
+    terms = batch_terms(run.model) if run.batched else None
+    return price if terms is None else terms.price(price)
+
+
+def question_cost(question: SampleResult, price: ModelCost | None) -> float:
+    """A question's dollars: as logged, else its tokens at `price` (NaN without one)."""
+    if question.logged_cost is not None:
+        return question.logged_cost
+    if price is None:
+        return math.nan
+    t = question.tokens
+    return tokens_cost(price, t.uncached_input, t.cache_read, t.cache_write, t.output)
 
 
 def mean_tokens(samples: Sequence[SampleResult]) -> Tokens:
@@ -96,6 +128,7 @@ def cost_table(costs: Sequence[RunCost], pairs: Sequence[GainPair], prices: Pric
                 t.memory_input or math.nan,
                 t.memory_output or math.nan,
                 c.dollars,
+                c.source,
                 c.summary.overall.accuracy,
                 gain,
                 extra,
@@ -108,9 +141,15 @@ def cost_table(costs: Sequence[RunCost], pairs: Sequence[GainPair], prices: Pric
         "(of them read from a cache) and output tokens, as Inspect logged them (less a "
         "grader's, bound to its role; a self-graded run's include its grading); the "
         "memory system's own input and output tokens (LLM and embedder), as it reported "
-        "them (blank: it reported none); and the model's cost in US dollars at the "
-        f"prices of `{prices.source}` (as of {prices.as_of}; blank: the model has no "
-        "price there; the memory system's tokens are not priced). `gain`: accuracy over "
+        "them (blank: it reported none); and the model's cost in US dollars, as Inspect "
+        "logged it (a run made with `inspect eval --model-cost-config`), else computed "
+        f"from its tokens at the prices of `{prices.source}` ({_as_of(prices)}; a batched "
+        "run's at its provider's batch prices; blank: neither logged nor priced there; "
+        "the memory system's tokens are not priced); `USD from` says which: `logged`, "
+        "`computed`, `batch, computed`, `partly computed` (a run retried by `inspect "
+        "eval-retry`, which takes no cost configuration) or `none`. Inspect logs a "
+        "batched run's cost at the prices it was given, which know no batch discount: "
+        "give it `inspect-personamem prices --batch`'s for a batch. `gain`: accuracy over "
         "the run's no-history run (see `gain`); `USD per point`: the extra dollars per "
         "question over the no-history run for each accuracy point gained (blank without a "
         "gain or a price).",
@@ -124,9 +163,15 @@ def cost_table(costs: Sequence[RunCost], pairs: Sequence[GainPair], prices: Pric
             "memory input tokens",
             "memory output tokens",
             "USD",
+            "USD from",
             "accuracy",
             "gain",
             "USD per point",
         ),  # fmt: skip
         tuple(rows),
     )
+
+
+def _as_of(prices: PriceTable) -> str:
+    """When the table's prices were read, where known."""
+    return f"as of {SHIPPED_AS_OF}" if prices.shipped else "a table given"

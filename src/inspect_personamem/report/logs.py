@@ -39,6 +39,7 @@ from inspect_ai.model import ModelConfig
 from inspect_ai.scorer import Score, Value, value_to_float
 
 from inspect_personamem.answer.table import ANSWERS
+from inspect_personamem.cost.batch import batched
 from inspect_personamem.data.release import NOT_RELEASED, RELEASED, SYNTHETIC
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS, version_of_task
@@ -234,6 +235,11 @@ class SampleResult:
     """Inspect keeps the first epoch's score metadata, an unanswered epoch's too; its
     `unparsed` and `grader_*` metrics use it."""
     tokens: Tokens = Tokens()
+    logged_cost: float | None = None
+    """US dollars the answering model's calls cost, as Inspect logged them (each call's
+    `total_cost`, which Inspect sets where it has the model's price: `inspect eval
+    --model-cost-config`), less a grader's (mean over the scored epochs); None where an
+    epoch's usage carries no cost."""
     calibration: Calibration = Calibration()
     """The grader's calibration on this question (open answers; zeros elsewhere)."""
     retrieval: str | None = None
@@ -304,6 +310,9 @@ class Run:
     grader: Grader | None = None
     """The model that graded open answers (`answer=open`; `_grader`); None for other
     answers."""
+    batched: bool = False
+    """Whether its model's requests went through the provider's batch API (`--batch`,
+    the log's generation config)."""
 
     @property
     def model_id(self) -> ModelId:
@@ -565,6 +574,7 @@ def _run(file: str, header: EvalLog, benchmark: str, summaries: Iterable[EvalSam
             spec.model_roles,
             [s.scores[scorer] for group in epochs.values() for s in group if s.scores],
         ),
+        batched=batched(header.plan.config),
     )
 
 
@@ -704,6 +714,22 @@ def _tokens(summaries: Sequence[EvalSampleSummary], records: Records) -> Tokens:
     return Tokens(**{key: count / len(summaries) for key, count in totals.items()})
 
 
+def _logged_cost(summaries: Sequence[EvalSampleSummary]) -> float | None:
+    """The mean over a question's scored epochs of the answering model's logged cost:
+    every model's `total_cost` less that of the models bound to roles (a grader's).
+    None where any usage lacks one: Inspect prices a call only where it has the price
+    of its model, and with one model unpriced the rest cannot be told apart."""
+    totals = []
+    for summary in summaries:
+        every = [*summary.model_usage.values(), *summary.role_usage.values()]
+        if not every or any(used.total_cost is None for used in every):
+            return None
+        models = math.fsum(used.total_cost or 0.0 for used in summary.model_usage.values())
+        roles = math.fsum(used.total_cost or 0.0 for used in summary.role_usage.values())
+        totals.append(models - roles)
+    return math.fsum(totals) / len(totals)
+
+
 def _memory_time(scored: Sequence[EvalSampleSummary], records: Records) -> MemoryTime | None:
     """What the memory's work took in a question's scored epochs (their `memory`
     records), beside their working time; None where none recorded it."""
@@ -778,6 +804,7 @@ def _sample(
         epochs=len(scores),
         first_epoch_status=first_status,
         tokens=_tokens(scored, records),
+        logged_cost=_logged_cost(scored),
         calibration=Calibration.total(map(_calibration, scores)),
         retrieval=None if retrieval is None else str(retrieval["status"]),
         memory=_memory_time(scored, records),
