@@ -26,7 +26,9 @@ from inspect_ai.model import (
 from inspect_ai.scorer import CORRECT
 from inspect_ai.tool import ToolChoice, ToolInfo
 from support.helpers import mock_model, run_task
+from support.servers.openai_chat import oracle_answers, serve_chat
 
+from inspect_personamem.cost.prices import prices_path
 from inspect_personamem.scoring.scorer import UNANSWERED
 
 TASK = "inspect_personamem/personamem_32k"
@@ -123,6 +125,26 @@ def test_a_token_limit_leaves_questions_unscored(small_split: Path, tmp_path: Pa
     log = run_task(TASK, model, tmp_path, {"data_dir": str(small_split)}, token_limit=42)
     scored, limited = assert_limited_are_unscored(log, "token")
     assert scored and limited
+
+
+def test_a_cost_limit_leaves_questions_unscored(small_split: Path, tmp_path: Path) -> None:
+    """Priced by the package's table (Inspect's `--model-cost-config`), a question whose
+    first call costs more than `--cost-limit` is stopped as by any other limit. The
+    limit is the median of the costs a run without it logged; the model, a local
+    stand-in of OpenAI's API answering as the offline oracle."""
+    costs = str(prices_path())
+    args = {"data_dir": str(small_split)}
+    with serve_chat(oracle_answers(small_split / "questions_32k.csv", 0.8)) as server:
+        model = get_model("openai/gpt-4.1", base_url=server.url, api_key="stand-in")
+        with pytest.raises(Exception, match="cost_limit requires cost data.*--model-cost-config"):
+            run_task(TASK, model, tmp_path / "unpriced", args, cost_limit=0.01)
+        priced = run_task(TASK, model, tmp_path / "priced", args, model_cost_config=costs)
+        spent = [s.model_usage["openai/gpt-4.1"].total_cost or 0.0 for s in samples(priced)]
+        limit = sorted(spent)[len(spent) // 2]
+        log = run_task(TASK, model, tmp_path / "limited", args, model_cost_config=costs,
+                       cost_limit=limit)  # fmt: skip
+    scored, limited = assert_limited_are_unscored(log, "cost")
+    assert limited == sum(cost > limit for cost in spent) > 0 and scored
 
 
 def test_every_history_and_method_is_unscored_when_stopped(

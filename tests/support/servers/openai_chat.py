@@ -5,12 +5,14 @@ here: `POST /v1/chat/completions` answers at once; under `--batch` Inspect uploa
 JSONL file of requests (`POST /v1/files`), creates a batch of it (`POST /v1/batches`),
 polls it (`GET /v1/batches/{id}`) and downloads the output file
 (`GET /v1/files/{id}/content`). A batch completes when it is created, each of its
-requests answered as the direct endpoint would answer it. Every request's method and
-path is recorded, so that a test can tell which way a run went.
+requests answered as the direct endpoint would answer it (`oracle_answers`: as the
+offline oracle would). Every request's method and path is recorded, so that a test can
+tell which way a run went.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from collections.abc import Callable, Iterator
@@ -18,8 +20,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.parser import BytesParser
 from email.policy import HTTP
+from pathlib import Path
 from typing import Any
 
+from inspect_ai.model import GenerateConfig, messages_from_openai
+
+from inspect_personamem.offline.oracle import OracleModel
 from support.servers.local import QuietHandler, serve
 
 Completion = Callable[[dict[str, Any]], tuple[str, dict[str, int]]]
@@ -33,19 +39,40 @@ class ChatServer:
 
     url: str = ""
     """The `/v1` base URL."""
+    failing: bool = False
+    """While set, a batch fails each of its requests (a server error)."""
     calls: list[str] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def paths(self, method: str) -> set[str]:
-        """The paths requested with `method`, their ids replaced by `{id}`."""
+    def paths(self, since: int = 0) -> set[str]:
+        """The requests received from the `since`th on, as `METHOD /path` with ids
+        replaced by `{id}`."""
         return {
             "/".join("{id}" if part.startswith(("file-", "batch_")) else part
-                     for part in call.split(" ", 1)[1].split("/"))
-            for call in self.calls
-            if call.startswith(f"{method} ")
+                     for part in call.split("/"))
+            for call in self.calls[since:]
         }  # fmt: skip
+
+
+def oracle_answers(questions: Path, accuracy: float) -> Completion:
+    """Answers as `personamem/oracle` with these arguments would (and as a grader, the
+    right verdict), with its usage (four characters a token)."""
+    oracle = OracleModel("personamem/oracle", questions=str(questions), accuracy=accuracy)
+
+    async def generated(body: dict[str, Any]) -> tuple[str, dict[str, int]]:
+        messages = await messages_from_openai(body["messages"])
+        output = await oracle.generate(messages, [], "none", GenerateConfig())
+        assert output.usage is not None
+        usage = output.usage
+        return output.completion, {
+            "prompt_tokens": usage.input_tokens,
+            "completion_tokens": usage.output_tokens,
+            "total_tokens": usage.total_tokens,
+        }
+
+    return lambda body: asyncio.run(generated(body))
 
 
 def completion(body: dict[str, Any], answer: Completion, number: int) -> dict[str, Any]:
@@ -90,22 +117,18 @@ def serve_chat(answer: Completion) -> Iterator[ChatServer]:
             number = len(server.calls)
         return completion(body, answer, number)
 
+    def result(number: int, line: dict[str, Any]) -> dict[str, Any]:
+        """The output line of a batch's `number`th request `line`: its answer, or while
+        the stand-in is failing, a server error."""
+        answer = {"id": f"batch_req_{number}", "custom_id": line["custom_id"]}
+        if server.failing:
+            return {**answer, "response": None, "error": {"code": 500, "message": "failed"}}
+        response = {"status_code": 200, "request_id": f"req_{number}"}
+        return {**answer, "response": {**response, "body": answered(line["body"])}, "error": None}
+
     def run_batch(input_file_id: str, endpoint: str) -> dict[str, Any]:
         lines = [json.loads(line) for line in server.files[input_file_id].splitlines()]
-        results = [
-            {
-                "id": f"batch_req_{i}",
-                "custom_id": line["custom_id"],
-                "response": {
-                    "status_code": 200,
-                    "request_id": f"req_{i}",
-                    "body": answered(line["body"]),
-                },
-                "error": None,
-            }  # fmt: skip
-            for i, line in enumerate(lines)
-            if line["url"] == endpoint
-        ]
+        results = [result(i, line) for i, line in enumerate(lines)]
         with server.lock:
             output_id = f"file-{len(server.files)}"
             server.files[output_id] = "\n".join(map(json.dumps, results)).encode()
@@ -121,8 +144,8 @@ def serve_chat(answer: Completion) -> Iterator[ChatServer]:
                 "error_file_id": None,
                 "created_at": 0,
                 "request_counts": {
-                    "total": len(lines), "completed": len(results),
-                    "failed": len(lines) - len(results),
+                    "total": len(lines), "completed": 0 if server.failing else len(lines),
+                    "failed": len(lines) if server.failing else 0,
                 },
             }  # fmt: skip
             server.batches[batch_id] = batch
