@@ -83,12 +83,19 @@ def results(log: EvalLog) -> dict[str, tuple[object, object]]:
 
 
 def run(
-    server: ChatServer, data: Path, folder: Path, args: dict[str, Any], batch: BatchConfig | None
+    server: ChatServer,
+    data: Path,
+    folder: Path,
+    args: dict[str, Any],
+    batch: BatchConfig | None,
+    grader_batched: bool = True,
 ) -> tuple[EvalLog, set[str]]:
-    """A run of the first questions, the model (and an open answer's grader, bound to
-    the same stand-in) batched or not; its log and the requests the stand-in received."""
+    """A run of the first questions, the model batched or not (and an open answer's
+    grader, bound to the same stand-in, likewise unless `grader_batched` is false); its
+    log and the requests the stand-in received."""
     since = len(server.calls)
-    roles = {"grader": model(server, batch)} if args.get("answer") == "open" else None
+    graded = model(server, batch if grader_batched else None)
+    roles = {"grader": graded} if args.get("answer") == "open" else None
     log = run_task(
         TASK, model(server, None), folder, {"data_dir": str(data), **args},
         limit=QUESTIONS, batch=batch, model_roles=roles,
@@ -107,6 +114,18 @@ def test_a_batched_run_scores_every_question_as_a_direct_run(
     assert batched_calls == BATCHED  # the grader's calls too
     assert results(batched) == results(direct)
     assert {value for value, _ in results(direct).values()} == {"C", "I"}
+
+
+@pytest.mark.slow  # about Inspect more than this package
+def test_batch_reaches_a_grader_only_through_its_own_config(
+    server: ChatServer, data: Path, tmp_path: Path
+) -> None:
+    """`--batch` is the model under test's: a model bound to a role inherits no batch
+    setting (Inspect passes roles only the connection settings), so a grader without
+    one of its own grades directly."""
+    args = {"history": "none", "answer": "open"}
+    _, calls = run(server, data, tmp_path, args, BATCH, grader_batched=False)
+    assert calls == BATCHED | DIRECT
 
 
 @pytest.mark.slow  # three runs
