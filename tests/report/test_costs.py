@@ -79,7 +79,7 @@ def test_the_cost_inspect_logged_is_read_and_a_cost_limit_counted_apart(
     with serve_chat(oracle_answers(logs.data / "questions_128k.csv", 0.8)) as server:
         model = get_model("openai/gpt-4.1", base_url=server.url, api_key="stand-in")
         grader = get_model("openai/gpt-4.1", base_url=server.url, api_key="x", memoize=False)
-        priced = run(model, tmp_path / "logs", logs.data, model_cost_config=costs)
+        priced = run(model, tmp_path / "logs", logs.data, model_cost_config=costs, limit=12)
         graded = run(
             model, tmp_path / "logs", logs.data, model_cost_config=costs, limit=6,
             model_roles={"grader": grader}, task_args={"answer": "open"},
@@ -90,8 +90,9 @@ def test_the_cost_inspect_logged_is_read_and_a_cost_limit_counted_apart(
         )
         limit = spent[len(spent) // 2]
         limited = run(
-            model, tmp_path / "logs", logs.data, model_cost_config=costs, cost_limit=limit
-        )
+            model, tmp_path / "logs", logs.data, model_cost_config=costs, cost_limit=limit,
+            limit=12,
+        )  # fmt: skip
     report = build_report([tmp_path / "logs"], tmp_path / "out")
     by_log = {s.run.location: s for s in report.summaries}
     for location in (priced, graded, limited):

@@ -142,8 +142,10 @@ def test_the_command(small_v2: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert lines[3].startswith("input tokens          ") and f"(history {history:,})" in lines[3]
     assert "; order=file, 1 concurrent, 20 s a request, 300 s cache lifetime)" in lines[5]
     assert lines[6].startswith("by order              interleaved ")
-    assert lines[-2].startswith("cost without caching  $")
-    assert lines[-1].startswith("cost with caching     $")
+    assert lines[-4].startswith("cost without caching  $")
+    assert lines[-3].startswith("cost with caching     $")
+    assert lines[-2].startswith("batch cost            $")
+    assert lines[-1].startswith("batch terms           openai: 50% off")
 
 
 def test_the_command_reads_another_subset_and_the_environment_variable(
