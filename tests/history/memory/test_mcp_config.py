@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from support.helpers import ROOT
 from support.servers.mcp_memory import stand_in_config
 
 from inspect_personamem.history.memory.interface import HistoryMessage, MemoryItem
@@ -177,6 +179,24 @@ def test_a_malformed_search_result_is_named(
     with pytest.raises(ValueError) as error:
         read_items(texts, structured, reading)
     assert problem in str(error.value)
+
+
+def documented_config() -> dict[str, Any]:
+    """The complete config for the reference knowledge-graph server, as the memory docs
+    give it."""
+    text = (ROOT / "docs" / "memory-and-retrieval.md").read_text(encoding="utf-8")
+    [block] = re.findall(r"```yaml\n(# server-memory\.yaml.*?)```", text, re.DOTALL)
+    value = yaml.safe_load(block)
+    assert isinstance(value, dict)
+    return value
+
+
+def test_the_documented_config_of_a_real_server_is_valid() -> None:
+    config = parse_mcp_config(documented_config())
+    assert config.server.command == "npx"
+    assert "@modelcontextprotocol/server-memory" in config.server.args
+    assert "{scratch}" in config.server.env["MEMORY_FILE_PATH"]  # a fresh graph per memory
+    assert (config.add.tool, config.search.tool) == ("create_entities", "search_nodes")
 
 
 def test_a_config_at_fault_stops_the_task_before_any_data_are_read(tmp_path: Path) -> None:
