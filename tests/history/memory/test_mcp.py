@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import signal
 import socket
@@ -259,40 +260,73 @@ def test_a_server_reached_over_http_keeps_each_memory_apart(http_server: str) ->
 RUN = """
 import json, sys
 from inspect_ai import eval
-eval("inspect_personamem/personamem_32k", model="personamem/oracle",
-     model_args={"questions": sys.argv[3]}, task_args=json.loads(sys.argv[1]),
-     display="none", log_dir=sys.argv[2])
+[log] = eval("inspect_personamem/personamem_32k", model="personamem/oracle",
+             model_args={"questions": sys.argv[3]}, task_args=json.loads(sys.argv[1]),
+             display="none", log_dir=sys.argv[2], **json.loads(sys.argv[4]))
+print(log.status, sum(s.limit is not None for s in log.samples or []))
 """
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("stop", ["time limit", "ctrl-c"])
 def test_no_server_outlives_a_run_cut_short(data: Path, tmp_path: Path, stop: str) -> None:
-    """A whole `inspect eval` process whose servers hang on their fourth call: cut short
-    by a sample time limit (each question cancelled while adding) or by Ctrl-C, it
-    leaves no server running once it has ended."""
+    """A whole `inspect eval` process whose servers hang on their fourth call, with a
+    call timeout no run waits for: cut short by a sample time limit (each question
+    cancelled while adding) or by Ctrl-C, it ends, and leaves no server running."""
     record = tmp_path / "records"
     record.mkdir()
-    (tmp_path / "mcp.json").write_text(
-        json.dumps(stand_in_config(record, "hang", after=3)), encoding="utf-8"
-    )
+    config = stand_in_config(record, "hang", after=3, call_timeout=3600)
+    (tmp_path / "mcp.json").write_text(json.dumps(config), encoding="utf-8")
     task_args = {
         "data_dir": str(data), "history": "memory", "memory": "mcp",
         "memory_config": str(tmp_path / "mcp.json"),
     }  # fmt: skip
-    limited = RUN.replace("log_dir=sys.argv[2]", "log_dir=sys.argv[2], time_limit=2, limit=4")
-    script = RUN if stop == "ctrl-c" else limited
+    eval_args = {"time_limit": 2, "limit": 3} if stop == "time limit" else {}
     process = subprocess.Popen(
-        [sys.executable, "-c", script, json.dumps(task_args), str(tmp_path / "logs"),
-         str(data / "questions_32k.csv")],
+        [sys.executable, "-c", RUN, json.dumps(task_args), str(tmp_path / "logs"),
+         str(data / "questions_32k.csv"), json.dumps(eval_args)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    if stop == "ctrl-c":
-        deadline = time.monotonic() + 60
-        while len(pids(record)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=120)
+    try:
+        if stop == "ctrl-c":
+            deadline = time.monotonic() + 60
+            while len(pids(record)) < 2 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=90)
+    finally:
+        process.kill()
+    if stop == "time limit":  # every question ran out its time limit, none failed
+        assert out.split()[-2:] == ["success", "3"], err[-2000:]
     started = pids(record)
-    assert started, err[-2000:]
+    assert len(started) >= 2, err[-2000:]
     assert not any(map(alive, started)), err[-2000:]
+
+
+EXIT = """
+import asyncio, json, sys
+from inspect_personamem.history.memory.interface import HistoryMessage
+from inspect_personamem.history.memory.mcp import McpMemory
+from inspect_personamem.history.memory.mcp_config import parse_mcp_config
+memory = McpMemory("context-1", parse_mcp_config(json.loads(sys.argv[1])))
+try:
+    asyncio.run(asyncio.wait_for(memory.add([HistoryMessage(0, "user", "hi")]), 1))
+except TimeoutError:
+    print("hung")
+"""
+
+
+@pytest.mark.slow
+def test_a_process_that_exits_without_closing_stops_its_servers(tmp_path: Path) -> None:
+    """A server stuck in a call (it reads no more of its stdin, so it would not see the
+    pipe close) and never closed: the process stops it as it exits."""
+    config = stand_in_config(tmp_path, "hang", call_timeout=3600)
+    src = Path(__file__).resolve().parents[3] / "src"
+    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT, json.dumps(config)],
+        capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert done.stdout.strip() == "hung", done.stderr[-2000:]
+    [started] = pids(tmp_path)
+    assert not alive(started)
