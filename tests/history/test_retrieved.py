@@ -153,9 +153,9 @@ def test_nothing_past_the_end_index_reaches_the_model(
     calls = [call for server in servers for call in server]
     for server in servers:  # fed one context, in order from its start, each message as itself
         added = [c["arguments"] for c in server if c["tool"] == "remember"]
-        markers = [MARKER.findall(a["messages"][0]["content"]) for a in added]
-        assert [[int(p)] for [(_, p)] in markers] == [[a["position"]] for a in added]
-        assert len({c for [(c, _)] in markers}) == 1
+        tagged = [MARKER.findall(a["messages"][0]["content"]) for a in added]
+        assert [[int(p)] for [(_, p)] in tagged] == [[a["position"]] for a in added]
+        assert len({c for [(c, _)] in tagged}) == 1
         assert all(c["held"] == list(range(len(c["held"]))) for c in server)
     seen_any = False
     assert log.samples
