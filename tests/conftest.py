@@ -15,7 +15,7 @@ import rich
 EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "local_model": ("local", ("torch", "transformers", "accelerate")),
     "report": ("report", ("matplotlib",)),
-    "memory": ("memory", ("sentence_transformers", "mem0")),
+    "memory": ("memory", ("sentence_transformers", "mem0", "mcp")),
 }
 """Marker -> (the extra it needs, the modules that extra brings)."""
 

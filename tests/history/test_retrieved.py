@@ -15,6 +15,7 @@ from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 from support.helpers import mock_model, run_task
 from support.memories import SpyMemory, split_with_markers, tiny_sentence_transformer
+from support.servers.mcp_memory import records, stand_in_config
 from support.servers.openai_api import mem0_stand_in_config, prompt_tokens, serve_openai
 
 from inspect_personamem.data.contexts import ContextStore
@@ -80,7 +81,15 @@ METHODS: dict[str, dict[str, Any]] = {
     "rag-bm25": {"history": "rag", "retriever": "bm25", "top_k": 4},
     "rag-dense": {"history": "rag", "top_k": 4, "embedding_cache": "none"},
     "memory": {"history": "memory", "memory": "support.memories:SpyMemory"},
+    "memory-mcp": {"history": "memory", "memory": "mcp"},  # the stand-in MCP server
 }
+NEEDS_MEMORY_EXTRA = {"rag-dense", "memory-mcp"}
+
+
+def mcp_records(log: EvalLog) -> list[list[dict[str, Any]]]:
+    """What the stand-in MCP servers of a `memory-mcp` run recorded (`logged` has them
+    record beside the run's log)."""
+    return records(Path(log.location).parent / "mcp-records")
 
 
 Logged = Callable[[str, str | None], tuple[EvalLog, list[SpyMemory]]]
@@ -96,7 +105,13 @@ def logged(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Logged:
         if (method, order) not in runs:
             SpyMemory.instances.clear()
             arguments = {**METHODS[method], **({"order": order} if order else {})}
-            log = run(data, tmp_path_factory.mktemp("logs"), **arguments)
+            log_dir = tmp_path_factory.mktemp("logs")
+            if method == "memory-mcp":
+                (log_dir / "mcp-records").mkdir()
+                config = stand_in_config(log_dir / "mcp-records")
+                (log_dir / "mcp.json").write_text(json.dumps(config), encoding="utf-8")
+                arguments["memory_config"] = str(log_dir / "mcp.json")
+            log = run(data, log_dir, **arguments)
             runs[method, order] = log, list(SpyMemory.instances)
         return runs[method, order]
 
@@ -115,7 +130,7 @@ def logged(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Logged:
 @pytest.mark.parametrize(
     "method",
     [
-        pytest.param(method, marks=pytest.mark.memory) if method == "rag-dense" else method
+        pytest.param(method, marks=pytest.mark.memory) if method in NEEDS_MEMORY_EXTRA else method
         for method in sorted(METHODS)
     ],
 )
@@ -134,6 +149,14 @@ def test_nothing_past_the_end_index_reaches_the_model(
     assert log.status == "success", log.error
     numbers = context_numbers(data)
     sent = sent_markers(log)
+    servers = [server[1:] for server in mcp_records(log)] if method == "memory-mcp" else []
+    calls = [call for server in servers for call in server]
+    for server in servers:  # fed one context, in order from its start, each message as itself
+        added = [c["arguments"] for c in server if c["tool"] == "remember"]
+        tagged = [MARKER.findall(a["messages"][0]["content"]) for a in added]
+        assert [[int(p)] for [(_, p)] in tagged] == [[a["position"]] for a in added]
+        assert len({c for [(c, _)] in tagged}) == 1
+        assert all(c["held"] == list(range(len(c["held"]))) for c in server)
     seen_any = False
     assert log.samples
     for sample in log.samples:
@@ -145,6 +168,13 @@ def test_nothing_past_the_end_index_reaches_the_model(
         if method == "memory":  # the memory held nothing past the end when searched
             [item] = sample.metadata["memory"]["items"]
             assert int(item["text"].split()[1]) == end - 1
+        elif method == "memory-mcp":  # the server held exactly the history when searched
+            question = sample.metadata["user_question_or_message"]
+            held = [r["held"] for r in calls if r["tool"] == "recall"
+                    and r["arguments"]["query"] == question]  # fmt: skip
+            assert list(range(end)) in held, (sample.id, end)
+            positions = [item["position"] for item in sample.metadata["memory"]["items"]]
+            assert all(p < end for p in positions)
         elif method.startswith("rag"):
             positions = [item["position"] for item in sample.metadata["memory"]["items"]]
             assert positions and all(p < end for p in positions)
@@ -153,6 +183,7 @@ def test_nothing_past_the_end_index_reaches_the_model(
             spans = sample.metadata["evidence"]["spans"]
             assert markers == {(context, p) for start, stop in spans for p in range(start, stop)}
     assert seen_any or method == "memory"
+    assert calls or method != "memory-mcp"
 
 
 def test_ascending_order_adds_each_message_once(logged: Logged) -> None:
@@ -332,7 +363,8 @@ def test_dense_retrieval_through_an_openai_compatible_endpoint(
         ),
         ({"history": "memory"}, "history='memory' needs one"),
         ({"history": "memory", "memory": "nowhere.at_all:Memory"}, "cannot import it"),
-        ({"history": "memory", "memory": "mem1"}, "expected 'mem0' or 'package.module:Factory'"),
+        ({"history": "memory", "memory": "mem1"}, "expected 'mem0', 'mcp' or 'package.module:"),
+        ({"history": "memory", "memory": "mcp"}, "memory=mcp needs -T memory_config=FILE naming"),
         ({"top_k": 3}, "top_k have no effect with history='full'"),
     ],
 )

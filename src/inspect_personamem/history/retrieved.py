@@ -33,7 +33,11 @@ from inspect_personamem.history.memory.embeddings import (
     default_cache_dir,
 )
 from inspect_personamem.history.memory.embeddings import embedder_for as make_embedder
-from inspect_personamem.history.memory.interface import MemoryFactory, MemoryItem
+from inspect_personamem.history.memory.interface import (
+    MemoryComponentError,
+    MemoryFactory,
+    MemoryItem,
+)
 from inspect_personamem.history.memory.pool import MemoryPool, Retrieval
 from inspect_personamem.history.memory.prompts import paper_prompt, retrieved_history
 from inspect_personamem.history.memory.retrievers import BM25Retriever, DenseRetriever
@@ -94,8 +98,9 @@ def memory_history(
 
     Args:
         past: The run's histories and its evidence rule.
-        memory: "mem0", or "package.module:Factory" (a class or function taking
-            `(context_id, config)`; see `memory/interface.py`).
+        memory: "mem0", "mcp" (an MCP server; see `memory/mcp_config.py`), or
+            "package.module:Factory" (a class or function taking `(context_id, config)`;
+            see `memory/interface.py`).
         memory_config: A YAML or JSON file whose mapping is passed as `config`.
         top_k: Items asked for per question.
         memory_prompt: "official" or "paper" (see `memory/prompts.py`).
@@ -106,21 +111,24 @@ def memory_history(
 
 
 def memory_factory(spec: str | None, config: dict[str, Any]) -> MemoryFactory:
-    """The factory a `-T memory=...` spec names: "mem0", or "module:attribute"; a
-    one-line error where it names none that can be had."""
+    """The factory a `-T memory=...` spec names: "mem0", "mcp" or "module:attribute"
+    (with its config checked where it is read here); a one-line error where it names
+    none that can be had."""
     if not spec:
         raise PersonaMemArgumentError(
             "PersonaMem task parameter memory: history='memory' needs one: "
-            "-T memory=mem0 or -T memory=package.module:Factory"
+            "-T memory=mem0, -T memory=mcp or -T memory=package.module:Factory"
         )
     if spec == "mem0":
         from inspect_personamem.history.memory.mem0 import Mem0Memory
 
         return lambda context_id: Mem0Memory(context_id, config)
+    if spec == "mcp":
+        return _mcp_factory(config)
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise PersonaMemArgumentError(
-            f"PersonaMem task parameter memory={spec!r}: expected 'mem0' or "
+            f"PersonaMem task parameter memory={spec!r}: expected 'mem0', 'mcp' or "
             "'package.module:Factory'"
         )
     try:
@@ -133,6 +141,19 @@ def memory_factory(spec: str | None, config: dict[str, Any]) -> MemoryFactory:
     if not callable(target):
         raise PersonaMemArgumentError(f"PersonaMem task parameter memory={spec!r}: not callable")
     return lambda context_id: target(context_id, config)
+
+
+def _mcp_factory(config: dict[str, Any]) -> MemoryFactory:
+    """An MCP server per memory, its config checked now (`memory/mcp_config.py`)."""
+    from inspect_personamem.history.memory.mcp import mcp_memory_class
+    from inspect_personamem.history.memory.mcp_config import parse_mcp_config
+
+    checked = parse_mcp_config(config)
+    try:
+        memory = mcp_memory_class()
+    except MemoryComponentError as ex:
+        raise PersonaMemArgumentError(f"PersonaMem task parameter memory='mcp': {ex}") from ex
+    return lambda context_id: memory(context_id, checked)
 
 
 def read_memory_config(path: str | None) -> dict[str, Any]:

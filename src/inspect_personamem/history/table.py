@@ -14,6 +14,7 @@ from inspect_personamem.history.retrieved import (
     memory_factory,
     memory_history,
     rag_history,
+    read_memory_config,
 )
 from inspect_personamem.parameters import AxisValue, Parameter, Settings, changed
 from inspect_personamem.scoring.metrics import evidence_located, retrieval_metrics
@@ -46,9 +47,10 @@ def _rag_label(settings: Settings) -> str:
 
 
 def _memory_refuses(settings: Settings) -> str | None:
-    """A memory system that cannot be had, said before any data are read."""
+    """A memory system that cannot be had, or a config it cannot take (`memory=mcp`
+    checks its own), said before any data are read."""
     try:
-        memory_factory(settings["memory"], {})
+        memory_factory(settings["memory"], read_memory_config(settings["memory_config"]))
     except PersonaMemArgumentError as error:
         return str(error).removeprefix("PersonaMem task parameter ")
     return None
@@ -131,15 +133,16 @@ HISTORIES: Final[dict[str, AxisValue]] = {
                 "memory",
                 None,
                 str,
-                "mem0 (the memory extra) or package.module:Factory (a memory system "
-                "implementing inspect_personamem.history.memory.interface).",
+                "mem0 (the memory extra), mcp (an MCP server named in memory_config; the "
+                "memory extra) or package.module:Factory (a memory system implementing "
+                "inspect_personamem.history.memory.interface).",
             ),
             Parameter(
                 "memory_config",
                 None,
                 str,
                 "A YAML or JSON file whose mapping is given to the memory system (for "
-                "mem0, its Memory.from_config settings).",
+                "mem0, its Memory.from_config settings; for mcp, the server and its tools).",
             ),
             TOP_K,
             MEMORY_PROMPT,

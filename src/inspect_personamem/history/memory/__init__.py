@@ -6,6 +6,8 @@
   on-disk cache.
 - `retrievers`: the built-in RAG memories, `dense` and `bm25`.
 - `mem0`: the Mem0 memory system (the `memory` extra).
+- `mcp`, `mcp_config`: an MCP server as the memory (the `memory` extra), and its
+  config.
 - `prompts`: the retrieved items as a history, and the authors' `paper` prompt.
 
 The `rag` and `memory` history sources that use them are in `../retrieved.py`.

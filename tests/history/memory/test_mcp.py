@@ -1,0 +1,332 @@
+"""`memory=mcp` against stand-in MCP servers (`support/servers/mcp_memory.py`, the `mcp`
+package's server API, started over stdio, or over HTTP, by the test): what the server
+is sent, its tools checked at first connect, every fault one line naming the server
+and the question, and no server left running after a close, a cancellation or Ctrl-C."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from inspect_ai.log import EvalLog
+from support.helpers import mock_model, run_task
+from support.memories import split_with_markers
+from support.servers.mcp_memory import SCRIPT, records, stand_in_config
+
+from inspect_personamem.data.contexts import ContextStore
+from inspect_personamem.history.memory.interface import HistoryMessage, MemoryComponentError
+from inspect_personamem.history.memory.mcp import McpMemory
+from inspect_personamem.history.memory.mcp_config import parse_mcp_config
+from inspect_personamem.history.memory.pool import DROPPED, MemoryPool
+
+pytestmark = pytest.mark.memory  # the mcp package
+TASK = "inspect_personamem/personamem_32k"
+SESSION = [
+    HistoryMessage(0, "system", "Current user persona: likes tea"),
+    HistoryMessage(1, "user", "User: I drink green tea every morning"),
+    HistoryMessage(2, "assistant", "Assistant: Green tea is a fine habit"),
+]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return split_with_markers(tmp_path_factory.mktemp("markers"))
+
+
+def memory(record: Path, **config: Any) -> McpMemory:
+    return McpMemory("context-1", parse_mcp_config(stand_in_config(record, **config)))
+
+
+def alive(pid: int) -> bool:
+    """Whether a process is still running (a zombie, exited but not reaped, is not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def gone(pids: list[int], within: float = 10.0) -> bool:
+    """Whether every process has ended within `within` seconds."""
+    deadline = time.monotonic() + within
+    while any(map(alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not any(map(alive, pids))
+
+
+def pids(record: Path) -> list[int]:
+    return [int(server[0]["pid"]) for server in records(record) if "pid" in server[0]]
+
+
+@pytest.mark.parametrize("per", ["message", "session"])
+def test_the_server_is_sent_each_message_once_searched_and_stopped(
+    tmp_path: Path, per: str
+) -> None:
+    store = memory(tmp_path, per=per)
+    later = [HistoryMessage(3, "system", "Current user persona: likes tea"),
+             HistoryMessage(4, "user", "User: Now I prefer black coffee")]  # fmt: skip
+
+    async def use() -> Any:
+        await store.add(SESSION)
+        await store.add(later)
+        return await store.search("Do I still drink green tea?", 2)
+
+    items = asyncio.run(use())
+    assert [(i.position, i.score) for i in items] == [(1, 4.0), (2, 2.0)]  # most words shared
+    assert store.usage() == {
+        "mcp_add_calls": 5 if per == "message" else 2, "mcp_search_calls": 1,
+    }  # fmt: skip
+    [[started, *calls]] = records(tmp_path)
+    sent = [(m["role"], m["content"]) for c in calls[:-1] for m in c["arguments"]["messages"]]
+    assert sent == [(m.role, m.content) for m in [*SESSION, *later]]
+    assert calls[-1] == {
+        "tool": "recall", "held": [0, 1, 2, 3, 4],
+        "arguments": {"query": "Do I still drink green tea?", "limit": 2},
+    }  # fmt: skip
+    folder = Path(store.values["scratch"]).parent
+    assert folder.is_dir()
+    store.close()
+    assert gone([started["pid"]])
+    deadline = time.monotonic() + 10  # its folder is removed once its thread has ended
+    while folder.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not folder.exists()
+
+
+@pytest.mark.parametrize(
+    ("section", "change", "problem"),
+    [
+        ("search", {"tool": "recal"},
+         "has no tool 'recal' (its tools: recall, remember, remember_session)"),
+        ("search", {"arguments": {"query": "{query}", "limt": "{top_k}"}},
+         "tool 'recall' takes no argument 'limt' (it takes: limit, query, user)"),
+        ("search", {"arguments": {"query": "{query}"}},
+         "tool 'recall' requires 'limit', which its arguments in the config do not give"),
+    ],
+)  # fmt: skip
+def test_the_server_s_tools_are_checked_when_it_first_connects(
+    tmp_path: Path, section: str, change: dict[str, Any], problem: str
+) -> None:
+    config = stand_in_config(tmp_path)
+    config[section].update(change)
+    with pytest.raises(MemoryComponentError) as error:
+        McpMemory("context-1", parse_mcp_config(config))
+    name = f"MCP server '{sys.executable} {SCRIPT} well --record {tmp_path} --after 0'"
+    assert str(error.value) == f"{name}: {problem}"
+    assert gone(pids(tmp_path))  # stopped, not left running
+
+
+def run_memory(data: Path, log_dir: Path, config: dict[str, Any], **eval_args: Any) -> EvalLog:
+    log_dir.mkdir(parents=True, exist_ok=True)
+    (log_dir / "mcp.json").write_text(json.dumps(config), encoding="utf-8")
+    task_args = {
+        "data_dir": str(data), "history": "memory", "memory": "mcp",
+        "memory_config": str(log_dir / "mcp.json"),
+    }  # fmt: skip
+    model = mock_model(lambda messages: "<final_answer>(a)")
+    return run_task(TASK, model, log_dir, task_args, **eval_args)
+
+
+@pytest.mark.parametrize(
+    ("mode", "config", "problem"),
+    [
+        ("die", {}, r"failed while adding messages 0-\d+: MemoryComponentError: "
+         r"MCP server '.* die --record .*' failed in tool 'remember': MCPError: Connection closed"),
+        ("hang", {"call_timeout": 1}, r"failed while adding messages 0-\d+: MemoryComponentError: "
+         r"MCP server '.* hang .*' failed in tool 'remember': no answer within 1 s "
+         r"\(call_timeout\)"),
+        ("malformed", {}, r"failed while search: MemoryComponentError: MCP server '.*': tool "
+         r"'recall' returned text that is not JSON: 'these are not results' \(search.results: "
+         r"json\)"),
+        ("slow-start", {"start_timeout": 1}, r"failed while creating the memory: "
+         r"MemoryComponentError: MCP server '.* slow-start .*' could not be started: no answer "
+         r"within 1 s \(start_timeout\)"),
+        ("well", {"server": {"command": "no-such-mcp-server"}}, r"failed while creating the "
+         r"memory: MemoryComponentError: MCP server 'no-such-mcp-server' could not be started: "
+         r"FileNotFoundError: .*No such file or directory: 'no-such-mcp-server'"),
+    ],
+)  # fmt: skip
+def test_a_faulty_server_stops_the_run_naming_the_server_and_the_question(
+    data: Path, tmp_path: Path, mode: str, config: dict[str, Any], problem: str
+) -> None:
+    """A server that dies mid-run (after 5 calls), hangs (after 5), answers a search
+    with text where JSON was configured, does not start in time, or cannot be started:
+    one line, no model call; a server that failed to start or to add is stopped."""
+    record = tmp_path / "records"
+    record.mkdir()
+    log = run_memory(data, tmp_path, {**stand_in_config(record, mode, after=5), **config}, limit=1)
+    assert log.status == "error" and log.error is not None
+    message = log.error.message  # the exception's repr: its text is one line
+    assert "\n" not in message
+    assert re.search(rf"question_id [0-9a-f-]+: memory system mcp {problem}", message), message
+    assert all(e.event != "model" for s in log.samples or [] for e in s.events)
+    if mode != "malformed":  # a failed search leaves a whole memory, released with the run's
+        assert gone(pids(record))  # a failed start or add: stopped at once
+
+
+def test_a_question_cancelled_while_adding_stops_its_server_and_the_next_rebuilds(
+    data: Path, tmp_path: Path
+) -> None:
+    """The first server hangs on its fourth call; the question is cancelled (as an
+    Inspect time limit cancels it); its memory is dropped and the server stopped; the
+    next question gets a new server, fed from the start."""
+    store = ContextStore(data / "shared_contexts_32k.jsonl")
+    context = next(iter(store._offsets))
+    configs = [
+        stand_in_config(tmp_path / "hung", "hang", after=3),
+        stand_in_config(tmp_path / "ok"),
+    ]
+    for config in configs:
+        Path(config["server"]["args"][3]).mkdir()
+    pool = MemoryPool(
+        store, lambda c: McpMemory(c, parse_mcp_config(configs.pop(0))), "memory system mcp"
+    )
+
+    async def cancelled_then_answered() -> Any:
+        with anyio.move_on_after(3) as scope:
+            await pool.retrieve("q1", context, 10, "green tea", 3)
+        assert scope.cancelled_caught
+        return await pool.retrieve("q2", context, 10, "green tea", 3)
+
+    second = asyncio.run(cancelled_then_answered())
+    assert second.rebuilt == DROPPED and second.added == 10
+    assert gone(pids(tmp_path / "hung"))
+    [[_, *calls]] = records(tmp_path / "ok")
+    assert calls[-1]["held"] == list(range(10))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[str]:
+    """The stand-in served over streamable HTTP on a loopback port; its URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(SCRIPT), "well", "--record", str(tmp_path), "--http", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_a_server_reached_over_http_keeps_each_memory_apart(http_server: str) -> None:
+    config = stand_in_config(Path("unused"))
+    config["server"] = {"url": http_server}
+    for section in ("add", "search"):
+        config[section]["arguments"]["user"] = "{memory_id}"
+    parsed = parse_mcp_config(config)
+    first, second = McpMemory("context-1", parsed), McpMemory("context-1", parsed)
+
+    async def use() -> tuple[Any, Any]:
+        await first.add(SESSION)
+        return await first.search("green tea", 5), await second.search("green tea", 5)
+
+    try:
+        found, nothing = asyncio.run(use())
+    finally:
+        first.close()
+        second.close()
+    assert [item.position for item in found] == [1, 2, 0] and nothing == []
+    assert first.values["memory_id"] != second.values["memory_id"]
+
+
+RUN = """
+import json, sys
+from inspect_ai import eval
+[log] = eval("inspect_personamem/personamem_32k", model="personamem/oracle",
+             model_args={"questions": sys.argv[3]}, task_args=json.loads(sys.argv[1]),
+             display="none", log_dir=sys.argv[2], **json.loads(sys.argv[4]))
+print(log.status, sum(s.limit is not None for s in log.samples or []))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", ["time limit", "ctrl-c"])
+def test_no_server_outlives_a_run_cut_short(data: Path, tmp_path: Path, stop: str) -> None:
+    """A whole `inspect eval` process whose servers hang on their fourth call, with a
+    call timeout no run waits for: cut short by a sample time limit (each question
+    cancelled while adding) or by Ctrl-C, it ends, and leaves no server running."""
+    record = tmp_path / "records"
+    record.mkdir()
+    config = stand_in_config(record, "hang", after=3, call_timeout=3600)
+    (tmp_path / "mcp.json").write_text(json.dumps(config), encoding="utf-8")
+    task_args = {
+        "data_dir": str(data), "history": "memory", "memory": "mcp",
+        "memory_config": str(tmp_path / "mcp.json"),
+    }  # fmt: skip
+    eval_args = {"time_limit": 2, "limit": 3} if stop == "time limit" else {}
+    process = subprocess.Popen(
+        [sys.executable, "-c", RUN, json.dumps(task_args), str(tmp_path / "logs"),
+         str(data / "questions_32k.csv"), json.dumps(eval_args)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        if stop == "ctrl-c":
+            deadline = time.monotonic() + 60
+            while len(pids(record)) < 2 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=90)
+    finally:
+        process.kill()
+    if stop == "time limit":  # every question ran out its time limit, none failed
+        assert out.split()[-2:] == ["success", "3"], err[-2000:]
+    started = pids(record)
+    assert len(started) >= 2, err[-2000:]
+    assert not any(map(alive, started)), err[-2000:]
+
+
+EXIT = """
+import asyncio, json, sys
+from inspect_personamem.history.memory.interface import HistoryMessage
+from inspect_personamem.history.memory.mcp import McpMemory
+from inspect_personamem.history.memory.mcp_config import parse_mcp_config
+memory = McpMemory("context-1", parse_mcp_config(json.loads(sys.argv[1])))
+try:
+    asyncio.run(asyncio.wait_for(memory.add([HistoryMessage(0, "user", "hi")]), 1))
+except TimeoutError:
+    print("hung")
+"""
+
+
+@pytest.mark.slow
+def test_a_process_that_exits_without_closing_stops_its_servers(tmp_path: Path) -> None:
+    """A server stuck in a call (it reads no more of its stdin, so it would not see the
+    pipe close) and never closed: the process stops it as it exits."""
+    config = stand_in_config(tmp_path, "hang", call_timeout=3600)
+    src = Path(__file__).resolve().parents[3] / "src"
+    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT, json.dumps(config)],
+        capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert done.stdout.strip() == "hung", done.stderr[-2000:]
+    [started] = pids(tmp_path)
+    assert not alive(started)

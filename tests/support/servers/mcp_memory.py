@@ -1,0 +1,141 @@
+"""A stand-in MCP memory server, written with the `mcp` package's server API and run as
+its own process (over stdio, or streamable HTTP with `--http PORT`):
+
+    python mcp_memory.py MODE --record DIR [--after N] [--http PORT]
+
+Tools: `remember(role, content, position)` (one message), `remember_session(messages,
+position)` (a session: its messages from `position` on) and `recall(query, limit)`
+(the messages sharing the most words with the query, as `{"results": [{"text",
+"score", "position"}]}`). Each takes an optional `user`, under which a server reached
+over HTTP keeps one memory per user. It writes a line to `DIR/<user or pid>.jsonl`
+as it starts (`{"pid"}`) and for every call (`{"tool", "arguments", "held"}`, `held`
+the positions it holds after the call), so a test reads exactly what it was sent.
+
+MODE: `well` behaves; `hang` never answers a call after the first N (`--after`);
+`die` exits after N calls; `malformed` answers `recall` with text that is not JSON;
+`slow-start` sleeps an hour before it serves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+WORD = re.compile(r"\w+")
+SCRIPT = Path(__file__).resolve()
+
+
+def stand_in_config(
+    record: Path, mode: str = "well", after: int = 0, per: str = "message", **more: Any
+) -> dict[str, Any]:
+    """A `memory=mcp` config that starts this server over stdio in `mode`, recording to
+    `record`, its messages added one per call (`per="message"`) or a session per call;
+    `more` adds or replaces top-level keys."""
+    add = (
+        {"tool": "remember", "arguments": {
+            "role": "{role}", "content": "{content}", "position": "{position}"}}
+        if per == "message"
+        else {"tool": "remember_session", "per": "session",
+              "arguments": {"messages": "{messages}", "position": "{position}"}}
+    )  # fmt: skip
+    return {
+        "server": {
+            "command": sys.executable,
+            "args": [str(SCRIPT), mode, "--record", str(record), "--after", str(after)],
+        },
+        "add": add,
+        "search": {
+            "tool": "recall",
+            "arguments": {"query": "{query}", "limit": "{top_k}"},
+            "results": "json",
+            "items": "results",
+        },
+        **more,
+    }
+
+
+def records(record: Path) -> list[list[dict[str, Any]]]:
+    """What each server process recorded, in the order of its lines: its pid first."""
+    return [
+        [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        for path in sorted(record.glob("*.jsonl"))
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", choices=["well", "hang", "die", "malformed", "slow-start"])
+    parser.add_argument("--record", type=Path, required=True)
+    parser.add_argument("--after", type=int, default=0)
+    parser.add_argument("--http", type=int)
+    options = parser.parse_args()
+    from mcp.server.mcpserver import MCPServer  # here: the tests import the helpers above
+
+    memories: dict[str, dict[int, str]] = {}
+    calls = 0
+
+    def record(user: str, line: dict[str, Any]) -> None:
+        name = user or str(os.getpid())
+        with open(options.record / f"{name}.jsonl", "a", encoding="utf-8") as file:
+            file.write(json.dumps(line) + "\n")
+
+    def called(tool: str, user: str, arguments: dict[str, Any]) -> dict[int, str]:
+        nonlocal calls
+        calls += 1
+        if options.mode == "die" and calls > options.after:
+            os._exit(3)
+        if options.mode == "hang" and calls > options.after:
+            time.sleep(3600)
+        memory = memories.setdefault(user, {})
+        if tool != "recall":
+            for offset, message in enumerate(arguments["messages"]):
+                memory[arguments["position"] + offset] = message["content"]
+        record(user, {"tool": tool, "arguments": arguments, "held": sorted(memory)})
+        return memory
+
+    server = MCPServer("personamem-stand-in")
+
+    @server.tool()
+    def remember(role: str, content: str, position: int, user: str = "") -> str:
+        """Keep one message."""
+        message = {"role": role, "content": content}
+        called("remember", user, {"messages": [message], "position": position})
+        return "kept"
+
+    @server.tool()
+    def remember_session(messages: list[dict[str, str]], position: int, user: str = "") -> str:
+        """Keep a session's messages, the first at `position`."""
+        called("remember_session", user, {"messages": messages, "position": position})
+        return f"kept {len(messages)}"
+
+    @server.tool()
+    def recall(query: str, limit: int, user: str = "") -> Any:
+        """The messages sharing the most words with the query, most first."""
+        memory = called("recall", user, {"query": query, "limit": limit})
+        if options.mode == "malformed":
+            return "these are not results"
+        words = set(WORD.findall(query.lower()))
+        scored = [
+            (len(words & set(WORD.findall(text.lower()))), position, text)
+            for position, text in memory.items()
+        ]
+        best = sorted((s for s in scored if s[0]), key=lambda s: (-s[0], s[1]))[:limit]
+        return {"results": [{"text": t, "score": float(s), "position": p} for s, p, t in best]}
+
+    if options.mode == "slow-start":
+        time.sleep(3600)
+    record("", {"pid": os.getpid()})
+    if options.http:
+        server.run("streamable-http", host="127.0.0.1", port=options.http)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()
