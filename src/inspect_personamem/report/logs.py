@@ -490,7 +490,8 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
 
 def _run(file: str, header: EvalLog, benchmark: str, summaries: Iterable[EvalSampleSummary]) -> Run:
     spec = header.eval
-    task_args = current_arguments(spec.task_args or {})  # version 1's method= too
+    # version 1's method= too, and a repository's former name
+    task_args = current_arguments(spec.task_args or {}, VERSIONS[benchmark].release)
     settings = {
         key: str(task_args[key]) if key in task_args else default
         for key, default in setting_defaults(benchmark).items()
