@@ -11,7 +11,11 @@ def test_a_former_name_of_the_repository_resolves_to_its_current_one() -> None:
     assert PERSONAMEM.resolved("bowen-upenn/PersonaMem") == "bowen-upenn/PersonaMem-v1"
     assert PERSONAMEM.resolved("someone/mirror") == "someone/mirror"
     given = DataSource("32k", repo_id="bowen-upenn/PersonaMem")
-    assert (given.repo, given.renamed, given.is_release) == (PERSONAMEM.repo_id, given.repo_id, True)
+    assert (given.repo, given.renamed, given.is_release) == (
+        PERSONAMEM.repo_id,
+        given.repo_id,
+        True,
+    )
     mirror = DataSource("32k", repo_id="someone/mirror")
     assert (mirror.repo, mirror.renamed, mirror.is_release) == ("someone/mirror", None, False)
     assert DataSource("32k").renamed is None

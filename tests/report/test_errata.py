@@ -18,7 +18,10 @@ def test_a_defect_is_noted_once_beside_the_runs_it_touches(logs: Logs) -> None:
     runs = read_runs([logs.locations["a_full"], logs.locations["a_none"]]).runs
     full, none = sorted(runs, key=lambda run: run.settings["history"] == "none")
     by_issue = {e.reported: e for e in PERSONAMEM.errata}
-    in_contexts = [by_issue["authors' issue #34"], by_issue["a third party's inspection (no issue)"]]
+    in_contexts = [
+        by_issue["authors' issue #34"],
+        by_issue["a third party's inspection (no issue)"],
+    ]
     no_history = by_issue["authors' issue #41"]
     assert errata_of(full) == [in_contexts[0], no_history, in_contexts[1]]
     assert errata_of(none) == [no_history]
