@@ -1,6 +1,7 @@
 """The `inspect-personamem` command: one subcommand per tool.
 
-Each subcommand's module (`cost/cli.py`, `report/cli.py`, `try_it.py`) owns its parser: its
+Each subcommand's module (`cost/cli.py`, `report/cli.py` for `report` and `card`,
+`try_it.py`) owns its parser: its
 `add_command` adds it and sets `handler`; `main` dispatches to it and prints the
 package's deliberate errors as one line. Heavy imports happen inside handlers, so
 `inspect-personamem --help` needs no optional dependency.
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from inspect_personamem.cost.cli import add_command as add_estimate
 from inspect_personamem.errors import PersonaMemError
 from inspect_personamem.offline.try_it import add_command as add_try
+from inspect_personamem.report.cli import add_card_command as add_card
 from inspect_personamem.report.cli import add_command as add_report
 
 
@@ -26,6 +28,7 @@ def parser() -> argparse.ArgumentParser:
     commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_estimate(commands)
     add_report(commands)
+    add_card(commands)
     add_try(commands)
     return root
 
