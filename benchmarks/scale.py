@@ -246,8 +246,9 @@ def generate(dataset: str, shape: str, folder: Path) -> str:
     start = time.perf_counter()
     if dataset == "v1":
         from inspect_personamem.datasets.v1.generator import generate_shape
+        from inspect_personamem.datasets.v1.splits import check_split
 
-        _, contexts = generate_shape(folder, shape)
+        _, contexts = generate_shape(folder, check_split(shape))
         size = contexts.stat().st_size
     else:
         from inspect_personamem.datasets.v2.generator import generate_v2
