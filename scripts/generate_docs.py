@@ -1,5 +1,5 @@
-"""Write the parts of tasks.yaml, README.md and docs/personamem-v2.md that come from the
-code's tables.
+"""Write the parts of tasks.yaml, README.md, docs/personamem-v2.md and docs/data.md that
+come from the code's tables.
 
     python scripts/generate_docs.py           rewrite them
     python scripts/generate_docs.py --check   say which are stale, exit 1 if any
@@ -10,8 +10,9 @@ README's table between `<!-- parameters:start -->` and `<!-- parameters:end -->`
 version's tasks, with the released question counts, to tasks.yaml's `version:` line and
 the README's table between `<!-- tasks:start -->` and `<!-- tasks:end -->`; each other
 version's task parameters to tasks.yaml's `<key>_parameters:` and, where it has one, its
-page under docs/ (`VERSION_DOCS`). tests/datasets/test_registry.py holds the files equal
-to what this writes.
+page under docs/ (`VERSION_DOCS`); every version's known defects (`Release.errata`) to
+docs/data.md's table between `<!-- errata:start -->` and `<!-- errata:end -->`.
+tests/datasets/test_registry.py holds the files equal to what this writes.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from inspect_personamem.run.tasks import TASK_VERSION
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 TASKS_YAML = ROOT / "tasks.yaml"
+DATA_DOC = ROOT / "docs" / "data.md"
 VERSION_DOCS: dict[str, Path] = {"v2": ROOT / "docs" / "personamem-v2.md"}
 """Versions (but the first) with a page of their own that lists their parameters."""
 FIRST = next(iter(VERSIONS.values()))
@@ -107,6 +109,22 @@ def tasks_markdown() -> str:
     return "\n".join(lines)
 
 
+def errata_markdown() -> str:
+    """docs/data.md's table of every version's known defects, in the registry's order."""
+    lines = ["| dataset | concerns | defect | reported |", "|---|---|---|---|"]
+    for version in VERSIONS.values():
+        for erratum in version.release.errata:
+            concerns = ", ".join(erratum.selections) or "all"
+            defect = erratum.defect.replace("|", "\\|")
+            lines.append(f"| {version.name} | {concerns} | {defect} | {erratum.reported} |")
+    return "\n".join(lines)
+
+
+def data_doc_text(text: str) -> str:
+    """docs/data.md with the table of known defects."""
+    return _with_tables(text, DATA_DOC, {"errata": errata_markdown()})
+
+
 def _between(match: re.Match[str], table: str) -> str:
     return match.group(1) + table + match.group(2)
 
@@ -157,7 +175,7 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="only say which files are stale")
     args = parser.parse_args()
     stale = []
-    makers = [(README, readme_text), (TASKS_YAML, tasks_yaml_text)]
+    makers = [(README, readme_text), (TASKS_YAML, tasks_yaml_text), (DATA_DOC, data_doc_text)]
     makers += [
         (path, functools.partial(version_doc_text, key)) for key, path in VERSION_DOCS.items()
     ]

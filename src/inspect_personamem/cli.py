@@ -1,9 +1,10 @@
 """The `inspect-personamem` command: one subcommand per tool.
 
-Each subcommand's module (`cost/cli.py`, `cost/prices_cli.py`, `report/cli.py`,
-`try_it.py`) owns its parser: its `add_command` adds it and sets `handler`; `main`
-dispatches to it and prints the package's deliberate errors as one line. Heavy imports
-happen inside handlers, so `inspect-personamem --help` needs no optional dependency.
+Each subcommand's module (`cost/cli.py`, `cost/prices_cli.py`, `report/cli.py` for
+`report` and `card`, `try_it.py`) owns its parser: its `add_command` adds it and sets
+`handler`; `main` dispatches to it and prints the package's deliberate errors as one
+line. Heavy imports happen inside handlers, so `inspect-personamem --help` needs no
+optional dependency.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from inspect_personamem.cost.cli import add_command as add_estimate
 from inspect_personamem.cost.prices_cli import add_command as add_prices
 from inspect_personamem.errors import PersonaMemError
 from inspect_personamem.offline.try_it import add_command as add_try
+from inspect_personamem.report.cli import add_card_command as add_card
 from inspect_personamem.report.cli import add_command as add_report
 
 
@@ -28,6 +30,7 @@ def parser() -> argparse.ArgumentParser:
     add_estimate(commands)
     add_prices(commands)
     add_report(commands)
+    add_card(commands)
     add_try(commands)
     return root
 

@@ -81,6 +81,10 @@ def _no_words(settings: Settings) -> str:
     return ""
 
 
+def _no_prompts(settings: Settings) -> Mapping[str, str]:
+    return {}
+
+
 @dataclass(frozen=True)
 class AxisValue:
     """One value of an axis: what it does, its own parameters, how it is built.
@@ -128,6 +132,10 @@ class AxisValue:
     """A history source's: whether it shows what no method can be given (each question's
     evidence, located by its label): a ceiling for the methods, which a report labels
     as such and never sets beside published numbers."""
+    prompts: Callable[[Settings], Mapping[str, str]] = field(default=_no_prompts)
+    """The fixed texts it sends a model (instructions, templates, a grader's prompt),
+    from a run's settings, by where they are defined (`module.py:NAME`): a results card
+    records each one's sha256."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +152,10 @@ class Point:
     def own(self, value: AxisValue, arguments: Settings) -> dict[str, Any]:
         """The arguments of `value`'s own parameters that its builder reads."""
         return {p.name: arguments[p.name] for p in value.parameters if not p.for_scorer}
+
+    def prompts(self, arguments: Settings) -> dict[str, str]:
+        """The fixed texts its history source and answer send (`AxisValue.prompts`)."""
+        return {**self.history.prompts(arguments), **self.answer.prompts(arguments)}
 
     def answer_scorer(self, arguments: Settings) -> Any:
         """The answer's own scorer, or None where it has none."""

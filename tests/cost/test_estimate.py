@@ -178,7 +178,7 @@ def test_estimate_prints_data_errors_as_one_line_naming_its_own_option(
     assert code == 2
     assert capsys.readouterr().err == (
         f"inspect-personamem estimate: {tmp_path / 'nowhere'} (given by --data-dir) is not a "
-        "folder. Put the file questions_32k.csv of bowen-upenn/PersonaMem in a folder and "
+        "folder. Put the file questions_32k.csv of bowen-upenn/PersonaMem-v1 in a folder and "
         "point --data-dir there.\n"
     )
     code = main(["estimate", "--split", "32k", "--model", "x/unknown", "--data-dir",

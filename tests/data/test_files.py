@@ -119,7 +119,7 @@ def test_unknown_revision_gives_one_clear_message(small_split: Path, tmp_path: P
 def test_offline_without_cache_fails_fast(tmp_path: Path) -> None:
     found = locate_in_subprocess({"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "empty")})
     assert "HF_HUB_OFFLINE is set: only the local cache was tried" in found["error"]
-    assert "https://huggingface.co/datasets/bowen-upenn/PersonaMem/tree/" in found["error"]
+    assert f"https://huggingface.co/datasets/{DEFAULT_REPO_ID}/tree/" in found["error"]
 
 
 @pytest.mark.slow
@@ -178,7 +178,7 @@ def test_a_data_dir_that_is_not_a_folder(tmp_path: Path) -> None:
         locate_split_files(source)
     assert str(info.value) == (
         f"{tmp_path / 'nowhere'} (given by --data-dir) is not a folder. Put the files "
-        "questions_32k.csv and shared_contexts_32k.jsonl of bowen-upenn/PersonaMem in a "
+        "questions_32k.csv and shared_contexts_32k.jsonl of bowen-upenn/PersonaMem-v1 in a "
         "folder and point --data-dir there."
     )
 
@@ -352,21 +352,41 @@ def test_the_real_file_from_the_pinned_revision_is_released(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
-def test_other_contexts_from_the_pinned_revision_are_marked_not_an_error(
-    tmp_path: Path,
-) -> None:
-    """The 32k contexts' facts come from another revision of the release (the renamed
-    repository's): a download that differs from them is marked, not refused."""
+def test_the_former_pin_of_the_renamed_repository_is_checked_and_marked(tmp_path: Path) -> None:
+    """The repository's former name at its former pin: the name resolves to the current
+    one, the run records that it did, and the files are checked against the release,
+    a difference marked (the contexts' facts are of the current pin), not refused."""
     folder = real_split(tmp_path / "data")
     size = (folder / "shared_contexts_32k.jsonl").stat().st_size
-    with serve_hub(folder, DEFAULT_REPO_ID, DEFAULT_REVISION) as (endpoint, _):
-        found = locate_in_subprocess(
-            {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")}, BUILD
-        )
+    former, revision = "bowen-upenn/PersonaMem", "2d676b2aeeddd1ee2ff4ff611bf867fcb2261d6e"
+    env = {"HF_ENDPOINT": "", "HF_HUB_CACHE": str(tmp_path / "c")}
+    with serve_hub(folder, DEFAULT_REPO_ID, revision) as (endpoint, requests):
+        env["HF_ENDPOINT"] = endpoint
+        located = locate_in_subprocess(env, repo_id=former, revision=revision)
+        found = locate_in_subprocess(env, BUILD, repo_id=former, revision=revision)
+    assert located["source"] == (
+        f"hf://datasets/{DEFAULT_REPO_ID}@{revision} (given as {former}, its former name)"
+    )
+    assert f"GET /datasets/{DEFAULT_REPO_ID}/resolve/{revision}/questions_32k.csv" in requests
     assert found == {
         "data_release": f"not the released file: {size:,} bytes where the released "
         f"shared_contexts_32k.jsonl has 5,613,210 ({5_613_210 - size:,} fewer: a cut file?)"
     }
+
+
+@pytest.mark.slow
+def test_the_former_name_at_the_pinned_revision_must_be_the_release(tmp_path: Path) -> None:
+    """Resolved, the former name at the pinned revision is the release itself: a
+    context file that differs from the release's is a damaged download."""
+    folder = real_split(tmp_path / "data")
+    with serve_hub(folder, DEFAULT_REPO_ID, DEFAULT_REVISION) as (endpoint, _):
+        found = locate_in_subprocess(
+            {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")},
+            BUILD,
+            repo_id="bowen-upenn/PersonaMem",
+        )
+    assert "is not the released shared_contexts_32k.jsonl of " in found["error"]
+    assert f"{DEFAULT_REPO_ID} at revision {DEFAULT_REVISION}" in found["error"]
 
 
 @pytest.mark.slow

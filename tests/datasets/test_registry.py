@@ -99,6 +99,8 @@ def test_tasks_yaml_and_the_readme_are_what_the_tables_generate() -> None:
         assert LISTING[f"{key}_parameters"] == docs.parameter_entries(VERSIONS[key], own=True)
         page = path.read_text(encoding="utf-8")
         assert docs.version_doc_text(key, page) == page, "run python scripts/generate_docs.py"
+    data = docs.DATA_DOC.read_text(encoding="utf-8")
+    assert docs.data_doc_text(data) == data, "run python scripts/generate_docs.py"
 
 
 def test_listing_carries_the_task_version() -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from inspect_ai.model import ChatMessage
-from support.helpers import mock_model, run_task
+from support.helpers import mock_model, run_task, version_prompts
 
 RENDERED: dict[str, str] = {
     "v1 choice": "8e9e06e670ca8c7bbe740263437f79a45be05dcf763039430970393ead7d2a1d",
@@ -48,7 +48,7 @@ def _text(messages: list[ChatMessage]) -> list[tuple[str, str]]:
     return [(message.role, message.text) for message in messages]
 
 
-def _digest(case: str, data: Path, log_dir: Path) -> str:
+def _digest(case: str, data: Path, log_dir: Path) -> tuple[str, str]:
     task, task_args = CASES[case]
     sent: list[list[tuple[str, str]]] = []
     graded: list[list[tuple[str, str]]] = []
@@ -81,7 +81,8 @@ def _digest(case: str, data: Path, log_dir: Path) -> str:
     payload = json.dumps(
         {"sent": sorted(sent), "graded": sorted(graded), "samples": rendered}, sort_keys=True
     )
-    return hashlib.sha256(payload.encode()).hexdigest()
+    every_text = "\n".join(text for messages in sent + graded for _, text in messages)
+    return hashlib.sha256(payload.encode()).hexdigest(), every_text
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -89,4 +90,10 @@ def test_what_the_model_is_sent_is_pinned(
     case: str, small_split: Path, small_v2: Path, tmp_path: Path
 ) -> None:
     data = small_v2 if case.startswith("v2") else small_split
-    assert _digest(case, data, tmp_path) == RENDERED[case]
+    digest, sent = _digest(case, data, tmp_path)
+    assert digest == RENDERED[case]
+    # the fixed texts the version says such a run sends (a results card hashes them)
+    # are in what it sent, each up to its first field where it is a template
+    task, task_args = CASES[case]
+    listed = version_prompts(case.split()[0], **task_args)
+    assert listed and all(text.split("{")[0] in sent for text in listed.values()), listed

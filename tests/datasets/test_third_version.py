@@ -1,5 +1,5 @@
 """A third dataset version (`support/toy_version.py`: one module, one registry entry)
-runs through `inspect eval`, `inspect-personamem try`, `estimate` and `report` with its
+runs through `inspect eval`, `inspect-personamem try`, `estimate`, `report` and `card` with its
 own columns, groups, distance unit, labels and published number. Three options, where
 PersonaMem has four, reach every part that reads them (the grader's candidate orders)."""
 
@@ -86,6 +86,13 @@ def test_try_estimate_and_report_read_its_entry(registered_toy: Tasks, tmp_path:
     assert "PersonaMem-toy beside its published number" in published and "0.61" in published
     page = (out / "report" / "index.html").read_text(encoding="utf-8")
     assert "Recall a stated fact" in page and "turns since the evidence" in page
+    cards = tmp_path / "cards"
+    code, printed = cli("card", str(out / "logs"), "--out", str(cards), "--allow-unreleased",
+                        env_root=tmp_path)  # fmt: skip
+    assert code == 0, printed
+    assert len(list(cards.glob("toy-*.json"))) == 6
+    card = (cards / "toy-personamem-oracle-full-history-synthetic-data.md").read_text("utf-8")
+    assert "| skill: Recall a stated fact |" in card and "| released questions_short.csv |" in card
     data = str(out / "data")
     code, printed = cli("estimate", "--dataset", "toy", "--track", "short", "--model",
                         "openai/gpt-4.1", "--data-dir", data, env_root=tmp_path)  # fmt: skip

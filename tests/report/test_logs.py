@@ -19,6 +19,7 @@ from support.reports import (
     run,
 )
 
+from inspect_personamem.datasets.v1.spec import PERSONAMEM
 from inspect_personamem.report import build_report
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import read_runs
@@ -143,3 +144,23 @@ def test_a_memory_systems_own_tokens_are_read_from_its_samples(
     [row] = read_csv(tmp_path / "out", "cost")
     assert (row["memory input tokens"], row["memory output tokens"]) == ("10.0", "2.0")
     assert row["USD"] == row["USD per point"] == ""
+
+
+def test_a_log_made_before_the_repository_was_renamed_reads_as_before(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """A log of task version 2.2.0: the repository's former name at its former pin, on
+    the released data as the task recorded it. Its repository is read by its current
+    name (a setting like today's runs'), its pin as it was, its data as released."""
+    log = read_eval_log(logs.locations["a_full"], header_only=True)
+    former, pin = "bowen-upenn/PersonaMem", "2d676b2aeeddd1ee2ff4ff611bf867fcb2261d6e"
+    log.eval.task_args.update(repo_id=former, revision=pin)
+    log.eval.metadata = {
+        **(log.eval.metadata or {}),
+        "data_source": f"hf://datasets/{former}@{pin}",
+        "data_release": "released",
+    }
+    write_eval_log(log, str(tmp_path / "old.json"))
+    [old] = read_runs([tmp_path / "old.json"]).runs
+    assert (old.settings["repo_id"], old.settings["revision"]) == (PERSONAMEM.repo_id, pin)
+    assert old.data_release == "released" and not old.unreleased and not old.marks

@@ -15,7 +15,12 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
+from inspect_personamem.answer.table import ANSWERS
+from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.datasets.v2.generator import V2Shape
+from inspect_personamem.history.table import HISTORIES
+from inspect_personamem.parameters import Point
+from inspect_personamem.run.arguments import parameters
 
 ROOT = Path(__file__).resolve().parents[2]
 """The repository's root (README.md, tasks.yaml, benchmarks/, scripts/, docs/)."""
@@ -126,3 +131,12 @@ def run_script(script: str, env: dict[str, str], **kwargs: object) -> dict[str, 
         check=True,
     )
     return dict(json.loads(result.stdout.strip().splitlines()[-1]))
+
+
+def version_prompts(key: str, **given: Any) -> dict[str, str]:
+    """The fixed texts a run of dataset version `key` with these task arguments (the
+    others at their defaults) sends a model (`DatasetVersion.prompts`)."""
+    version = VERSIONS[key]
+    settings = {name: p.default for name, p in parameters(version).items()} | given
+    point = Point(HISTORIES[settings["history"]], ANSWERS[settings["answer"]])
+    return version.prompts(point, settings)

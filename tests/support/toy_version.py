@@ -177,6 +177,9 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
     def released_questions(self, selected: Mapping[str, str]) -> ReleasedFile:
         return ReleasedFile(6 if selected["track"] == "short" else 12, None)
 
+    def released_files(self, selected: Mapping[str, str]) -> dict[str, ReleasedFile]:
+        return {f"questions_{selected['track']}.csv": self.released_questions(selected)}
+
     def check(self, arguments: Settings, point: Point) -> None:
         if arguments["memory_prompt"] == "paper":
             raise PersonaMemArgumentError("PersonaMem-toy has no paper prompt")

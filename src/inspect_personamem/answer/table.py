@@ -13,6 +13,7 @@ from inspect_personamem.answer.logprob.solver import logprob_solver
 from inspect_personamem.answer.open import open_solver
 from inspect_personamem.parameters import AxisValue, Parameter, Settings, changed
 from inspect_personamem.scoring.grader.calibration import grading_metadata
+from inspect_personamem.scoring.grader.prompt import GRADER_PROMPT
 from inspect_personamem.scoring.grader.scorer import open_scorer
 
 CACHE_BREAKPOINTS = Parameter(
@@ -166,6 +167,7 @@ ANSWERS: Final[dict[str, AxisValue]] = {
         scorer=open_scorer,
         sample_metadata=grading_metadata,
         scored_as="graded",
+        prompts=lambda settings: {"scoring/grader/prompt.py:GRADER_PROMPT": GRADER_PROMPT},
     ),
 }
 """`-T answer=...`: how the model answers."""

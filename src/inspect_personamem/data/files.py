@@ -60,7 +60,11 @@ class FileSource(Protocol):
 
     @property
     def repo(self) -> str:
-        """The hub repository to download from."""
+        """The hub repository to download from, by its current name."""
+
+    @property
+    def renamed(self) -> str | None:
+        """The repository's former name, where the source was given it."""
 
     @property
     def pinned(self) -> str:
@@ -224,6 +228,8 @@ def _from_hub(name: str, purpose: str, source: FileSource) -> tuple[Path, str]:
 
     repo, revision = source.repo, source.pinned
     where = f"hf://datasets/{repo}@{revision}"
+    if source.renamed:  # recorded as resolved
+        where += f" (given as {source.renamed}, its former name)"
     if _COMMIT.fullmatch(revision):  # a commit's files never change: a cached copy is it
         try:
             cached = hf_hub_download(

@@ -1,17 +1,19 @@
 """What is known of a released file, and where a version's files come from on the hub.
 
 `ReleasedFile` holds a released file's rows, bytes and sha256 where known, which a copy
-is checked against; `PinnedSource` is the hub side of a dataset version's source (its
-repository and pinned revision, unless another is given). The marks below begin a
-task's `data_release` metadata.
+is checked against; `Erratum` a known defect of the release; `PinnedSource` is the hub
+side of a dataset version's source (its repository, under its current name, and pinned
+revision, unless another is given). The marks below begin a task's `data_release`
+metadata.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 RELEASED: Final = "released"
 """`data_release` in a task's metadata when its question file matches everything known
@@ -69,16 +71,52 @@ class ReleasedFile:
         return None
 
 
+def _every_run(settings: Mapping[str, Any]) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """A known defect of a release: what is wrong, where it was reported, and which runs
+    it touches (a report notes it beside them)."""
+
+    defect: str
+    """What is wrong, in a sentence."""
+    reported: str
+    """Where: an issue of the authors' repository (`#41`), or who found it."""
+    selections: tuple[str, ...] = ()
+    """The selections it concerns, each a word of a run's selection (`128k`;
+    `benchmark`); empty: all."""
+    touches: Callable[[Mapping[str, Any]], bool] = _every_run
+    """Whether it touches a run of these settings (one that never reads what is wrong
+    is untouched)."""
+
+    def applies(self, selection: str, settings: Mapping[str, Any]) -> bool:
+        """Whether it touches a run of `selection` (`32k`, `benchmark 32k`) and `settings`."""
+        words = selection.split()
+        concerned = not self.selections or any(s in words for s in self.selections)
+        return concerned and self.touches(settings)
+
+
 @dataclass(frozen=True)
 class Release:
     """A released dataset version's identity: its name, where its files are, licence."""
 
     name: str
     repo_id: str
-    """Hugging Face dataset repository holding the released files."""
+    """Hugging Face dataset repository holding the released files, by its current name."""
     revision: str
     """Pinned commit of `repo_id`: results are comparable only on the same files."""
     license: str
+    former_repo_ids: tuple[str, ...] = field(default=(), kw_only=True)
+    """Names the repository had before (the hub redirects a renamed repository): given
+    as a source, each resolves to `repo_id`, and a run records that it did."""
+    errata: tuple[Erratum, ...] = field(default=(), kw_only=True)
+    """The known defects of its files."""
+
+    def resolved(self, repo_id: str) -> str:
+        """`repo_id` by its current name: `repo_id` itself for a former name."""
+        return self.repo_id if repo_id in self.former_repo_ids else repo_id
 
 
 class PinnedSource:
@@ -91,7 +129,14 @@ class PinnedSource:
 
     @property
     def repo(self) -> str:
-        return self.repo_id or self.spec.repo_id
+        """The repository to download from: the given one by its current name
+        (`Release.resolved`), else the spec's."""
+        return self.spec.resolved(self.repo_id or self.spec.repo_id)
+
+    @property
+    def renamed(self) -> str | None:
+        """The former name given for the repository, where one was (`repo` resolves it)."""
+        return self.repo_id if self.repo_id is not None and self.repo_id != self.repo else None
 
     @property
     def pinned(self) -> str:

@@ -230,6 +230,12 @@ class DatasetVersion(ABC, Generic[Q]):
         """What is known of the released question file the selectors pick (each one not
         in `selected` at its default)."""
 
+    @abstractmethod
+    def released_files(self, selected: Mapping[str, str]) -> dict[str, ReleasedFile]:
+        """What is known of each released file the selectors pick (a value of each in
+        `selected`), by its path in the release: what a results card says a run's data
+        were checked against."""
+
     def released_rows(self, selected: Mapping[str, str]) -> str:
         """The questions of the released file the selectors pick, as a README lists them."""
         defaults = {p.name: str(p.default) for p in self.selectors}
@@ -261,6 +267,14 @@ class DatasetVersion(ABC, Generic[Q]):
     @abstractmethod
     def scorer(self, point: Point, arguments: Settings) -> Scorer:
         """The run's scorer for its way of answering."""
+
+    def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
+        """The fixed texts a run with these settings sends a model (instructions,
+        templates, a grader's or judge's prompt), by where they are defined
+        (`module.py:NAME`): a results card records each one's sha256. By default its
+        history source's and answer's (`Point.prompts`); a version adds its own, and
+        drops one where its scorer replaces the answer's (as `scorer` does)."""
+        return point.prompts(settings)
 
     def scored_as(self, answer_scored_as: str, settings: Settings) -> str:
         """How the run's answers are scored: the answer's (`chosen`, `graded`), unless

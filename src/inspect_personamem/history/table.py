@@ -9,6 +9,12 @@ from typing import Final
 
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.context import evidence_history, full_history, no_history
+from inspect_personamem.history.memory.prompts import (
+    FACTS_HEADER,
+    PAPER_HEADER,
+    PAPER_SYSTEM,
+    PAPER_TEMPLATE,
+)
 from inspect_personamem.history.retrieved import (
     DEFAULT_EMBEDDER,
     memory_factory,
@@ -36,6 +42,23 @@ def _retrieval_words(settings: Settings, words: list[str]) -> str:
     if str(settings["memory_prompt"]) != MEMORY_PROMPT.default:
         words.append(f"{settings['memory_prompt']} prompt")
     return ", ".join(words)
+
+
+def _retrieval_prompts(settings: Settings) -> dict[str, str]:
+    """The authors' RAG prompt's texts, where a run sends it (`memory_prompt=paper`)."""
+    if str(settings["memory_prompt"]) != "paper":
+        return {}
+    where = "history/memory/prompts.py"
+    return {
+        f"{where}:PAPER_SYSTEM": PAPER_SYSTEM,
+        f"{where}:PAPER_HEADER": PAPER_HEADER,
+        f"{where}:PAPER_TEMPLATE": PAPER_TEMPLATE,
+    }
+
+
+def _memory_prompts(settings: Settings) -> dict[str, str]:
+    """A memory's facts go under their header, in either prompt."""
+    return {"history/memory/prompts.py:FACTS_HEADER": FACTS_HEADER, **_retrieval_prompts(settings)}
 
 
 def _rag_label(settings: Settings) -> str:
@@ -122,6 +145,7 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         label=_rag_label,
         reads_evidence=True,
         metrics=retrieval_metrics,
+        prompts=_retrieval_prompts,
     ),
     "memory": AxisValue(
         "memory",
@@ -151,6 +175,7 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         refuses=_memory_refuses,
         reads_evidence=True,
         metrics=retrieval_metrics,
+        prompts=_memory_prompts,
     ),
 }
 """`-T history=...`: what the model sees of the past."""

@@ -25,6 +25,7 @@ from types import ModuleType
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.report.accuracy import RunSummary, summarise
 from inspect_personamem.report.check import check
+from inspect_personamem.report.errata import errata_notes
 from inspect_personamem.report.glance import caveat_lines, headline, summary_table
 from inspect_personamem.report.graded import grader_notes
 from inspect_personamem.report.html_page import FigureFile, write_page
@@ -113,6 +114,7 @@ def build_report(
     )
     notes.extend(grader_notes(summaries))
     notes.extend(upper_bound_notes(summaries))
+    notes.extend(errata_notes(summaries))
     figure_dir = out / "figures"
     for pattern in STALE:  # of an earlier report
         for stale in figure_dir.glob(pattern):

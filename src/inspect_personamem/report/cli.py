@@ -1,4 +1,5 @@
-"""`inspect-personamem report`: tables, figures and an HTML page from PersonaMem logs.
+"""`inspect-personamem report`: tables, figures and an HTML page from PersonaMem logs;
+`inspect-personamem card`: a results card per model and setting (`report/card.py`).
 
 A `ReportError` is one of the package's deliberate errors: `cli.main` prints it.
 """
@@ -93,3 +94,51 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     parser.add_argument("--title", default="", help="added to the page's and every figure's title")
     parser.set_defaults(handler=run)
+
+
+def run_card(args: argparse.Namespace) -> int:
+    from inspect_personamem.report.card import write_cards
+
+    cards = write_cards(
+        args.logs,
+        args.out,
+        allow_incomplete=args.allow_incomplete,
+        allow_unreleased=args.allow_unreleased,
+    )
+    for note in cards.notes:
+        print(f"note: {note}")
+    for path in cards.written:
+        print(f"card: {path} and {path.with_suffix('.md').name}")
+    return 0
+
+
+def add_card_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the `card` subcommand."""
+    parser = commands.add_parser(
+        "card",
+        help="a results card (JSON and Markdown) per model and setting from PersonaMem logs",
+        description="Read PersonaMem .eval/.json logs (files or folders) and write, per model "
+        "and setting, a JSON card and a Markdown table: the data (repository, revision, "
+        "release check, what is known of the released files, known defects), the task "
+        "version and the sha256 of every prompt text, the model and its arguments, the "
+        "grader and its trials, the questions scored, accuracy with its 95% interval "
+        "overall and per group, beside the no-history run and the model-free floor, and "
+        "the cost. A log that is not complete or not on the released data is refused.",
+    )
+    parser.add_argument("logs", nargs="+", help="log files or folders (searched recursively)")
+    parser.add_argument("--out", type=Path, required=True, help="output folder")
+    parser.add_argument(
+        "--allow-incomplete",
+        action="store_true",
+        help="make cards of runs that are not complete too (interrupted; questions "
+        "unscored, errored or stopped by a limit; a subset of the split): each such card "
+        "says why (exceptions.incomplete)",
+    )
+    parser.add_argument(
+        "--allow-unreleased",
+        action="store_true",
+        help="make cards of runs not on the released data too (other files, generated "
+        "ones, or a log that does not record its data): each such card says why "
+        "(exceptions.unreleased)",
+    )
+    parser.set_defaults(handler=run_card)

@@ -55,7 +55,7 @@ def caveats(run: Run) -> dict[str, str]:
     return kinds
 
 
-def _runs(named: Sequence[RunSummary], of: int) -> str:
+def which_runs(named: Sequence[RunSummary], of: int) -> str:
     """`all 4 runs`, or the runs named: `1 of 4 runs: A`."""
     if len(named) == of:
         return f"all {of} runs" if of > 1 else "the run"
@@ -98,7 +98,7 @@ def caveat_lines(summaries: Sequence[RunSummary]) -> list[str]:
     for kind, runs in _by_kind(summaries).items():
         details = list(dict.fromkeys(d for s in runs if (d := caveats(s.run)[kind])))
         said = f" ({'; '.join(details)})" if details else ""
-        lines.append(f"{kind}, {_runs(runs, len(summaries))}{said}: {CAVEATS[kind]}")
+        lines.append(f"{kind}, {which_runs(runs, len(summaries))}{said}: {CAVEATS[kind]}")
     return lines
 
 

@@ -35,7 +35,7 @@ from inspect_ai.log import (
     read_eval_log_sample_summaries,
     read_eval_log_samples,
 )
-from inspect_ai.model import ModelConfig
+from inspect_ai.model import GenerateConfig, ModelConfig
 from inspect_ai.scorer import Score, Value, value_to_float
 
 from inspect_personamem.answer.table import ANSWERS
@@ -268,6 +268,9 @@ class Run:
     split: str
     """Which questions it asked, as its version says (`DatasetVersion.selection`: a
     split, `128k`; a subset and length, `benchmark 32k`)."""
+    selected: dict[str, str]
+    """Its version's selectors (`split`; `subset`, `length`) -> their values, from the
+    log's task arguments and metadata; a selector neither records is left out."""
     model: str
     model_args: dict[str, str]
     """The model's arguments (`-M`, the log's `model_args`) as text, less
@@ -275,6 +278,9 @@ class Run:
     base_url: str | None
     """The model's base URL where one was given (`--model-base-url`): another server
     may serve another model under the same name."""
+    generate_config: dict[str, str]
+    """How the model generated (`GenerateConfig`: temperature, max_tokens, ...) where
+    set, as text, less `REPLY_NEUTRAL_SETTINGS`, as a grader's `settings` are kept."""
     settings: dict[str, str]
     created: datetime
     status: str
@@ -307,6 +313,10 @@ class Run:
     data_checked: str | None
     """The task's `data_checked` metadata: which files were verified against the release,
     and how; None where the log does not say."""
+    data_source: str | None
+    """The task's `data_source` metadata: `local folder ...`, or `hf://datasets/{repo}@
+    {revision}` (with the former name given, where one was); None where the log does
+    not say."""
     grader: Grader | None = None
     """The model that graded open answers (`answer=open`; `_grader`); None for other
     answers."""
@@ -337,6 +347,11 @@ class Run:
     def defaults(self) -> dict[str, str]:
         """The task's defaults of the settings (`setting_defaults`)."""
         return setting_defaults(self.benchmark)
+
+    @property
+    def changed_settings(self) -> list[str]:
+        """Its settings that differ from the task's defaults, as `key=value`."""
+        return [f"{k}={v}" for k, v in self.settings.items() if v != self.defaults[k]]
 
     @property
     def self_graded(self) -> bool:
@@ -499,13 +514,15 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
 
 def _run(file: str, header: EvalLog, benchmark: str, summaries: Iterable[EvalSampleSummary]) -> Run:
     spec = header.eval
-    task_args = current_arguments(spec.task_args or {})  # version 1's method= too
+    # version 1's method= too, and a repository's former name
+    task_args = current_arguments(spec.task_args or {}, VERSIONS[benchmark].release)
     settings = {
         key: str(task_args[key]) if key in task_args else default
         for key, default in setting_defaults(benchmark).items()
     }
     metadata: dict[str, Any] = spec.metadata or {}
-    split = VERSIONS[benchmark].selection({**task_args, **metadata}, spec.task)
+    recorded = {**task_args, **metadata}
+    split = VERSIONS[benchmark].selection(recorded, spec.task)
     scorer_names = [scorer.name for scorer in spec.scorers or []]
     scorer = SCORER if SCORER in scorer_names or not scorer_names else scorer_names[0]
     epochs: dict[str, list[EvalSampleSummary]] = defaultdict(list)
@@ -546,9 +563,15 @@ def _run(file: str, header: EvalLog, benchmark: str, summaries: Iterable[EvalSam
         version=str(spec.task_version),
         benchmark=benchmark,
         split=split,
+        selected={
+            p.name: str(recorded[p.name])
+            for p in VERSIONS[benchmark].selectors
+            if recorded.get(p.name) is not None
+        },
         model=spec.model,
         model_args=model_args,
         base_url=spec.model_base_url,
+        generate_config=_generation(spec.model_generate_config),
         settings=settings,
         created=datetime.fromisoformat(spec.created).astimezone(timezone.utc),
         status=header.status,
@@ -568,6 +591,7 @@ def _run(file: str, header: EvalLog, benchmark: str, summaries: Iterable[EvalSam
         stored_ids=stored_ids,
         data_release=str(metadata["data_release"]) if "data_release" in metadata else None,
         data_checked=str(metadata["data_checked"]) if "data_checked" in metadata else None,
+        data_source=str(metadata["data_source"]) if "data_source" in metadata else None,
         grader=_grader(
             settings,
             model_id,
@@ -598,9 +622,14 @@ def _model_id(name: str, args: Mapping[str, Any], base_url: str | None) -> Model
     return (name, tuple(sorted(items.items())))
 
 
+def _generation(config: GenerateConfig) -> dict[str, str]:
+    """The generation settings that were set, as text, less `REPLY_NEUTRAL_SETTINGS`."""
+    return _as_text(config.model_dump(exclude_none=True), REPLY_NEUTRAL_SETTINGS)
+
+
 def _grader_of(config: ModelConfig) -> Grader:
     """The grader a model config names (`Grader`)."""
-    settings = _as_text(config.config.model_dump(exclude_none=True), REPLY_NEUTRAL_SETTINGS)
+    settings = _generation(config.config)
     return Grader(
         _model_id(config.model, config.args, config.base_url), tuple(sorted(settings.items()))
     )

@@ -159,12 +159,7 @@ def runs_table(summaries: Sequence[RunSummary], name: str = "runs") -> Table:
             s.run.created.strftime(TIME_FORMAT),
             _data(s.run),
             s.run.data_checked,
-            ", ".join(
-                f"{key}={value}"
-                for key, value in s.run.settings.items()
-                if value != s.run.defaults[key]
-            )
-            or "all defaults",
+            ", ".join(s.run.changed_settings) or "all defaults",
         )
         for s, model in zip(summaries, models, strict=True)
     )

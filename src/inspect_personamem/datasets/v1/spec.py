@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Final
 
 from inspect_personamem.data.release import PinnedSource, Release, ReleasedFile
+from inspect_personamem.datasets.v1.errata import ERRATA
 from inspect_personamem.datasets.v1.question_types import RAW_LABELS
 from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions
 from inspect_personamem.datasets.v1.released_rows import released_rows, row_differences
@@ -75,8 +76,13 @@ class DatasetSpec(Release):
 
 PERSONAMEM: Final = DatasetSpec(
     name="PersonaMem",
-    repo_id="bowen-upenn/PersonaMem",
-    revision="2d676b2aeeddd1ee2ff4ff611bf867fcb2261d6e",
+    # the name the authors now use (their v2 and v3 dataset cards link v1 here), at the
+    # revision third parties pin (PERSONAMEM.md, "Files"); the repository was
+    # bowen-upenn/PersonaMem, pinned here at 2d676b2aeeddd1ee2ff4ff611bf867fcb2261d6e
+    # before (task version 2.2.0 and earlier)
+    repo_id="bowen-upenn/PersonaMem-v1",
+    revision="73dfd752d477d0c466cd441f1669397f5726d7ab",
+    former_repo_ids=("bowen-upenn/PersonaMem",),
     license="MIT",
     splits=SPLITS,
     questions_template="questions_{split}.csv",
@@ -84,30 +90,29 @@ PERSONAMEM: Final = DatasetSpec(
     read_questions=read_questions,
     labels=RAW_LABELS,
     released={
-        # rows and bytes: the files at the pinned revision (PERSONAMEM.md, "Files");
-        # sha256: computed from the byte-exact copy of questions_32k.csv we hold
-        # (shared/data/questions_32k.csv), the only one of the three in hand
+        # 32k: a third party's pin at the pinned revision (PERSONAMEM.md, "Files"), the
+        # bytes of our copy (shared/data/questions_32k.csv), whose sha256 we computed;
+        # 128k and 1M: rows and bytes at the former pin 2d676b2a of the same release
+        # (PERSONAMEM.md, "Files"), so a download that differs is marked, not refused
         "32k": ReleasedFile(
             589, 1_305_366, "cccd34cf53e0bc4d9536c04cff5ca045156d9a4e227e83327112482840bbc93c"
         ),
-        "128k": ReleasedFile(2727, 5_259_005),
-        "1M": ReleasedFile(2674, 5_147_772),
+        "128k": ReleasedFile(2727, 5_259_005, of_pinned_revision=False),
+        "1M": ReleasedFile(2674, 5_147_772, of_pinned_revision=False),
     },
     released_contexts={
-        # 32k: a third party's pin of the release in the renamed repository
-        # bowen-upenn/PersonaMem-v1 at 73dfd752 (PERSONAMEM.md, "Files"), where the
-        # question file has our copy's bytes; 128k and 1M: contexts in the files as a
-        # third party counted them, sizes not known
+        # 32k: the same third party's pin at the pinned revision; 128k and 1M: contexts
+        # in the files as another third party counted them, sizes not known
         "32k": ReleasedFile(
             37,
             5_613_210,
             "217247ebfec9e8442fc53570c795ab69f21aad08745f7de78d9beab51b122d4a",
             unit="contexts",
-            of_pinned_revision=False,
         ),
         "128k": ReleasedFile(110, None, unit="contexts", of_pinned_revision=False),
         "1M": ReleasedFile(33, None, unit="contexts", of_pinned_revision=False),
     },
+    errata=ERRATA,
 )
 """PersonaMem as released with the paper (Jiang et al., COLM 2025)."""
 

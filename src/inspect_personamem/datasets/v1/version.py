@@ -125,6 +125,14 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
     def released_questions(self, selected: Mapping[str, str]) -> ReleasedFile:
         return PERSONAMEM.released[check_split(selected["split"])]
 
+    def released_files(self, selected: Mapping[str, str]) -> dict[str, ReleasedFile]:
+        """The split's question file and context file."""
+        split = check_split(selected["split"])
+        return {
+            PERSONAMEM.questions_file(split): PERSONAMEM.released[split],
+            PERSONAMEM.contexts_file(split): PERSONAMEM.released_contexts[split],
+        }
+
     def check(self, arguments: Settings, point: Point) -> None:
         """Every argument means something for PersonaMem once the axes accept it."""
 
@@ -174,6 +182,15 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         """The answer's own scorer (open answers' grader), else the official extraction."""
         own: Scorer | None = point.answer_scorer(arguments)
         return own if own is not None else personamem_scorer()
+
+    def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
+        """The axes' texts, and the official instruction where the final user message
+        carries it (the options shown, not in the authors' RAG prompt)."""
+        from inspect_personamem.datasets.v1.prompt import INSTRUCTION
+
+        official = point.answer.name == "choice" and settings["memory_prompt"] != "paper"
+        own = {"datasets/v1/prompt.py:INSTRUCTION": INSTRUCTION} if official else {}
+        return {**point.prompts(settings), **own}
 
     def refuses_selector(self, flag: str) -> str:
         """PersonaMem's length is its split, and its split is all that chooses."""

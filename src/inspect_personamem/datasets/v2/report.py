@@ -148,7 +148,7 @@ def _deviations(summary: RunSummary) -> str:
     """How a run differs from the authors' protocol: its settings off the defaults (the
     defaults are the authors' protocol but for the seeded option order)."""
     run = summary.run
-    changed = [f"{k}={v}" for k, v in run.settings.items() if v != run.defaults[k]]
+    changed = run.changed_settings
     if run.judged and not run.self_graded:
         changed.append("judged by the grader role (the authors judge with the model itself)")
     seeded = "options in a seeded order (the authors' cannot be repeated)"

@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Final, Literal, get_args
 
 from inspect_personamem.data.release import PinnedSource, Release, ReleasedFile
+from inspect_personamem.datasets.v2.errata import ERRATA
 
 Subset = Literal["benchmark", "train", "val"]
 SUBSETS: tuple[Subset, ...] = get_args(Subset)
@@ -61,6 +62,7 @@ class V2Spec(Release):
 PERSONAMEM_V2: Final = V2Spec(
     name="PersonaMem-v2",
     repo_id="bowen-upenn/PersonaMem-v2",
+    former_repo_ids=("bowen-upenn/ImplicitPersona",),  # its first name (PERSONAMEM_V2.md)
     # the revision a public notebook loaded (PERSONAMEM_V2.md, "Identity")
     revision="87abb2e774588a8bc97d939640ac2843c84aa1f1",
     license="CC-BY-4.0",
@@ -75,6 +77,7 @@ PERSONAMEM_V2: Final = V2Spec(
         "val": ReleasedFile(2061, None),
     },
     incorrect_answers={"benchmark": 3},
+    errata=ERRATA,
 )
 """PersonaMem-v2 (Jiang et al., arXiv 2512.06688), text questions."""
 

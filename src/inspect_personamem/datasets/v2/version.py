@@ -146,6 +146,11 @@ class PersonaMemV2(DatasetVersion[V2Question]):
     def released_questions(self, selected: Mapping[str, str]) -> ReleasedFile:
         return PERSONAMEM_V2.released[check_subset(selected["subset"])]
 
+    def released_files(self, selected: Mapping[str, str]) -> dict[str, ReleasedFile]:
+        """The subset's question file (nothing is known of the history files)."""
+        subset = check_subset(selected["subset"])
+        return {PERSONAMEM_V2.questions_file(subset): PERSONAMEM_V2.released[subset]}
+
     def check(self, arguments: Settings, point: Point) -> None:
         """What PersonaMem-v2 refuses beyond the axes' own refusals, in one line each."""
         if arguments["judge"] != "options" and point.answer.name != "open":
@@ -213,6 +218,28 @@ class PersonaMemV2(DatasetVersion[V2Question]):
             return preference_judge(arguments)
         own: Scorer | None = point.answer_scorer(arguments)
         return own if own is not None else personamem_scorer()
+
+    def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
+        """The sentence appended to every query; the options message's texts where the
+        options are shown; the history source's and answer's texts, but where the
+        authors' judge scores open answers, its two prompts in place of the answer's (a
+        grader's), as its scorer replaces the answer's."""
+        from inspect_personamem.datasets.v2 import judge, prompt
+
+        where = "datasets/v2/prompt.py"
+        texts = {f"{where}:APPENDED_SENTENCE": prompt.APPENDED_SENTENCE}
+        if point.answer.name == "choice":
+            texts[f"{where}:OPTIONS_INTRODUCTION"] = prompt.OPTIONS_INTRODUCTION
+            texts[f"{where}:OPTIONS_INSTRUCTION"] = prompt.OPTIONS_INSTRUCTION
+        if settings["judge"] != "preference":
+            return {**point.prompts(settings), **texts}
+        where = "datasets/v2/judge.py"
+        return {
+            **point.history.prompts(settings),
+            **texts,
+            f"{where}:JUDGE_PROMPT_NARROW_POSITIVE": judge.JUDGE_PROMPT_NARROW_POSITIVE,
+            f"{where}:JUDGE_PROMPT_NARROW_NEGATIVE": judge.JUDGE_PROMPT_NARROW_NEGATIVE,
+        }
 
     def scored_as(self, answer_scored_as: str, settings: Settings) -> str:
         return JUDGED if settings["judge"] == "preference" else answer_scored_as

@@ -30,6 +30,10 @@ from inspect_personamem.history.memory.interface import HistoryMessage, MemoryIt
 from inspect_personamem.history.memory.retrievers import embedded_text
 
 PAPER_SYSTEM = "You are an AI that answers only with A, B, C, or D."
+PAPER_HEADER = "# {top_k} most similar contexts to the question: "
+"""The paper prompt's header over retrieved history messages."""
+PAPER_TEMPLATE = "{header}\n{retrieved}\n\n# Question: {question}\n\n# Choices: \n{options}"
+"""The paper prompt's user message: the header, the items, the question, the options."""
 FACTS_HEADER = "# User facts:"
 
 
@@ -57,11 +61,13 @@ def paper_prompt(
     """The authors' baseline prompt: retrieved items, question, options one a line."""
     retrieved = "\n".join(_paper_text(item, context) for item in items)
     header = (
-        f"# {top_k} most similar contexts to the question: "
+        PAPER_HEADER.format(top_k=top_k)
         if any(item.position is not None for item in items) or not items
         else f"{FACTS_HEADER} "
     )
-    text = f"{header}\n{retrieved}\n\n# Question: {question}\n\n# Choices: \n" + "\n".join(options)
+    text = PAPER_TEMPLATE.format(
+        header=header, retrieved=retrieved, question=question, options="\n".join(options)
+    )
     return [ChatMessageSystem(content=PAPER_SYSTEM), ChatMessageUser(content=text)]
 
 
