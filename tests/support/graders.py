@@ -16,7 +16,7 @@ from inspect_ai.model import ChatMessage, Model
 
 from inspect_personamem.data.options import LETTERS, Options, parse_options
 from inspect_personamem.datasets.v1.generator import write_questions
-from inspect_personamem.offline.grading import right_verdict, verbatim, verdict_answer
+from inspect_personamem.offline.grading import first_shown, right_verdict, verbatim, verdict_answer
 from inspect_personamem.scoring.grader.prompt import GraderQuestion, read_grader_prompt
 from support.helpers import DISPLAY, mock_model
 
@@ -56,8 +56,9 @@ def never_none(question: GraderQuestion) -> str:
 
 
 def first(question: GraderQuestion) -> str:
-    """Names the first candidate shown, always: blind to the reply, all position."""
-    return verdict_answer(0)
+    """Names the first candidate shown, always: blind to the reply, all position (as
+    the offline oracle with `-M grading=first`)."""
+    return verdict_answer(first_shown(question))
 
 
 def wrong(question: GraderQuestion) -> str:

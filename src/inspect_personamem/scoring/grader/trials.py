@@ -45,8 +45,8 @@ TRIAL_KINDS: Final[tuple[TrialKind, ...]] = (
 )
 
 RIGHT_VERDICTS: Final[dict[TrialKind, str]] = {
-    "identity_correct": "the correct candidate, shown as the reply",
-    "identity_wrong": "the wrong candidate shown as the reply",
+    "identity_correct": "the correct candidate: the reply is it",
+    "identity_wrong": "the wrong candidate the reply is",
     "generic": "none: the reply is what every candidate says",
     "mixed": "none: the reply is two candidates' own parts",
     "length": "the correct candidate, shown shorter than a wrong one",
