@@ -205,7 +205,10 @@ def test_judged_and_graded_runs_report_their_judge_and_grader(
     assert "judged by mockllm/judge" in judged["run"]
     (graded,) = rows(out, "v2_graders")
     assert "graded by mockllm/grader" in graded["run"]
-    assert float(graded["position bias"]) == 1.0  # the grader names the first, always
+    # the grader names the first candidate, always: the order decides its verdicts
+    findings = {row["kind"]: row["finding"] for row in rows(out, "v2_grader_trials")}
+    assert findings["identity_wrong"] == findings["reorder"] == "fails"
+    assert graded["trustworthy"].startswith("NO: ")
 
 
 def test_a_report_of_v2_runs_alone_writes_no_v1_tables(tmp_path: Path) -> None:
