@@ -74,15 +74,15 @@ def nonsense(question: GraderQuestion) -> str:
     return "Turtles all the way down. <candidate>seven</candidate>"
 
 
-def grader(rule: Rule) -> Model:
-    """A grader model answering every grader prompt by `rule`."""
+def grader(rule: Rule, name: str = "mockllm/grader") -> Model:
+    """A grader model named `name` answering every grader prompt by `rule`."""
 
     def reply(messages: list[ChatMessage]) -> str:
         question = read_grader_prompt(messages[-1].text)
         assert question is not None, messages[-1].text[:200]
         return rule(question)
 
-    return mock_model(reply, name="mockllm/grader")
+    return mock_model(reply, name=name)
 
 
 def shared_split(data: Path) -> Path:
