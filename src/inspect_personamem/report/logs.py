@@ -152,29 +152,20 @@ class Tokens:
 
 @dataclass(frozen=True)
 class Calibration:
-    """How a grader did when shown the candidates themselves as the reply: one
-    question's counts (`calibration_*` in its score's metadata, first epoch only), or
-    the sums over a run's questions. A judge scoring against the label (`Run.judged`) is
-    calibrated by `separated` alone; a grader of the candidates by the others."""
+    """How a grader did when shown the candidates themselves as the reply under two
+    orders: one question's counts (`calibration_*` in its score's metadata, first epoch
+    only), or the sums over a run's questions. A judge scoring against the label
+    (`Run.judged`) is calibrated by `separated` alone; a grader of the candidates by the
+    others (its trials of every kind are each question's `SampleResult.trials`)."""
 
     questions: int = 0
     """Questions calibrated."""
-    trials: int = 0
-    """Times a candidate was shown as the reply (each candidate under two orders)."""
-    identity: int = 0
-    """Trials in which the grader named the candidate it was shown."""
     candidates: int = 0
     """Candidates shown."""
     order_changes: int = 0
     """Candidates whose verdict changed with the order."""
     separated: int = 0
     """Questions on which the judge scored the correct candidate above the three others."""
-
-    @property
-    def identity_accuracy(self) -> float:
-        """Share of trials naming the candidate shown (1.0 for a faithful grader); NaN
-        without trials."""
-        return self.identity / self.trials if self.trials else math.nan
 
     @property
     def position_bias(self) -> float:
@@ -812,12 +803,9 @@ def _calibration(score: Score) -> Calibration:
     """The grader's calibration counts in a score's metadata (none outside the
     calibration questions' first epoch)."""
     metadata = score.metadata or {}
-    trials = int(metadata.get("calibration_trials", 0))
     separates = metadata.get("calibration_separates")
     return Calibration(
-        questions=int(trials > 0 or separates is not None),
-        trials=trials,
-        identity=int(metadata.get("calibration_identity", 0)),
+        questions=int(bool(metadata.get("calibration_trials")) or separates is not None),
         candidates=int(metadata.get("calibration_candidates", 0)),
         order_changes=int(metadata.get("calibration_order_changes", 0)),
         separated=int(separates or 0),
