@@ -133,10 +133,10 @@ def run(args: argparse.Namespace) -> int:
             if arguments is REGRADED:
                 run_name = f"{run_name}, re-graded"
                 regraded = _regrade(log.location)
+                second = " ".join(f"-M {k}={v}" for k, v in SECOND_GRADER.items())
                 print(
-                    f"{run_name} by personamem/oracle -M grading=first (names the first "
-                    f"candidate shown): accuracy {_accuracy(regraded):.3f} "
-                    f"(log: {regraded.location})"
+                    f"{run_name} by personamem/oracle {second} (names the first candidate "
+                    f"shown): accuracy {_accuracy(regraded):.3f} (log: {regraded.location})"
                 )
     except KeyboardInterrupt:  # a Ctrl-C outside Inspect's own handling of it
         return _interrupted(run_name, logs)
