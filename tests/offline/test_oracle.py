@@ -16,6 +16,7 @@ from support.helpers import DISPLAY
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.offline.oracle import OracleModel
+from inspect_personamem.scoring.grader.prompt import grader_prompt
 
 
 def oracle_run(data: Path, log_dir: Path, **model_args: object) -> EvalLog:
@@ -99,10 +100,34 @@ def test_oracle_arguments_are_checked(small_split: Path) -> None:
         OracleModel("oracle", questions=questions, accuracyy=0.5)
     with pytest.raises(PersonaMemArgumentError, match="accuracy must be within"):
         OracleModel("oracle", questions=questions, accuracy=1.5)
+    with pytest.raises(PersonaMemArgumentError, match="grading='longest': choose one of right"):
+        OracleModel("oracle", grading="longest")
     renamed = small_split / "mine.csv"
     renamed.write_bytes((small_split / "questions_32k.csv").read_bytes())
     with pytest.raises(PersonaMemArgumentError, match="-M split="):
         OracleModel("oracle", questions=str(renamed))
+
+
+@pytest.mark.parametrize(("grading", "verdicts"), [("right", ["2", "none"]), ("first", ["1", "1"])])
+def test_oracle_as_a_grader_gives_the_right_verdict_or_the_first_candidate(
+    grading: str, verdicts: list[str]
+) -> None:
+    """`-M grading`: the right verdict (the candidate the reply is; none for what every
+    candidate says), or the first candidate shown, whatever the reply."""
+    candidates = [
+        "I see you love jazz. Enjoy!",
+        "I see you gave up jazz. Enjoy!",
+        "Rock on. Enjoy!",
+    ]
+    grader = OracleModel("oracle", grading=grading)
+    said = []
+    for reply in (candidates[1], "Enjoy!"):
+        prompt = grader_prompt("Any music tonight?", reply, candidates)
+        output = asyncio.run(
+            grader.generate([ChatMessageUser(content=prompt)], [], "none", GenerateConfig())
+        )
+        said.append(output.completion.removeprefix("<candidate>").removesuffix("</candidate>"))
+    assert said == verdicts
 
 
 def test_oracle_with_a_question_file_missing_here_says_what_to_pass(

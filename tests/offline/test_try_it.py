@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import signal
 import subprocess
 import sys
@@ -41,6 +42,9 @@ def test_try_command_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     out = tmp_path / "personamem-try"
     logs = [read_eval_log(info) for info in list_eval_logs(str(out / "logs"))]
+    # the open full-history run graded again by the oracle naming the first candidate
+    [regraded] = [log for log in logs if log.location.endswith("-regraded.eval")]
+    logs.remove(regraded)
     runs = {
         (str(log.eval.task_args["answer"]), str(log.eval.task_args["history"])): log for log in logs
     }
@@ -65,13 +69,27 @@ def test_try_command_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     assert retrieved.eval.task_args["retriever"] == "bm25"
     assert retrieved.results is not None
     assert retrieved.results.scores[0].metrics["evidence_found"].value > 0.5
+    assert regraded.eval.eval_id == graded.eval.eval_id  # the same replies
+    for sample in regraded.samples or []:
+        assert sample.scores is not None
+        record = (sample.scores["graded_scorer"].metadata or {})["grader_model"]
+        assert record["args"] == {"grading": "first"}
+    assert accuracy(regraded) < accuracy(graded)
+    with (out / "report" / "tables" / "grader_agreement.csv").open(encoding="utf-8") as file:
+        [agreement] = list(csv.DictReader(file))
+    assert "graded by personamem/oracle (grading=first)" in agreement["other grading"]
+    assert float(agreement["agreement"]) < 1.0
     assert (out / "report" / "index.html").is_file()
     assert (out / "report" / "tables" / "gain.md").is_file()
     assert f"answer=choice, history=full: accuracy {accuracy(histories['full']):.3f}" in done.stdout
+    assert (
+        "answer=open, history=full, re-graded by personamem/oracle -M grading=first (names "
+        f"the first candidate shown): accuracy {accuracy(regraded):.3f}"
+    ) in done.stdout
     # synthetic data: every run complete, and not comparable with published numbers
     [said] = [line for line in done.stdout.splitlines() if line.startswith("report says: ")]
     assert said.startswith(
-        "report says: All 6 runs complete; not comparable with published numbers: "
+        "report says: All 7 runs complete; not comparable with published numbers: "
     )
     again = run_cli(tmp_path)
     assert again.returncode == 2
@@ -88,13 +106,13 @@ def test_try_command_asks_the_real_questions(tmp_path: Path) -> None:
     copied = tmp_path / "real" / "data" / "questions_32k.csv"
     assert copied.read_bytes() == real.read_bytes()
     logs = [read_eval_log(info) for info in list_eval_logs(str(tmp_path / "real" / "logs"))]
-    assert [len(log.samples or []) for log in logs] == [40] * 6
+    assert [len(log.samples or []) for log in logs] == [40] * 7  # the re-graded run too
     # the runs that read the generated histories are on synthetic data; those that read
     # the real question file alone are not
     releases = {
         str(log.eval.task_args["history"]): (log.eval.metadata or {})["data_release"]
         for log in logs
-    }
+    }  # the re-grade keeps its run's header
     generated = "synthetic: shared_contexts_32k.jsonl written by " + GENERATOR
     assert releases == {
         "full": generated,

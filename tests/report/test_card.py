@@ -161,7 +161,9 @@ def test_an_open_runs_card_names_its_grader_its_prompt_and_trials(
     grader = made["grader"]
     assert (grader["model"], grader["args"], grader["self_graded"]) == (ORACLE, {}, False)
     assert not grader["judged"]
-    assert grader["calibration"]["questions"] == 4 and grader["calibration"]["trials"] > 0
+    assert grader["calibration"]["questions"] == 4
+    identity = grader["calibration"]["trials"]["identity_correct"]
+    assert identity["trials"] > 0 and identity["right"] == identity["trials"]
     assert "grader_identity" in grader["stored_metrics"]
     assert made["prompts"] == {
         "scoring/grader/prompt.py:GRADER_PROMPT": hashlib.sha256(GRADER_PROMPT.encode()).hexdigest()

@@ -34,8 +34,9 @@ pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e
 from inspect_personamem.report.figures import DPI, SIZES  # noqa: E402
 
 QUESTIONS = 24
-CALIBRATED = 6
-"""`-T grader_calibration` of the open runs: 6 of the 24 questions."""
+CALIBRATED = QUESTIONS
+"""`-T grader_calibration` of the open runs: every question, enough trials of each kind
+for a faithful grader's intervals to be narrower than `graded.MAX_WIDTH`."""
 T_975_3 = 3.182446305284263
 """Student's t, 97.5% quantile, 3 degrees of freedom (4 contexts)."""
 BINS = {1: "1", 2: "2-3", 3: "2-3", 4: "4-6", 5: "4-6"}
@@ -246,19 +247,22 @@ def test_a_nonsense_grader_is_unreadable_and_an_uncalibrated_one_unknown(
     assert by_run(report, "overall")[label(report, senseless)]["unparsed share"] == "1.0"
     calibrated = sum("calibration_trials" in q.metadata for q in questions(senseless).values())
     assert calibrated > 0 and row["calibrated questions"] == str(calibrated)
-    # shown a candidate, it names nothing, whatever the order
-    assert (row["identity accuracy"], row["position bias"]) == ("0.0", "0.0")
-    assert row["trustworthy"] == "NO: identity accuracy 0.00 < 0.9; unreadable verdicts 1.00 > 0.05"
+    # shown any reply, it names nothing: every kind of trial that applied fails
+    trials = read_csv(tmp_path / "out", "grader_trials")
+    findings = {r["kind"]: (r["right"], r["finding"]) for r in trials if r["run"] == row["run"]}
+    assert {kind: said for kind, said in findings.items() if said[1] != "no trials"} == {
+        kind: ("0", "fails") for kind in ("identity_correct", "identity_wrong", "mixed", "reorder")
+    }
+    assert row["trustworthy"].startswith("NO: identity_correct 0.00 [0.00, ")
+    assert "; unreadable verdicts 1.00 [" in row["trustworthy"]
+    assert row["trustworthy"].endswith("] above 0.05")
     notes = "\n".join(report.notes)
     assert f"{label(report, senseless)}: its grader mockllm/grader is NOT to be trusted" in notes
 
     row = rows[label(report, uncalibrated)]
-    assert (row["calibrated questions"], row["identity accuracy"], row["position bias"]) == (
-        "0",
-        "",
-        "",
-    )
+    assert (row["calibrated questions"], row["corrected"], row["sensitivity"]) == ("0", "", "")
     assert row["trustworthy"] == "unknown: not calibrated"
+    assert row["run"] not in {r["run"] for r in trials}
     assert f"{label(report, uncalibrated)}: its grader {ORACLE} was not calibrated" in notes
     assert not any("MISMATCH" in note for note in report.notes)
 
@@ -352,21 +356,35 @@ def test_open_runs_stand_against_the_shortcut_floor(open_logs: OpenLogs, report:
 # --- the grader's calibration ----------------------------------------------------------
 
 
-def test_each_graders_calibration_is_recomputed_from_its_counts(
+def test_each_graders_trials_are_recomputed_from_its_counts(
     open_logs: OpenLogs, report: Report, tmp_path: Path
 ) -> None:
-    """The oracle as grader names the candidate it is shown whatever the order; the
-    first-candidate grader names the one shown in 2 of its 8 trials (the candidate
-    first in each order: identity 0.25), and changes its verdict on all 4 candidates
-    when the order is reversed (position bias 1.0)."""
+    """Each kind of trial's counts summed from the questions' `grader_trials`: the
+    oracle as grader is right on every one (its accuracy stands corrected as it is); the
+    first-candidate grader names the candidate shown in 2 of its 8 identity trials per
+    question (the one first in each order: 0.25) and changes every reply's verdict when
+    the order is reversed."""
     rows = by_run(report, "graders")
+    trials = read_csv(out(report), "grader_trials")
+    for key in ("open", "first"):
+        run = label(report, open_logs.locations[key])
+        logged = [q.metadata["grader_trials"] for q in questions(open_logs.locations[key]).values()]
+        shown = {r["kind"]: r for r in trials if r["run"] == run}
+        for kind, row in shown.items():
+            total, right = (sum(q[kind][count] for q in logged) for count in ("trials", "right"))
+            assert (row["trials"], row["right"]) == (str(total), str(right))
+            assert close(row["accuracy"], right / total if total else math.nan)
     oracle = rows[f"{OPEN}, graded by {ORACLE}"]
-    assert (oracle["identity accuracy"], oracle["position bias"]) == ("1.0", "0.0")
     assert (oracle["calibrated questions"], oracle["trustworthy"]) == (str(CALIBRATED), "yes")
+    assert (oracle["sensitivity"], oracle["false positives"]) == ("1.0", "0.0")
+    assert oracle["corrected"] == oracle["accuracy"]
+    assert float(oracle["corrected ci95 low"]) < float(oracle["accuracy"])
     biased = rows[f"{OPEN}, graded by mockllm/grader"]
-    assert (biased["identity accuracy"], biased["position bias"]) == ("0.25", "1.0")
+    found = {r["kind"]: r for r in trials if r["run"] == biased["run"]}
+    assert close(found["identity_wrong"]["accuracy"], 0.25)
+    assert (found["reorder"]["right"], found["reorder"]["finding"]) == ("0", "fails")
     assert biased["calibrated questions"] == str(CALIBRATED)
-    assert biased["trustworthy"] == "NO: identity accuracy 0.25 < 0.9; position bias 1.00 > 0.1"
+    assert biased["trustworthy"].startswith("NO: identity_correct ")
     assert biased["accuracy"] == by_run(report, "overall")[biased["run"]]["accuracy"]
     notes = "\n".join(report.notes)
     assert f"{biased['run']}: its grader mockllm/grader is NOT to be trusted" in notes
@@ -377,12 +395,15 @@ def test_each_graders_calibration_is_recomputed_from_its_counts(
     log = read_eval_log(open_logs.locations["first"])
     assert log.results is not None
     log.results.scores[0].metrics["grader_identity"].value = 0.99
+    log.results.scores[0].metrics["accuracy_corrected_high"].value = 0.5
     write_eval_log(log, str(tmp_path / "edited.json"))
     edited = build_report([tmp_path / "edited.json"], tmp_path / "out")
     [row] = read_csv(tmp_path / "out", "graders")
-    assert row["identity accuracy"] == "0.25"
+    assert row["corrected ci95 high"] == "1.0"
     assert any(
-        "MISMATCH in 1 of" in note and "grader_identity stored 0.9900, recomputed 0.2500" in note
+        "MISMATCH in 2 of" in note
+        and "grader_identity stored 0.9900, recomputed 0.2500" in note
+        and "accuracy_corrected_high stored 0.5000, recomputed 1.0000" in note
         for note in edited.notes
     )
 

@@ -16,7 +16,7 @@ from inspect_ai.model import ChatMessage, Model
 
 from inspect_personamem.data.options import LETTERS, Options, parse_options
 from inspect_personamem.datasets.v1.generator import write_questions
-from inspect_personamem.offline.grading import right_verdict, verbatim, verdict_answer
+from inspect_personamem.offline.grading import first_shown, right_verdict, verbatim, verdict_answer
 from inspect_personamem.scoring.grader.prompt import GraderQuestion, read_grader_prompt
 from support.helpers import DISPLAY, mock_model
 
@@ -56,8 +56,9 @@ def never_none(question: GraderQuestion) -> str:
 
 
 def first(question: GraderQuestion) -> str:
-    """Names the first candidate shown, always: blind to the reply, all position."""
-    return verdict_answer(0)
+    """Names the first candidate shown, always: blind to the reply, all position (as
+    the offline oracle with `-M grading=first`)."""
+    return verdict_answer(first_shown(question))
 
 
 def wrong(question: GraderQuestion) -> str:
@@ -73,15 +74,15 @@ def nonsense(question: GraderQuestion) -> str:
     return "Turtles all the way down. <candidate>seven</candidate>"
 
 
-def grader(rule: Rule) -> Model:
-    """A grader model answering every grader prompt by `rule`."""
+def grader(rule: Rule, name: str = "mockllm/grader") -> Model:
+    """A grader model named `name` answering every grader prompt by `rule`."""
 
     def reply(messages: list[ChatMessage]) -> str:
         question = read_grader_prompt(messages[-1].text)
         assert question is not None, messages[-1].text[:200]
         return rule(question)
 
-    return mock_model(reply, name="mockllm/grader")
+    return mock_model(reply, name=name)
 
 
 def shared_split(data: Path) -> Path:

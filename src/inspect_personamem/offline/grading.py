@@ -1,15 +1,19 @@
-"""How the offline oracle grades when bound as the grader: the verdict that is right,
-read off the candidates themselves, for the run's replies and every trial
-(`scoring/grader/trials.py`).
+"""How the offline oracle grades when bound as the grader (`GRADINGS`, its `-M grading`):
+by default the verdict that is right, read off the candidates themselves, for the run's
+replies and every trial (`scoring/grader/trials.py`); or, to set a second grader beside
+it, the first candidate shown, whatever the reply.
 
-The candidate whose text the reply is; else the one candidate whose every distinctive
-sentence (`trials.candidate_parts`, over the candidates as shown) the reply holds;
-else none: a reply holding no candidate's own sentences (what all of them share) or
-two candidates' (a mixed one, or the text of two candidates that are the same) shares
-the assumptions of none of them alone.
+The right verdict: the candidate whose text the reply is; else the one candidate whose
+every distinctive sentence (`trials.candidate_parts`, over the candidates as shown) the
+reply holds; else none: a reply holding no candidate's own sentences (what all of them
+share) or two candidates' (a mixed one, or the text of two candidates that are the
+same) shares the assumptions of none of them alone.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
 
 from inspect_personamem.scoring.grader.prompt import GraderQuestion
 from inspect_personamem.scoring.grader.trials import candidate_parts
@@ -34,6 +38,19 @@ def right_verdict(question: GraderQuestion) -> int | None:
         if own and all(sentence in question.reply for sentence in own)
     ]
     return held[0] if len(held) == 1 else None
+
+
+def first_shown(question: GraderQuestion) -> int | None:
+    """The first candidate shown, whatever the reply: a grader all position."""
+    return 0
+
+
+GRADINGS: Final[dict[str, Callable[[GraderQuestion], int | None]]] = {
+    "right": right_verdict,
+    "first": first_shown,
+}
+"""How the oracle grades, by its `-M grading`: the right verdict (the default), or the
+first candidate shown."""
 
 
 def verdict_answer(named: int | None) -> str:

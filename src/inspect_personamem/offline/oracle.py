@@ -7,8 +7,9 @@ message alone (`answer=open`), it replies with the text of the correct candidate
 (with the same probability; else another candidate's). Bound as the grader
 (`--model-role grader=personamem/oracle`, no question file needed), it gives the right
 verdict, read off the candidates (`offline/grading.py`): the candidate whose text the
-reply is, or whose own sentences it alone holds, else none. Inspect finds it by its provider
-name, `personamem` (registered in `_registry.py`):
+reply is, or whose own sentences it alone holds, else none; with `-M grading=first`, a
+grader all position, it names the first candidate shown. Inspect finds it by its
+provider name, `personamem` (registered in `_registry.py`):
 
     inspect eval inspect_personamem/personamem_32k --model personamem/oracle \\
         -M questions=$PWD/data/questions_32k.csv -M accuracy=0.8 -T data_dir=data
@@ -52,7 +53,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.offline.grading import right_verdict, verdict_answer
+from inspect_personamem.offline.grading import GRADINGS, verdict_answer
 from inspect_personamem.offline.known import Known, KnownQuestions
 from inspect_personamem.offline.reply import offline_output
 from inspect_personamem.parameters import Parameter
@@ -148,7 +149,8 @@ class OracleModel(ModelAPI):
     """Answers every version's questions right with probability `accuracy` (with a
     history) or `accuracy_without_history` (no history before the question), less
     `decay` for each step back of the fact the question needs (see the module
-    docstring); wrong answers are another option, chosen by the same hash."""
+    docstring); wrong answers are another option, chosen by the same hash. As a grader
+    it grades as `grading` names (`offline.grading.GRADINGS`)."""
 
     def __init__(
         self,
@@ -162,17 +164,25 @@ class OracleModel(ModelAPI):
         accuracy_without_history: float = 0.4,
         decay: float = 0.0,
         seed: int = 0,
+        grading: str = "right",
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         selectors = selector_arguments()
         unknown = sorted(name for name in model_args if name not in selectors)
         if unknown:
-            takes = ["questions", *selectors, "accuracy", "accuracy_without_history", "decay"]
+            takes = [
+                "questions", *selectors, "accuracy", "accuracy_without_history", "decay", "seed",
+            ]  # fmt: skip
             raise PersonaMemArgumentError(
                 f"{NAME}: unknown model argument(s) {', '.join(unknown)}; "
-                f"it takes {', '.join(takes)} and seed"
+                f"it takes {', '.join(takes)} and grading"
             )
+        if grading not in GRADINGS:
+            raise PersonaMemArgumentError(
+                f"{NAME}: grading={grading!r}: choose one of {', '.join(GRADINGS)}"
+            )
+        self.grading = GRADINGS[grading]
         self.accuracy = _probability("accuracy", accuracy)
         self.accuracy_without_history = _probability(
             "accuracy_without_history", accuracy_without_history
@@ -192,7 +202,7 @@ class OracleModel(ModelAPI):
     ) -> ModelOutput:
         graded = read_grader_prompt(input[-1].text)
         if graded is not None:
-            return offline_output(self.model_name, verdict_answer(right_verdict(graded)), input)
+            return offline_output(self.model_name, verdict_answer(self.grading(graded)), input)
         if self.questions is None:
             raise PersonaMemArgumentError(
                 f"{NAME} needs the question file it answers: -M questions=PATH "

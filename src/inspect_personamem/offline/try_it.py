@@ -6,20 +6,24 @@ default) as its entry says (`DatasetVersion.trial`: what it generates is marked 
 and without the history on the offline `personamem/oracle` model, choosing among the
 options and answering openly (the oracle grading too), and, choosing, with the
 question's evidence alone (the upper bound) and with what BM25 retrieves of the history
-(which needs no model or download), and writes the report. Nothing it prints measures
-a real model.
+(which needs no model or download); grades the open full-history run's replies again
+with a second offline grader, as a user re-grades a run (Inspect's `score`), and writes
+the report, with the two gradings side by side. Nothing it prints measures a real model.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspect_personamem.arg_types import POSITIVE_COUNT, PROBABILITY
 from inspect_personamem.datasets.base import DatasetVersion, ToolOption, Trial
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog
 
 TITLE = "TRY-IT: the offline personamem/oracle model, not a real model"
 
@@ -35,6 +39,13 @@ RUNS: tuple[dict[str, str], ...] = (
 answering openly (graded by the oracle too), each with and without the history;
 choosing, also with the evidence alone and with BM25 retrieval, so that a retrieval
 run stands beside its upper bound and the full history."""
+REGRADED = RUNS[4]
+"""The run whose replies `try` grades again (`_regrade`): answering openly, with the
+history."""
+SECOND_GRADER: dict[str, Any] = {"grading": "first"}
+"""The second grader's model arguments: the oracle naming the first candidate shown
+whatever the reply (`offline.grading.GRADINGS`), a grader all position, so that the
+report's trial and agreement tables have a grader to find wanting."""
 
 
 def version_options() -> dict[str, tuple[ToolOption, list[DatasetVersion[Any]]]]:
@@ -118,9 +129,15 @@ def run(args: argparse.Namespace) -> int:
                 reason = log.error.message if log.error else "no error recorded"
                 print(f"{run_name}: the run ended {log.status}: {reason}")
                 return 1
-            metrics = log.results.scores[0].metrics if log.results else {}
-            accuracy = metrics["accuracy"].value if "accuracy" in metrics else float("nan")
-            print(f"{run_name}: accuracy {accuracy:.3f} (log: {log.location})")
+            print(f"{run_name}: accuracy {_accuracy(log):.3f} (log: {log.location})")
+            if arguments is REGRADED:
+                run_name = f"{run_name}, re-graded"
+                regraded = _regrade(log.location)
+                second = " ".join(f"-M {k}={v}" for k, v in SECOND_GRADER.items())
+                print(
+                    f"{run_name} by personamem/oracle {second} (names the first candidate "
+                    f"shown): accuracy {_accuracy(regraded):.3f} (log: {regraded.location})"
+                )
     except KeyboardInterrupt:  # a Ctrl-C outside Inspect's own handling of it
         return _interrupted(run_name, logs)
     report = build_report([logs], args.out / "report", title=TITLE)
@@ -128,6 +145,37 @@ def run(args: argparse.Namespace) -> int:
     print(f"report says: {report.headline}")
     print(f"next: inspect view --log-dir {logs}")
     return 0
+
+
+def _accuracy(log: EvalLog) -> float:
+    """A log's stored accuracy; NaN where it has none."""
+    metrics = log.results.scores[0].metrics if log.results else {}
+    return float(metrics["accuracy"].value) if "accuracy" in metrics else float("nan")
+
+
+def _regrade(location: str) -> EvalLog:
+    """The open run's log at `location` graded again by the second grader
+    (`SECOND_GRADER`), as docs/open-answers.md shows a user re-grading a run: Inspect's
+    `score` with the grader role bound to another model, written beside it as
+    `<log>-regraded.eval`."""
+    from inspect_ai import score
+    from inspect_ai.log import read_eval_log, write_eval_log
+    from inspect_ai.model import get_model
+
+    from inspect_personamem.scoring.grader.scorer import graded_scorer
+
+    second = get_model("personamem/oracle", **SECOND_GRADER)
+    regraded = score(
+        read_eval_log(location),
+        graded_scorer(),
+        model_roles={"grader": second},
+        action="overwrite",
+        display="none",
+    )
+    path = Path(location)
+    regraded.location = str(path.with_name(f"{path.stem}-regraded{path.suffix}"))
+    write_eval_log(regraded, regraded.location)
+    return regraded
 
 
 def _run_name(arguments: dict[str, str]) -> str:
@@ -148,8 +196,9 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         description="Write a small dataset of the chosen version, run its task with and "
         "without the history on the offline personamem/oracle model (right with a chosen "
         "probability), choosing among the options and answering openly, and, choosing, "
-        "with the evidence alone and with BM25 retrieval, and write the report. Needs no "
-        "network, no API key and no download.",
+        "with the evidence alone and with BM25 retrieval; grade the open replies again "
+        "with a second offline grader, and write the report. Needs no network, no API key "
+        "and no download.",
     )
     parser.add_argument(
         "--dataset",

@@ -31,6 +31,11 @@ from inspect_ai.scorer import (
 
 from inspect_personamem.datasets.base import Group
 from inspect_personamem.report.logs import READ, Calibration, Run, SampleResult
+from inspect_personamem.scoring.grader.correction import (
+    Corrected,
+    TrialCounts,
+    corrected_by_trials,
+)
 from inspect_personamem.scoring.metrics import group_order
 
 LEVEL = 0.95
@@ -161,6 +166,20 @@ class RunSummary:
     def calibration(self) -> Calibration:
         """The grader's calibration over the run's questions (open answers)."""
         return Calibration.total(s.calibration for s in self.run.samples)
+
+    @property
+    def trials(self) -> list[TrialCounts]:
+        """Each question's trials of its grader per kind (open answers; empty records
+        elsewhere)."""
+        return [s.trials for s in self.run.samples]
+
+    @property
+    def corrected(self) -> Corrected:
+        """The accuracy corrected for its grader's errors measured by its trials, as
+        `accuracy_corrected` computes it (`correction.corrected_by_trials`, the questions
+        resampled by the history they share); NaN where the grader was not measured."""
+        replies = [(s.context_id, s.value) for s in self.run.samples]
+        return corrected_by_trials(replies, self.trials)
 
 
 def summarise(run: Run, label: str) -> RunSummary:

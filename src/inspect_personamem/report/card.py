@@ -42,6 +42,7 @@ from inspect_personamem.report.accuracy import Accuracy, RunSummary, summarise, 
 from inspect_personamem.report.costs import RunCost, run_costs
 from inspect_personamem.report.differences import Difference, differences
 from inspect_personamem.report.errata import errata_of
+from inspect_personamem.report.graded import kind_results, trust
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import ReportError, Run, read_runs
 from inspect_personamem.report.tables import (
@@ -156,7 +157,8 @@ def _reference(run: RunSummary, other: RunSummary) -> dict[str, Any]:
 
 def _grader(summary: RunSummary) -> dict[str, Any] | None:
     """The model that graded the run's open answers, how it generated, and its trials:
-    the calibration counts recomputed, and its figures as Inspect stored them."""
+    each kind's share of right verdicts with its interval and finding, and whether it
+    can be trusted (`report/graded.py`), recomputed; its figures as Inspect stored them."""
     run = summary.run
     if run.grader is None:
         return None
@@ -170,10 +172,19 @@ def _grader(summary: RunSummary) -> dict[str, Any] | None:
         "judged": run.judged,
         "calibration": {
             "questions": c.questions,
-            "trials": c.trials,
-            "identity_accuracy": _number(c.identity_accuracy),
             "position_bias": _number(c.position_bias),
             "separation": _number(c.separation),
+            "trials": {
+                k.kind: {
+                    "trials": k.trials,
+                    "right": k.right,
+                    "share": _number(k.share.value),
+                    "ci95": [_number(k.share.low), _number(k.share.high)],
+                    "finding": k.finding,
+                }
+                for k in kind_results(summary)
+            },
+            "trustworthy": trust(summary),
         },
         "stored_metrics": {
             k: _number(v)
@@ -329,10 +340,16 @@ def _known(file: Mapping[str, Any]) -> str:
 def _grader_words(grader: Mapping[str, Any]) -> str:
     """The grader, how it was bound, and its trials, in words."""
     c = grader["calibration"]
-    measures = ("separation",) if grader["judged"] else ("identity_accuracy", "position_bias")
-    trials = ", ".join(
-        f"{m.replace('_', ' ')} {'–' if c[m] is None else format(c[m], '.3f')}" for m in measures
-    )
+    if grader["judged"]:
+        separation = c["separation"]
+        trials = f"separation {'–' if separation is None else format(separation, '.3f')}"
+    else:
+        kinds = [
+            f"{kind} {t['share']:.2f} [{t['ci95'][0]:.2f}, {t['ci95'][1]:.2f}]"
+            for kind, t in c["trials"].items()
+            if t["trials"] and t["share"] is not None
+        ]
+        trials = f"{', '.join(kinds)}; trustworthy: {c['trustworthy']}"
     bound = "the model under test (self-graded)" if grader["self_graded"] else "its own model"
     tried = f"{trials} over {c['questions']} questions" if c["questions"] else "not tried"
     model = _model(grader["model"], grader["args"], grader["generate_config"])

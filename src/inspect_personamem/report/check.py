@@ -22,6 +22,7 @@ from typing import Any
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.report.accuracy import RunSummary, on_questions
 from inspect_personamem.report.logs import READ
+from inspect_personamem.scoring.metrics import TRIAL_METRICS, corrected_metrics, trial_shares
 
 TOLERANCE = 1e-9
 
@@ -88,7 +89,8 @@ def recomputed_metrics(summary: RunSummary) -> dict[str, float]:
     `unparsed`, for open answers `grader_none` and `grader_unreadable`, for judged ones
     `judge_unread` and `empty_reply`, are recomputed as Inspect computes them: from the
     first epoch (Inspect keeps the first epoch's score metadata); the grader's or
-    judge's calibration from the questions' counts; each value of each group of the
+    judge's calibration from the questions' counts, an open run's trial shares and
+    corrected accuracy by the metrics' own functions; each value of each group of the
     run's version (`<metric>_<value>`), and the mean over the values of its
     `mean_group` (`category_macro`).
     """
@@ -116,14 +118,17 @@ def _first_epochs(summary: RunSummary, counted: Callable[[str], bool]) -> float:
 
 
 def _graded(summary: RunSummary) -> dict[str, float]:
-    """An open run's metrics of its grader (`scoring/metrics.py`, `graded_metrics`)."""
+    """An open run's metrics of its grader (`scoring/metrics.py`, `grader_metrics`),
+    by the functions the metrics use: its verdicts, its trials' shares with their
+    intervals, and the accuracy corrected for its errors."""
     calibration = summary.calibration
     return {
         "grader_none": _first_epochs(summary, lambda status: status == "none"),
         "grader_unreadable": _first_epochs(summary, lambda status: status == "unreadable"),
-        "grader_identity": calibration.identity_accuracy,
+        **trial_shares(summary.trials, list(TRIAL_METRICS)),
         "grader_position_bias": calibration.position_bias,
         "grader_calibrated": calibration.questions,
+        **corrected_metrics(summary.corrected),
     }
 
 

@@ -1,25 +1,30 @@
 """Open answers (`-T answer=open`) in the report: each grader beside the accuracy it
-gave, and a model's chosen answers against its open ones (the paper's Figure 6).
+gave and that accuracy corrected for its errors, its trials kind by kind, and a
+model's chosen answers against its open ones (the paper's Figure 6).
 
 An open answer is judged by a grader, so an open accuracy is only as good as its
-grader. The task measures the grader in the same run (`docs/open-answers.md`): shown
-each candidate itself as the reply, under two orders, it should name that candidate
-(identity accuracy) whatever the order (position bias). Both are recomputed here
-from each question's counts. A grader is not to be trusted where its identity
-accuracy is below `IDENTITY_MIN`, its position bias above `POSITION_BIAS_MAX`, or its
-verdicts on the replies unreadable more often than `UNREADABLE_MAX`; a note says so
-(and the summary, when the model under test graded its own replies).
+grader. The task measures the grader in the same run (`docs/open-answers.md`): on
+replies built from the candidates, whose right verdict is known, of several kinds
+(`scoring/grader/trials.py`). Each kind's share of right verdicts and its 95% interval
+are recomputed here from each question's counts, by the functions the metrics use
+(`scoring/grader/correction.py`), and so is the corrected accuracy.
+
+Whether a grader is to be trusted is read off the intervals, not the point estimates:
+it is not where a kind's interval lies wholly below `TRIAL_LEVEL`, or the interval of
+its unreadable verdicts on the replies wholly above `UNREADABLE_MAX`; its measurement is
+too imprecise to say where a kind's interval is wider than `MAX_WIDTH`. A note says so.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.datasets.base import Group
-from inspect_personamem.report.accuracy import RunSummary, accuracy_of
+from inspect_personamem.report.accuracy import Accuracy, RunSummary, accuracy_of
+from inspect_personamem.report.agreement import agreement_table, regrading_notes, regradings
 from inspect_personamem.report.differences import (
     Groups,
     differences,
@@ -36,21 +41,26 @@ from inspect_personamem.report.tables import (
     difference_cells,
     on_common_questions,
 )
+from inspect_personamem.scoring.grader.correction import Estimate, kind_counts, right_share
+from inspect_personamem.scoring.grader.trials import RIGHT_VERDICTS, TRIAL_KINDS, TrialKind
 
-IDENTITY_MIN = 0.9
-"""Below this identity accuracy a grader is not to be trusted: it fails to name the
-very candidate it is shown more than once in ten trials."""
-POSITION_BIAS_MAX = 0.1
-"""Above this position bias a grader is not to be trusted: the order of the candidates
-changes its verdict on more than one candidate in ten."""
+TRIAL_LEVEL = 0.9
+"""A kind of trial fails where its 95% interval lies wholly below this share of right
+verdicts: the grader errs on more than one such trial in ten, by more than the chance
+of its few trials explains."""
+MAX_WIDTH = 0.2
+"""A kind of trial is measured too imprecisely to say where its 95% interval is wider
+than this: it cannot tell a grader right on 9 trials in 10 (`TRIAL_LEVEL`) from one
+right on 7."""
+UNREADABLE_MAX = 0.05
+"""A grader's verdicts on the replies are unreadable too often where the 95% interval
+of their share lies wholly above this: its format, not the model, decides more than one
+score in twenty."""
 SELF_GRADED = (
     "the grader is the model under test (its name, model arguments and base URL), "
     "whether by `-T grader=self` or bound to the grader role"
 )
 """What `self-graded` means, as the tables say it."""
-UNREADABLE_MAX = 0.05
-"""Above this share of unreadable verdicts on the replies a grader is not to be
-trusted: its answers, not the model's, decide too many scores."""
 
 
 def graded(summaries: Sequence[RunSummary]) -> list[RunSummary]:
@@ -59,19 +69,78 @@ def graded(summaries: Sequence[RunSummary]) -> list[RunSummary]:
     return [s for s in summaries if s.run.grader is not None and not s.run.judged]
 
 
+@dataclass(frozen=True)
+class KindResult:
+    """How a grader did on one kind of trial over a run's calibrated questions."""
+
+    kind: TrialKind
+    trials: int
+    right: int
+    share: Estimate
+    """The share of right verdicts and its 95% interval (`correction.right_share`)."""
+
+    @property
+    def finding(self) -> str:
+        """`fails` (its interval wholly below `TRIAL_LEVEL`), `imprecise` (wider than
+        `MAX_WIDTH`), `holds`, or `no trials` where the kind did not apply."""
+        if not self.trials:
+            return "no trials"
+        if self.share.high < TRIAL_LEVEL:
+            return "fails"
+        return "imprecise" if self.share.high - self.share.low > MAX_WIDTH else "holds"
+
+    @property
+    def said(self) -> str:
+        """The share and its interval in a few words: `generic 0.25 [0.10, 0.49]`."""
+        share = self.share
+        return f"{self.kind} {share.value:.2f} [{share.low:.2f}, {share.high:.2f}]"
+
+
+def kind_results(summary: RunSummary) -> list[KindResult]:
+    """The grader's results on each kind of trial (`TRIAL_KINDS`), over the run's
+    questions."""
+    results = []
+    for kind in TRIAL_KINDS:
+        counts = kind_counts(summary.trials, kind, "right")
+        results.append(
+            KindResult(
+                kind,
+                round(sum(n for _, n in counts)),
+                round(sum(hits for hits, _ in counts)),
+                right_share(summary.trials, (kind,)),
+            )
+        )
+    return results
+
+
+def unreadable(summary: RunSummary) -> Accuracy:
+    """The share of the replies whose verdict could not be read (all epochs), with its
+    95% interval clustered by shared history, as an accuracy's (`accuracy_of`)."""
+    samples = summary.run.samples
+    return accuracy_of([replace(s, value=s.statuses.get("unreadable", 0.0)) for s in samples])
+
+
 def distrust(summary: RunSummary) -> list[str]:
-    """Why an open run's grader is not to be trusted, a few words each; none where it
-    passed every threshold (or was not measured: `trust` says so)."""
-    calibration = summary.calibration
-    unreadable = summary.statuses.get("unreadable", 0.0)
-    reasons = []
-    if calibration.identity_accuracy < IDENTITY_MIN:
-        reasons.append(f"identity accuracy {calibration.identity_accuracy:.2f} < {IDENTITY_MIN}")
-    if calibration.position_bias > POSITION_BIAS_MAX:
-        reasons.append(f"position bias {calibration.position_bias:.2f} > {POSITION_BIAS_MAX}")
-    if unreadable > UNREADABLE_MAX:
-        reasons.append(f"unreadable verdicts {unreadable:.2f} > {UNREADABLE_MAX}")
+    """Why an open run's grader is not to be trusted, a few words each: each kind of
+    trial that fails, and its unreadable verdicts where they are too many; none where
+    nothing does (or nothing was measured: `trust` says so)."""
+    reasons = [
+        f"{result.said} below {TRIAL_LEVEL}"
+        for result in kind_results(summary)
+        if result.finding == "fails"
+    ]
+    share = unreadable(summary)
+    if share.low > UNREADABLE_MAX:
+        reasons.append(
+            f"unreadable verdicts {share.accuracy:.2f} [{share.low:.2f}, {share.high:.2f}] "
+            f"above {UNREADABLE_MAX}"
+        )
     return reasons
+
+
+def imprecise(summary: RunSummary) -> list[str]:
+    """The kinds of trial measured too imprecisely to say (`KindResult.finding`)."""
+    return [r.said for r in kind_results(summary) if r.finding == "imprecise"]
 
 
 def trust(summary: RunSummary) -> str:
@@ -79,7 +148,10 @@ def trust(summary: RunSummary) -> str:
     reasons = distrust(summary)
     if reasons:
         return "NO: " + "; ".join(reasons)
-    return "yes" if summary.calibration.questions else "unknown: not calibrated"
+    if not summary.calibration.questions:
+        return "unknown: not calibrated"
+    vague = imprecise(summary)
+    return f"too few trials to say: {'; '.join(vague)}" if vague else "yes"
 
 
 def _grader_names(summaries: Sequence[RunSummary]) -> list[str]:
@@ -89,59 +161,153 @@ def _grader_names(summaries: Sequence[RunSummary]) -> list[str]:
     return [grader or f"{s.run.model} itself" for s, grader in zip(summaries, graders, strict=True)]
 
 
+TRUST_RULE = (
+    f"A grader is NOT to be trusted where a kind's 95% interval lies wholly below "
+    f"{TRIAL_LEVEL} (it errs on more than one such trial in ten, beyond the chance of its "
+    f"trials), or the interval of its unreadable verdicts on the replies wholly above "
+    f"{UNREADABLE_MAX}; there are too few trials to say where a kind's interval is wider "
+    f"than {MAX_WIDTH} (it cannot tell right on 9 trials in 10 from right on 7: calibrate "
+    "on more questions, `-T grader_calibration`)."
+)
+"""The rule the `trustworthy` column and the trial table's `finding` follow."""
+
+
 def grader_table(summaries: Sequence[RunSummary], name: str = "graders") -> Table:
-    """One row per open run: its accuracy, its grader's verdicts, calibration and
-    trust; `name` is the table's file stem."""
+    """One row per open run: its accuracy as graded and corrected for its grader's
+    errors, its grader's verdicts and whether it can be trusted; `name` is the table's
+    file stem."""
     runs = graded(summaries)
-    rows: tuple[tuple[Cell, ...], ...] = tuple(
-        (
-            s.label,
-            grader,
-            "yes" if s.run.self_graded else "no",
-            s.overall.accuracy,
-            s.statuses.get("none", 0.0) if s.overall.n else math.nan,
-            s.statuses.get("unreadable", 0.0) if s.overall.n else math.nan,
-            s.calibration.questions,
-            s.calibration.identity_accuracy,
-            s.calibration.position_bias,
-            trust(s),
+    rows: list[tuple[Cell, ...]] = []
+    for s, grader in zip(runs, _grader_names(runs), strict=True):
+        corrected = s.corrected
+        rows.append(
+            (
+                s.label,
+                grader,
+                "yes" if s.run.self_graded else "no",
+                s.overall.accuracy,
+                corrected.accuracy.value,
+                corrected.accuracy.low,
+                corrected.accuracy.high,
+                corrected.sensitivity,
+                corrected.false_positive,
+                s.statuses.get("none", 0.0) if s.overall.n else math.nan,
+                s.statuses.get("unreadable", 0.0) if s.overall.n else math.nan,
+                s.calibration.questions,
+                trust(s),
+            )
         )
-        for s, grader in zip(runs, _grader_names(runs), strict=True)
-    )
     return Table(
         name,
         "Open answers and their grader",
         "Runs with `-T answer=open`: the grader (the model bound to the grader role, or "
         "with `-T grader=self` the model under test) read each reply and named the "
         "candidate whose assumptions about the user it shares; `accuracy`: it named the "
-        f"correct one. `self-graded`: {SELF_GRADED}. `none share`, `unreadable share`: "
-        "answers (all epochs) on which it named no candidate, or gave no verdict that "
-        "could be read (both scored wrong). Calibration, recomputed from each calibrated "
-        "question's counts: shown each candidate itself as the reply under two orders, the share "
-        "of trials in which it named that candidate (`identity accuracy`) and the share "
-        "of candidates whose verdict changed with the order (`position bias`). "
-        f"Trustworthy: identity accuracy at least {IDENTITY_MIN}, position bias at most "
-        f"{POSITION_BIAS_MAX} and unreadable verdicts at most {UNREADABLE_MAX}; "
-        "`unknown` where it was not calibrated (`-T grader_calibration=0`).",
+        f"correct one. `self-graded`: {SELF_GRADED}. `corrected` (with its 95% interval): "
+        "the accuracy corrected for the grader's errors measured by its trials (Rogan and "
+        "Gladen: (accuracy − false positives) / (sensitivity − false positives), clipped "
+        "to [0, 1]; blank where the grader names the correct candidate no more often for "
+        "right replies than for wrong ones), its interval a bootstrap clustered by shared "
+        "history that carries the trials' uncertainty too; `sensitivity`: how often it "
+        "named the correct candidate for a reply that carries it (the mean of the "
+        "`identity_correct` and `length` trials), `false positives`: how often for one "
+        "that does not (the mean of the `identity_wrong`, `generic` and `mixed` trials). "
+        "The correction assumes the trials stand for the real replies, which are "
+        "paraphrases no trial is: compare graders (re-grade the run: `grader_agreement`) "
+        "rather than trust one. `none share`, `unreadable share`: answers (all epochs) "
+        "on which it named no candidate, or gave no verdict that could be read (both "
+        "scored wrong). `calibrated questions`: those it was measured on (each kind of "
+        f"trial in `grader_trials`). {TRUST_RULE} `unknown` where it was not calibrated "
+        "(`-T grader_calibration=0`).",
         (
             "run",
             "grader",
             "self-graded",
             "accuracy",
+            "corrected",
+            "corrected ci95 low",
+            "corrected ci95 high",
+            "sensitivity",
+            "false positives",
             "none share",
             "unreadable share",
             "calibrated questions",
-            "identity accuracy",
-            "position bias",
             "trustworthy",
+        ),
+        tuple(rows),
+    )
+
+
+def trial_table(summaries: Sequence[RunSummary], name: str = "grader_trials") -> Table:
+    """One row per calibrated open run and kind of trial: its trials, the right ones,
+    their share with its interval, and what that finds; `name` is the table's file
+    stem."""
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            s.label,
+            r.kind,
+            RIGHT_VERDICTS[r.kind],
+            r.trials,
+            r.right,
+            r.share.value,
+            r.share.low,
+            r.share.high,
+            r.finding,
+        )
+        for s in graded(summaries)
+        if s.calibration.questions
+        for r in kind_results(s)
+    )
+    return Table(
+        name,
+        "The graders' trials",
+        "Per open run whose grader was measured, per kind of trial: the grader was shown "
+        "replies built from the question's candidates, whose right verdict is known "
+        "(`right verdict`; see docs/open-answers.md), each under two orders of the "
+        "candidates, and the run's own reply again under the reverse order (`reorder`). "
+        "`trials`, `right`: summed over the calibrated questions; `accuracy`: the share "
+        "of right verdicts, with its 95% interval (Wilson's, with the trials counted as "
+        "fewer where one question's trials go together: Kish's design effect), as the "
+        "metrics `grader_identity` (both identity kinds), `grader_generic`, "
+        "`grader_mixed`, `grader_length` and `grader_reorder` give them. `finding`: "
+        f"`fails` where the interval lies wholly below {TRIAL_LEVEL}, `imprecise` where "
+        f"it is wider than {MAX_WIDTH}, `holds` otherwise, `no trials` where the kind did "
+        f"not apply to the questions (left out of the corrected accuracy). {TRUST_RULE}",
+        (
+            "run",
+            "kind",
+            "right verdict",
+            "trials",
+            "right",
+            "accuracy",
+            "ci95 low",
+            "ci95 high",
+            "finding",
         ),
         rows,
     )
 
 
+def grader_tables(summaries: Sequence[RunSummary], prefix: str = "") -> list[Table]:
+    """The tables of the graders that named candidates, where any did:
+    `<prefix>graders`; `<prefix>grader_trials`, where one was measured; and
+    `<prefix>grader_agreement`, where the same replies were graded more than once."""
+    runs = graded(summaries)
+    if not runs:
+        return []
+    measured = any(s.calibration.questions for s in runs)
+    return [
+        grader_table(runs, f"{prefix}graders"),
+        *([trial_table(runs, f"{prefix}grader_trials")] if measured else []),
+        *([agreement_table(runs, f"{prefix}grader_agreement")] if regradings(runs) else []),
+    ]
+
+
 def grader_notes(summaries: Sequence[RunSummary]) -> list[str]:
-    """A note for each open run whose grader (or judge) is not to be trusted or was not
-    calibrated (that a run was self-graded the summary says: `glance.caveat_lines`)."""
+    """A note for each open run whose grader (or judge) is not to be trusted, was
+    measured on too few trials to say, or was not calibrated (that a run was
+    self-graded the summary says: `glance.caveat_lines`); and for each set of gradings
+    of the same replies (`agreement.regrading_notes`)."""
     runs = [s for s in summaries if s.run.grader is not None]
     notes = []
     for s, grader in zip(runs, _grader_names(runs), strict=True):
@@ -158,7 +324,14 @@ def grader_notes(summaries: Sequence[RunSummary]) -> list[str]:
                 "grader_calibration=0`, or the run asked none of the calibration "
                 "questions): whether it can be trusted is not known"
             )
-    return notes
+        elif vague := imprecise(s):
+            notes.append(
+                f"{s.label}: its grader {grader} was measured on too few trials to say "
+                f"whether it can be trusted ({'; '.join(vague)}: intervals wider than "
+                f"{MAX_WIDTH}; calibrated on {s.calibration.questions} questions): "
+                "calibrate it on more (`-T grader_calibration`)"
+            )
+    return notes + regrading_notes(graded(summaries))
 
 
 @dataclass(frozen=True)

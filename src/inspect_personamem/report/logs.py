@@ -3,8 +3,9 @@
 Only each log's header and its sample summaries are read, never the messages, so a
 large log is read in about the time its header takes. A summary keeps the sample
 metadata its dataset version groups and clusters its questions by (`Group.key`,
-`DatasetVersion.cluster`) and the score's metadata (`status`; an open answer's
-`calibration_*` counts), which is all a report needs, but for what a retrieval run
+`DatasetVersion.cluster`), the score's answer (an open answer's verdict) and its
+metadata (`status`; an open answer's trial counts, `grader_trials` and
+`calibration_*`), which is all a report needs, but for what a retrieval run
 records (`RECORDS`): where a summary thinned one of those, the samples are read too,
 without their messages and events.
 
@@ -23,7 +24,7 @@ import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -47,7 +48,9 @@ from inspect_personamem.errors import PersonaMemError
 from inspect_personamem.history.table import HISTORIES
 from inspect_personamem.run.arguments import scoring_defaults
 from inspect_personamem.run.migration import current_arguments
+from inspect_personamem.scoring.grader.correction import TrialCounts
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD
+from inspect_personamem.scoring.metrics import trial_record
 
 SCORER = "personamem_scorer"
 """The task's scorer; a log naming another single scorer (`graded_scorer` of open
@@ -150,29 +153,20 @@ class Tokens:
 
 @dataclass(frozen=True)
 class Calibration:
-    """How a grader did when shown the candidates themselves as the reply: one
-    question's counts (`calibration_*` in its score's metadata, first epoch only), or
-    the sums over a run's questions. A judge scoring against the label (`Run.judged`) is
-    calibrated by `separated` alone; a grader of the candidates by the others."""
+    """How a grader did when shown the candidates themselves as the reply under two
+    orders: one question's counts (`calibration_*` in its score's metadata, first epoch
+    only), or the sums over a run's questions. A judge scoring against the label
+    (`Run.judged`) is calibrated by `separated` alone; a grader of the candidates by the
+    others (its trials of every kind are each question's `SampleResult.trials`)."""
 
     questions: int = 0
     """Questions calibrated."""
-    trials: int = 0
-    """Times a candidate was shown as the reply (each candidate under two orders)."""
-    identity: int = 0
-    """Trials in which the grader named the candidate it was shown."""
     candidates: int = 0
     """Candidates shown."""
     order_changes: int = 0
     """Candidates whose verdict changed with the order."""
     separated: int = 0
     """Questions on which the judge scored the correct candidate above the three others."""
-
-    @property
-    def identity_accuracy(self) -> float:
-        """Share of trials naming the candidate shown (1.0 for a faithful grader); NaN
-        without trials."""
-        return self.identity / self.trials if self.trials else math.nan
 
     @property
     def position_bias(self) -> float:
@@ -253,6 +247,13 @@ class SampleResult:
     evidence_located: bool | None = None
     """Whether its evidence lies at known history positions, where the run recorded it
     (retrieval and upper-bound runs; None elsewhere)."""
+    trials: TrialCounts = field(default_factory=dict)
+    """The grader's trials on this question per kind, as its first epoch's score holds
+    them (`scoring.metrics.trial_record`; open answers on a calibration question, empty
+    elsewhere)."""
+    answers: Mapping[int, str] = field(default_factory=dict)
+    """Each scored epoch -> its answer as scored (`Score.answer`): of an open answer the
+    grader's verdict, the candidate it named (`(b)`), `none` or `unreadable`."""
 
 
 @dataclass(frozen=True)
@@ -260,6 +261,10 @@ class Run:
     """One log of a PersonaMem task: what was run, and the scored questions."""
 
     location: str
+    eval_id: str
+    """Inspect's id of the eval that made the replies (`eval.eval_id`): unique to each
+    run, kept by `inspect score`, so that logs sharing it hold the same replies (graded
+    again: `report/agreement.py`)."""
     task: str
     version: str
     """The task version (`Task(version=...)`) the log was made with."""
@@ -559,6 +564,7 @@ def _run(file: str, header: EvalLog, benchmark: str, summaries: Iterable[EvalSam
     model_id = _model_id(spec.model, model_args, spec.model_base_url)
     return Run(
         location=file,
+        eval_id=spec.eval_id,
         task=spec.task,
         version=str(spec.task_version),
         benchmark=benchmark,
@@ -811,8 +817,7 @@ def _sample(
     missing = [key for key in (*keys, cluster) if key not in metadata]
     if missing:
         raise ReportError(f"{file}: sample {first.id} lacks metadata field(s) {', '.join(missing)}")
-    scores = [summary.scores[scorer] for summary in epochs if summary.scores]
-    first_status = _status(scores[0])
+    first_score = next(summary.scores[scorer] for summary in epochs if summary.scores)
     scored = [
         summary
         for summary in epochs
@@ -831,13 +836,17 @@ def _sample(
         value=sum(_to_float(score.value) for score in scores) / len(scores),
         statuses={status: count / len(scores) for status, count in statuses.items()},
         epochs=len(scores),
-        first_epoch_status=first_status,
+        first_epoch_status=_status(first_score),
         tokens=_tokens(scored, records),
         logged_cost=_logged_cost(scored),
         calibration=Calibration.total(map(_calibration, scores)),
         retrieval=None if retrieval is None else str(retrieval["status"]),
         memory=_memory_time(scored, records),
         evidence_located=None if evidence is None else bool(evidence["located"]),
+        trials=trial_record(first_score.metadata),
+        answers={
+            summary.epoch: score.answer or "" for summary, score in zip(scored, scores, strict=True)
+        },
     )
 
 
@@ -850,12 +859,9 @@ def _calibration(score: Score) -> Calibration:
     """The grader's calibration counts in a score's metadata (none outside the
     calibration questions' first epoch)."""
     metadata = score.metadata or {}
-    trials = int(metadata.get("calibration_trials", 0))
     separates = metadata.get("calibration_separates")
     return Calibration(
-        questions=int(trials > 0 or separates is not None),
-        trials=trials,
-        identity=int(metadata.get("calibration_identity", 0)),
+        questions=int(bool(metadata.get("calibration_trials")) or separates is not None),
         candidates=int(metadata.get("calibration_candidates", 0)),
         order_changes=int(metadata.get("calibration_order_changes", 0)),
         separated=int(separates or 0),

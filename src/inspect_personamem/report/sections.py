@@ -18,7 +18,7 @@ from typing import Any
 
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.report.accuracy import RunSummary
-from inspect_personamem.report.graded import graded, grader_table
+from inspect_personamem.report.graded import grader_tables
 from inspect_personamem.report.html_page import FigureFile
 from inspect_personamem.report.retrieval import (
     evidence_bounds_table,
@@ -88,14 +88,15 @@ class ReportContext:
     def common(
         self, version: DatasetVersion[Any], summaries: Sequence[RunSummary]
     ) -> list[Section]:
-        """The sections every version's runs get, named `<key>_<table>` and titled
-        after the version: overall, the graders of open answers (where a grader named
-        candidates), the runs, accuracy per value of each group, what the retrieval
-        runs' memories did (`retrieval`), every estimate."""
+        """The sections every version's runs get, named `<key>_<table>` and titled after
+        the version: overall, the graders of open answers, their trials and their agreement
+        (where a grader named candidates: `graded.grader_tables`), the runs, accuracy
+        per value of each group, what the retrieval runs' memories did (`retrieval`),
+        every estimate."""
         prefix = f"{version.key}_"
         tables: list[Section] = [
             overall_table(summaries, version, f"{prefix}overall"),
-            *([grader_table(summaries, f"{prefix}graders")] if graded(summaries) else []),
+            *grader_tables(summaries, prefix),
             runs_table(summaries, f"{prefix}runs"),
             *(
                 group_table(

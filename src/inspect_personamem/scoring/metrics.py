@@ -14,7 +14,7 @@ here and counts it in the log's `unscored_samples`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from inspect_ai.scorer import (
@@ -30,17 +30,13 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from inspect_personamem.scoring.grader.correction import (
-    Counts,
+    Corrected,
     Estimate,
-    corrected_accuracy,
-    pooled_rate,
-    wilson,
+    TrialCounts,
+    corrected_by_trials,
+    right_share,
 )
-from inspect_personamem.scoring.grader.trials import (
-    FALSE_POSITIVE_KINDS,
-    SENSITIVITY_KINDS,
-    TRIAL_COUNTS,
-)
+from inspect_personamem.scoring.grader.trials import TRIAL_COUNTS, TrialKind
 
 
 @metric
@@ -126,14 +122,30 @@ def grader_verdicts() -> Metric:
     return compute
 
 
-def _trial_counts(scores: list[SampleScore], kind: str, hits: str) -> list[Counts]:
-    """Per calibrated question with trials of `kind`: (its `hits` count, its trials)."""
-    found = []
-    for s in scores:
-        count = ((s.score.metadata or {}).get(TRIAL_COUNTS) or {}).get(kind) or {}
-        if count.get("trials"):
-            found.append((float(count[hits]), float(count["trials"])))
-    return found
+TRIAL_METRICS: dict[str, tuple[TrialKind, ...]] = {
+    "grader_identity": ("identity_correct", "identity_wrong"),
+    "grader_generic": ("generic",),
+    "grader_mixed": ("mixed",),
+    "grader_length": ("length",),
+    "grader_reorder": ("reorder",),
+}
+"""Each metric of the grader's trials -> the kinds of trial whose right verdicts it
+shares (`trials.TRIAL_KINDS`): the identity trials together, each other kind alone."""
+
+
+def trial_record(metadata: Mapping[str, Any] | None) -> TrialCounts:
+    """A score's trials per kind (`TRIAL_COUNTS`); empty for a question not calibrated."""
+    return cast(TrialCounts, (metadata or {}).get(TRIAL_COUNTS) or {})
+
+
+def trial_shares(questions: Sequence[TrialCounts], names: Sequence[str]) -> dict[str, float]:
+    """The metrics `names` of `TRIAL_METRICS` over `questions`, each with its 95%
+    interval (`<name>_low`, `<name>_high`: Wilson, clustered by question,
+    `correction.right_share`)."""
+    shares: dict[str, float] = {}
+    for name in names:
+        shares |= _interval(name, right_share(questions, TRIAL_METRICS[name]))
+    return shares
 
 
 def _interval(name: str, estimate: Estimate) -> dict[str, float]:
@@ -141,11 +153,9 @@ def _interval(name: str, estimate: Estimate) -> dict[str, float]:
     return {name: estimate.value, f"{name}_low": estimate.low, f"{name}_high": estimate.high}
 
 
-def _right_share(scores: list[SampleScore], name: str, *kinds: str) -> dict[str, float]:
-    """The share of right verdicts in the trials of `kinds`, with its interval (Wilson,
-    clustered by question: `correction.pooled_rate`)."""
-    counts = [c for kind in kinds for c in _trial_counts(scores, kind, "right")]
-    return _interval(name, wilson(pooled_rate(counts)))
+def _records(scores: list[SampleScore]) -> list[TrialCounts]:
+    """Each score's trials per kind (`trial_record`)."""
+    return [trial_record(s.score.metadata) for s in scores]
 
 
 @metric
@@ -155,7 +165,7 @@ def grader_identity() -> Metric:
     with its 95% interval (`_low`, `_high`)."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        return _right_share(scores, "grader_identity", "identity_correct", "identity_wrong")
+        return cast(Value, trial_shares(_records(scores), ["grader_identity"]))
 
     return compute
 
@@ -169,10 +179,8 @@ def grader_trials() -> Metric:
     reply's verdict unchanged under the reverse order)."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        shares: dict[str, float] = {}
-        for kind in ("generic", "mixed", "length", "reorder"):
-            shares |= _right_share(scores, f"grader_{kind}", kind)
-        return cast(Value, shares)
+        others = [name for name in TRIAL_METRICS if name != "grader_identity"]
+        return cast(Value, trial_shares(_records(scores), others))
 
     return compute
 
@@ -219,21 +227,18 @@ def accuracy_corrected(cluster: str | None = None) -> Metric:
             )
             for s in scores
         ]
-        corrected = corrected_accuracy(
-            replies,
-            [_trial_counts(scores, kind, "named_correct") for kind in SENSITIVITY_KINDS],
-            [_trial_counts(scores, kind, "named_correct") for kind in FALSE_POSITIVE_KINDS],
-        )
-        return cast(
-            Value,
-            _interval("accuracy_corrected", corrected.accuracy)
-            | {
-                "grader_sensitivity": corrected.sensitivity,
-                "grader_false_positives": corrected.false_positive,
-            },
-        )
+        return cast(Value, corrected_metrics(corrected_by_trials(replies, _records(scores))))
 
     return compute
+
+
+def corrected_metrics(corrected: Corrected) -> dict[str, float]:
+    """`accuracy_corrected` (with `_low`, `_high`), `grader_sensitivity` and
+    `grader_false_positives`, as the metric names them."""
+    return _interval("accuracy_corrected", corrected.accuracy) | {
+        "grader_sensitivity": corrected.sensitivity,
+        "grader_false_positives": corrected.false_positive,
+    }
 
 
 def grader_metrics(cluster: str | None = None) -> list[Metric]:

@@ -10,9 +10,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from inspect_ai.log import EvalLog, read_eval_log
-from support.graders import first, grader
-from support.helpers import SMALL_V2, Reply, mock_model, run_task
+from inspect_ai import score
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
+from support.graders import faithful, first, grader
+from support.helpers import DISPLAY, SMALL_V2, Reply, mock_model, run_task
 from support.reports import assert_labels_inside
 
 from inspect_personamem.data.provenance import MARK
@@ -20,24 +21,13 @@ from inspect_personamem.datasets.v2.generator import generate_v2
 from inspect_personamem.datasets.v2.published import paper_range, published_v2
 from inspect_personamem.report import build_report
 from inspect_personamem.report.build import Report
+from inspect_personamem.scoring.grader.scorer import graded_scorer
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
 pytestmark = pytest.mark.report
 
 V2_TASK = "inspect_personamem/personamem_v2_32k"
 SHAPE = replace(SMALL_V2, personas=8)
-NOT_YET_RECOMPUTED = frozenset(
-    {
-        "grader_identity_low", "grader_identity_high",
-        *(f"grader_{kind}{end}" for kind in ("generic", "mixed", "length", "reorder")
-          for end in ("", "_low", "_high")),
-        "accuracy_corrected", "accuracy_corrected_low", "accuracy_corrected_high",
-        "grader_sensitivity", "grader_false_positives",
-    }
-)  # fmt: skip
-"""An open run's metrics of its grader's trials and of the corrected accuracy, which
-the report does not recompute yet (`report/check.py`): left out of the count until it
-does."""
 """Enough personas (8, 2-4 questions each) for clustered intervals in every group."""
 
 
@@ -146,7 +136,7 @@ def test_every_v2_metric_recomputed_matches_what_inspect_stored(
         assert "matches Inspect" in note, note
         log = read_eval_log(s.run.location, header_only=True)
         assert log.results is not None
-        stored = set(log.results.scores[0].metrics) - NOT_YET_RECOMPUTED
+        stored = set(log.results.scores[0].metrics)
         assert f"matches Inspect ({len(stored)} metrics)" in note, (note, sorted(stored))
 
 
@@ -217,7 +207,38 @@ def test_judged_and_graded_runs_report_their_judge_and_grader(
     assert "judged by mockllm/judge" in judged["run"]
     (graded,) = rows(out, "v2_graders")
     assert "graded by mockllm/grader" in graded["run"]
-    assert float(graded["position bias"]) == 1.0  # the grader names the first, always
+    # the grader names the first candidate, always: the order decides its verdicts
+    findings = {row["kind"]: row["finding"] for row in rows(out, "v2_grader_trials")}
+    assert findings["identity_wrong"] == findings["reorder"] == "fails"
+    assert graded["trustworthy"].startswith("NO: ")
+
+
+def test_a_regraded_v2_run_is_set_beside_its_first_grading_by_persona(
+    v2_report: tuple[Report, dict[str, EvalLog], Path], tmp_path: Path
+) -> None:
+    """The open run graded again by a faithful grader (Inspect's `score`): the two
+    gradings side by side, their intervals clustered by persona, and the re-grade's
+    stored metrics matching the report's."""
+    _, runs, _ = v2_report
+    original = read_eval_log(runs["graded"].location)
+    regraded = score(
+        original,
+        graded_scorer(),
+        model_roles={"grader": grader(faithful, "mockllm/faithful")},
+        action="overwrite",
+        display=DISPLAY,
+    )
+    write_eval_log(regraded, str(tmp_path / "regraded.eval"))
+    report = build_report([runs["graded"].location, tmp_path / "regraded.eval"], tmp_path / "out")
+    [row] = rows(tmp_path / "out", "v2_grader_agreement")
+    personas = {str(sample.metadata["persona_id"]) for sample in original.samples or []}
+    assert (row["questions"], row["contexts"]) == (
+        str(len(original.samples or [])),
+        str(len(personas)),
+    )
+    assert "graded by mockllm/grader" in row["grading"]
+    assert "graded by mockllm/faithful" in row["other grading"]
+    assert not any("MISMATCH" in note for note in report.notes), report.notes
 
 
 def test_a_report_of_v2_runs_alone_writes_no_v1_tables(tmp_path: Path) -> None:

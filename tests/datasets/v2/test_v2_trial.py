@@ -21,14 +21,15 @@ QUESTIONS = 20
 
 @dataclass(frozen=True)
 class Tried:
-    """What one `try --dataset v2` left: its exit status, what it printed, its folder and
-    its logs by (answer, history)."""
+    """What one `try --dataset v2` left: its exit status, what it printed, its folder,
+    its logs by (answer, history) and the open full-history run's re-grade."""
 
     code: int
     out: str
     err: str
     folder: Path
     runs: dict[tuple[str, str], EvalLog]
+    regraded: EvalLog
 
 
 def try_it(folder: Path, *args: str) -> tuple[int, str, str]:
@@ -47,11 +48,13 @@ def tried(tmp_path_factory: pytest.TempPathFactory) -> Tried:
     folder = tmp_path_factory.mktemp("try") / "out"
     code, out, err = try_it(folder, "--questions-count", str(QUESTIONS))
     logs = [read_eval_log(info) for info in list_eval_logs(str(folder / "logs"))]
+    [regraded] = [log for log in logs if log.location.endswith("-regraded.eval")]
+    logs.remove(regraded)
     runs = {
         (str(log.eval.task_args["answer"]), str(log.eval.task_args["history"])): log for log in logs
     }
     assert len(runs) == len(logs)
-    return Tried(code, out, err, folder, runs)
+    return Tried(code, out, err, folder, runs, regraded)
 
 
 def accuracy(log: EvalLog) -> float:
@@ -102,12 +105,15 @@ def test_open_answers_are_graded_by_the_oracle(tried: Tried) -> None:
 
 
 @pytest.mark.report
-def test_it_writes_the_report_of_the_six_v2_runs(tried: Tried) -> None:
+def test_it_writes_the_report_of_the_six_v2_runs_and_the_regrade(tried: Tried) -> None:
     assert tried.code == 0, tried.err
     assert (tried.folder / "report" / "index.html").is_file()
     tables = tried.folder / "report" / "tables"
     rows = (tables / "v2_overall.csv").read_text(encoding="utf-8").splitlines()[1:]
-    assert len(rows) == 6 and all("personamem/oracle" in row for row in rows)
+    assert len(rows) == 7 and all("personamem/oracle" in row for row in rows)
+    assert tried.regraded.eval.eval_id == tried.runs["open", "full"].eval.eval_id
+    [agreement] = (tables / "v2_grader_agreement.csv").read_text().splitlines()[1:]
+    assert "graded by personamem/oracle (grading=first)" in agreement
     assert not (tables / "overall.csv").exists()  # no v1 run, no v1 table
 
 

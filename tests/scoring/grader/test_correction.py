@@ -113,3 +113,12 @@ def test_the_interval_covers_the_true_accuracy_the_judged_one_misses() -> None:
     assert covered / 200 >= 0.9
     assert np.mean(judged) - TRUE_ACCURACY == pytest.approx(0.10, abs=0.01)
     assert abs(np.mean(corrected) - TRUE_ACCURACY) < 0.01
+
+
+def test_the_interval_does_not_depend_on_the_order_of_the_replies() -> None:
+    """Inspect hands a metric its samples in the order they finished and the report
+    reads them in another: the same replies give the same interval in any order."""
+    replies, sensitivity, false = _simulated_run(0)
+    given = corrected_accuracy(replies, sensitivity, false).accuracy
+    turned = corrected_accuracy(replies[::-1], sensitivity, false).accuracy
+    assert (turned.low, turned.high) == (given.low, given.high)

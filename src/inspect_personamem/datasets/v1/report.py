@@ -1,9 +1,10 @@
 """PersonaMem's part of the report (`DatasetVersion.report_sections`): the paper's
 figures and tables, and the runs next to the authors' published numbers.
 
-Tables (file stems): overall, graders, runs, categories, methods, method_differences,
-gain, floor, choice_open, cost, evidence_use, evidence_bounds, memory_cost, sessions,
-published, published_methods, topics, estimates (graders, methods, method_differences,
+Tables (file stems): overall, graders, grader_trials, grader_agreement, runs,
+categories, methods, method_differences, gain, floor, choice_open, cost, evidence_use,
+evidence_bounds, memory_cost, sessions, published, published_methods, topics,
+estimates (the graders' three (`graded.grader_tables`), methods, method_differences,
 gain, floor, choice_open, the retrieval runs' three (`ReportContext.retrieval`) and the
 published ones only when they apply). Figures: categories, methods_<n>_<model>,
 choice_open_<n>_<run>, cost, evidence_<n>_<run>, sessions, published_<n>_<run>. The
@@ -35,8 +36,7 @@ from inspect_personamem.report.costs import cost_table, run_costs
 from inspect_personamem.report.graded import (
     choice_open_pairs,
     choice_open_table,
-    graded,
-    grader_table,
+    grader_tables,
 )
 from inspect_personamem.report.sections import Inclusion, ReportContext, Section
 from inspect_personamem.report.tables import (
@@ -137,7 +137,7 @@ def report_sections(
         )
         for i, (s, published) in enumerate(matches, start=1)
     ]
-    graders = [grader_table(summaries)] if graded(summaries) else []
+    graders = grader_tables(summaries)
     gain = [gain_table(pairs)] if pairs else []
     floor = [floor_table(floors)] if floors else []
     method_tables = (

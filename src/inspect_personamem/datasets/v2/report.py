@@ -4,14 +4,15 @@ PersonaMem's: other questions, other label groups, other published numbers.
 Its figure (`v2`, `figure.py`): the runs beside the published numbers, and accuracy per
 preference type. Its tables (file stems `v2_*`): the overall results and the runs as for
 PersonaMem (standard errors clustered by persona), the graders of open answers
-(`judge=options`), the authors' preference judge (`judge=preference`), accuracy per
-label group, and the runs beside the numbers published about PersonaMem-v2: the paper's
-(a range for frontier LLMs) and the vendors' own, labelled self-reported with how their
-harnesses deviate (`published.published_v2`); then, where retrieval or memory runs are
-among them, what their memories did (`ReportContext.retrieval`: `v2_evidence_use`,
-`v2_evidence_bounds`, `v2_memory_cost`, figures `v2_evidence_<n>_<run>`). A run is set
-beside them, never equated with them: the authors' option order cannot be repeated, the
-vendors' harnesses differ from the authors' protocol and from each other.
+(`judge=options`), their trials and their agreement, the authors' preference judge
+(`judge=preference`), accuracy per label group, and the runs beside the numbers
+published about PersonaMem-v2: the paper's (a range for frontier LLMs) and the vendors'
+own, labelled self-reported with how their harnesses deviate (`published.published_v2`);
+then, where retrieval or memory runs are among them, what their memories did
+(`ReportContext.retrieval`: `v2_evidence_use`, `v2_evidence_bounds`, `v2_memory_cost`,
+figures `v2_evidence_<n>_<run>`). A run is set beside them, never equated with them: the
+authors' option order cannot be repeated, the vendors' harnesses differ from the
+authors' protocol and from each other.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.v2.published import PublishedV2, paper_range, published_v2
 from inspect_personamem.report.accuracy import RunSummary
-from inspect_personamem.report.graded import SELF_GRADED, graded, grader_table
+from inspect_personamem.report.graded import SELF_GRADED, grader_tables
 from inspect_personamem.report.sections import ReportContext, Section, titled
 from inspect_personamem.report.tables import Cell, Table, overall_table, runs_table
 
@@ -58,7 +59,7 @@ def v2_tables(summaries: Sequence[RunSummary], version: DatasetVersion[Any]) -> 
     judged = [s for s in summaries if s.run.judged]
     tables = [
         overall_table(summaries, version, f"{PREFIX}overall"),
-        *([grader_table(summaries, f"{PREFIX}graders")] if graded(summaries) else []),
+        *grader_tables(summaries, PREFIX),
         *([judge_table(judged)] if judged else []),
         runs_table(summaries, f"{PREFIX}runs"),
         published_table(summaries),

@@ -16,7 +16,8 @@ Each rate is estimated from trials (`trials.py`) grouped in kinds: the mean of i
 kinds' rates, each kind pooled over its questions (a kind with no trials is left out).
 Trials of one question are not independent, so each kind's rate counts its trials as
 an effective number (`Rate.effective`: the trials over Kish's design effect, from the
-spread of the questions' own rates).
+spread of the questions' own rates). The questions' trials are read as their scores
+hold them (`TrialCounts`), by the metrics and the report alike.
 
 The interval is a bootstrap: the observed accuracy resampled by cluster (the
 histories questions share), each kind's rate drawn from its Beta distribution
@@ -29,18 +30,24 @@ any accuracy: it counts as 0 for the lower bound and 1 for the upper.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
 from numpy.typing import NDArray
 
+from inspect_personamem.scoring.grader.trials import FALSE_POSITIVE_KINDS, SENSITIVITY_KINDS
+
 _CHUNK = 256
 """Bootstrap draws made at once."""
 
 Counts = tuple[float, float]
 """One question's trials of a kind: (hits, trials)."""
+TrialCounts = Mapping[str, Mapping[str, float]]
+"""One question's trials per kind, as its score's metadata holds them
+(`trials.TRIAL_COUNTS`: `{kind: {"trials", "right", "named_correct"}}`); empty for a
+question not calibrated."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,22 @@ def wilson(rate: Rate | None, level: float = 0.95) -> Estimate:
     return Estimate(p, max(0.0, centre - half), min(1.0, centre + half))
 
 
+def kind_counts(questions: Sequence[TrialCounts], kind: str, hits: str) -> list[Counts]:
+    """Per question with trials of `kind`: (its `hits` count, its trials)."""
+    found = []
+    for question in questions:
+        count = question.get(kind) or {}
+        if count.get("trials"):
+            found.append((float(count[hits]), float(count["trials"])))
+    return found
+
+
+def right_share(questions: Sequence[TrialCounts], kinds: Sequence[str]) -> Estimate:
+    """The share of right verdicts in the trials of `kinds`, pooled over `questions`,
+    with its Wilson interval; NaN without such trials."""
+    return wilson(pooled_rate([c for kind in kinds for c in kind_counts(questions, kind, "right")]))
+
+
 @dataclass(frozen=True)
 class Corrected:
     """A corrected accuracy and the grader's rates it used."""
@@ -134,6 +157,21 @@ def corrected_accuracy(
     return Corrected(Estimate(value, low, high), true_positive, false)
 
 
+def corrected_by_trials(
+    replies: Sequence[tuple[Hashable, float]], questions: Sequence[TrialCounts]
+) -> Corrected:
+    """The accuracy of `replies` corrected for the grader measured by the trials of
+    `questions`: its sensitivity from the kinds whose reply is right
+    (`trials.SENSITIVITY_KINDS`), its false positives from those whose reply is not
+    (`trials.FALSE_POSITIVE_KINDS`), each counted by the verdicts naming the correct
+    candidate."""
+    return corrected_accuracy(
+        replies,
+        [kind_counts(questions, kind, "named_correct") for kind in SENSITIVITY_KINDS],
+        [kind_counts(questions, kind, "named_correct") for kind in FALSE_POSITIVE_KINDS],
+    )
+
+
 def _correct(
     observed: NDArray[np.float64], sensitivity: NDArray[np.float64], false: NDArray[np.float64]
 ) -> NDArray[np.float64]:
@@ -148,13 +186,16 @@ def _cluster_draws(
     replies: Sequence[tuple[Hashable, float]], draws: int, rng: np.random.Generator
 ) -> NDArray[np.float64]:
     """The mean of `replies`, resampled `draws` times by cluster (in chunks of
-    `_CHUNK` draws: a run of thousands of unclustered questions stays small)."""
-    sums: dict[Hashable, list[float]] = {}
+    `_CHUNK` draws: a run of thousands of unclustered questions stays small). The
+    clusters are drawn in the order of their names, so that the draws do not depend on
+    the order the replies come in (Inspect hands a metric the samples in the order they
+    finished; the report reads them in another)."""
+    sums: dict[str, list[float]] = {}
     for cluster, value in replies:
-        total = sums.setdefault(cluster, [0.0, 0.0])
+        total = sums.setdefault(str(cluster), [0.0, 0.0])
         total[0] += value
         total[1] += 1
-    values = np.array(list(sums.values()))
+    values = np.array([sums[name] for name in sorted(sums)])
     result = np.empty(draws)
     for start in range(0, draws, _CHUNK):
         chosen = rng.integers(0, len(values), size=(min(_CHUNK, draws - start), len(values)))

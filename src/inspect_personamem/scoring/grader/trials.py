@@ -44,6 +44,16 @@ TRIAL_KINDS: Final[tuple[TrialKind, ...]] = (
     "reorder",
 )
 
+RIGHT_VERDICTS: Final[dict[TrialKind, str]] = {
+    "identity_correct": "the correct candidate: the reply is it",
+    "identity_wrong": "the wrong candidate the reply is",
+    "generic": "none: the reply is what every candidate says",
+    "mixed": "none: the reply is two candidates' own parts",
+    "length": "the correct candidate, shown shorter than a wrong one",
+    "reorder": "the reply's own verdict, under the reverse order",
+}
+"""What the right verdict of each kind of trial is, in a few words (as reports say it)."""
+
 TRIAL_COUNTS: Final = "grader_trials"
 """The score metadata of a calibrated question counting its trials per kind:
 `{kind: {"trials": n, "right": n, "named_correct": n}}` (`right`: the verdict was the
