@@ -91,7 +91,8 @@ def test_try_estimate_and_report_read_its_entry(registered_toy: Tasks, tmp_path:
     code, printed = cli("card", str(out / "logs"), "--out", str(cards), "--allow-unreleased",
                         env_root=tmp_path)  # fmt: skip
     assert code == 0, printed
-    assert len(list(cards.glob("toy-*.json"))) == 6
+    # one card per model and setting: each log's, the re-grading (another grader) its own
+    assert len(list(cards.glob("toy-*.json"))) == len(logs) == 7
     card = (cards / "toy-personamem-oracle-full-history-synthetic-data.md").read_text("utf-8")
     assert "| skill: Recall a stated fact |" in card and "| released questions_short.csv |" in card
     data = str(out / "data")
