@@ -25,6 +25,7 @@ from typing import Any, Final
 import yaml
 from inspect_ai.solver import TaskState
 
+from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.options import lettered, shown_options
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.embeddings import (
@@ -65,22 +66,34 @@ def rag_history(
         embedding_cache: Folder of the embedding cache; default: the user cache
             folder (PERSONAMEM_EMBEDDING_CACHE overrides); "none": no disk cache.
     """
+    pool, embeddings = retriever_pool(past.contexts, retriever, embedder, embedding_cache)
+    return _retrieved(past, pool, embeddings, top_k, memory_prompt)
+
+
+def retriever_pool(
+    contexts: Contexts,
+    retriever: Retriever,
+    embedder: str = DEFAULT_EMBEDDER,
+    embedding_cache: str | None = None,
+    chosen_by: str = "retriever",
+) -> tuple[MemoryPool, CachedEmbedder | None]:
+    """The pool of a built-in retriever over the histories, and its embedder (None for
+    BM25); `chosen_by` names the parameter that chose the retriever, for errors."""
     if retriever == "bm25":
         if embedder != DEFAULT_EMBEDDER:
             raise PersonaMemArgumentError(
                 f"PersonaMem task parameter embedder={embedder!r} has no effect with "
-                "retriever='bm25': leave it out"
+                f"{chosen_by}='bm25': leave it out"
             )
-        pool = MemoryPool(past.contexts, lambda _: BM25Retriever(), "retriever bm25")
-        return _retrieved(past, pool, None, top_k, memory_prompt)
+        return MemoryPool(contexts, lambda _: BM25Retriever(), "retriever bm25"), None
     cache = None if embedding_cache == "none" else EmbeddingCache(
         Path(embedding_cache) if embedding_cache else default_cache_dir()
     )  # fmt: skip
     embeddings = CachedEmbedder(make_embedder(embedder), cache)
     pool = MemoryPool(
-        past.contexts, lambda _: DenseRetriever(embeddings), f"dense retriever ({embedder})"
+        contexts, lambda _: DenseRetriever(embeddings), f"dense retriever ({embedder})"
     )
-    return _retrieved(past, pool, embeddings, top_k, memory_prompt)
+    return pool, embeddings
 
 
 def memory_history(
@@ -100,17 +113,32 @@ def memory_history(
         top_k: Items asked for per question.
         memory_prompt: "official" or "paper" (see `memory/prompts.py`).
     """
-    config = read_memory_config(memory_config)
-    pool = MemoryPool(past.contexts, memory_factory(memory, config), f"memory system {memory}")
-    return _retrieved(past, pool, None, top_k, memory_prompt)
+    return _retrieved(
+        past, memory_pool(past.contexts, memory, memory_config), None, top_k, memory_prompt
+    )
 
 
-def memory_factory(spec: str | None, config: dict[str, Any]) -> MemoryFactory:
+def memory_pool(
+    contexts: Contexts,
+    memory: str | None,
+    memory_config: str | None,
+    needed_by: str = "history='memory'",
+) -> MemoryPool:
+    """The pool of the memory system `memory` names, configured by `memory_config`
+    (`needed_by`: the setting that asks for one, for errors)."""
+    factory = memory_factory(memory, read_memory_config(memory_config), needed_by)
+    return MemoryPool(contexts, factory, f"memory system {memory}")
+
+
+def memory_factory(
+    spec: str | None, config: dict[str, Any], needed_by: str = "history='memory'"
+) -> MemoryFactory:
     """The factory a `-T memory=...` spec names: "mem0", or "module:attribute"; a
-    one-line error where it names none that can be had."""
+    one-line error where it names none that can be had (`needed_by`: the setting that
+    asks for one)."""
     if not spec:
         raise PersonaMemArgumentError(
-            "PersonaMem task parameter memory: history='memory' needs one: "
+            f"PersonaMem task parameter memory: {needed_by} needs one: "
             "-T memory=mem0 or -T memory=package.module:Factory"
         )
     if spec == "mem0":
@@ -169,7 +197,7 @@ def _retrieved(
             question,
             top_k,
         )
-        state.metadata["memory"] = _evidence(retrieval, embeddings, pool)
+        state.metadata["memory"] = memory_record(retrieval, embeddings, pool)
         state.metadata["retrieval"] = recall_of(
             retrieval.items, past.evidence(state), top_k
         ).record()
@@ -182,9 +210,11 @@ def _retrieved(
     return see
 
 
-def _evidence(
+def memory_record(
     retrieval: Retrieval, embeddings: CachedEmbedder | None, pool: MemoryPool
 ) -> dict[str, Any]:
+    """What a sample's metadata keeps of a retrieval (`memory`): its items, what was
+    added, its times, and the run's counts so far."""
     return {
         "items": [_item_evidence(item) for item in retrieval.items],
         "visible_messages": retrieval.visible,
