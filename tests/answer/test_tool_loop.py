@@ -166,7 +166,10 @@ def test_the_log_keeps_the_question_the_calls_their_results_and_the_reply(
         call = sample.messages[1]
         assert isinstance(call, ChatMessageAssistant) and call.tool_calls
         assert sample.messages[2].text.startswith("Messages 0 to 1 ")
+        assert sample.metadata["tools"]["chars_read"] == len(sample.messages[2].text)
         assert sample.messages[-1].text == ANSWER
+    read = [sample.metadata["tools"]["chars_read"] for sample in samples(log)]
+    assert metrics(log)["tool_chars_read"] == sum(read) / len(read)
 
 
 @pytest.mark.parametrize("answer", ["choice", "open"])
