@@ -47,6 +47,7 @@ def test_try_command_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     assert set(runs) == {(a, h) for a in ("choice", "open") for h in ("full", "none")} | {
         ("choice", "evidence"),
         ("choice", "rag"),
+        ("choice", "tools"),
     }
     histories = {history: runs["choice", history] for history in ("full", "none", "evidence")}
     assert all(log.status == "success" and log.eval.model == "personamem/oracle" for log in logs)
@@ -65,13 +66,18 @@ def test_try_command_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     assert retrieved.eval.task_args["retriever"] == "bm25"
     assert retrieved.results is not None
     assert retrieved.results.scores[0].metrics["evidence_found"].value > 0.5
+    # the oracle searched and read the history through tools, then answered with it
+    searched = runs["choice", "tools"]
+    assert searched.results is not None
+    assert searched.results.scores[0].metrics["tool_calls"].value == 2
+    assert accuracy(searched) > accuracy(histories["none"])
     assert (out / "report" / "index.html").is_file()
     assert (out / "report" / "tables" / "gain.md").is_file()
     assert f"answer=choice, history=full: accuracy {accuracy(histories['full']):.3f}" in done.stdout
     # synthetic data: every run complete, and not comparable with published numbers
     [said] = [line for line in done.stdout.splitlines() if line.startswith("report says: ")]
     assert said.startswith(
-        "report says: All 6 runs complete; not comparable with published numbers: "
+        "report says: All 7 runs complete; not comparable with published numbers: "
     )
     again = run_cli(tmp_path)
     assert again.returncode == 2
@@ -88,7 +94,7 @@ def test_try_command_asks_the_real_questions(tmp_path: Path) -> None:
     copied = tmp_path / "real" / "data" / "questions_32k.csv"
     assert copied.read_bytes() == real.read_bytes()
     logs = [read_eval_log(info) for info in list_eval_logs(str(tmp_path / "real" / "logs"))]
-    assert [len(log.samples or []) for log in logs] == [40] * 6
+    assert [len(log.samples or []) for log in logs] == [40] * 7
     # the runs that read the generated histories are on synthetic data; those that read
     # the real question file alone are not
     releases = {
@@ -100,6 +106,7 @@ def test_try_command_asks_the_real_questions(tmp_path: Path) -> None:
         "full": generated,
         "evidence": generated,
         "rag": generated,
+        "tools": generated,
         "none": "released",
     }
     # the histories fit the real rows: each question's real distance is located

@@ -59,10 +59,11 @@ def accuracy(log: EvalLog) -> float:
     return float(log.results.scores[0].metrics["accuracy"].value)
 
 
-def test_it_makes_the_six_runs_on_the_oracle(tried: Tried) -> None:
+def test_it_makes_the_seven_runs_on_the_oracle(tried: Tried) -> None:
     assert set(tried.runs) == {(a, h) for a in ("choice", "open") for h in ("full", "none")} | {
         ("choice", "evidence"),
         ("choice", "rag"),
+        ("choice", "tools"),
     }
     data = tried.folder / "data"
     for (answer, history), log in tried.runs.items():
@@ -79,6 +80,7 @@ def test_it_makes_the_six_runs_on_the_oracle(tried: Tried) -> None:
         full, none = accuracy(tried.runs[answer, "full"]), accuracy(tried.runs[answer, "none"])
         assert full > 0.6 and none < 0.55, (answer, full, none)
     assert accuracy(tried.runs["choice", "evidence"]) > 0.6  # the evidence is a history
+    assert accuracy(tried.runs["choice", "tools"]) > 0.6  # it read the history through tools
 
 
 def test_chosen_answers_are_read_by_the_authors_rule(tried: Tried) -> None:
@@ -102,12 +104,12 @@ def test_open_answers_are_graded_by_the_oracle(tried: Tried) -> None:
 
 
 @pytest.mark.report
-def test_it_writes_the_report_of_the_six_v2_runs(tried: Tried) -> None:
+def test_it_writes_the_report_of_the_seven_v2_runs(tried: Tried) -> None:
     assert tried.code == 0, tried.err
     assert (tried.folder / "report" / "index.html").is_file()
     tables = tried.folder / "report" / "tables"
     rows = (tables / "v2_overall.csv").read_text(encoding="utf-8").splitlines()[1:]
-    assert len(rows) == 6 and all("personamem/oracle" in row for row in rows)
+    assert len(rows) == 7 and all("personamem/oracle" in row for row in rows)
     assert not (tables / "overall.csv").exists()  # no v1 run, no v1 table
 
 
