@@ -209,8 +209,8 @@ class QuestionTools:
                     "Search your earlier conversation with this user (every message "
                     "before their latest one) for the messages most relevant to a query. "
                     f"Returns at most {self.searcher.top_k}, most relevant first, each "
-                    f"with its position. {where} You may call the conversation's tools "
-                    f"{self.budget} times in all."
+                    f"with its position. {where} You may make {self.budget} calls to the "
+                    "conversation's tools in all."
                 ),
                 parameters={"query": "What to look for, in words."},
                 max_output=0,
