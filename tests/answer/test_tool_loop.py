@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, resolve_sample_attachments
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 from inspect_ai.tool import ToolChoice, ToolInfo
@@ -44,10 +45,10 @@ def metrics(log: EvalLog) -> dict[str, Any]:
     return {name: m.value for name, m in log.results.scores[0].metrics.items()}
 
 
-def turns(log: EvalLog) -> list[list[ChatMessage]]:
+def turns(log: EvalLog) -> list[list[list[ChatMessage]]]:
     """Per sample, what the model was sent in each of its turns."""
     return [
-        [event.input for event in sample.events if event.event == "model"]
+        [event.input for event in sample.events if isinstance(event, ModelEvent)]
         for sample in samples(log)
     ]
 
@@ -104,7 +105,10 @@ def test_calls_past_the_budget_in_one_turn_are_refused(small_split: Path, tmp_pa
     for sample in samples(log):
         results = [m for m in sample.messages if isinstance(m, ChatMessageTool)]
         assert [m.error is None for m in results] == [True, True, True, False, False]
-        assert all("budget of 3 tool calls is spent" in m.error.message for m in results[3:])
+        assert all(
+            m.error is not None and "budget of 3 tool calls is spent" in m.error.message
+            for m in results[3:]
+        )
         record = sample.metadata["tools"]
         assert (record["asked"], record["errors"], record["finished"]) == (5, 2, True)
 

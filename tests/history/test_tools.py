@@ -12,7 +12,13 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    ModelName,
+)
 from inspect_ai.solver import TaskState
 from inspect_ai.tool import Tool, ToolDef, ToolError, ToolInfo
 from support.helpers import DISPLAY, ROOT
@@ -77,7 +83,7 @@ def question(
     pool = MemoryPool(contexts, factory, "test search")
     metadata = {"shared_context_id": CONTEXT, "end_index_in_shared_context": end}
     state = TaskState(
-        model="m/m", sample_id="q1", epoch=1, input="?", messages=[], metadata=metadata
+        model=ModelName("m/m"), sample_id="q1", epoch=1, input="?", messages=[], metadata=metadata
     )
     found = Evidence(evidence, (), "test")
     return QuestionTools(
