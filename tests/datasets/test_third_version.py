@@ -79,7 +79,7 @@ def test_try_estimate_and_report_read_its_entry(registered_toy: Tasks, tmp_path:
                         "--questions-count", "12", env_root=tmp_path)  # fmt: skip
     assert code == 0, printed
     logs = [read_eval_log(info) for info in list_eval_logs(str(out / "logs"))]
-    assert len(logs) == 6 and all(log.status == "success" for log in logs)
+    assert len(logs) == 7 and all(log.status == "success" for log in logs)
     assert {log.eval.task for log in logs} == {TASK}
     tables = out / "report" / "tables"
     published = (tables / "toy_published.md").read_text(encoding="utf-8")

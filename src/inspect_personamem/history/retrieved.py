@@ -12,6 +12,9 @@ and search seconds, the longest time a call into the memory held the event loop,
 embedding counts so far, and the memory system's own usage where it reports it (this
 question's, and the run's so far). Where the question's evidence lies goes under
 `evidence`, and whether the items found it under `retrieval` (`recall.py`).
+
+The pools are built by `retriever_pool` and `memory_pool`, and kept in the metadata
+by `memory_record`: `history=tools` (`tools.py`) searches with the same.
 """
 
 from __future__ import annotations
@@ -75,15 +78,14 @@ def retriever_pool(
     retriever: Retriever,
     embedder: str = DEFAULT_EMBEDDER,
     embedding_cache: str | None = None,
-    chosen_by: str = "retriever",
 ) -> tuple[MemoryPool, CachedEmbedder | None]:
     """The pool of a built-in retriever over the histories, and its embedder (None for
-    BM25); `chosen_by` names the parameter that chose the retriever, for errors."""
+    BM25)."""
     if retriever == "bm25":
         if embedder != DEFAULT_EMBEDDER:
             raise PersonaMemArgumentError(
                 f"PersonaMem task parameter embedder={embedder!r} has no effect with "
-                f"{chosen_by}='bm25': leave it out"
+                "retriever='bm25': leave it out"
             )
         return MemoryPool(contexts, lambda _: BM25Retriever(), "retriever bm25"), None
     cache = None if embedding_cache == "none" else EmbeddingCache(

@@ -137,7 +137,7 @@ def search_pool(
             )
     if search == "memory":
         return memory_pool(contexts, memory, memory_config, "search='memory'"), None
-    return retriever_pool(contexts, search, embedder, embedding_cache, chosen_by="search")
+    return retriever_pool(contexts, search, embedder, embedding_cache)
 
 
 @dataclass(frozen=True)
