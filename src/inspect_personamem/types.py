@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-HistoryName = Literal["full", "none", "rag", "memory"]
+HistoryName = Literal["full", "none", "evidence", "rag", "memory", "tools"]
 """What the model sees of the past (`-T history=...`)."""
 AnswerName = Literal["choice", "logprob", "open"]
 """How the model answers (`-T answer=...`)."""
@@ -20,4 +20,6 @@ NegativeEndIndexPolicy = Literal["official", "skip", "error"]
 SampleOrder = Literal["interleaved", "grouped", "file", "random"]
 Normalization = Literal["tokens", "chars", "sum"]
 Retriever = Literal["dense", "bm25"]
+ToolSearch = Literal["bm25", "dense", "memory"]
+"""What `history=tools` searches with (`-T search=...`): a retriever, or a memory system."""
 MemoryPrompt = Literal["official", "paper"]

@@ -79,8 +79,8 @@ def test_try_estimate_and_report_read_its_entry(registered_toy: Tasks, tmp_path:
                         "--questions-count", "12", env_root=tmp_path)  # fmt: skip
     assert code == 0, printed
     logs = [read_eval_log(info) for info in list_eval_logs(str(out / "logs"))]
-    # six runs, and the open full-history run graded again
-    assert len(logs) == 7 and all(log.status == "success" for log in logs)
+    # seven runs, and the open full-history run graded again
+    assert len(logs) == 8 and all(log.status == "success" for log in logs)
     assert {log.eval.task for log in logs} == {TASK}
     tables = out / "report" / "tables"
     published = (tables / "toy_published.md").read_text(encoding="utf-8")
@@ -92,7 +92,7 @@ def test_try_estimate_and_report_read_its_entry(registered_toy: Tasks, tmp_path:
                         env_root=tmp_path)  # fmt: skip
     assert code == 0, printed
     # one card per model and setting: each log's, the re-grading (another grader) its own
-    assert len(list(cards.glob("toy-*.json"))) == len(logs) == 7
+    assert len(list(cards.glob("toy-*.json"))) == len(logs) == 8
     card = (cards / "toy-personamem-oracle-full-history-synthetic-data.md").read_text("utf-8")
     assert "| skill: Recall a stated fact |" in card and "| released questions_short.csv |" in card
     data = str(out / "data")

@@ -1,4 +1,5 @@
-"""The rag and memory methods: leak-free, incremental, their prompts, caches and failures."""
+"""The rag, memory and tools methods: leak-free, incremental, their prompts, caches and
+failures."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from typing import Any
 import pytest
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
-from support.helpers import mock_model, run_task
+from inspect_ai.tool import ToolChoice, ToolInfo
+from support.helpers import mock_model, run_task, tool_calling_model
 from support.memories import SpyMemory, split_with_markers, tiny_sentence_transformer
 from support.servers.mcp_memory import records, stand_in_config
 from support.servers.openai_api import mem0_stand_in_config, prompt_tokens, serve_openai
@@ -51,13 +53,41 @@ def context_numbers(data: Path) -> dict[str, int]:
 
 
 def run(data: Path, log_dir: Path, limit: int | None = None, **task_args: Any) -> EvalLog:
+    tools = task_args.get("history") == "tools"
     return run_task(
         TASK,
-        mock_model(lambda messages: "<final_answer>(a)"),
+        tool_calling_model(prober) if tools else mock_model(lambda messages: "<final_answer>(a)"),
         log_dir,
         {"data_dir": str(data), **task_args},
         limit=limit,
     )
+
+
+def prober(
+    messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice
+) -> str | list[tuple[str, Any]]:
+    """A model that asks the history tools for everything at once: the whole history,
+    three ranges that end past it, every session and the one after the last, and a
+    search; then answers."""
+    if any(message.role == "tool" for message in messages):
+        return "<final_answer>(a)"
+    described = {tool.name: tool.description for tool in tools}
+    end = visible(tools)
+    calls: list[tuple[str, Any]] = [
+        ("read_history", {"first": first, "last": last})
+        for first, last in ((0, end - 1), (end - 1, end), (end, end), (0, end + 5))
+    ]
+    if "read_session" in described:
+        sessions = int(re.findall(r"numbered 1 to (\d+)", described["read_session"])[0])
+        calls += [("read_session", {"session": s}) for s in range(1, sessions + 2)]
+    return [*calls, ("search_history", {"query": "marker"})]
+
+
+def visible(tools: list[ToolInfo]) -> int:
+    """The messages before the question, as the read tool's description says."""
+    [read] = [tool for tool in tools if tool.name == "read_history"]
+    counted = re.findall(r"The conversation has (\d+) messages", read.description)
+    return int(counted[0]) if counted else 0
 
 
 def sent_markers(log: EvalLog) -> dict[str, set[tuple[int, int]]]:
@@ -82,6 +112,7 @@ METHODS: dict[str, dict[str, Any]] = {
     "rag-dense": {"history": "rag", "top_k": 4, "embedding_cache": "none"},
     "memory": {"history": "memory", "memory": "support.memories:SpyMemory"},
     "memory-mcp": {"history": "memory", "memory": "mcp"},  # the stand-in MCP server
+    "tools": {"history": "tools", "tool_budget": 20, "tool_result_chars": 100_000},
 }
 NEEDS_MEMORY_EXTRA = {"rag-dense", "memory-mcp"}
 
@@ -182,6 +213,13 @@ def test_nothing_past_the_end_index_reaches_the_model(
         elif method == "evidence":  # exactly the located session, or nothing
             spans = sample.metadata["evidence"]["spans"]
             assert markers == {(context, p) for start, stop in spans for p in range(start, stop)}
+        elif method == "tools":  # every message it may see, each call past the end refused
+            assert markers == {(context, p) for p in range(end)}
+            made = sample.metadata["tools"]["calls"]
+            refused = [c for c in made if c["error"]]
+            assert all(p < end for c in made for p in c.get("positions", ()))
+            assert len(refused) == 3 + any(c["tool"] == "read_session" for c in made)
+            assert all("outside the conversation" in c["error"] for c in refused[:3])
     assert seen_any or method == "memory"
     assert calls or method != "memory-mcp"
 

@@ -78,6 +78,45 @@ def test_oracle_runs_and_scores_the_evidence_alone_on_both_versions(
     assert accuracy(log) == 1.0
 
 
+@pytest.mark.parametrize("answer", ["choice", "open"])
+@pytest.mark.parametrize(
+    ("task", "data", "questions"),
+    [
+        ("personamem_32k", "small_split", "questions_32k.csv"),
+        ("personamem_v2_32k", "small_v2", "benchmark/text/benchmark.csv"),
+    ],
+)
+def test_oracle_searches_reads_then_answers_with_history_tools(
+    task: str, data: str, questions: str, answer: str, tmp_path: Path,
+    request: pytest.FixtureRequest,
+) -> None:  # fmt: skip
+    """`history=tools`: it searches with the question, reads what the search showed,
+    and answers with its chance with a history (1.0 here; 0.0 without one)."""
+    folder = Path(request.getfixturevalue(data))
+    (log,) = inspect_eval(
+        f"inspect_personamem/{task}",
+        task_args={"data_dir": str(folder), "history": "tools", "answer": answer}
+        | ({"grader": "self"} if answer == "open" else {}),
+        model="personamem/oracle",
+        model_args={
+            "questions": str(folder / questions),
+            "accuracy": 1.0,
+            "accuracy_without_history": 0.0,
+        },
+        log_dir=str(tmp_path),
+        display=DISPLAY,
+        limit=6,
+    )
+    assert log.status == "success", log.error
+    assert accuracy(log) == 1.0
+    for sample in log.samples or []:
+        calls = sample.metadata["tools"]["calls"]
+        assert [call["tool"] for call in calls] == ["search_history", "read_history"]
+        found = calls[0]["positions"]
+        assert calls[1]["arguments"] == {"first": min(found), "last": max(found)}
+        assert calls[1]["error"] is None and sample.metadata["tools"]["finished"]
+
+
 @pytest.mark.slow  # four runs of the split
 def test_oracle_is_better_with_history_and_repeatable(small_split: Path, tmp_path: Path) -> None:
     full = oracle_run(small_split, tmp_path / "a", accuracy=0.9, accuracy_without_history=0.1)

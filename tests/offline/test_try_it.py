@@ -51,6 +51,7 @@ def test_try_command_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     assert set(runs) == {(a, h) for a in ("choice", "open") for h in ("full", "none")} | {
         ("choice", "evidence"),
         ("choice", "rag"),
+        ("choice", "tools"),
     }
     histories = {history: runs["choice", history] for history in ("full", "none", "evidence")}
     assert all(log.status == "success" and log.eval.model == "personamem/oracle" for log in logs)
@@ -69,6 +70,11 @@ def test_try_command_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     assert retrieved.eval.task_args["retriever"] == "bm25"
     assert retrieved.results is not None
     assert retrieved.results.scores[0].metrics["evidence_found"].value > 0.5
+    # the oracle searched and read the history through tools, then answered with it
+    searched = runs["choice", "tools"]
+    assert searched.results is not None
+    assert searched.results.scores[0].metrics["tool_calls"].value == 2
+    assert accuracy(searched) > accuracy(histories["none"])
     assert regraded.eval.eval_id == graded.eval.eval_id  # the same replies
     for sample in regraded.samples or []:
         assert sample.scores is not None
@@ -106,7 +112,7 @@ def test_try_command_asks_the_real_questions(tmp_path: Path) -> None:
     copied = tmp_path / "real" / "data" / "questions_32k.csv"
     assert copied.read_bytes() == real.read_bytes()
     logs = [read_eval_log(info) for info in list_eval_logs(str(tmp_path / "real" / "logs"))]
-    assert [len(log.samples or []) for log in logs] == [40] * 7  # the re-graded run too
+    assert [len(log.samples or []) for log in logs] == [40] * 8  # the re-graded run too
     # the runs that read the generated histories are on synthetic data; those that read
     # the real question file alone are not
     releases = {
@@ -118,6 +124,7 @@ def test_try_command_asks_the_real_questions(tmp_path: Path) -> None:
         "full": generated,
         "evidence": generated,
         "rag": generated,
+        "tools": generated,
         "none": "released",
     }
     # the histories fit the real rows: each question's real distance is located

@@ -16,7 +16,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage
 from inspect_ai.scorer import match
-from support.helpers import mock_model
+from support.helpers import mock_model, tool_calling_model
 from support.reports import (
     CONTEXTS,
     QUESTIONS,
@@ -25,6 +25,7 @@ from support.reports import (
     MethodLogs,
     hashed_answer,
     run,
+    searching_answer,
 )
 
 from inspect_personamem.cli import main
@@ -176,7 +177,11 @@ def _evidence_logs(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> Evid
     rag = run(model, folder, logs.data, task_args=rag_args)
     memory_args = {"history": "memory", "memory": "support.memories:SleepingMemory"}
     memory = run(model, folder, logs.data, task_args=memory_args)
-    return EvidenceLogs(folder, str(full), evidence, rag, memory)
+    searching = tool_calling_model(searching_answer, "mockllm/model-a")
+    tools = run(
+        searching, tmp_path_factory.mktemp("tools"), logs.data, task_args={"history": "tools"}
+    )
+    return EvidenceLogs(folder, str(full), evidence, rag, memory, tools)
 
 
 @pytest.fixture

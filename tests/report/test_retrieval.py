@@ -7,6 +7,7 @@ samples, not from the summaries the report reads."""
 from __future__ import annotations
 
 import math
+import shutil
 import statistics
 from pathlib import Path
 from typing import Any
@@ -170,6 +171,33 @@ def test_retrieval_is_set_against_its_upper_bound_and_the_full_history(
                 row = rows[label, kind, measure]
                 assert row["questions compared"] == str(len(questions)), measure
                 assert close(row["difference"], mean([d[q] for q in questions])), measure
+
+
+def test_a_tools_run_is_a_retrieval_run_labelled_as_such(
+    evidence_logs: EvidenceLogs, tmp_path: Path
+) -> None:
+    """`history=tools`: its label says so; found against used counts what its model
+    read; it is set against its upper bound and the full history; its searches' times
+    are the memory's."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for location in (evidence_logs.full, evidence_logs.evidence, evidence_logs.tools):
+        shutil.copy(location, folder)
+    tools = str(folder / Path(evidence_logs.tools).name)
+    report = build_report([folder], tmp_path / "out")
+    label = label_of(report, tools)
+    assert label.endswith("tools (bm25, budget 6)")
+    rows = {
+        (r["run"], r["questions by"], r["value"]): r
+        for r in read_csv(tmp_path / "out", "evidence_use")
+    }
+    for by, value, mine in cases(samples(tools)):
+        assert_use(rows.pop((label, by, value)), mine)
+    assert rows == {}
+    bounds = read_csv(tmp_path / "out", "evidence_bounds")
+    assert {r["against"] for r in bounds if r["run"] == label} == {UPPER_BOUND, "full history"}
+    [cost] = read_csv(tmp_path / "out", "memory_cost")
+    assert cost["run"] == label and float(cost["search p50 ms"]) > 0
 
 
 def test_the_memorys_latency_and_its_time_apart_from_the_model(

@@ -16,6 +16,7 @@ from inspect_personamem.scoring.metrics import (
     evidence_located,
     evidence_retrieval,
     memory_latency,
+    tool_use,
     unparsed,
 )
 
@@ -162,3 +163,24 @@ def test_latency_quantiles_are_per_search_and_per_add_call() -> None:
     assert values["memory_search_p50"] == 0.25
     assert math.isclose(values["memory_search_p95"], 0.385)
     assert values["memory_add_p50"] == 2.0 and math.isclose(values["memory_add_p95"], 2.9)
+
+
+def test_tool_use_is_per_question_and_its_errors_over_the_run() -> None:
+    counts = ((2, 0, 900), (6, 3, 5000), (0, 0, 0), (7, 1, 100))  # calls, errors, characters
+    scores = [
+        SampleScore(
+            score=Score(
+                value=CORRECT,
+                metadata={"tools": {"budget": 6, "asked": a, "errors": e, "chars_read": c}},
+            ),
+            sample_id=str(number),
+        )
+        for number, (a, e, c) in enumerate(counts)
+    ]
+    values = cast(dict[str, float], cast(Any, tool_use())(scores))
+    assert values == {
+        "tool_calls": 15 / 4,
+        "tool_chars_read": 6000 / 4,
+        "tool_errors": 4,
+        "tool_budget_spent": 2 / 4,
+    }

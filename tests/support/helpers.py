@@ -1,4 +1,5 @@
-"""Test helpers: where the real data lie, an offline mock model, running a task."""
+"""Test helpers: where the real data lie, offline mock models (one that replies, one
+that also calls tools), running a task."""
 
 from __future__ import annotations
 
@@ -13,7 +14,17 @@ from typing import Any, Final
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
-from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import (
+    ChatCompletionChoice,
+    ChatMessage,
+    ChatMessageAssistant,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
+from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 
 from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.datasets.registry import VERSIONS
@@ -69,6 +80,41 @@ def mock_model(reply: Reply, name: str = "mockllm/model") -> Model:
         messages: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig
     ) -> ModelOutput:
         result = ModelOutput.from_content(name.split("/", 1)[1], reply(messages))
+        result.usage = ModelUsage(input_tokens=len(messages), output_tokens=1, total_tokens=1)
+        return result
+
+    return get_model(name, custom_outputs=output)
+
+
+Turn = Callable[[list[ChatMessage], list[ToolInfo], ToolChoice], str | list[tuple[str, Any]]]
+"""A model's turn: the messages, the tools offered and the tool choice -> its reply, or
+the tools it calls (name and arguments) in one message."""
+
+
+def tool_calling_model(turn: Turn, name: str = "mockllm/model") -> Model:
+    """A mockllm model that replies or calls tools as `turn` says, with usage set (as
+    `mock_model`'s); each call's id is its place in the conversation."""
+
+    def output(
+        messages: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        made = turn(messages, tools, tool_choice)
+        model = name.split("/", 1)[1]
+        if isinstance(made, str):
+            result = ModelOutput.from_content(model, made)
+        else:
+            calls = [
+                ToolCall(id=f"call-{len(messages)}-{i}", function=function, arguments=arguments)
+                for i, (function, arguments) in enumerate(made)
+            ]
+            message = ChatMessageAssistant(content="", tool_calls=calls, model=model)
+            result = ModelOutput(
+                model=model,
+                choices=[ChatCompletionChoice(message=message, stop_reason="tool_calls")],
+            )
         result.usage = ModelUsage(input_tokens=len(messages), output_tokens=1, total_tokens=1)
         return result
 

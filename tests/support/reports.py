@@ -20,6 +20,7 @@ from typing import Any
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessage, Model
+from inspect_ai.tool import ToolChoice, ToolInfo
 
 from inspect_personamem.report import build_report
 from inspect_personamem.report.build import Report
@@ -280,13 +281,25 @@ class MethodLogs:
 class EvidenceLogs:
     """One model's runs in one folder: the full history, the upper bound
     (`history=evidence`), BM25 retrieval and a memory system that sleeps a known time
-    per call (`support.memories.SleepingMemory`)."""
+    per call (`support.memories.SleepingMemory`); and, in a folder of its own, a run
+    searching the history through tools (`history=tools`, `searching_answer`)."""
 
     folder: Path
     full: str
     evidence: str
     rag: str
     memory: str
+    tools: str
+
+
+def searching_answer(
+    messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice
+) -> str | list[tuple[str, Any]]:
+    """model-a with the history's tools: it searches with the question's first
+    paragraph, then answers as `hashed_answer` does."""
+    if tool_choice == "none" or any(message.role == "tool" for message in messages):
+        return hashed_answer("a", messages)
+    return [("search_history", {"query": messages[-1].text.split("\n\n", 1)[0]})]
 
 
 def methods_report(method_logs: MethodLogs, out: Path) -> Report:

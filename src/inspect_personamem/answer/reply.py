@@ -7,7 +7,9 @@ history ends where the history is a prefix of the shared context. Composing,
 generating and removing the history happen in one solver step, so Inspect's state
 diff for the step holds only the model's reply; the one logged copy of the history is
 the one inside the model call. `keep_history_in_log=True` leaves it in
-`state.messages` as well.
+`state.messages` as well. Where the source offers tools over the history instead
+(`history=tools`), the generation is the model's turns with them (`tool_loop.py`),
+which stay in `state.messages`: the tool calls and what they returned.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from inspect_ai.model import ChatMessage
 from inspect_ai.solver import Generate, Solver, TaskState
 
 from inspect_personamem.answer.cache_breakpoints import with_cache_breakpoints
+from inspect_personamem.answer.tool_loop import generate_answer
 from inspect_personamem.history.seen import See
 from inspect_personamem.history.system_messages import conversation
 from inspect_personamem.types import SystemMessagePolicy
@@ -58,7 +61,7 @@ def replying_solver(
                 history = with_cache_breakpoints(history, state.metadata["cache_prefix_ends"])
             state.messages = conversation(history, asked, system_messages)
         sent = len(state.messages)
-        state = await generate(state)
+        state = await generate_answer(state, generate, seen.tools)
         if not keep_history_in_log:
             state.messages = asked + state.messages[sent:]
         return state

@@ -187,6 +187,16 @@ def open_context_store(path: Path) -> ContextStore:
     return ContextStore(path)
 
 
+def session_starts(roles: Sequence[str]) -> list[int]:
+    """The positions at which the sessions of a history whose messages have `roles` open:
+    each `system` message, and 0 where the history opens with another message
+    (PersonaMem's sessions, each opening with a persona message; a history with one
+    system message, at its start, is one session). Roles, not messages: PersonaMem's
+    generator lays out the histories it writes by the same rule."""
+    starts = [i for i, role in enumerate(roles) if role == "system"]
+    return starts if starts and starts[0] == 0 else [0, *starts]
+
+
 def sample_history(store: Contexts, metadata: Mapping[str, Any]) -> Sequence[ChatMessage]:
     """A question's history, `context[:end_index]` of its shared context: the one lookup
     every history source uses, so none sees past its end index."""

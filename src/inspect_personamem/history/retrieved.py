@@ -12,6 +12,9 @@ and search seconds, the longest time a call into the memory held the event loop,
 embedding counts so far, and the memory system's own usage where it reports it (this
 question's, and the run's so far). Where the question's evidence lies goes under
 `evidence`, and whether the items found it under `retrieval` (`recall.py`).
+
+The pools are built by `retriever_pool` and `memory_pool`, and kept in the metadata
+by `memory_record`: `history=tools` (`tools.py`) searches with the same.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any, Final
 import yaml
 from inspect_ai.solver import TaskState
 
+from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.options import lettered, shown_options
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.embeddings import (
@@ -69,22 +73,33 @@ def rag_history(
         embedding_cache: Folder of the embedding cache; default: the user cache
             folder (PERSONAMEM_EMBEDDING_CACHE overrides); "none": no disk cache.
     """
+    pool, embeddings = retriever_pool(past.contexts, retriever, embedder, embedding_cache)
+    return _retrieved(past, pool, embeddings, top_k, memory_prompt)
+
+
+def retriever_pool(
+    contexts: Contexts,
+    retriever: Retriever,
+    embedder: str = DEFAULT_EMBEDDER,
+    embedding_cache: str | None = None,
+) -> tuple[MemoryPool, CachedEmbedder | None]:
+    """The pool of a built-in retriever over the histories, and its embedder (None for
+    BM25)."""
     if retriever == "bm25":
         if embedder != DEFAULT_EMBEDDER:
             raise PersonaMemArgumentError(
                 f"PersonaMem task parameter embedder={embedder!r} has no effect with "
                 "retriever='bm25': leave it out"
             )
-        pool = MemoryPool(past.contexts, lambda _: BM25Retriever(), "retriever bm25")
-        return _retrieved(past, pool, None, top_k, memory_prompt)
+        return MemoryPool(contexts, lambda _: BM25Retriever(), "retriever bm25"), None
     cache = None if embedding_cache == "none" else EmbeddingCache(
         Path(embedding_cache) if embedding_cache else default_cache_dir()
     )  # fmt: skip
     embeddings = CachedEmbedder(make_embedder(embedder), cache)
     pool = MemoryPool(
-        past.contexts, lambda _: DenseRetriever(embeddings), f"dense retriever ({embedder})"
+        contexts, lambda _: DenseRetriever(embeddings), f"dense retriever ({embedder})"
     )
-    return _retrieved(past, pool, embeddings, top_k, memory_prompt)
+    return pool, embeddings
 
 
 def memory_history(
@@ -105,18 +120,32 @@ def memory_history(
         top_k: Items asked for per question.
         memory_prompt: "official" or "paper" (see `memory/prompts.py`).
     """
-    config = read_memory_config(memory_config)
-    pool = MemoryPool(past.contexts, memory_factory(memory, config), f"memory system {memory}")
-    return _retrieved(past, pool, None, top_k, memory_prompt)
+    return _retrieved(
+        past, memory_pool(past.contexts, memory, memory_config), None, top_k, memory_prompt
+    )
 
 
-def memory_factory(spec: str | None, config: dict[str, Any]) -> MemoryFactory:
+def memory_pool(
+    contexts: Contexts,
+    memory: str | None,
+    memory_config: str | None,
+    needed_by: str = "history='memory'",
+) -> MemoryPool:
+    """The pool of the memory system `memory` names, configured by `memory_config`
+    (`needed_by`: the setting that asks for one, for errors)."""
+    factory = memory_factory(memory, read_memory_config(memory_config), needed_by)
+    return MemoryPool(contexts, factory, f"memory system {memory}")
+
+
+def memory_factory(
+    spec: str | None, config: dict[str, Any], needed_by: str = "history='memory'"
+) -> MemoryFactory:
     """The factory a `-T memory=...` spec names: "mem0", "mcp" or "module:attribute"
     (with its config checked where it is read here); a one-line error where it names
-    none that can be had."""
+    none that can be had (`needed_by`: the setting that asks for one)."""
     if not spec:
         raise PersonaMemArgumentError(
-            "PersonaMem task parameter memory: history='memory' needs one: "
+            f"PersonaMem task parameter memory: {needed_by} needs one: "
             "-T memory=mem0, -T memory=mcp or -T memory=package.module:Factory"
         )
     if spec == "mem0":
@@ -190,7 +219,7 @@ def _retrieved(
             question,
             top_k,
         )
-        state.metadata["memory"] = _evidence(retrieval, embeddings, pool)
+        state.metadata["memory"] = memory_record(retrieval, embeddings, pool)
         state.metadata["retrieval"] = recall_of(
             retrieval.items, past.evidence(state), top_k
         ).record()
@@ -203,9 +232,11 @@ def _retrieved(
     return see
 
 
-def _evidence(
+def memory_record(
     retrieval: Retrieval, embeddings: CachedEmbedder | None, pool: MemoryPool
 ) -> dict[str, Any]:
+    """What a sample's metadata keeps of a retrieval (`memory`): its items, what was
+    added, its times, and the run's counts so far."""
     return {
         "items": [_item_evidence(item) for item in retrieval.items],
         "visible_messages": retrieval.visible,

@@ -1,5 +1,6 @@
 """What a history source is built from (`Past`), and what it hands to the answer: the
-past as the model is to see it (`Seen`)."""
+past as the model is to see it (`Seen`), and tools over the past where the model is to
+search it itself (`ToolUse`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage
 from inspect_ai.solver import TaskState
+from inspect_ai.tool import Tool
 
 from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.evidence import Evidence
@@ -32,6 +34,20 @@ class Past:
 
 
 @dataclass(frozen=True)
+class ToolUse:
+    """Tools over one question's visible history, for the model to call before it
+    answers (`history=tools`)."""
+
+    tools: Sequence[Tool]
+    budget: int
+    """The most tool calls the model may make; then it must answer."""
+    record: Callable[[int, bool], None]
+    """Keeps in the sample's record (tool calls the model has made so far, whether its
+    turns have ended, its last output the reply to score): the answer calls it after
+    each of the model's turns."""
+
+
+@dataclass(frozen=True)
 class Seen:
     """One question's view of the past."""
 
@@ -43,6 +59,8 @@ class Seen:
     prompt: Sequence[ChatMessage] | None = None
     """A whole prompt that replaces the answer's own composition (the authors' RAG
     prompt, which puts history, question and options in one message); None: none."""
+    tools: ToolUse | None = None
+    """Tools the model may call over the history before answering; None: none."""
 
 
 See = Callable[[TaskState], Awaitable[Seen]]

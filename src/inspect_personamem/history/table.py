@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from inspect_ai.model import get_model
+
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.context import evidence_history, full_history, no_history
 from inspect_personamem.history.memory.prompts import (
@@ -22,11 +24,19 @@ from inspect_personamem.history.retrieved import (
     rag_history,
     read_memory_config,
 )
+from inspect_personamem.history.tools import tools_history
 from inspect_personamem.parameters import AxisValue, Parameter, Settings, changed
-from inspect_personamem.scoring.metrics import evidence_located, retrieval_metrics
+from inspect_personamem.scoring.metrics import evidence_located, retrieval_metrics, tool_metrics
 
 # Parameters that two values share are one object each.
-TOP_K = Parameter("top_k", 5, int, "Items retrieved per question.", minimum=1)
+TOP_K = Parameter(
+    "top_k",
+    5,
+    int,
+    "Items retrieved per search (rag and memory search once per question; tools at each "
+    "search_history call).",
+    minimum=1,
+)
 MEMORY_PROMPT = Parameter(
     "memory_prompt",
     "official",
@@ -36,6 +46,44 @@ MEMORY_PROMPT = Parameter(
     "answer=choice only).",
     choices=("official", "paper"),
 )
+
+
+EMBEDDER = Parameter(
+    "embedder",
+    DEFAULT_EMBEDDER,
+    str,
+    "retriever=dense (or search=dense): a sentence-transformers hub id or local folder, "
+    "openai/<model>, or openai-api/<service>/<model> (any OpenAI-compatible "
+    "/v1/embeddings at <SERVICE>_BASE_URL).",
+)
+EMBEDDING_CACHE = Parameter(
+    "embedding_cache",
+    None,
+    str,
+    "Folder of the on-disk embedding cache (default PERSONAMEM_EMBEDDING_CACHE, "
+    "else the user cache folder); none turns it off.",
+    scoring=False,
+)
+MEMORY = Parameter(
+    "memory",
+    None,
+    str,
+    "mem0 (the memory extra), mcp (an MCP server named in memory_config; the memory "
+    "extra) or package.module:Factory (a memory system implementing "
+    "inspect_personamem.history.memory.interface).",
+)
+MEMORY_CONFIG = Parameter(
+    "memory_config",
+    None,
+    str,
+    "A YAML or JSON file whose mapping is given to the memory system (for mem0, its "
+    "Memory.from_config settings; for mcp, the server and its tools).",
+)
+
+WITHOUT_TOOL_CALLING: Final = ("transformer_lens/", "nnterp/", "personamem/floor")
+"""Models (by the start of their name) whose provider drops the tools it is offered:
+Inspect's interpretability providers, and the offline floor, which picks an option by
+rule. `history=tools` refuses them before any sample."""
 
 
 def _retrieval_words(settings: Settings, words: list[str]) -> str:
@@ -86,6 +134,51 @@ def _memory_label(settings: Settings) -> str:
     return f"memory ({_retrieval_words(settings, words)})"
 
 
+def _tools_label(settings: Settings) -> str:
+    own = HISTORIES["tools"].parameters
+    search = str(settings["search"])
+    if search == "dense":
+        words = [search, *changed(settings, own, "embedder")]
+    elif search == "memory":
+        words = [f"memory {settings['memory']}", *changed(settings, own, "memory_config")]
+    else:
+        words = [search]
+    words += [f"top {k}" for k in changed(settings, own, "top_k")]
+    words.append(f"budget {settings['tool_budget']}")
+    words += [
+        f"{chars} characters a result" for chars in changed(settings, own, "tool_result_chars")
+    ]
+    return f"tools ({', '.join(words)})"
+
+
+def _tools_refuses(settings: Settings) -> str | None:
+    """An answer that writes nothing, or a model that cannot call tools, said before
+    any data are read."""
+    if settings["answer"] == "logprob":
+        return (
+            "answer='logprob' scores each option's likelihood as the model's reply: the "
+            "model writes nothing, so it cannot call the tools history='tools' offers; "
+            "use answer='choice' or 'open'"
+        )
+    model = _active_model()
+    if model is not None and model.startswith(WITHOUT_TOOL_CALLING):
+        return (
+            f"the model {model} cannot call tools (its provider drops them), and "
+            "history='tools' offers the history only through tools: choose another "
+            "model or history"
+        )
+    return None
+
+
+def _active_model() -> str | None:
+    """The model of the eval creating the task (`provider/name`); None for a task built
+    outside an eval."""
+    try:
+        return str(get_model())
+    except ValueError:  # no model in this context, and none named by INSPECT_EVAL_MODEL
+        return None
+
+
 HISTORIES: Final[dict[str, AxisValue]] = {
     "full": AxisValue(
         "full",
@@ -123,24 +216,10 @@ HISTORIES: Final[dict[str, AxisValue]] = {
                 "bm25 (no model).",
                 choices=("dense", "bm25"),
             ),
-            Parameter(
-                "embedder",
-                DEFAULT_EMBEDDER,
-                str,
-                "retriever=dense: a sentence-transformers hub id or local folder, "
-                "openai/<model>, or openai-api/<service>/<model> (any OpenAI-compatible "
-                "/v1/embeddings at <SERVICE>_BASE_URL).",
-            ),
+            EMBEDDER,
             TOP_K,
             MEMORY_PROMPT,
-            Parameter(
-                "embedding_cache",
-                None,
-                str,
-                "Folder of the on-disk embedding cache (default PERSONAMEM_EMBEDDING_CACHE, "
-                "else the user cache folder); none turns it off.",
-                scoring=False,
-            ),
+            EMBEDDING_CACHE,
         ),
         label=_rag_label,
         reads_evidence=True,
@@ -153,21 +232,8 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         "returns for the question",
         memory_history,
         parameters=(
-            Parameter(
-                "memory",
-                None,
-                str,
-                "mem0 (the memory extra), mcp (an MCP server named in memory_config; the "
-                "memory extra) or package.module:Factory (a memory system implementing "
-                "inspect_personamem.history.memory.interface).",
-            ),
-            Parameter(
-                "memory_config",
-                None,
-                str,
-                "A YAML or JSON file whose mapping is given to the memory system (for "
-                "mem0, its Memory.from_config settings; for mcp, the server and its tools).",
-            ),
+            MEMORY,
+            MEMORY_CONFIG,
             TOP_K,
             MEMORY_PROMPT,
         ),
@@ -176,6 +242,46 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         reads_evidence=True,
         metrics=retrieval_metrics,
         prompts=_memory_prompts,
+    ),
+    "tools": AxisValue(
+        "tools",
+        "no history sent: the model searches and reads the history before the question "
+        "itself, through tools (search_history, read_history, read_session), within a "
+        "budget of calls",
+        tools_history,
+        parameters=(
+            Parameter(
+                "search",
+                "bm25",
+                str,
+                "What search_history searches with: bm25 (no model), dense (embedder, "
+                "as rag's) or memory (the memory system memory names, as history=memory's).",
+                choices=("bm25", "dense", "memory"),
+            ),
+            EMBEDDER,
+            EMBEDDING_CACHE,
+            MEMORY,
+            MEMORY_CONFIG,
+            TOP_K,
+            Parameter(
+                "tool_budget",
+                6,
+                int,
+                "Tool calls the model may make per question; then it must answer.",
+                minimum=1,
+            ),
+            Parameter(
+                "tool_result_chars",
+                6000,
+                int,
+                "The most characters one tool result holds (a longer one is cut, saying where).",
+                minimum=500,
+            ),
+        ),
+        label=_tools_label,
+        refuses=_tools_refuses,
+        reads_evidence=True,
+        metrics=tool_metrics,
     ),
 }
 """`-T history=...`: what the model sees of the past."""

@@ -29,6 +29,12 @@ Its chance of being right is `accuracy` with a history before the question and
 about lies back, past the first (each version's own steps, `oracle_steps`: sessions
 elapsed, bins of a distance in tokens).
 
+Offered the tools of `history=tools` (and free to call them), it calls them as a model
+that uses them would: it searches with the question (the first paragraph of the
+message asking it), reads the messages the search showed (first to last, one call),
+then answers, with its chance with a history where a call returned any (tool errors
+do not count).
+
 Each draw is a hash of (seed, model name, history or not, the question's messages),
 so a rerun gives the same answers. It works with every prompt the tasks send
 (shuffled options too): it finds the correct option by its text, not by its letter.
@@ -39,11 +45,14 @@ reaches for a downloadable tokenizer. It says nothing about any real model.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from inspect_ai.model import (
     ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageTool,
     GenerateConfig,
     ModelAPI,
     ModelOutput,
@@ -53,9 +62,10 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.history.tools import READ, SEARCH, shown_positions
 from inspect_personamem.offline.grading import GRADINGS, verdict_answer
 from inspect_personamem.offline.known import Known, KnownQuestions
-from inspect_personamem.offline.reply import offline_output
+from inspect_personamem.offline.reply import offline_output, offline_tool_call
 from inspect_personamem.parameters import Parameter
 from inspect_personamem.scoring.grader.prompt import read_grader_prompt
 
@@ -208,9 +218,14 @@ class OracleModel(ModelAPI):
                 f"{NAME} needs the question file it answers: -M questions=PATH "
                 "(only as a grader does it need none)"
             )
-        asked = self.questions.find(input)
-        question = "\n\n".join(message.text for message in input[-asked.messages :])
-        right = self._right(asked.known, len(input) > asked.messages, question)
+        prompt, exchange = split_exchange(input)
+        asked = self.questions.find(prompt)
+        call = next_call(prompt[-asked.messages].text, exchange, tools, tool_choice)
+        if call is not None:
+            return offline_tool_call(self.model_name, *call, input)
+        question = "\n\n".join(message.text for message in prompt[-asked.messages :])
+        read = any(isinstance(m, ChatMessageTool) and m.error is None for m in exchange)
+        right = self._right(asked.known, len(prompt) > asked.messages or read, question)
         return offline_output(self.model_name, asked.replies[right], input)
 
     def _right(self, known: Known, with_history: bool, question: str) -> int:
@@ -222,3 +237,44 @@ class OracleModel(ModelAPI):
         ).digest()
         others = [i for i in range(len(known.options)) if i != known.correct]
         return known.correct if draw[0] / 256 < chance else others[draw[1] % len(others)]
+
+
+def split_exchange(
+    input: Sequence[ChatMessage],
+) -> tuple[Sequence[ChatMessage], Sequence[ChatMessage]]:
+    """The prompt a task sent, and the tool exchange after it (the model's tool calls
+    and their results, `history=tools`): the trailing run of both."""
+    start = len(input)
+    while start > 0 and _in_exchange(input[start - 1]):
+        start -= 1
+    return input[:start], input[start:]
+
+
+def _in_exchange(message: ChatMessage) -> bool:
+    """A tool's result, or a model's message calling tools."""
+    if isinstance(message, ChatMessageAssistant):
+        return bool(message.tool_calls)
+    return isinstance(message, ChatMessageTool)
+
+
+def next_call(
+    asking: str,
+    exchange: Sequence[ChatMessage],
+    tools: Sequence[ToolInfo],
+    tool_choice: ToolChoice,
+) -> tuple[str, dict[str, Any]] | None:
+    """The oracle's next tool call where it is offered the history's tools: search with
+    the question (the first paragraph of the message `asking` it), then read what the
+    search showed (its positions, first to last); None once it has, or where no tool
+    may be called."""
+    offered = {tool.name for tool in tools}
+    if tool_choice == "none" or not {SEARCH, READ} <= offered:
+        return None
+    results = [m for m in exchange if isinstance(m, ChatMessageTool)]
+    searched = [m.text for m in results if m.function == SEARCH]
+    if not searched:
+        return SEARCH, {"query": asking.split("\n\n", 1)[0]}
+    found = shown_positions(searched[-1])
+    if found and not any(m.function == READ for m in results):
+        return READ, {"first": min(found), "last": max(found)}
+    return None

@@ -5,10 +5,12 @@ default) as its entry says (`DatasetVersion.trial`: what it generates is marked 
 `data.provenance`, and every run that reads it labelled synthetic), runs its task with
 and without the history on the offline `personamem/oracle` model, choosing among the
 options and answering openly (the oracle grading too), and, choosing, with the
-question's evidence alone (the upper bound) and with what BM25 retrieves of the history
-(which needs no model or download); grades the open full-history run's replies again
-with a second offline grader, as a user re-grades a run (Inspect's `score`), and writes
-the report, with the two gradings side by side. Nothing it prints measures a real model.
+question's evidence alone (the upper bound), with what BM25 retrieves of the history
+(which needs no model or download) and with the oracle searching and reading the
+history itself through tools (`history=tools`); grades the open full-history run's
+replies again with a second offline grader, as a user re-grades a run (Inspect's
+`score`), and writes the report, with the two gradings side by side. Nothing it prints
+measures a real model.
 """
 
 from __future__ import annotations
@@ -32,14 +34,16 @@ RUNS: tuple[dict[str, str], ...] = (
     {"answer": "choice", "history": "none"},
     {"answer": "choice", "history": "evidence"},
     {"answer": "choice", "history": "rag", "retriever": "bm25"},
+    {"answer": "choice", "history": "tools"},
     {"answer": "open", "history": "full"},
     {"answer": "open", "history": "none"},
 )
 """The task arguments of the runs `try` makes: the oracle choosing among the options and
 answering openly (graded by the oracle too), each with and without the history;
-choosing, also with the evidence alone and with BM25 retrieval, so that a retrieval
-run stands beside its upper bound and the full history."""
-REGRADED = RUNS[4]
+choosing, also with the evidence alone, with BM25 retrieval and searching the history
+through tools, so that the retrieval runs stand beside their upper bound and the full
+history."""
+REGRADED = next(run for run in RUNS if run == {"answer": "open", "history": "full"})
 """The run whose replies `try` grades again (`_regrade`): answering openly, with the
 history."""
 SECOND_GRADER: dict[str, Any] = {"grading": "first"}
@@ -196,9 +200,9 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         description="Write a small dataset of the chosen version, run its task with and "
         "without the history on the offline personamem/oracle model (right with a chosen "
         "probability), choosing among the options and answering openly, and, choosing, "
-        "with the evidence alone and with BM25 retrieval; grade the open replies again "
-        "with a second offline grader, and write the report. Needs no network, no API key "
-        "and no download.",
+        "with the evidence alone, with BM25 retrieval and searching the history through "
+        "tools; grade the open replies again with a second offline grader, and write the "
+        "report. Needs no network, no API key and no download.",
     )
     parser.add_argument(
         "--dataset",

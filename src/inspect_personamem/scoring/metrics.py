@@ -266,19 +266,26 @@ def quantile(values: Sequence[float], share: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (place - low)
 
 
+TOOL_COUNTS = ("budget", "asked", "errors", "chars_read", "positions_read", "finished")
+"""What a score keeps of a `history=tools` question's record: its counts, not its calls."""
+
+
 def history_record(state: TaskState) -> dict[str, Any]:
-    """What a score's metadata carries for `evidence_located`, `evidence_retrieval` and
-    `memory_latency`: where the evidence lies, what the retrieval found of it, and the
-    memory's search and add seconds, as the history source wrote them to the state
-    (nothing in runs whose source writes none). Inspect hands a metric each sample's
-    metadata as its dataset gave it, never as the solver left it, so these reach the
-    metrics through the score."""
+    """What a score's metadata carries for `evidence_located`, `evidence_retrieval`,
+    `memory_latency` and `tool_use`: where the evidence lies, what the retrieval found
+    of it, the memory's search and add seconds, and the counts of the model's tool
+    calls, as the history source wrote them to the state (nothing in runs whose source
+    writes none). Inspect hands a metric each sample's metadata as its dataset gave it,
+    never as the solver left it, so these reach the metrics through the score."""
     record: dict[str, Any] = {
         key: state.metadata[key] for key in ("evidence", "retrieval") if key in state.metadata
     }
     memory = state.metadata.get("memory")
     if memory:
         record["memory"] = {key: memory[key] for key in ("search_seconds", "ingest_calls")}
+    tools = state.metadata.get("tools")
+    if tools:
+        record["tools"] = {key: tools[key] for key in TOOL_COUNTS}
     return record
 
 
@@ -337,6 +344,36 @@ def memory_latency() -> Metric:
     return compute
 
 
+@metric
+def tool_use() -> Metric:
+    """For `history=tools`: per question, the mean of the tool calls the model made
+    (`tool_calls`) and of the characters their results returned (`tool_chars_read`);
+    over the run, the calls answered with an error (`tool_errors`: a position past
+    the end, a reversed range, past the budget, malformed) and the share of questions
+    whose model made the whole budget's calls (`tool_budget_spent`)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        records = [(s.score.metadata or {}).get("tools") or {} for s in scores]
+        count = len(records) or float("nan")
+        return {
+            "tool_calls": sum(int(r.get("asked", 0)) for r in records) / count,
+            "tool_chars_read": sum(int(r.get("chars_read", 0)) for r in records) / count,
+            "tool_errors": sum(int(r.get("errors", 0)) for r in records),
+            "tool_budget_spent": sum(
+                int(r.get("asked", 0)) >= int(r.get("budget", 1)) for r in records if r
+            )
+            / count,
+        }
+
+    return compute
+
+
 def retrieval_metrics() -> list[Metric]:
     """What a retrieval or memory run adds to its version's metrics."""
     return [evidence_located(), evidence_retrieval(), memory_latency()]
+
+
+def tool_metrics() -> list[Metric]:
+    """What a `history=tools` run adds to its version's metrics: the retrieval's, over
+    what the model read, and its tool use."""
+    return [*retrieval_metrics(), tool_use()]

@@ -21,13 +21,14 @@ def personamem_scorer() -> Scorer:
     Responses with no letter or several letters are incorrect; the score's metadata
     says which (`status`), so their share is reported as its own metric. A question
     the model never replied to (the sample was stopped by an Inspect limit, such as
-    `--message-limit`, `--time-limit` or `--token-limit`, before the reply arrived)
-    is not an answer: its score is Inspect's unscored sentinel (NaN), which every
-    metric leaves out and Inspect counts in the log's `unscored_samples`.
+    `--message-limit`, `--time-limit` or `--token-limit`, before the reply arrived, or
+    while it was still calling tools: `replied`) is not an answer: its score is
+    Inspect's unscored sentinel (NaN), which every metric leaves out and Inspect counts
+    in the log's `unscored_samples`.
     """
 
     async def score(state: TaskState, target: Target) -> Score:
-        if not state.output.choices:
+        if not replied(state):
             return unanswered()
         correct_letter = target.text.strip("() ")
         judgement = judge(state.output.completion, correct_letter)
@@ -44,6 +45,15 @@ def personamem_scorer() -> Scorer:
         )
 
     return score
+
+
+def replied(state: TaskState) -> bool:
+    """Whether the model replied: it produced an output, and where it was offered tools
+    over its history (`history=tools`, whose record is `tools`), its turns with them
+    finished. A question an Inspect limit stopped before the reply, or between its tool
+    calls, has no reply to score."""
+    tools = state.metadata.get("tools")
+    return bool(state.output.choices) and (tools is None or bool(tools["finished"]))
 
 
 def unanswered() -> Score:

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
-from inspect_personamem.datasets.v1.evidence import evidence_session, session_starts
+from inspect_personamem.data.contexts import session_starts
+from inspect_personamem.datasets.v1.evidence import evidence_session
 
 
 def history(*lengths: int, lead: int = 0) -> list[ChatMessage]:

@@ -1,4 +1,4 @@
-"""`inspect-personamem try --dataset v2`: a synthetic PersonaMem-v2 subset, the six
+"""`inspect-personamem try --dataset v2`: a synthetic PersonaMem-v2 subset, the seven
 runs on `personamem/oracle` (in-process, offline), then the report."""
 
 from __future__ import annotations
@@ -62,10 +62,11 @@ def accuracy(log: EvalLog) -> float:
     return float(log.results.scores[0].metrics["accuracy"].value)
 
 
-def test_it_makes_the_six_runs_on_the_oracle(tried: Tried) -> None:
+def test_it_makes_the_seven_runs_on_the_oracle(tried: Tried) -> None:
     assert set(tried.runs) == {(a, h) for a in ("choice", "open") for h in ("full", "none")} | {
         ("choice", "evidence"),
         ("choice", "rag"),
+        ("choice", "tools"),
     }
     data = tried.folder / "data"
     for (answer, history), log in tried.runs.items():
@@ -82,6 +83,7 @@ def test_it_makes_the_six_runs_on_the_oracle(tried: Tried) -> None:
         full, none = accuracy(tried.runs[answer, "full"]), accuracy(tried.runs[answer, "none"])
         assert full > 0.6 and none < 0.55, (answer, full, none)
     assert accuracy(tried.runs["choice", "evidence"]) > 0.6  # the evidence is a history
+    assert accuracy(tried.runs["choice", "tools"]) > 0.6  # it read the history through tools
 
 
 def test_chosen_answers_are_read_by_the_authors_rule(tried: Tried) -> None:
@@ -105,12 +107,12 @@ def test_open_answers_are_graded_by_the_oracle(tried: Tried) -> None:
 
 
 @pytest.mark.report
-def test_it_writes_the_report_of_the_six_v2_runs_and_the_regrade(tried: Tried) -> None:
+def test_it_writes_the_report_of_the_seven_v2_runs_and_the_regrade(tried: Tried) -> None:
     assert tried.code == 0, tried.err
     assert (tried.folder / "report" / "index.html").is_file()
     tables = tried.folder / "report" / "tables"
     rows = (tables / "v2_overall.csv").read_text(encoding="utf-8").splitlines()[1:]
-    assert len(rows) == 7 and all("personamem/oracle" in row for row in rows)
+    assert len(rows) == 8 and all("personamem/oracle" in row for row in rows)
     assert tried.regraded.eval.eval_id == tried.runs["open", "full"].eval.eval_id
     [agreement] = (tables / "v2_grader_agreement.csv").read_text().splitlines()[1:]
     assert "graded by personamem/oracle (grading=first)" in agreement

@@ -16,15 +16,8 @@ from collections.abc import Sequence
 
 from inspect_ai.model import ChatMessage
 
+from inspect_personamem.data.contexts import session_starts
 from inspect_personamem.data.evidence import Evidence
-
-
-def session_starts(roles: Sequence[str]) -> list[int]:
-    """The positions at which the sessions of a history whose messages have `roles` open:
-    each `system` message, and 0 where the history opens with another message. (Roles,
-    not messages: the generator lays out the histories it writes by the same rule.)"""
-    starts = [i for i, role in enumerate(roles) if role == "system"]
-    return starts if starts and starts[0] == 0 else [0, *starts]
 
 
 def evidence_session(messages: Sequence[ChatMessage], distance: int) -> Evidence:

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from inspect_personamem.data.contexts import session_starts
 from inspect_personamem.data.options import LETTERS
 from inspect_personamem.data.provenance import mark_generated
-from inspect_personamem.datasets.v1.evidence import session_starts
 from inspect_personamem.datasets.v1.question_types import RAW_LABELS
 from inspect_personamem.datasets.v1.records import COLUMNS
 from inspect_personamem.datasets.v1.spec import PERSONAMEM

@@ -41,7 +41,7 @@ from inspect_personamem.parameters import Settings
 from inspect_personamem.scoring.grader.calibration import grading_of
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD, grader_model, grader_record
 from inspect_personamem.scoring.metrics import history_record
-from inspect_personamem.scoring.scorer import unanswered
+from inspect_personamem.scoring.scorer import replied, unanswered
 from inspect_personamem.types import GraderSource
 
 
@@ -80,7 +80,7 @@ def preference_scorer(
     """
 
     async def score(state: TaskState, target: Target) -> Score:
-        if not state.output.choices:
+        if not replied(state):
             return unanswered()
         model = grader_model(grader)
         query, preference = str(state.metadata["query"]), str(state.metadata["preference"])

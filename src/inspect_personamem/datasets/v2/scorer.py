@@ -8,7 +8,7 @@ from inspect_ai.solver import TaskState
 from inspect_personamem.data.options import shown_options
 from inspect_personamem.datasets.v2.extraction import ANSWER_PATTERNS, read_answer
 from inspect_personamem.scoring.metrics import history_record, unparsed
-from inspect_personamem.scoring.scorer import unanswered
+from inspect_personamem.scoring.scorer import replied, unanswered
 
 
 @scorer(metrics=[accuracy(), stderr(), unparsed()])
@@ -19,7 +19,7 @@ def v2_choice_scorer() -> Scorer:
     A question the model never replied to is not scored."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        if not state.output.choices:
+        if not replied(state):
             return unanswered()
         options = shown_options(state)
         reading = read_answer(state.output.completion, len(options))

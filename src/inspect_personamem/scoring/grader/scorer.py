@@ -44,7 +44,7 @@ from inspect_personamem.scoring.grader.trials import (
     built_trials,
 )
 from inspect_personamem.scoring.metrics import grader_metrics, history_record
-from inspect_personamem.scoring.scorer import unanswered
+from inspect_personamem.scoring.scorer import replied, unanswered
 from inspect_personamem.types import GraderSource
 
 GRADER_ROLE = "grader"
@@ -72,7 +72,7 @@ def graded_scorer(
     """
 
     async def score(state: TaskState, target: Target) -> Score:
-        if not state.output.choices:
+        if not replied(state):
             return unanswered()
         model = grader_model(grader)
         question = str(state.sample_id)
