@@ -21,7 +21,9 @@ from typing import Any
 import anyio
 import pytest
 from inspect_ai.log import EvalLog
-from support.helpers import mock_model, run_task
+from inspect_ai.model import ChatMessage
+from inspect_ai.tool import ToolChoice, ToolInfo
+from support.helpers import mock_model, run_task, tool_calling_model
 from support.memories import split_with_markers
 from support.servers.mcp_memory import SCRIPT, records, stand_in_config
 
@@ -330,3 +332,33 @@ def test_a_process_that_exits_without_closing_stops_its_servers(tmp_path: Path) 
     assert done.stdout.strip() == "hung", done.stderr[-2000:]
     [started] = pids(tmp_path)
     assert not alive(started)
+
+
+def test_an_mcp_server_is_the_search_of_history_tools(data: Path, tmp_path: Path) -> None:
+    """`history=tools -T search=memory -T memory=mcp`: the model's searches go to the
+    stand-in server, which holds the question's history and nothing past it."""
+
+    def turn(messages: list[ChatMessage], tools: list[ToolInfo], choice: ToolChoice) -> Any:
+        searched = any(m.role == "tool" for m in messages)
+        return "<final_answer>(a)" if searched else [("search_history", {"query": "marker"})]
+
+    record = tmp_path / "record"
+    record.mkdir()
+    (tmp_path / "mcp.json").write_text(json.dumps(stand_in_config(record)), encoding="utf-8")
+    task_args = {
+        "data_dir": str(data), "history": "tools", "search": "memory", "memory": "mcp",
+        "memory_config": str(tmp_path / "mcp.json"),
+    }  # fmt: skip
+    log = run_task(TASK, tool_calling_model(turn), tmp_path / "logs", task_args)
+    assert log.status == "success", log.error
+    assert log.samples
+    searches = [c for server in records(record) for c in server[1:] if c["tool"] == "recall"]
+    assert len(searches) == len(log.samples)
+    for sample in log.samples:
+        [call] = sample.metadata["tools"]["calls"]
+        assert call["tool"] == "search_history" and not call["error"]
+        end = sample.metadata["end_index_in_shared_context"]
+        assert all(p < end for p in call.get("positions", ()))
+    ends = {sample.metadata["end_index_in_shared_context"] for sample in log.samples}
+    assert all(r["held"] == list(range(len(r["held"]))) for r in searches)  # a prefix
+    assert {len(r["held"]) for r in searches} <= ends  # a question's history, no more
