@@ -179,7 +179,10 @@ def _evidence_logs(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> Evid
     memory = run(model, folder, logs.data, task_args=memory_args)
     searching = tool_calling_model(searching_answer, "mockllm/model-a")
     tools = run(
-        searching, tmp_path_factory.mktemp("tools"), logs.data, task_args={"history": "tools"}
+        searching,
+        tmp_path_factory.mktemp("tools"),
+        logs.data,
+        task_args={"history": "tools", "top_k": 4},  # as many items as the rag run's
     )
     return EvidenceLogs(folder, str(full), evidence, rag, memory, tools)
 

@@ -177,27 +177,35 @@ def test_a_tools_run_is_a_retrieval_run_labelled_as_such(
     evidence_logs: EvidenceLogs, tmp_path: Path
 ) -> None:
     """`history=tools`: its label says so; found against used counts what its model
-    read; it is set against its upper bound and the full history; its searches' times
-    are the memory's."""
+    read; it is set against its upper bound, the full history and the rag run handed as
+    many items by the same retriever; its searches' times are the memory's."""
     folder = tmp_path / "logs"
     folder.mkdir()
-    for location in (evidence_logs.full, evidence_logs.evidence, evidence_logs.tools):
+    logs = evidence_logs
+    for location in (logs.full, logs.evidence, logs.rag, logs.tools):
         shutil.copy(location, folder)
     tools = str(folder / Path(evidence_logs.tools).name)
     report = build_report([folder], tmp_path / "out")
     label = label_of(report, tools)
-    assert label.endswith("tools (bm25, budget 6)")
+    assert label.endswith("tools (bm25, top 4, budget 6)")
     rows = {
         (r["run"], r["questions by"], r["value"]): r
         for r in read_csv(tmp_path / "out", "evidence_use")
+        if r["run"] == label
     }
     for by, value, mine in cases(samples(tools)):
         assert_use(rows.pop((label, by, value)), mine)
     assert rows == {}
     bounds = read_csv(tmp_path / "out", "evidence_bounds")
-    assert {r["against"] for r in bounds if r["run"] == label} == {UPPER_BOUND, "full history"}
-    [cost] = read_csv(tmp_path / "out", "memory_cost")
-    assert cost["run"] == label and float(cost["search p50 ms"]) > 0
+    against = {r["against"]: r["reference run"] for r in bounds if r["run"] == label}
+    rag = label_of(report, str(folder / Path(logs.rag).name))
+    assert against == {
+        UPPER_BOUND: label_of(report, str(folder / Path(logs.evidence).name)),
+        "full history": label_of(report, str(folder / Path(logs.full).name)),
+        "rag, the same retriever and top_k": rag,
+    }
+    cost = {row["run"]: row for row in read_csv(tmp_path / "out", "memory_cost")}[label]
+    assert float(cost["search p50 ms"]) > 0
 
 
 def test_the_memorys_latency_and_its_time_apart_from_the_model(

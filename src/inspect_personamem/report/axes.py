@@ -58,3 +58,17 @@ def full_settings(settings: Settings) -> dict[str, Any]:
     """The settings of the run that saw the whole history before each question
     (`history=full`), a retrieval run's other reference."""
     return history_settings(settings, "full")
+
+
+def comparable_rag_settings(settings: Settings) -> dict[str, Any]:
+    """For a run whose model searched the history itself (`history=tools`) with a
+    retriever, the settings of the `rag` run handed as many items (`top_k`) by that
+    retriever: the retrieval chosen for the model beside the one it chose. Other runs,
+    and a search by a memory system, have none (no settings match no run)."""
+    if str(settings.get("history")) != "tools" or str(settings.get("search")) == "memory":
+        return {}
+    other = history_settings(settings, "rag")
+    shared = ("top_k", "embedder", "embedding_cache")
+    other.update({name: str(settings[name]) for name in shared if name in settings})
+    other["retriever"] = str(settings["search"])
+    return other

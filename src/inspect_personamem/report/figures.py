@@ -306,9 +306,10 @@ USE_SHARES: tuple[tuple[str, Callable[[EvidenceUse], float], str], ...] = (
 )
 """The stacked parts of a bar of `evidence_figure`, bottom up: label, the questions
 (scores summed) it counts, colour."""
-REFERENCE_STYLES = dict(zip((kind for kind, _ in REFERENCES), ("solid", "dashed"), strict=True))
-"""How each kind of a retrieval run's references (`retrieval.REFERENCES`) is drawn: the
-upper bound solid, the full history dashed."""
+REFERENCE_STYLES = dict(zip((kind for kind, _ in REFERENCES[:2]), ("solid", "dashed"), strict=True))
+"""How the kinds of a retrieval run's references drawn over its bars
+(`retrieval.REFERENCES`) are drawn: the upper bound solid, the full history dashed; the
+others are in the table alone."""
 
 
 def evidence_figure(
@@ -336,7 +337,7 @@ def evidence_figure(
             heights = [counted(use) / use.questions for _, use in bars]
             axes.bar(xs, heights, 0.7, bottom=bottom, color=colour, label=label)
             bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
-        for reference in run.references:
+        for reference in (r for r in run.references if r.kind in REFERENCE_STYLES):
             axes.hlines(
                 [_accuracy_of(reference.reference, group, value) for value, _ in bars],
                 [x - 0.45 for x in xs], [x + 0.45 for x in xs], colors="black",

@@ -28,7 +28,12 @@ from typing import Any
 from inspect_personamem.datasets.base import DatasetVersion, Group
 from inspect_personamem.parameters import Settings
 from inspect_personamem.report.accuracy import RunSummary, title_of
-from inspect_personamem.report.axes import evidence_settings, full_settings
+from inspect_personamem.report.axes import (
+    comparable_rag_settings,
+    evidence_settings,
+    full_settings,
+    no_history_settings,
+)
 from inspect_personamem.report.costs import mean_tokens
 from inspect_personamem.report.differences import Groups, differences, present_groups
 from inspect_personamem.report.logs import MemoryTime, SampleResult
@@ -45,8 +50,12 @@ from inspect_personamem.scoring.metrics import quantile
 REFERENCES: tuple[tuple[str, Callable[[Settings], Mapping[str, Any]]], ...] = (
     ("evidence only (upper bound)", evidence_settings),
     ("full history", full_settings),
+    ("rag, the same retriever and top_k", comparable_rag_settings),
+    ("no history", no_history_settings),
 )
-"""What a retrieval run is measured against: its upper bound, then the whole history."""
+"""What a retrieval run is measured against: its upper bound, the whole history, for a
+run whose model searched the history itself the retrieval chosen for it at the same
+`top_k`, and no history."""
 
 FOUND_WORDS = (
     "`found`: the retrieved items included a message of the question's evidence (as its "
@@ -121,7 +130,8 @@ class Reference:
     """A run a retrieval run is measured against, both over the questions both scored."""
 
     kind: str
-    """What the reference is (`REFERENCES`): `evidence only (upper bound)`, `full history`."""
+    """What the reference is (`REFERENCES`): `evidence only (upper bound)`, `full history`,
+    ..."""
     run: RunSummary
     """The retrieval run over those questions."""
     reference: RunSummary
@@ -285,8 +295,8 @@ def measured_groups(summary: RunSummary, version: DatasetVersion[Any]) -> Groups
 def evidence_bounds_table(
     runs: Sequence[RetrievalRun], version: DatasetVersion[Any], name: str
 ) -> Table:
-    """Each retrieval run against its upper bound and against the full history, paired
-    over the questions both scored: overall, macro average, on the questions whose
+    """Each retrieval run against its references (`REFERENCES`), paired over the
+    questions both scored: overall, macro average, on the questions whose
     evidence it found and missed, and per value of each evidence group."""
     rows = [
         (ref.run.label, ref.kind, ref.reference.label, measure,
@@ -299,13 +309,16 @@ def evidence_bounds_table(
     ]  # fmt: skip
     return Table(
         name,
-        "Retrieval against its upper bound and the full history",
-        "Each retrieval or memory run minus the run of the same model (name and model "
-        "arguments), split, grader and otherwise the same settings that was shown only "
-        "each question's evidence (`history=evidence`: the upper bound, what a perfect "
-        "retriever would hand over) and the one shown the whole history "
-        "(`history=full`): overall, on the questions whose evidence the run found "
-        "(`evidence found`: there the model had what it needed) and missed, and per "
+        "Retrieval against its upper bound, the full history and no history",
+        "Each retrieval, memory or tools run minus the run of the same model (name and "
+        "model arguments), split, grader and otherwise the same settings that was shown "
+        "only each question's evidence (`history=evidence`: the upper bound, what a "
+        "perfect retriever would hand over), the one shown the whole history "
+        "(`history=full`), for a run whose model searched the history itself "
+        "(`history=tools`) the `rag` run handed as many items by the same retriever, and "
+        "the one shown no history (`history=none`): overall, on the questions whose "
+        "evidence the run found (`evidence found`: there the model had what it needed) "
+        "and missed, and per "
         f"value of each group. {FOUND_WORDS} {DIFFERENCE_NOTE}",
         ("run", "against", "reference run", *DIFFERENCE_COLUMNS),
         tuple(rows),
