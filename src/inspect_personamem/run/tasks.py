@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 
 TASK_VERSION: Final = "2.2.0"
 """Version of the tasks (`Task(version=...)`, in every log): bumped when what is scored
-or how can change; see the README's changelog."""
+or how can change; see docs/changelog.md."""
 
 PATHS: Final[dict[str, tuple[str, ...]]] = {
     "data_dir": (),
