@@ -95,7 +95,7 @@ def test_try_command_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     # synthetic data: every run complete, and not comparable with published numbers
     [said] = [line for line in done.stdout.splitlines() if line.startswith("report says: ")]
     assert said.startswith(
-        "report says: All 7 runs complete; not comparable with published numbers: "
+        "report says: All 8 runs complete; not comparable with published numbers: "
     )
     again = run_cli(tmp_path)
     assert again.returncode == 2
