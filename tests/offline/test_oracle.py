@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
@@ -40,6 +41,27 @@ def accuracy(log: EvalLog) -> float:
     return float(log.results.scores[0].metrics["accuracy"].value)
 
 
+def sure_oracle_run(
+    task: str, folder: Path, questions: str, log_dir: Path, task_args: dict[str, Any],
+    **eval_args: Any,
+) -> EvalLog:  # fmt: skip
+    """A run of `task` on the oracle, always right with a history, never without one."""
+    (log,) = inspect_eval(
+        f"inspect_personamem/{task}",
+        task_args={"data_dir": str(folder), **task_args},
+        model="personamem/oracle",
+        model_args={
+            "questions": str(folder / questions),
+            "accuracy": 1.0,
+            "accuracy_without_history": 0.0,
+        },
+        log_dir=str(log_dir),
+        display=DISPLAY,
+        **eval_args,
+    )
+    return log
+
+
 @pytest.mark.parametrize(("chance", "expected"), [(1.0, 1.0), (0.0, 0.0)])
 def test_oracle_answers_right_with_the_chosen_probability(
     small_split: Path, tmp_path: Path, chance: float, expected: float
@@ -61,18 +83,7 @@ def test_oracle_runs_and_scores_the_evidence_alone_on_both_versions(
     """`history=evidence`: the evidence is a history before the question, so the oracle
     answers with its chance with a history (1.0 here; 0.0 without one)."""
     folder = Path(request.getfixturevalue(data))
-    (log,) = inspect_eval(
-        f"inspect_personamem/{task}",
-        task_args={"data_dir": str(folder), "history": "evidence"},
-        model="personamem/oracle",
-        model_args={
-            "questions": str(folder / questions),
-            "accuracy": 1.0,
-            "accuracy_without_history": 0.0,
-        },
-        log_dir=str(tmp_path),
-        display=DISPLAY,
-    )
+    log = sure_oracle_run(task, folder, questions, tmp_path, {"history": "evidence"})
     assert log.status == "success", log.error
     assert log.samples and all(s.metadata["evidence"]["located"] for s in log.samples)
     assert accuracy(log) == 1.0
@@ -93,20 +104,9 @@ def test_oracle_searches_reads_then_answers_with_history_tools(
     """`history=tools`: it searches with the question, reads what the search showed,
     and answers with its chance with a history (1.0 here; 0.0 without one)."""
     folder = Path(request.getfixturevalue(data))
-    (log,) = inspect_eval(
-        f"inspect_personamem/{task}",
-        task_args={"data_dir": str(folder), "history": "tools", "answer": answer}
-        | ({"grader": "self"} if answer == "open" else {}),
-        model="personamem/oracle",
-        model_args={
-            "questions": str(folder / questions),
-            "accuracy": 1.0,
-            "accuracy_without_history": 0.0,
-        },
-        log_dir=str(tmp_path),
-        display=DISPLAY,
-        limit=6,
-    )
+    task_args = {"history": "tools", "answer": answer}
+    task_args |= {"grader": "self"} if answer == "open" else {}
+    log = sure_oracle_run(task, folder, questions, tmp_path, task_args, limit=6)
     assert log.status == "success", log.error
     assert accuracy(log) == 1.0
     for sample in log.samples or []:
