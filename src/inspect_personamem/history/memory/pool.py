@@ -32,7 +32,7 @@ from typing import Any, Generic, TypeVar, cast
 import anyio
 from inspect_ai.model import ChatMessage
 
-from inspect_personamem.data.contexts import Contexts
+from inspect_personamem.data.contexts import Contexts, session_starts
 from inspect_personamem.history.memory.interface import (
     LOOP_BLOCK_WARNING_SECONDS,
     HistoryMessage,
@@ -83,15 +83,14 @@ class _Slot:
 
 
 def session_parts(messages: Sequence[HistoryMessage]) -> Iterator[list[HistoryMessage]]:
-    """Consecutive runs of messages, a new run at each `system` (persona) message."""
-    part: list[HistoryMessage] = []
-    for message in messages:
-        if message.role == "system" and part:
-            yield part
-            part = []
-        part.append(message)
-    if part:
-        yield part
+    """Consecutive runs of messages, a new run at each `system` (persona) message: the
+    sessions as `data.contexts.session_starts` opens them (the first run is whatever
+    the messages open with)."""
+    if not messages:
+        return
+    starts = session_starts([message.role for message in messages])
+    for start, end in zip(starts, [*starts[1:], len(messages)], strict=True):
+        yield list(messages[start:end])
 
 
 class LoopTimer:
