@@ -25,10 +25,10 @@ its closed stdin takes the stdio transport's 4 s to be terminated and killed); t
 servers still running when the process exits are stopped and waited for then.
 
 Each memory, as it connects, fits the config's calls to the tools the server lists
-(`McpConfig.fitted`); `check_server` connects once when the task is built, so a server
-that cannot be started or reached, or whose tools do not take the config's templates,
-stops the run with one line before any sample (`McpConfigError`, naming the config
-file). A fault later is one line naming the server (its command line or URL) and,
+(`McpConfig.fitted`); `check_server` connects once as the task is made, before any
+data are read, so a server that cannot be started or reached, or whose tools do not
+take the config's templates, stops the run with one line before any sample
+(`McpConfigError`, naming the config file). A fault later is one line naming the server (its command line or URL) and,
 through the pool, the question: a server that does not answer within `call_timeout`,
 one that closes the connection (dies), a tool that returns an error, and a search
 result that is not what `search.results` says.
@@ -92,7 +92,7 @@ def mcp_memory_class() -> type[McpMemory]:
 
 def check_server(config: McpConfig) -> None:
     """Start (or reach) the server once, fit the config's calls to its tools, and stop
-    it: when the task is built, so that a fault stops the run before any sample. An
+    it: as the task is made, so that a fault stops the run before any sample. An
     `McpConfigError`, one line naming the config file, where it fails."""
     try:
         McpMemory("personamem-check", config).close()

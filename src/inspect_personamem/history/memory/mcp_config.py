@@ -5,8 +5,9 @@ Checked whole when the task is made, before any data are read: every key, the
 transport (`server.command` for a server the run starts over stdio, `server.url` for
 one it reaches over streamable HTTP), the tools' argument templates and the
 placeholders they use. What only the server can answer is checked when a memory
-connects (`mcp.py`; the task's build connects once, before any sample): the tools
-exist, and every template fits the tool's input schema (`McpConfig.fitted`).
+connects (`mcp.py`; the task connects once as it is made, also before any data are
+read): the tools exist, and every template fits the tool's input schema
+(`McpConfig.fitted`).
 
 Argument templates are JSON-like values whose strings may hold placeholders, `{name}`:
 a string that is one placeholder alone takes the value itself, of the type `KINDS`
@@ -16,6 +17,7 @@ schema takes a string there and not that type: an integer is then sent as its di
 into the text. A template that no value of its type could make fit (text where the
 schema takes a number, a field it lacks or one it requires left out) is an error
 naming the config file, the tool and the field.
+
 Placeholders everywhere: `{context_id}`; `{memory_id}`, new for every memory (one per
 shared context, a new one at each rebuild); `{scratch}`, an empty folder of the
 memory's own, removed when its server stops. In `add.arguments`, per message:
