@@ -36,7 +36,7 @@ def server_memory(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     npm = shutil.which("npm")
     if npm is None or shutil.which("node") is None:
         pytest.skip(f"node and npm are needed to run {spec} (not found on PATH)")
-    cache = request.config.cache
+    cache = getattr(request.config, "cache", None)  # None under -p no:cacheprovider
     folder = cache.mkdir("mcp-server-memory") if cache else tmp_path_factory.mktemp("npm")
     package = folder / "node_modules" / PACKAGE
     version = spec.rpartition("@")[2]
@@ -47,7 +47,7 @@ def server_memory(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
             capture_output=True, text=True, timeout=300,
         )  # fmt: skip
         if done.returncode != 0:
-            said = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            said = (done.stderr.strip().splitlines() or ["no output"])[0]  # its error code
             pytest.skip(f"npm could not install {spec} (no network to the npm registry?): {said}")
     return package / "dist" / "index.js"
 
