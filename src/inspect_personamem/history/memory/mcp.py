@@ -28,10 +28,10 @@ Each memory, as it connects, fits the config's calls to the tools the server lis
 (`McpConfig.fitted`); `check_server` connects once as the task is made, before any
 data are read, so a server that cannot be started or reached, or whose tools do not
 take the config's templates, stops the run with one line before any sample
-(`McpConfigError`, naming the config file). A fault later is one line naming the server (its command line or URL) and,
-through the pool, the question: a server that does not answer within `call_timeout`,
-one that closes the connection (dies), a tool that returns an error, and a search
-result that is not what `search.results` says.
+(`McpConfigError`, naming the config file). A fault later is one line naming the
+server (its command line or URL) and, through the pool, the question: a server that
+does not answer within `call_timeout`, one that closes the connection (dies), a tool
+that returns an error, and a search result that is not what `search.results` says.
 """
 
 from __future__ import annotations
