@@ -181,6 +181,9 @@ def test_nothing_past_the_end_index_reaches_the_model(
     numbers = context_numbers(data)
     sent = sent_markers(log)
     servers = [server[1:] for server in mcp_records(log)] if method == "memory-mcp" else []
+    checked = [server for server in servers if not server]  # sent no call: its tools listed
+    assert len(checked) == (method == "memory-mcp")  # once, as the task was built
+    servers = [server for server in servers if server]
     calls = [call for server in servers for call in server]
     for server in servers:  # fed one context, in order from its start, each message as itself
         added = [c["arguments"] for c in server if c["tool"] == "remember"]

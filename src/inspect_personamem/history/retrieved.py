@@ -133,27 +133,34 @@ def memory_pool(
 ) -> MemoryPool:
     """The pool of the memory system `memory` names, configured by `memory_config`
     (`needed_by`: the setting that asks for one, for errors)."""
-    factory = memory_factory(memory, read_memory_config(memory_config), needed_by)
+    factory = memory_factory(memory, memory_config, needed_by)
     return MemoryPool(contexts, factory, f"memory system {memory}")
 
 
 def memory_factory(
-    spec: str | None, config: dict[str, Any], needed_by: str = "history='memory'"
+    spec: str | None,
+    config_file: str | None,
+    needed_by: str = "history='memory'",
+    *,
+    connect: bool = False,
 ) -> MemoryFactory:
-    """The factory a `-T memory=...` spec names: "mem0", "mcp" or "module:attribute"
-    (with its config checked where it is read here); a one-line error where it names
-    none that can be had (`needed_by`: the setting that asks for one)."""
+    """The factory a `-T memory=...` spec names: "mem0", "mcp" or "module:attribute",
+    given the mapping in `config_file` (checked where it is read here); a one-line error
+    where it names none that can be had (`needed_by`: the setting that asks for one).
+    `connect`: start (or reach) an MCP server once and check its tools against the
+    config (the task's refusals do, before any data are read)."""
     if not spec:
         raise PersonaMemArgumentError(
             f"PersonaMem task parameter memory: {needed_by} needs one: "
             "-T memory=mem0, -T memory=mcp or -T memory=package.module:Factory"
         )
+    config = read_memory_config(config_file)
     if spec == "mem0":
         from inspect_personamem.history.memory.mem0 import Mem0Memory
 
         return lambda context_id: Mem0Memory(context_id, config)
     if spec == "mcp":
-        return _mcp_factory(config)
+        return _mcp_factory(config, config_file, connect)
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise PersonaMemArgumentError(
@@ -172,16 +179,19 @@ def memory_factory(
     return lambda context_id: target(context_id, config)
 
 
-def _mcp_factory(config: dict[str, Any]) -> MemoryFactory:
-    """An MCP server per memory, its config checked now (`memory/mcp_config.py`)."""
-    from inspect_personamem.history.memory.mcp import mcp_memory_class
+def _mcp_factory(config: dict[str, Any], file: str | None, connect: bool) -> MemoryFactory:
+    """An MCP server per memory, its config checked now (`memory/mcp_config.py`), and
+    with `connect` its server too (`memory/mcp.py:check_server`)."""
+    from inspect_personamem.history.memory.mcp import check_server, mcp_memory_class
     from inspect_personamem.history.memory.mcp_config import parse_mcp_config
 
-    checked = parse_mcp_config(config)
+    checked = parse_mcp_config(config, file)
     try:
         memory = mcp_memory_class()
     except MemoryComponentError as ex:
         raise PersonaMemArgumentError(f"PersonaMem task parameter memory='mcp': {ex}") from ex
+    if connect:
+        check_server(checked)
     return lambda context_id: memory(context_id, checked)
 
 

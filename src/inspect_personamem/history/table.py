@@ -22,7 +22,6 @@ from inspect_personamem.history.retrieved import (
     memory_factory,
     memory_history,
     rag_history,
-    read_memory_config,
 )
 from inspect_personamem.history.tools import tools_history
 from inspect_personamem.parameters import AxisValue, Parameter, Settings, changed
@@ -117,11 +116,11 @@ def _rag_label(settings: Settings) -> str:
     return f"rag ({_retrieval_words(settings, words)})"
 
 
-def _memory_refuses(settings: Settings) -> str | None:
+def _memory_refuses(settings: Settings, needed_by: str = "history='memory'") -> str | None:
     """A memory system that cannot be had, or a config it cannot take (`memory=mcp`
-    checks its own), said before any data are read."""
+    checks its own, and reaches its server once), said before any data are read."""
     try:
-        memory_factory(settings["memory"], read_memory_config(settings["memory_config"]))
+        memory_factory(settings["memory"], settings["memory_config"], needed_by, connect=True)
     except PersonaMemArgumentError as error:
         return str(error).removeprefix("PersonaMem task parameter ")
     return None
@@ -152,8 +151,8 @@ def _tools_label(settings: Settings) -> str:
 
 
 def _tools_refuses(settings: Settings) -> str | None:
-    """An answer that writes nothing, or a model that cannot call tools, said before
-    any data are read."""
+    """An answer that writes nothing, a model that cannot call tools, or a memory that
+    cannot be had (`search=memory`), said before any data are read."""
     if settings["answer"] == "logprob":
         return (
             "answer='logprob' scores each option's likelihood as the model's reply: the "
@@ -167,6 +166,8 @@ def _tools_refuses(settings: Settings) -> str | None:
             "history='tools' offers the history only through tools: choose another "
             "model or history"
         )
+    if settings["search"] == "memory":
+        return _memory_refuses(settings, "search='memory'")
     return None
 
 

@@ -28,10 +28,12 @@ from support.memories import split_with_markers
 from support.servers.mcp_memory import SCRIPT, records, stand_in_config
 
 from inspect_personamem.data.contexts import ContextStore
-from inspect_personamem.history.memory.interface import HistoryMessage, MemoryComponentError
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.history.memory.interface import HistoryMessage
 from inspect_personamem.history.memory.mcp import McpMemory
-from inspect_personamem.history.memory.mcp_config import parse_mcp_config
+from inspect_personamem.history.memory.mcp_config import McpConfigError, parse_mcp_config
 from inspect_personamem.history.memory.pool import DROPPED, MemoryPool
+from inspect_personamem.run.tasks import TASKS
 
 pytestmark = pytest.mark.memory  # the mcp package
 TASK = "inspect_personamem/personamem_32k"
@@ -110,12 +112,16 @@ def test_the_server_is_sent_each_message_once_searched_and_stopped(
 @pytest.mark.parametrize(
     ("section", "change", "problem"),
     [
-        ("search", {"tool": "recal"},
-         "has no tool 'recal' (its tools: recall, remember, remember_session)"),
+        ("search", {"tool": "recal"}, "search.tool: 'recal': the {name} has no such tool (its "
+         "tools: recall, remember, remember_session)"),
         ("search", {"arguments": {"query": "{query}", "limt": "{top_k}"}},
-         "tool 'recall' takes no argument 'limt' (it takes: limit, query, user)"),
-        ("search", {"arguments": {"query": "{query}"}},
-         "tool 'recall' requires 'limit', which its arguments in the config do not give"),
+         "search.arguments.limt: tool 'recall' of the {name} takes no such field (it takes: "
+         "limit, query, user)"),
+        ("search", {"arguments": {"query": "{query}"}}, "search.arguments: tool 'recall' of the "
+         "{name} requires 'limit', which the config does not give"),
+        ("add", {"arguments": {"role": "{role}", "content": "{content}", "position": "{role}"}},
+         "add.arguments.position: tool 'remember' of the {name} takes an integer here, and "
+         "'{{role}}' is a string"),
     ],
 )  # fmt: skip
 def test_the_server_s_tools_are_checked_when_it_first_connects(
@@ -123,11 +129,97 @@ def test_the_server_s_tools_are_checked_when_it_first_connects(
 ) -> None:
     config = stand_in_config(tmp_path)
     config[section].update(change)
-    with pytest.raises(MemoryComponentError) as error:
-        McpMemory("context-1", parse_mcp_config(config))
+    with pytest.raises(McpConfigError) as error:
+        McpMemory("context-1", parse_mcp_config(config, "mcp.json"))
     name = f"MCP server '{sys.executable} {SCRIPT} well --record {tmp_path} --after 0'"
-    assert str(error.value) == f"{name}: {problem}"
+    prefix = "PersonaMem task parameter memory_config=mcp.json (memory=mcp): "
+    assert str(error.value) == prefix + problem.format(name=name)
     assert gone(pids(tmp_path))  # stopped, not left running
+
+
+EXITS = [sys.executable, "-c", "import sys; sys.exit('the store is locked')"]
+"""A server that exits at once, saying why on its stderr."""
+SERVER_FAULTS = [
+    ({"server": {"command": "no-such-mcp-server"}}, r"server: MCP server 'no-such-mcp-server' "
+     r"could not be started: FileNotFoundError: .*No such file or directory: "
+     r"'no-such-mcp-server'"),
+    ({"server": {"command": EXITS[0], "args": EXITS[1:]}}, r"server: MCP server '.* -c import "
+     r"sys; sys.exit\('the store is locked'\)' could not be started: .*; its stderr ends: the "
+     r"store is locked"),
+    ({"search": {"tool": "recal", "arguments": {"query": "{query}"}}}, r"search.tool: 'recal': "
+     r"the MCP server '.* well .*' has no such tool \(its tools: recall, remember, "
+     r"remember_session\)"),
+    ({"add": {"tool": "remember", "arguments": {"role": "{role}", "content": "{content}",
+                                                "position": "{content}"}}},
+     r"add.arguments.position: tool 'remember' of the MCP server '.*' takes an integer here, "
+     r"and '\{content\}' is a string"),
+]  # fmt: skip
+"""A config whose server cannot be started, exits at once, lacks the tool named, or
+whose tool takes another type than a template gives; what the user is told."""
+
+
+def faulty_config(folder: Path, change: dict[str, Any], **more: Any) -> Path:
+    """The stand-in's config, with `change` replacing its sections, written to a file."""
+    (folder / "records").mkdir()
+    config = {**stand_in_config(folder / "records", **more), **change}
+    path = folder / "mcp.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("history", "change", "problem"),
+    [
+        *(("memory", change, problem) for change, problem in SERVER_FAULTS),
+        ("memory", {"start_timeout": 1}, r"server: MCP server '.* slow-start .*' could not be "
+         r"started: no answer within 1 s \(start_timeout\)"),
+        ("tools", *SERVER_FAULTS[2]),
+    ],
+)  # fmt: skip
+def test_a_server_at_fault_stops_the_task_before_any_data_are_read(
+    tmp_path: Path, history: str, change: dict[str, Any], problem: str
+) -> None:
+    """The server is started, and its tools checked, as the task is built: a fault is
+    one line naming the config file, raised before the data are read (there are none
+    here), and the server is stopped."""
+    mode = "slow-start" if "start_timeout" in change else "well"
+    path = faulty_config(tmp_path, change, mode=mode)
+    searched = {"search": "memory"} if history == "tools" else {}
+    with pytest.raises(PersonaMemArgumentError) as error:
+        TASKS["personamem_32k"](
+            data_dir=str(tmp_path / "no data here"), history=history, memory="mcp",
+            memory_config=str(path), **searched,
+        )  # fmt: skip
+    message = str(error.value)
+    assert "\n" not in message
+    assert re.fullmatch(
+        rf"PersonaMem task parameters history='{history}', answer='choice': "
+        rf"memory_config={re.escape(str(path))} \(memory=mcp\): {problem}",
+        message,
+    ), message
+    assert gone(pids(tmp_path / "records"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("change", "problem"), SERVER_FAULTS)
+def test_a_server_at_fault_is_one_line_from_inspect(
+    small_split: Path, tmp_path: Path, change: dict[str, Any], problem: str
+) -> None:
+    """What `inspect eval` prints of each fault: one line, no traceback, a non-zero
+    exit, and no run begun."""
+    path = faulty_config(tmp_path, change)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "inspect"), "eval", TASK, "--model", "mockllm/model",
+         "-T", f"data_dir={small_split}", "-T", "history=memory", "-T", "memory=mcp",
+         "-T", f"memory_config={path}", "--log-dir", str(tmp_path / "logs")],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        env={**os.environ, "COLUMNS": "1000"},
+    )  # fmt: skip
+    output = (done.stdout + done.stderr).strip()
+    assert done.returncode != 0
+    assert len(output.splitlines()) == 1, output
+    assert re.search(problem, output) and "Traceback" not in output, output
+    assert not (tmp_path / "logs").exists()  # no run began
 
 
 def run_memory(data: Path, log_dir: Path, config: dict[str, Any], **eval_args: Any) -> EvalLog:
@@ -152,20 +244,14 @@ def run_memory(data: Path, log_dir: Path, config: dict[str, Any], **eval_args: A
         ("malformed", {}, r"failed while search: MemoryComponentError: MCP server '.*': tool "
          r"'recall' returned text that is not JSON: 'these are not results' \(search.results: "
          r"json\)"),
-        ("slow-start", {"start_timeout": 1}, r"failed while creating the memory: "
-         r"MemoryComponentError: MCP server '.* slow-start .*' could not be started: no answer "
-         r"within 1 s \(start_timeout\)"),
-        ("well", {"server": {"command": "no-such-mcp-server"}}, r"failed while creating the "
-         r"memory: MemoryComponentError: MCP server 'no-such-mcp-server' could not be started: "
-         r"FileNotFoundError: .*No such file or directory: 'no-such-mcp-server'"),
     ],
 )  # fmt: skip
 def test_a_faulty_server_stops_the_run_naming_the_server_and_the_question(
     data: Path, tmp_path: Path, mode: str, config: dict[str, Any], problem: str
 ) -> None:
-    """A server that dies mid-run (after 5 calls), hangs (after 5), answers a search
-    with text where JSON was configured, does not start in time, or cannot be started:
-    one line, no model call; a server that failed to start or to add is stopped."""
+    """A server that dies mid-run (after 5 calls), hangs (after 5), or answers a search
+    with text where JSON was configured: one line, no model call; a server that failed
+    to add is stopped."""
     record = tmp_path / "records"
     record.mkdir()
     log = run_memory(data, tmp_path, {**stand_in_config(record, mode, after=5), **config}, limit=1)
@@ -175,7 +261,7 @@ def test_a_faulty_server_stops_the_run_naming_the_server_and_the_question(
     assert re.search(rf"question_id [0-9a-f-]+: memory system mcp {problem}", message), message
     assert all(e.event != "model" for s in log.samples or [] for e in s.events)
     if mode != "malformed":  # a failed search leaves a whole memory, released with the run's
-        assert gone(pids(record))  # a failed start or add: stopped at once
+        assert gone(pids(record))  # a failed add: stopped at once
 
 
 def test_a_question_cancelled_while_adding_stops_its_server_and_the_next_rebuilds(

@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 WORD = re.compile(r"\w+")
 SCRIPT = Path(__file__).resolve()
 
@@ -58,6 +60,17 @@ def stand_in_config(
         },
         **more,
     }
+
+
+def documented_config() -> dict[str, Any]:
+    """The complete config for the reference knowledge-graph server, as the memory docs
+    give it."""
+    docs = SCRIPT.parents[3] / "docs" / "memory-and-retrieval.md"
+    text = docs.read_text(encoding="utf-8")
+    [block] = re.findall(r"```yaml\n(# server-memory\.yaml.*?)```", text, re.DOTALL)
+    value = yaml.safe_load(block)
+    assert isinstance(value, dict)
+    return value
 
 
 def records(record: Path) -> list[list[dict[str, Any]]]:

@@ -24,11 +24,14 @@ Stopping is handed to that loop and never blocks Inspect's (a server that ignore
 its closed stdin takes the stdio transport's 4 s to be terminated and killed); the
 servers still running when the process exits are stopped and waited for then.
 
-A fault is one line naming the server (its command line or URL) and, through the
-pool, the question: a server that cannot be started or reached, one that does not
-answer within `start_timeout` or `call_timeout`, one that closes the connection
-(dies), a tool the server lacks or whose arguments it does not take, a tool that
-returns an error, and a search result that is not what `search.results` says.
+Each memory, as it connects, fits the config's calls to the tools the server lists
+(`McpConfig.fitted`); `check_server` connects once as the task is made, before any
+data are read, so a server that cannot be started or reached, or whose tools do not
+take the config's templates, stops the run with one line before any sample
+(`McpConfigError`, naming the config file). A fault later is one line naming the
+server (its command line or URL) and, through the pool, the question: a server that
+does not answer within `call_timeout`, one that closes the connection (dies), a tool
+that returns an error, and a search result that is not what `search.results` says.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ from inspect_personamem.history.memory.interface import (
 )
 from inspect_personamem.history.memory.mcp_config import (
     McpConfig,
+    McpConfigError,
     ToolCall,
     add_values,
     fill,
@@ -86,6 +90,16 @@ def mcp_memory_class() -> type[McpMemory]:
     return McpMemory
 
 
+def check_server(config: McpConfig) -> None:
+    """Start (or reach) the server once, fit the config's calls to its tools, and stop
+    it: as the task is made, so that a fault stops the run before any sample. An
+    `McpConfigError`, one line naming the config file, where it fails."""
+    try:
+        McpMemory("personamem-check", config).close()
+    except MemoryComponentError as ex:
+        raise McpConfigError("server", str(ex), config.file) from ex
+
+
 class McpMemory:
     """An MCP server's memory of one shared context."""
 
@@ -104,11 +118,12 @@ class McpMemory:
         self._connection = _Connection(self._client(), folder, self.name)
         try:
             tools = self._connection.start(config.start_timeout)
-            for call in (config.add, config.search):
-                _check_tool(self.name, call, tools)
+            self._add, self._search = config.fitted(
+                {name: tool.input_schema for name, tool in tools.items()}
+            )
         except BaseException as ex:
             self._connection.stop()
-            if isinstance(ex, MemoryComponentError):
+            if isinstance(ex, MemoryComponentError | McpConfigError):
                 raise
             if isinstance(ex, Exception):
                 raise self._fault("could not be started", ex, "start_timeout") from ex
@@ -116,13 +131,13 @@ class McpMemory:
 
     async def add(self, messages: Sequence[HistoryMessage]) -> None:
         for values in add_values(messages, self.config.add_per):
-            await self._call(self.config.add, values)
+            await self._call(self._add, values)
             self.adds += 1
 
     async def search(self, query: str, top_k: int) -> list[MemoryItem]:
         """The first `top_k` items the search tool returns (it may return more: not every
         server takes a limit)."""
-        result = await self._call(self.config.search, {"query": query, "top_k": top_k})
+        result = await self._call(self._search, {"query": query, "top_k": top_k})
         self.searches += 1
         texts = [block.text for block in result.content if block.type == "text"]
         if len(texts) < len(result.content):
@@ -190,30 +205,6 @@ class McpMemory:
             cwd=fill(server.cwd, values),
         )
         return lambda errlog: _stdio_session(parameters, errlog)
-
-
-def _check_tool(name: str, call: ToolCall, tools: dict[str, Any]) -> None:
-    """The server has the tool, takes the arguments the config gives, and is given every
-    argument it requires."""
-    tool = tools.get(call.tool)
-    if tool is None:
-        raise MemoryComponentError(
-            f"{name}: has no tool {call.tool!r} (its tools: {', '.join(sorted(tools)) or 'none'})"
-        )
-    schema = tool.input_schema or {}
-    takes = set(schema.get("properties") or {})
-    unknown = sorted(set(call.arguments) - takes)
-    if unknown and takes and schema.get("additionalProperties") is not True:
-        raise MemoryComponentError(
-            f"{name}: tool {call.tool!r} takes no argument {', '.join(map(repr, unknown))} "
-            f"(it takes: {', '.join(sorted(takes))})"
-        )
-    missing = sorted(set(schema.get("required") or ()) - set(call.arguments))
-    if missing:
-        raise MemoryComponentError(
-            f"{name}: tool {call.tool!r} requires {', '.join(map(repr, missing))}, which its "
-            "arguments in the config do not give"
-        )
 
 
 @asynccontextmanager
