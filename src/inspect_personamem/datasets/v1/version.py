@@ -104,6 +104,11 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         Group("distance_bin", "sessions_bin", "sessions elapsed (bins)"),
     )
     evidence_groups = ("category", "distance_bin")
+    earlier_evidence = (
+        "the session `distance_to_ref_in_blocks` before the question's own, one session "
+        "further back than the token distance places it for 267 of 270 real 128k "
+        "questions (task versions before 2.3.0: docs/changelog.md)"
+    )
     cluster = "shared_context_id"  # questions over one history are not independent
     cluster_words = (
         "shared context (questions over one history are not independent; Inspect's "
