@@ -7,9 +7,10 @@ held after: a refactor that changes one byte of a prompt, or one score, fails he
 Where a change is meant, the digest changes with a task version bump and a changelog
 entry. A change of the generated data changes the digests too, with no task change:
 the v1 ones were taken again when the generator came to place each question's
-evidence message in its history (and to draw its rows to fit); the open ones when the
-grader came to be tried on replies built from the candidates (more grader prompts; the
-real replies' prompts and scores unchanged).
+evidence message in its history (and to draw its rows to fit), and again when it came
+to place it `d - 1` sessions back, at its token distance, as the real data do (task
+version 2.3.0); the open ones when the grader came to be tried on replies built from the
+candidates (more grader prompts; the real replies' prompts and scores unchanged).
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from inspect_ai.model import ChatMessage
 from support.helpers import mock_model, run_task, version_prompts
 
 RENDERED: dict[str, str] = {
-    "v1 choice": "8e9e06e670ca8c7bbe740263437f79a45be05dcf763039430970393ead7d2a1d",
-    "v1 open": "ae2c46a07ef83159ab8b26b7cae6a306a782a30278ef2a75ea501f6afcabe9ee",
-    "v1 none": "df18ea9a953401d20fa383f0bc49add8fdf139edf46e786cecc6da98613ab509",
+    "v1 choice": "c0b08cbd8f519a001c3f22e70e44ba1d4af6b70a335a55f3edb4205d546082bd",
+    "v1 open": "86ebba020a37b8b22503b5b352546309e08402275c21198e71e9b6b2d495c5af",
+    "v1 none": "49404adf8a3a72f15e5e4eb894bba7725962758914d01f2ee5e013a4ce821872",
     "v2 choice": "673b0e6be1e1d9ba831f56e1064768e1c528256e0d3d4eaf74c8f61e055d7541",
     "v2 open": "2b3bf10028f774096ed147c1a0363b765958e551484941ed06a64c1277096182",
     "v2 preference": "9c80e08f6b6c9577943a59f3b3b6cc7a15294b391eecc767a71b3aa3e090052e",

@@ -119,17 +119,20 @@ def test_a_memory_returning_exactly_the_evidence_finds_all_of_it(
     assert {s.metadata["retrieval"]["status"] for s in log.samples or []} == {"found"}
 
 
-def test_a_memory_returning_the_questions_own_session_misses_it(
+def test_a_memory_returning_the_questions_own_session_finds_only_evidence_there(
     small_split: Path, tmp_path: Path
 ) -> None:
+    """The last message before the question lies in its own session: the evidence of a
+    question at `distance_to_ref_in_blocks` 1 (its own session the first), of no other."""
     log = memory_run("v1", small_split, tmp_path / "logs", "LastMessageMemory")
+    samples = log.samples or []
+    own = sum(s.metadata["distance_to_ref_in_blocks"] == 1 for s in samples)
+    assert 0 < own < len(samples)
+    for sample in samples:
+        found = sample.metadata["distance_to_ref_in_blocks"] == 1
+        assert sample.metadata["retrieval"]["status"] == ("found" if found else "missed")
     values = metrics(log)
-    assert (values["evidence_found"], values["evidence_recall"], values["evidence_mrr"]) == (
-        0.0,
-        0.0,
-        0.0,
-    )
-    assert {s.metadata["retrieval"]["status"] for s in log.samples or []} == {"missed"}
+    assert values["evidence_found"] == values["evidence_mrr"] == own / len(samples)
 
 
 def test_items_without_positions_are_counted_apart_never_as_misses(

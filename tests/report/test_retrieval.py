@@ -394,6 +394,30 @@ def test_a_log_made_before_runs_recorded_retrieval_still_reads(
     assert not any(t.name in {"evidence_use", "evidence_bounds"} for t in report.tables)
 
 
+def test_a_log_made_under_the_earlier_evidence_rule_is_noted_so(
+    evidence_logs: EvidenceLogs, tmp_path: Path
+) -> None:
+    """A v1 log whose samples record their evidence without the rule that located it
+    (task versions before 2.3.0) is noted as made under the earlier rule, from what the
+    log holds; the same runs as made now are not."""
+    runs = {"evidence": evidence_logs.evidence, "rag": evidence_logs.rag}
+    now = build_report(list(runs.values()), tmp_path / "now")
+    assert not any("whose evidence was" in note for note in now.notes)
+    for name, path in runs.items():
+        log = read_eval_log(path)
+        log.eval.task_version = "2.2.0"
+        for sample in log.samples or []:
+            assert sample.metadata["evidence"].pop("rule") in {"tokens", "sessions"}
+        write_eval_log(log, str(tmp_path / f"{name}.eval"))
+    report = build_report([tmp_path / f"{name}.eval" for name in runs], tmp_path / "old")
+    earlier = [note for note in report.notes if "whose evidence was" in note]
+    assert len(earlier) == 2
+    for summary in report.summaries:
+        [note] = [note for note in earlier if note.startswith(f"{summary.label}: ")]
+        assert "made with task version 2.2.0" in note
+        assert "the session `distance_to_ref_in_blocks` before the question's own" in note
+
+
 def test_personamem_v2_keeps_its_upper_bound_from_the_published_numbers(
     small_v2: Path, tmp_path: Path
 ) -> None:

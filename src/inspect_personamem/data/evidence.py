@@ -1,7 +1,8 @@
 """Where a question's evidence lies in its history, as its dataset version locates it.
 
 Each version declares the rule (`DatasetVersion.evidence`): PersonaMem's is the session
-`distance_to_ref_in_blocks` sessions before the question's own (approximate, see
+holding the message `distance_to_ref_in_tokens` before the question, else the session
+`distance_to_ref_in_blocks - 1` before the question's own (approximate, see
 docs/memory-and-retrieval.md), PersonaMem-v2's the history messages equal to the
 `related_conversation_snippet` messages. The evidence is what `history=evidence` shows
 (the upper bound) and what a retriever's items are checked against (`history.recall`).
@@ -31,6 +32,9 @@ class Evidence:
     """The messages `history=evidence` sends before the question."""
     where: str
     """Where it lies, in words, for the log: `session 3 of 7 (messages 52-87)`."""
+    rule: str = ""
+    """Which of its version's rules located it, where the version has more than one
+    (PersonaMem's `tokens` or `sessions`); empty where it has one."""
 
     @property
     def located(self) -> bool:
@@ -55,6 +59,7 @@ class Evidence:
             "spans": [list(span) for span in self.spans],
             "messages": self.size,
             "where": self.where,
+            **({"rule": self.rule} if self.rule else {}),
         }
 
 

@@ -193,6 +193,10 @@ class DatasetVersion(ABC, Generic[Q]):
     evidence_groups: tuple[str, ...]
     """The group keys (`groups`) the report splits a retrieval run's found-against-used
     table by: a category and a distance."""
+    earlier_evidence: str = ""
+    """Where its evidence was located before its samples recorded the rule that located
+    it (`Evidence.rule`), in words: the report notes a log whose samples record the
+    evidence without its rule as made under that rule; empty where it never changed."""
     judged_note: str = ""
     """What the report's overall table adds about runs whose answers this version
     scores otherwise than the answer does (`scored_as`, `Run.judged`); none by default."""

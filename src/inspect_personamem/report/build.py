@@ -31,7 +31,7 @@ from inspect_personamem.report.graded import grader_notes
 from inspect_personamem.report.html_page import FigureFile, write_page
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import ReportError, Run, read_runs
-from inspect_personamem.report.retrieval import upper_bound_notes
+from inspect_personamem.report.retrieval import earlier_rule_notes, upper_bound_notes
 from inspect_personamem.report.sections import Inclusion, ReportContext, Section
 from inspect_personamem.report.tables import Table
 
@@ -114,6 +114,7 @@ def build_report(
     )
     notes.extend(grader_notes(summaries))
     notes.extend(upper_bound_notes(summaries))
+    notes.extend(earlier_rule_notes(summaries))
     notes.extend(errata_notes(summaries))
     figure_dir = out / "figures"
     for pattern in STALE:  # of an earlier report

@@ -247,6 +247,9 @@ class SampleResult:
     evidence_located: bool | None = None
     """Whether its evidence lies at known history positions, where the run recorded it
     (retrieval and upper-bound runs; None elsewhere)."""
+    evidence_rule: str | None = None
+    """The rule that located its evidence (`Evidence.rule`), where the run recorded one:
+    None elsewhere, and in a log made before runs recorded it."""
     trials: TrialCounts = field(default_factory=dict)
     """The grader's trials on this question per kind, as its first epoch's score holds
     them (`scoring.metrics.trial_record`; open answers on a calibration question, empty
@@ -843,6 +846,7 @@ def _sample(
         retrieval=None if retrieval is None else str(retrieval["status"]),
         memory=_memory_time(scored, records),
         evidence_located=None if evidence is None else bool(evidence["located"]),
+        evidence_rule=None if evidence is None else evidence.get("rule"),
         trials=trial_record(first_score.metadata),
         answers={
             summary.epoch: score.answer or "" for summary, score in zip(scored, scores, strict=True)

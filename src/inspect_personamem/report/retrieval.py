@@ -191,6 +191,25 @@ def upper_bound_notes(summaries: Sequence[RunSummary]) -> list[str]:
     return notes
 
 
+def earlier_rule_notes(summaries: Sequence[RunSummary]) -> list[str]:
+    """For each run whose questions recorded their evidence but not the rule that
+    located it, where its dataset version has since changed that rule
+    (`DatasetVersion.earlier_evidence`): its evidence figures were made under the
+    earlier rule, read from the log, not from the rule the package has now."""
+    notes = []
+    for s in summaries:
+        earlier = s.run.entry.earlier_evidence
+        recorded = [q for q in s.run.samples if q.evidence_located is not None]
+        if earlier and recorded and not any(q.evidence_rule for q in recorded):
+            notes.append(
+                f"{s.label}: made with task version {s.run.version}, whose evidence was "
+                f"{earlier}; its evidence figures (what `history=evidence` showed, "
+                "`evidence_found`, recall, found against used, the bounds) are of that "
+                "rule: run it again for today's"
+            )
+    return notes
+
+
 def evidence_groups(version: DatasetVersion[Any]) -> list[Group]:
     """The groups a version splits its retrieval runs' evidence by (`evidence_groups`)."""
     groups = {group.key: group for group in version.groups}

@@ -1,5 +1,6 @@
 """The generator writes files in the real files' formats, at any scale, each question's
-evidence where PersonaMem's rule locates it."""
+evidence where the real data put it: `distance_to_ref_in_blocks - 1` sessions before its
+own, at its token distance, where the v1 rule locates it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from support.helpers import EXCERPT, REAL_QUESTIONS, require
 
-from inspect_personamem.data.contexts import ContextStore
+from inspect_personamem.data.contexts import ContextStore, session_starts
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.options import parse_options
 from inspect_personamem.datasets.registry import VERSIONS
@@ -20,6 +21,7 @@ from inspect_personamem.datasets.v1.generator import (
     context_sizes,
     evidence_marker,
     generate_split,
+    text_tokens,
     write_contexts,
     write_fitting_contexts,
 )
@@ -119,12 +121,23 @@ def test_every_question_has_its_evidence_message_where_the_rule_locates_it(
         ((start, _),) = evidence.spans
         position = start + [m.text for m in evidence.shown].index(text)
         placed[record.context_id].add(position)
-        # the distance in tokens counts from the evidence message to the question
-        end = record.end_index
-        assert columns["distance_to_ref_in_tokens"] == (end - position) * 200 // 4
+        assert evidence.rule == "tokens" and f"message {position}," in evidence.where
+        # counted as the authors count: contents joined by spaces, the question added
+        contents = [m.text for m in store.history(record.context_id, record.end_index)]
+        question = text_tokens(len(record.question))
+        tokens = text_tokens(len(" ".join(contents))) + question
+        distance = tokens - text_tokens(len(" ".join(contents[:position])))
+        assert columns["context_length_in_letters"] == len(" ".join(contents))
+        assert columns["context_length_in_tokens"] == tokens
+        assert columns["distance_to_ref_in_tokens"] == distance
         proportion = columns["distance_to_ref_proportion_in_context"]
-        assert proportion == f"{100 * (end - position) / end:.2f}%"
-        assert columns["distance_to_ref_in_blocks"] >= 1  # a session before its own
+        assert proportion == f"{100 * distance / tokens:.2f}%"
+        # d counts the question's own session as the first
+        starts = session_starts(
+            [m.role for m in store.history(record.context_id, record.end_index)]
+        )
+        assert columns["distance_to_ref_in_blocks"] == len(starts) - starts.index(start)
+        assert position < record.end_index
     # each question's message in a slot of its own, which held a user message: the
     # histories are the plain ones (no evidence) but there
     assert sum(len(positions) for positions in placed.values()) == len(records)
@@ -139,10 +152,44 @@ def test_every_question_has_its_evidence_message_where_the_rule_locates_it(
 
 
 def test_a_context_too_small_for_its_questions_is_refused_naming_it(tmp_path: Path) -> None:
-    """Two user messages before its last session, and three questions to hold."""
+    """Three user messages in all, and four questions to hold."""
     [context_id] = context_sizes(1, 6, 6)
-    with pytest.raises(ValueError, match=f"context {context_id}: no session before question 2"):
-        generate_split(tmp_path, "32k", contexts=1, min_messages=6, max_messages=6, questions=3)
+    with pytest.raises(ValueError, match=f"context {context_id}: no slot before question 3"):
+        generate_split(tmp_path, "32k", contexts=1, min_messages=6, max_messages=6, questions=4)
+
+
+def test_the_token_walk_finds_each_evidence_session_as_the_real_data_place_it(
+    tmp_path: Path,
+) -> None:
+    """Histories of 20 sessions, as in 128k: the session located from the token distance
+    is the one holding the question's evidence message, d - 1 before its own, for every
+    question, up to d = 20 (the largest of the real 128k questions); d sessions back
+    (the earlier rule) holds it for none."""
+    questions, contexts = generate_split(
+        tmp_path, "128k", contexts=3, min_messages=400, max_messages=500, questions=160,
+        message_chars=300, sessions=20, seed=2,
+    )  # fmt: skip
+    store = ContextStore(contexts)
+    distances = set()
+    for record in read_questions(questions, "128k"):
+        history = store.history(record.context_id, record.end_index)
+        marker = evidence_marker(record.question_id)
+        [position] = [i for i, m in enumerate(history) if marker in m.text]
+        starts = session_starts([m.role for m in history])
+        holding = max(i for i, start in enumerate(starts) if start <= position)
+        distance = int(record.columns["distance_to_ref_in_blocks"])
+        distances.add(distance)
+        evidence = VERSIONS["v1"].evidence(record.columns, store)
+        assert evidence.rule == "tokens"
+        assert evidence.spans == ((starts[holding], _end(starts, holding, len(history))),)
+        assert len(starts) - 1 - holding == distance - 1
+        earlier = len(starts) - 1 - distance  # the earlier rule's session
+        assert earlier != holding
+    assert max(distances) == 20 and min(distances) == 1
+
+
+def _end(starts: list[int], session: int, size: int) -> int:
+    return starts[session + 1] if session + 1 < len(starts) else size
 
 
 @pytest.mark.parametrize("source", ["excerpt", "real"])
@@ -159,3 +206,5 @@ def test_histories_fitting_real_rows_hold_each_questions_evidence(
         evidence = VERSIONS["v1"].evidence(record.columns, store)
         assert evidence.located, (record.question_id, evidence.where)
         assert len(marked(evidence, record.question_id)) == 1
+        # the rows' token counts are of the real histories: their sessions locate it
+        assert evidence.rule == "sessions" and "is not the history's" in evidence.where

@@ -41,8 +41,8 @@ def requests_for(records: Iterable[QuestionRecord]) -> list[Request]:
     """
     requests = []
     for record in records:
-        tokens = int(record.columns["context_length_in_tokens"])
-        letters = int(record.columns["context_length_in_letters"])
+        tokens = record.count("context_length_in_tokens")
+        letters = record.count("context_length_in_letters")
         per_token = letters / tokens if tokens > 0 and letters > 0 else CHARS_PER_TOKEN
         message = final_user_message(record.question, str(record.columns["all_options"]))
         own = text_tokens(message, per_token)

@@ -24,8 +24,9 @@ def _shown_options(settings: Mapping[str, Any]) -> bool:
 ERRATA: Final = (
     Erratum(
         "`context_length_in_letters` leaves out the question, so it is not the length of "
-        "what the model is sent; the package reads it only for the cost estimate's "
-        "letters per token, never in a score",
+        "what the model is sent; the package reads it for the cost estimate's letters "
+        "per token and, as the history's length, to locate a question's evidence from "
+        "its token distance",
         "authors' issue #26",
         touches=_never,
     ),

@@ -8,12 +8,15 @@ prefixes, user-after-user pairs, unprefixed chit-chat between sessions and text
 that is not Unicode-normalised. The text is random, so scores mean nothing; the
 shapes (counts, lengths, ids, indices) are what the files are for.
 
-Each question's evidence lies where PersonaMem's rule locates it
-(`datasets/v1/evidence.py`): its `distance_to_ref_in_blocks` names a session before
-its own, and a user message of that session, in a slot of its own, says what the
-question asks about, followed by a marker naming the question (`evidence_message`):
-a retriever can find it, a test's memory plug-in recognise it, `history=evidence`
-show it.
+Each question's evidence lies where the real data put it (`datasets/v1/evidence.py`):
+a user message, in a slot of its own, in the session `distance_to_ref_in_blocks - 1`
+before the question's own, says what the question asks about, followed by a marker
+naming the question (`evidence_message`): a retriever can find it, a test's memory
+plug-in recognise it, `history=evidence` show it. The token columns are counted as
+the authors counted them, over the history's contents joined by spaces, with four
+letters a token for the GPT-4o tokenizer (`text_tokens`): `distance_to_ref_in_tokens`
+from the start of the evidence message to the question, the question's own tokens
+included, as in `context_length_in_tokens`.
 """
 
 from __future__ import annotations
@@ -114,6 +117,15 @@ class Text:
         return " ".join(parts)
 
 
+LETTERS_PER_TOKEN = 4
+"""The generated files' tokenizer: a token every four letters."""
+
+
+def text_tokens(letters: int) -> int:
+    """The tokens the generated files count for a text of `letters` letters."""
+    return letters // LETTERS_PER_TOKEN
+
+
 def session_length(size: int, sessions: int) -> int:
     """The messages of each session of a `size`-message history in about `sessions`
     sessions: at least two, so that every session holds a user message (its
@@ -167,7 +179,8 @@ def evidence_message(question: str, question_id: str) -> dict[str, str]:
 
 class _Slots:
     """Where one history can take evidence messages: per session (`session_starts`),
-    the positions of its user messages that no question's evidence has taken."""
+    the positions of its user messages that no question's evidence has taken. A
+    question's evidence lies before its end index, in its own session or an earlier one."""
 
     def __init__(self, messages: Sequence[Mapping[str, str]]) -> None:
         roles = [message["role"] for message in messages]
@@ -183,26 +196,35 @@ class _Slots:
         its end index, as `datasets/v1/evidence.py` counts."""
         return bisect.bisect_left(self.starts, end_index) - 1
 
-    def open_before(self, session: int) -> list[int]:
-        """The sessions before `session` that can still take an evidence message."""
-        return [earlier for earlier in range(session) if self.free[earlier]]
+    def open_for(self, end_index: int) -> list[int]:
+        """The sessions that can still take the evidence message of a question of
+        `end_index`: its own and earlier ones with a free slot before it."""
+        return [
+            session for session in range(self.own(end_index) + 1) if self.before(session, end_index)
+        ]
+
+    def before(self, session: int, end_index: int) -> list[int]:
+        """The free slots of `session` before `end_index`."""
+        return [position for position in self.free[session] if position < end_index]
 
     def earliest_end(self) -> int | None:
-        """The least end index of a question that has a session before its own able to
-        take its evidence message; None where no end index has."""
-        first = next((s for s in range(len(self.starts) - 1) if self.free[s]), None)
-        return None if first is None else self.starts[first + 1] + 1
+        """The least end index of a question whose evidence message a free slot can
+        take; None where no slot is free."""
+        free = [position for slots in self.free for position in slots]
+        return min(free) + 1 if free else None
 
     def place(
         self,
         rng: random.Random,
         session: int,
+        end_index: int,
         message: dict[str, str],
         messages: list[dict[str, str]],
     ) -> int:
-        """Put `message` in a free slot of `session`, drawn, and return its position."""
-        free = self.free[session]
-        position = free.pop(rng.randrange(len(free)))
+        """Put `message` in a free slot of `session` before `end_index`, drawn, and
+        return its position."""
+        position = rng.choice(self.before(session, end_index))
+        self.free[session].remove(position)
         messages[position] = message
         return position
 
@@ -280,17 +302,19 @@ class _Questions:
         self, context_id: str, messages: list[dict[str, str]], numbers: Sequence[int]
     ) -> list[dict[str, Any]]:
         """The rows of the questions `numbers` (their places in the file) asked over one
-        history, each one's evidence message placed in `messages`."""
+        history, each one's evidence message placed in `messages`; their token columns
+        counted once all are placed (`count_tokens`)."""
         slots = _Slots(messages)
-        return [self.row(number, context_id, messages, slots) for number in numbers]
+        placed = [self.row(number, context_id, messages, slots) for number in numbers]
+        return [count_tokens(row, position, messages) for row, position in placed]
 
     def row(
         self, number: int, context_id: str, messages: list[dict[str, str]], slots: _Slots
-    ) -> dict[str, Any]:
-        """One question's row. Its end index falls in the second half of its history
-        (real questions come late in theirs), later where no session before that one's
-        own can take its evidence; token counts assume `message_chars` letters a message
-        and four letters a token, and count the distance from its evidence message."""
+    ) -> tuple[dict[str, Any], int]:
+        """One question's row, its token columns not yet counted, and where its evidence
+        message lies. Its end index falls in the second half of its history (real
+        questions come late in theirs), later where no slot before it can take its
+        evidence."""
         rng, text = self.rng, self.text
         end_index = self.end_index(context_id, number, len(messages), slots)
         # apostrophes in some options only: a Python literal then mixes its quotes
@@ -302,44 +326,64 @@ class _Questions:
         serialised = json.dumps(options, ensure_ascii=False) if number % 2 else repr(options)
         question = ("User: " if number % 9 == 0 else "") + text.about(80)
         question_id = _uuid(rng)
-        own = slots.own(end_index)
-        session = rng.choice(slots.open_before(own))
-        position = slots.place(rng, session, evidence_message(question, question_id), messages)
-        letters = end_index * self.message_chars
-        return {
+        session = rng.choice(slots.open_for(end_index))
+        message = evidence_message(question, question_id)
+        position = slots.place(rng, session, end_index, message, messages)
+        row = {
             "persona_id": number % 20,
             "question_id": question_id,
             "question_type": self.labels[number % len(self.labels)],
             "topic": TOPICS[number % len(TOPICS)],
-            "context_length_in_tokens": letters // 4,
-            "context_length_in_letters": letters,
-            "distance_to_ref_in_blocks": own - session,
-            "distance_to_ref_in_tokens": (end_index - position) * self.message_chars // 4,
+            "context_length_in_tokens": None,
+            "context_length_in_letters": None,
+            "distance_to_ref_in_blocks": slots.own(end_index) - session + 1,
+            "distance_to_ref_in_tokens": None,
             "num_irrelevant_tokens": rng.choice((0, 0, 1200)),
-            "distance_to_ref_proportion_in_context": (
-                f"{100 * (end_index - position) / end_index:.2f}%"
-            ),
+            "distance_to_ref_proportion_in_context": None,
             "user_question_or_message": question,
             "correct_answer": f"({LETTERS[rng.randrange(4)]})",
             "all_options": serialised,
             "shared_context_id": context_id,
             "end_index_in_shared_context": end_index,
         }
+        return row, position
 
     def end_index(self, context_id: str, number: int, size: int, slots: _Slots) -> int:
-        """A question's end index: in the second half of its history where a session
-        before its own can take its evidence, else the least that has one, or later."""
+        """A question's end index: in the second half of its history where a slot
+        before it can take its evidence, else the least that has one, or later."""
         end_index = self.rng.randint(max(1, size // 2), size)
-        if slots.open_before(slots.own(end_index)):
+        if slots.open_for(end_index):
             return end_index
         earliest = slots.earliest_end()
         if earliest is None:
             raise ValueError(
-                f"context {context_id}: no session before question {number}'s can take "
-                "its evidence message (every user message is taken); give the contexts "
-                "more messages or ask fewer questions"
+                f"context {context_id}: no slot before question {number}'s end index can "
+                "take its evidence message (every user message is taken); give the "
+                "contexts more messages or ask fewer questions"
             )
         return self.rng.randint(earliest, size)
+
+
+def count_tokens(
+    row: dict[str, Any], position: int, messages: Sequence[Mapping[str, str]]
+) -> dict[str, Any]:
+    """`row` with its token columns counted as the authors counted them, over the
+    contents of `messages` joined by spaces: the history before its end index, and from
+    the start of its evidence message (at `position`) to the question, the question's
+    own tokens added to both."""
+    contents = [message["content"] for message in messages[: row["end_index_in_shared_context"]]]
+    letters = len(" ".join(contents))
+    before = text_tokens(len(" ".join(contents[:position])))
+    question = text_tokens(len(row["user_question_or_message"]))
+    tokens = text_tokens(letters) + question
+    distance = tokens - before
+    return {
+        **row,
+        "context_length_in_tokens": tokens,
+        "context_length_in_letters": letters,
+        "distance_to_ref_in_tokens": distance,
+        "distance_to_ref_proportion_in_context": f"{100 * distance / tokens:.2f}%",
+    }
 
 
 def split_histories(
@@ -473,41 +517,67 @@ def write_fitting_contexts(
 ) -> None:
     """Write histories that fit real question rows (`contexts_for_questions`), each
     question's evidence where its row says: a context's sessions are short enough that
-    every question's `distance_to_ref_in_blocks` sessions open before its own, and the
-    session that many before holds its evidence message. Where sessions of two
-    messages cannot fit a question's distance, its evidence is not located; where that
-    session is its own (a distance of 0) or has no user message left, it holds no
-    message of the question's."""
+    `distance_to_ref_in_blocks - 1` sessions open before every question's own, and the
+    session that many before holds its evidence message, before its end index. A
+    question at distance 1 needs a free user message in its own session before its end
+    index, which a session opening just before it lacks: of the `FITTING_TRIES` longest
+    session lengths that fit, the first that places every question's message is taken,
+    else the one that places most. Where sessions of two messages cannot fit a
+    question's distance, its evidence is not located; where its session has no user
+    message left before the end index (or the distance is below 1), it holds no message
+    of the question's. The rows' token counts are of the real histories, not these: the
+    evidence is located by its sessions."""
     sizes = contexts_for_questions(questions)
     asked: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for row in questions:
         asked[str(row["shared_context_id"])].append(row)
-    rng = random.Random(seed)
 
     def histories() -> Iterator[tuple[str, list[dict[str, str]]]]:
         for number, (context_id, size) in enumerate(sizes.items()):
-            rows = asked[context_id]
-            length = max(2, min(session_length(size, sessions), *map(_fitting_length, rows)))
-            messages = history(number, size, length, message_chars=message_chars, seed=seed)
-            slots = _Slots(messages)
-            for row in rows:
-                own = slots.own(int(row["end_index_in_shared_context"]))
-                session = own - int(row["distance_to_ref_in_blocks"])
-                if 0 <= session < own and slots.free[session]:
-                    message = evidence_message(
-                        str(row["user_question_or_message"]), str(row["question_id"])
-                    )
-                    slots.place(rng, session, message, messages)
-            yield context_id, messages
+            rows = sorted(asked[context_id], key=lambda row: int(row["distance_to_ref_in_blocks"]))
+            longest = max(2, min(session_length(size, sessions), *map(_fitting_length, rows)))
+            best: tuple[int, list[dict[str, str]]] | None = None
+            for length in range(longest, max(1, longest - FITTING_TRIES), -1):
+                messages = history(number, size, length, message_chars=message_chars, seed=seed)
+                placed = _place_fitting(messages, rows, random.Random(f"{seed}:{number}"))
+                if best is None or placed > best[0]:
+                    best = (placed, messages)
+                if placed == len(rows):
+                    break
+            assert best is not None  # at least one length is tried
+            yield context_id, best[1]
 
     write_histories(path, histories())
 
 
+FITTING_TRIES = 8
+"""How many session lengths `write_fitting_contexts` tries for a history, longest first."""
+
+
+def _place_fitting(
+    messages: list[dict[str, str]], rows: Sequence[Mapping[str, Any]], rng: random.Random
+) -> int:
+    """Place in `messages` the evidence message of each of `rows` its distance allows,
+    `distance_to_ref_in_blocks - 1` sessions before its own; return how many."""
+    slots = _Slots(messages)
+    placed = 0
+    for row in rows:
+        end_index = int(row["end_index_in_shared_context"])
+        session = slots.own(end_index) + 1 - int(row["distance_to_ref_in_blocks"])
+        if session in slots.open_for(end_index):
+            message = evidence_message(
+                str(row["user_question_or_message"]), str(row["question_id"])
+            )
+            slots.place(rng, session, end_index, message, messages)
+            placed += 1
+    return placed
+
+
 def _fitting_length(row: Mapping[str, Any]) -> int:
     """The longest sessions that open as many sessions before a question's own as its
-    distance asks: `distance` whole ones before its end index."""
-    distance = max(1, int(row["distance_to_ref_in_blocks"]))
-    return (int(row["end_index_in_shared_context"]) - 1) // distance
+    distance asks: `distance - 1` whole ones before its end index."""
+    before = max(1, int(row["distance_to_ref_in_blocks"]) - 1)
+    return (int(row["end_index_in_shared_context"]) - 1) // before
 
 
 def _uuid(rng: random.Random) -> str:

@@ -10,6 +10,7 @@ the policies for rows that are valid CSV but odd (negative end index) live in
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +46,17 @@ COLUMNS: dict[str, type] = {
 }
 """The record schema: the columns of a released question file, in order, and their types."""
 
-INT_COLUMNS = tuple(name for name, kind in COLUMNS.items() if kind is int)
+COUNT_COLUMNS = (
+    "context_length_in_tokens",
+    "context_length_in_letters",
+    "distance_to_ref_in_tokens",
+)
+"""Integer columns only some runs read (the evidence's token rule, the cost estimate):
+kept as the cell's text where it holds no integer, and checked by what reads them
+(`QuestionRecord.count`), so a bad count stops only a run that reads it."""
+INT_COLUMNS = tuple(
+    name for name, kind in COLUMNS.items() if kind is int and name not in COUNT_COLUMNS
+)
 REQUIRED_COLUMNS = frozenset(COLUMNS)
 
 
@@ -59,6 +70,22 @@ class QuestionRecord:
     correct_letter: str
     line: int | None = None
     """The row's first line in its file (for error messages); None if not read from one."""
+    file: Path | None = None
+    """The file the row was read from (for error messages); None if not read from one."""
+
+    def count(self, field: str) -> int:
+        """The integer of one of `COUNT_COLUMNS`; raises PersonaMemDataError naming the
+        file, line, question id and field where the cell holds none."""
+        value = self.columns[field]
+        if isinstance(value, int):
+            return value
+        raise PersonaMemDataError.at(
+            self.file if self.file is not None else "(question row)",
+            f"expected an integer, found {value!r}",
+            line=self.line,
+            question_id=self.question_id,
+            field=field,
+        )
 
     @property
     def question_id(self) -> str:
@@ -120,6 +147,9 @@ def _record(path: Path, split: Split, row: dict[str, str], line: int) -> Questio
             columns[name] = parse_int(row[name])
         except ValueError as ex:
             raise fail(name, str(ex)) from None
+    for name in COUNT_COLUMNS:
+        with contextlib.suppress(ValueError):  # checked where read (`QuestionRecord.count`)
+            columns[name] = parse_int(row[name])
 
     answer = OPTION_LETTER.fullmatch(row["correct_answer"])
     if answer is None:
@@ -140,4 +170,5 @@ def _record(path: Path, split: Split, row: dict[str, str], line: int) -> Questio
         options=options,
         correct_letter=answer.group(1),
         line=line,
+        file=path,
     )

@@ -31,7 +31,11 @@ from inspect_personamem.datasets.base import (
     Trial,
     Where,
 )
-from inspect_personamem.datasets.v1.evidence import evidence_session
+from inspect_personamem.datasets.v1.evidence import (
+    check_token_fields,
+    locate_evidence,
+    token_distance,
+)
 from inspect_personamem.datasets.v1.files import locate_split_files, release_files
 from inspect_personamem.datasets.v1.question_types import CATEGORY_TITLES
 from inspect_personamem.datasets.v1.records import QuestionRecord
@@ -100,6 +104,11 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         Group("distance_bin", "sessions_bin", "sessions elapsed (bins)"),
     )
     evidence_groups = ("category", "distance_bin")
+    earlier_evidence = (
+        "the session `distance_to_ref_in_blocks` before the question's own, one session "
+        "further back than the token distance places it for 267 of 270 real 128k "
+        "questions (task versions before 2.3.0: docs/changelog.md)"
+    )
     cluster = "shared_context_id"  # questions over one history are not independent
     cluster_words = (
         "shared context (questions over one history are not independent; Inspect's "
@@ -170,13 +179,21 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         arguments: Settings,
         point: Point,
     ) -> Dataset:
+        """The questions' samples; a run that locates evidence first checks the token
+        fields it reads (`datasets/v1/evidence.py`)."""
+        if point.history.reads_evidence:
+            check_token_fields(questions)
         return build_dataset(questions, f"{self.task}_{arguments['split']}", arguments["shuffle"])
 
     def evidence(self, metadata: Mapping[str, Any], contexts: Contexts) -> Evidence:
-        """The session `distance_to_ref_in_blocks` before the question's own
+        """The session of the message `distance_to_ref_in_tokens` before the question,
+        else the session `distance_to_ref_in_blocks - 1` before its own
         (`datasets/v1/evidence.py`)."""
-        history = sample_history(contexts, metadata)
-        return evidence_session(history, int(metadata["distance_to_ref_in_blocks"]))
+        return locate_evidence(
+            sample_history(contexts, metadata),
+            int(metadata["distance_to_ref_in_blocks"]),
+            token_distance(metadata),
+        )
 
     def scorer(self, point: Point, arguments: Settings) -> Scorer:
         """The answer's own scorer (open answers' grader), else the official extraction."""
