@@ -200,6 +200,9 @@ def test_a_log_not_on_the_released_data_is_refused_in_one_line_unless_allowed(
     write_cards([path], tmp_path / "cards", allow_unreleased=True)
     [made] = _cards(tmp_path / "cards").values()
     assert made["exceptions"] == {"incomplete": [], "unreleased": why}
+    assert made["dataset"]["errata"] == []  # the released file's defects, not this file's
+    [table] = (tmp_path / "cards").glob("*.md")
+    assert "known defect" not in table.read_text(encoding="utf-8")
 
 
 def test_an_incomplete_log_is_refused_in_one_line_unless_allowed(
