@@ -379,9 +379,9 @@ def difference_table(
     name: str, title: str, note: str, columns: tuple[str, ...], rows: Sequence[DifferenceRow]
 ) -> Table:
     """A table of paired differences: the rows worth showing (`informative`), the note
-    ending with how many were left out."""
+    opening with how many were left out (its first sentence, shown on the page)."""
     kept, left_out = informative(rows)
-    return Table(name, title, f"{note} {left_out}".strip(), columns, kept)
+    return Table(name, title, f"{left_out} {note}".strip(), columns, kept)
 
 
 def _per_value(summaries: Sequence[RunSummary]) -> str:
