@@ -347,6 +347,9 @@ def test_paired_tables_say_how_many_questions_two_runs_share(logs: Logs, tmp_pat
     build_report([folder], out)
     for name in ("gain", "method_differences"):
         rows = {row["measure"]: row["questions compared"] for row in read_csv(out, name)}
-        assert (rows["overall"], rows["macro average"]) == ("6 of 12 and 12", "6"), name
+        assert rows["overall"] == "6 of 12 and 12", name
+        # the macro average over the 6, unless the runs scored each of them alike
+        note = (out / "tables" / f"{name}.md").read_text(encoding="utf-8").splitlines()[2]
+        assert rows.get("macro average") == "6" or note.startswith("Left out: "), name
     floor = [row for row in read_csv(out, "floor") if row["measure"] == "overall"]
     assert [row["questions compared"] for row in floor] == [f"12 of 12 and {QUESTIONS}"] * 2
