@@ -5,11 +5,12 @@ to its PNG and SVG file beside the page; tables are the same `Table` objects tha
 are written as Markdown and CSV. The page is at most 1400 px wide: table cells keep
 their numbers on one line, text cells (labels, notes) wrap between words only (a
 squeezed column must not break `personamem/oracle` into fragments) and the first
-column keeps a readable width; a table wider than the page scrolls in its own box, and
-one of more than `FOLDED_ROWS` rows is folded (opened by a click), as are a table's
-note past its first sentence and figures that
-follow the first of a row of them (one per run). A figure is shown at most 480 px tall
-(it links to its full-size PNG). No scripts, fonts or styles from the network.
+column keeps a readable width; a table wider than the page scrolls in its own box.
+So that the page is read in a few screens, a table of more than `FOLDED_ROWS` rows is
+folded (opened by a click), as are a table's note past its first sentence and the
+figures after the first of a row of them (one per run); a figure is shown at most
+480 px tall (it links to its full-size PNG). No scripts, fonts or styles from the
+network.
 """
 
 from __future__ import annotations
