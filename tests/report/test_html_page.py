@@ -98,7 +98,9 @@ def test_long_tables_long_notes_and_figures_after_the_first_are_folded(tmp_path:
     for f in figures:
         (tmp_path / f.files[0]).write_bytes(b"png")
     summary = table("summary", 2)
-    sections = [table("short", FOLDED_ROWS), *figures, table("long", FOLDED_ROWS + 1)]
+    sections: list[Table | FigureFile] = [
+        table("short", FOLDED_ROWS), *figures, table("long", FOLDED_ROWS + 1),
+    ]  # fmt: skip
     page = write_page(tmp_path / "index.html", "t", "h", summary, [], [], sections)
     text = page.read_text(encoding="utf-8")
     start = text.index('<section id="short">')
