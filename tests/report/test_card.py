@@ -141,8 +141,10 @@ def test_a_card_per_model_and_setting_holds_its_schema_and_the_reports_numbers(
     assert floor["difference"]["difference"] == pytest.approx(
         _paired(card_logs.locations["full"], card_logs.locations["floor"])
     )
-    assert cards[name["none"]]["no_history"] is None  # it is the baseline
-    assert cards[name["floor"]]["floor"] is None and cards[name["floor"]]["cost"]["usd"] is None
+    assert cards[name["none"]]["no_history"] == "this run"  # it is the baseline
+    assert (
+        cards[name["floor"]]["floor"] == "this run" and cards[name["floor"]]["cost"]["usd"] is None
+    )
     # dollars at the given prices, from the tokens Inspect logged per sample
     log = read_eval_log(card_logs.locations["full"])
     usages = [u for s in log.samples or [] for u in s.model_usage.values()]
@@ -169,6 +171,24 @@ def test_an_open_runs_card_names_its_grader_its_prompt_and_trials(
         "scoring/grader/prompt.py:GRADER_PROMPT": hashlib.sha256(GRADER_PROMPT.encode()).hexdigest()
     }
     assert made["no_history"] is None and made["floor"] is not None
+
+
+def test_a_floor_run_without_history_is_its_own_no_history_run_and_floor(
+    card_logs: CardLogs, tmp_path: Path
+) -> None:
+    """`personamem/floor` with `history=none` is the run both references would be: its
+    card says so, not that the logs hold none."""
+    floor = _run(
+        card_logs.data, tmp_path / "logs", "personamem/floor", {"rule": "longest"}, history="none"
+    )
+    write_cards([floor], tmp_path / "cards", prices=PRICES)
+    [made] = _cards(tmp_path / "cards").values()
+    assert made["no_history"] == made["floor"] == "this run"
+    [table] = (tmp_path / "cards").glob("*.md")
+    rows = table.read_text(encoding="utf-8")
+    assert "| beside no history | this run: it has no history |" in rows
+    assert "| beside the model-free floor | this run: it is the floor |" in rows
+    assert "none among the logs" not in rows
 
 
 @pytest.mark.parametrize(
@@ -200,6 +220,9 @@ def test_a_log_not_on_the_released_data_is_refused_in_one_line_unless_allowed(
     write_cards([path], tmp_path / "cards", allow_unreleased=True)
     [made] = _cards(tmp_path / "cards").values()
     assert made["exceptions"] == {"incomplete": [], "unreleased": why}
+    assert made["dataset"]["errata"] == []  # the released file's defects, not this file's
+    [table] = (tmp_path / "cards").glob("*.md")
+    assert "known defect" not in table.read_text(encoding="utf-8")
 
 
 def test_an_incomplete_log_is_refused_in_one_line_unless_allowed(

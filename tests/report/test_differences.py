@@ -13,7 +13,7 @@ from support.reports import (
     v1_groups,
 )
 
-from inspect_personamem.report.differences import paired_difference, t_quantile
+from inspect_personamem.report.differences import informative, paired_difference, t_quantile
 from inspect_personamem.report.logs import SampleResult
 
 
@@ -67,3 +67,31 @@ def test_a_macro_difference_weighs_each_category_the_same() -> None:
     d = paired_difference(a, b, lambda s: s.groups["category"])
     assert d.difference == pytest.approx(1 / 3) and d.stderr == pytest.approx(2 / 9)
     assert paired_difference(a, b).difference == pytest.approx(1 / 2)  # question-weighted
+
+
+def test_rows_with_no_information_are_left_out_and_counted() -> None:
+    """Of one pair's rows, those whose runs scored each question alike (0 with no
+    interval, which no row needs to say) are left out and counted in one sentence; a
+    pair's overall row stays (it says the runs are alike throughout), and so does a 0
+    whose questions differ (one right where the other is wrong, and back)."""
+    a = results([1.0, 0.0], [1.0, 1.0], [0.0, 1.0])
+    alike = paired_difference(a, a)
+    better = paired_difference(a, [replace(s, value=0.0) for s in a])
+    cancelling = paired_difference(results([1.0, 0.0], [0.0, 1.0]), results([0.0, 1.0], [1.0, 0.0]))
+    assert alike.alike and not better.alike and not cancelling.alike
+    assert cancelling.difference == 0 and math.isnan(cancelling.stderr)
+    rows = [
+        (("x overall",), "overall", alike),
+        (("x macro",), "macro average", alike),
+        (("x type",), "question type: a", alike),
+        (("y overall",), "overall", better),
+        (("y type a",), "question type: a", alike),
+        (("y type b",), "question type: b", cancelling),
+    ]
+    kept, said = informative(rows)
+    assert kept == (("x overall",), ("y overall",), ("y type b",))
+    assert said == (
+        "Left out: 3 rows whose two runs scored each question of the measure alike "
+        "(difference 0, no interval); a pair's overall row is kept."
+    )
+    assert informative(rows[3:4]) == ((("y overall",),), "")

@@ -10,18 +10,25 @@ from pathlib import Path
 import pytest
 from support.reports import (
     TAB10,
+    Logs,
     MethodLogs,
     bar_colours,
     methods_report,
     png_size,
 )
 
+from inspect_personamem.report.accuracy import summarise
 from inspect_personamem.report.axes import axes_label
+from inspect_personamem.report.logs import read_runs
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
 
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+
 from inspect_personamem.datasets.v1.figures import SIZE as PUBLISHED_SIZE  # noqa: E402
-from inspect_personamem.report.figures import DPI, SIZES  # noqa: E402
+from inspect_personamem.report.figures import DPI, SIZES, palette, runs_lines  # noqa: E402
 
 
 def test_figures_exist_with_their_sizes_and_the_page_embeds_them(report_dir: Path) -> None:
@@ -62,3 +69,35 @@ def test_a_run_has_one_colour_in_every_figure(method_logs: MethodLogs, tmp_path:
     by_method = [colours[labels[m]] for m in [*methods, "rag (bm25, top 4)"]]
     [svg] = (tmp_path / "figures").glob("methods_1_*.svg")
     assert bar_colours(svg) == by_method != by_start
+
+
+def test_lines_that_coincide_are_drawn_side_by_side_and_said_to(logs: Logs) -> None:
+    """Three runs with the same accuracy and interval at every number of sessions (one
+    log under three labels) beside another: the three are drawn apart, each in its
+    colour, their one band once, and each legend entry says it shares its line; the
+    other run's line is where its values are."""
+    [full] = read_runs([logs.locations["a_full"]]).runs
+    [none] = read_runs([logs.locations["a_none"]]).runs
+    summaries = [summarise(full, label) for label in ("A", "B", "C")] + [summarise(none, "D")]
+    [sessions] = [g for g in full.entry.groups if g.key == "distance_to_ref_in_blocks"]
+    colours = palette(summaries)
+    axes = Figure().subplots()
+    runs_lines(axes, summaries, sessions, colours)
+    lines = {line.get_label(): line for line in axes.get_lines()}
+    same = "(the same line as 2 others, drawn beside it)"
+    assert set(lines) == {f"{label} {same}" for label in "ABC"} | {"D"}
+    xs = {label: _xs(lines[f"{label} {same}"]) for label in "ABC"}
+    assert len(set(xs.values())) == 3  # three lines, none under another
+    values = sorted(summaries[0].groups[sessions.key], key=float)
+    for label in "ABC":  # each beside the values, by less than a tenth of a session
+        assert all(abs(x - float(v)) < 0.1 for x, v in zip(xs[label], values, strict=True))
+        assert lines[f"{label} {same}"].get_color() == colours[label]
+    assert list(_xs(lines["D"])) == [
+        float(v) for v in sorted(summaries[3].groups[sessions.key], key=float)
+    ]
+    assert len(axes.collections) == 2  # one band for A, B and C, one for D
+
+
+def _xs(line: Line2D) -> tuple[float, ...]:
+    """Where a line's points lie along its axis."""
+    return tuple(np.asarray(line.get_xdata(), dtype=float).tolist())

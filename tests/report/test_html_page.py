@@ -80,3 +80,36 @@ def test_overall_tables_fit_a_1400_px_page(report_dir: Path) -> None:
             widths.append(min(16 * 13, cells * 7.5) if wraps else max(longest_word, cells) * 7.5)
         assert len(columns) <= 14
         assert sum(width + 11 for width in widths) <= 1400 - 2 * 16, (name, widths)
+
+
+def test_long_tables_long_notes_and_figures_after_the_first_are_folded(tmp_path: Path) -> None:
+    """A table of more than `FOLDED_ROWS` rows shows its title, its note's first sentence
+    and its files, its rows and the rest of its note one click away; a shorter one is open;
+    of figures that follow each other the first is shown, the others folded."""
+    from inspect_personamem.report.html_page import FOLDED_ROWS, FigureFile, write_page
+    from inspect_personamem.report.tables import Table
+
+    def table(name: str, rows: int) -> Table:
+        note = f"Left out: 2 rows of {name}. What it shows, at length."
+        return Table(name, name, note, ("a",), tuple((i,) for i in range(rows)))
+
+    (tmp_path / "figures").mkdir()
+    figures = [FigureFile(f"figure {i}", (Path(f"figures/f{i}.png"),)) for i in range(3)]
+    for f in figures:
+        (tmp_path / f.files[0]).write_bytes(b"png")
+    summary = table("summary", 2)
+    sections: list[Table | FigureFile] = [
+        table("short", FOLDED_ROWS), *figures, table("long", FOLDED_ROWS + 1),
+    ]  # fmt: skip
+    page = write_page(tmp_path / "index.html", "t", "h", summary, [], [], sections)
+    text = page.read_text(encoding="utf-8")
+    start = text.index('<section id="short">')
+    short = text[start : text.index("</section>", start)]
+    assert "<table>" in short and "rows (open to show)" not in short
+    long = text[text.index('<section id="long">') :]
+    assert f"<details><summary>{FOLDED_ROWS + 1} rows (open to show)</summary>" in long
+    assert long.index("<details><summary>") < long.index("<table>")
+    assert "<summary>Left out: 2 rows of long. <i>(more)</i></summary><p>What it shows" in long
+    assert 'tables/long.csv">CSV</a>' in long
+    first, folded = text.index("figure 0"), text.index("2 more figures of the same kind")
+    assert first < folded < text.index("figure 1") < text.index("figure 2")

@@ -9,7 +9,8 @@ touch the run; the task version and the sha256 of every fixed text it sends a mo
 change it; the grader of open answers with its trials; the questions in the split,
 planned and scored; accuracy with its 95% interval, overall and per value of each of
 its version's groups, beside the same model's no-history run and the model-free floor
-(paired over the questions both scored); and the cost.
+(paired over the questions both scored; `THIS_RUN` where the run is one of those
+itself); and the cost.
 
 Every number is the report's (`RunSummary`, `gain_pairs`, `floor_pairs`, `run_costs`).
 Only a complete run on the released data gets a card: a log that is not (interrupted,
@@ -39,6 +40,7 @@ from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.history.table import HISTORIES
 from inspect_personamem.parameters import Point
 from inspect_personamem.report.accuracy import Accuracy, RunSummary, summarise, title_of
+from inspect_personamem.report.axes import no_history_settings
 from inspect_personamem.report.costs import RunCost, run_costs
 from inspect_personamem.report.differences import Difference, differences
 from inspect_personamem.report.errata import errata_of
@@ -46,6 +48,7 @@ from inspect_personamem.report.graded import kind_results, trust
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.logs import ReportError, Run, read_runs
 from inspect_personamem.report.tables import (
+    FLOOR_MODEL,
     FloorPair,
     GainPair,
     Table,
@@ -54,7 +57,7 @@ from inspect_personamem.report.tables import (
     gain_pairs,
 )
 
-SCHEMA = "inspect-personamem-card/1"
+SCHEMA = "inspect-personamem-card/2"
 """The card's format and its version: bumped with `card.schema.json` when a key changes."""
 SCHEMA_FILE = Path(__file__).with_name("card.schema.json")
 GRADER_METRICS = ("grader_", "judge_", "accuracy_corrected")
@@ -110,6 +113,20 @@ def prompt_digests(run: Run) -> dict[str, str]:
     point = Point(HISTORIES[run.settings["history"]], ANSWERS[run.settings["answer"]])
     texts = run.entry.prompts(point, run.settings)
     return {name: hashlib.sha256(texts[name].encode()).hexdigest() for name in sorted(texts)}
+
+
+THIS_RUN = "this run"
+"""A card's `no_history` or `floor` where the run is that reference itself."""
+
+
+def _reference_of(
+    is_it: bool, pair: tuple[RunSummary, RunSummary] | None
+) -> dict[str, Any] | str | None:
+    """The reference a card sets a run beside: `THIS_RUN` where the run is it (`is_it`),
+    else the other run of its `pair` (`_reference`), else None (the logs hold none)."""
+    if is_it:
+        return THIS_RUN
+    return None if pair is None else _reference(*pair)
 
 
 def _number(value: float) -> float | None:
@@ -289,8 +306,13 @@ def card(
             }
             for group in entry.groups
         },
-        "no_history": None if gain is None else _reference(gain.run, gain.baseline),
-        "floor": None if floor is None else _reference(floor.run, floor.floor),
+        "no_history": _reference_of(
+            run.key == run.key_with(no_history_settings(run.settings)),
+            None if gain is None else (gain.run, gain.baseline),
+        ),
+        "floor": _reference_of(
+            run.model == FLOOR_MODEL, None if floor is None else (floor.run, floor.floor)
+        ),
         "cost": _cost(cost, prices),
         "exceptions": {"incomplete": _shortfalls(run), "unreleased": _unreleased(run)},
     }
@@ -305,9 +327,12 @@ def _interval(e: Mapping[str, Any]) -> str:
     return f"{e['accuracy']:.3f}{interval}, {e['questions']} questions"
 
 
-def _beside(ref: Mapping[str, Any] | None) -> str:
-    """A reference run in a few words: its label and accuracy, and the difference."""
-    if ref is None:
+def _beside(ref: Mapping[str, Any] | str | None, itself: str) -> str:
+    """A reference run in a few words: its label and accuracy, and the difference; the
+    run's own words (`itself`) where it is the reference."""
+    if ref == THIS_RUN:
+        return f"{THIS_RUN}: {itself}"
+    if not isinstance(ref, Mapping):
         return "none among the logs"
     d = ref["difference"]
     if d["difference"] is None:
@@ -380,8 +405,8 @@ def card_table(c: Mapping[str, Any], version: DatasetVersion[Any]) -> Table:
     for value, e in c["groups"][shown.key]["values"].items():
         rows.append((f"{shown.title}: {title_of(shown, value)}", _interval(e)))
     rows += [
-        ("beside no history", _beside(c["no_history"])),
-        ("beside the model-free floor", _beside(c["floor"])),
+        ("beside no history", _beside(c["no_history"], "it has no history")),
+        ("beside the model-free floor", _beside(c["floor"], "it is the floor")),
     ]
     if c["grader"] is not None:
         rows.append(("grader", _grader_words(c["grader"])))

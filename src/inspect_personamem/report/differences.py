@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import cast
+from typing import TypeVar, cast
 
 from inspect_ai.scorer import SampleScore, Score, ci, stderr
 
@@ -53,6 +53,9 @@ class Difference:
     question's difference is the same (an error of 0 would claim certainty)."""
     low: float
     high: float
+    alike: bool = False
+    """Whether both runs scored each question alike (every difference 0): a row of 0
+    with no interval, which says nothing a count does not (`informative`)."""
 
     @property
     def distinguishable(self) -> str:
@@ -104,7 +107,8 @@ def paired_difference(
     g = len(deviations)
     error = math.sqrt(math.fsum(v * v for v in deviations.values()) * g / (g - 1)) if g > 1 else 0
     if not error:  # one context, or every difference the same: no spread to go by
-        return Difference(len(paired), g, estimate, math.nan, math.nan, math.nan)
+        alike = all(d == 0 for _, d in paired)
+        return Difference(len(paired), g, estimate, math.nan, math.nan, math.nan, alike)
     half = t_quantile(g - 1) * error
     low, high = max(-1.0, estimate - half), min(1.0, estimate + half)
     return Difference(len(paired), g, estimate, error, low, high)
@@ -157,3 +161,21 @@ def differences(a: RunSummary, b: RunSummary, groups: Groups) -> list[tuple[str,
         if mine:
             rows.append((title, paired_difference(mine, b.run.samples)))
     return [(name, d) for name, d in rows if d.n]
+
+
+Row = TypeVar("Row")
+
+
+def informative(rows: Sequence[tuple[Row, str, Difference]]) -> tuple[tuple[Row, ...], str]:
+    """The rows of a table of paired differences worth showing, each given with its
+    measure and difference: every `overall` row (alike there, the runs are alike
+    throughout), any other unless its runs scored each of its questions alike
+    (`Difference.alike`); and one sentence counting those left out (empty where none)."""
+    kept = tuple(row for row, measure, d in rows if measure == "overall" or not d.alike)
+    left = len(rows) - len(kept)
+    if not left:
+        return kept, ""
+    return kept, (
+        f"Left out: {left} row{'s' if left > 1 else ''} whose two runs scored each question "
+        "of the measure alike (difference 0, no interval); a pair's overall row is kept."
+    )

@@ -221,17 +221,66 @@ def legend(figure: Figure, axes: Axes) -> None:
     figure.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize=9)
 
 
-def value_lines(axes: Axes, summary: RunSummary, group: Group, colour: object, label: str) -> None:
+def value_lines(
+    axes: Axes,
+    summary: RunSummary,
+    group: Group,
+    colour: object,
+    label: str,
+    offset: float = 0.0,
+    band: bool = True,
+) -> None:
     """A run's accuracy per value of a numeric `group` (sessions elapsed), a line with
-    its 95% band."""
+    its 95% band (unless `band` is False), moved `offset` along the axis."""
     by = summary.groups.get(group.key, {})
     xs = sorted(by, key=float)
     estimates = [by[x] for x in xs]
-    at = [float(x) for x in xs]
+    at = [float(x) + offset for x in xs]
     axes.plot(at, [e.accuracy for e in estimates], marker="o", color=colour, label=label)
-    axes.fill_between(
-        at, [e.low for e in estimates], [e.high for e in estimates], color=colour, alpha=0.15
-    )
+    if band:
+        axes.fill_between(
+            at, [e.low for e in estimates], [e.high for e in estimates], color=colour, alpha=0.15
+        )
+
+
+def coinciding(summaries: Sequence[RunSummary], group: Group) -> dict[str, list[str]]:
+    """Run label -> the labels of the runs (itself among them, in order) whose lines over
+    `group` coincide with its own: the same accuracy and interval at every value."""
+    by_line: dict[tuple[tuple[str, ...], ...], list[str]] = {}
+    for s in summaries:
+        by = s.groups.get(group.key, {})
+        line = tuple(
+            (x, *(f"{v:.9f}" for v in (by[x].accuracy, by[x].low, by[x].high)))
+            for x in sorted(by, key=float)
+        )
+        by_line.setdefault(line, []).append(s.label)
+    return {label: same for same in by_line.values() for label in same}
+
+
+SIDE_BY_SIDE = 0.012
+"""How far apart coinciding lines are drawn, as a share of the axis's span of values."""
+
+
+def runs_lines(
+    axes: Axes, summaries: Sequence[RunSummary], group: Group, colours: Mapping[str, Colour]
+) -> None:
+    """Each run's line over a numeric `group` (`value_lines`); lines that coincide
+    (`coinciding`) are drawn side by side, one band for them all, and each one's legend
+    entry says so, so that every run is seen."""
+    same = coinciding(summaries, group)
+    values = [float(v) for s in summaries for v in s.groups.get(group.key, {})]
+    step = SIDE_BY_SIDE * ((max(values) - min(values)) or 1.0) if values else 0.0
+    for s in summaries:
+        lines, i = same[s.label], same[s.label].index(s.label)
+        others = len(lines) - 1
+        label = (
+            f"{s.label} (the same line as {others} other{'s' if others > 1 else ''}, "
+            "drawn beside it)"
+            if others
+            else s.label
+        )
+        offset = (i - others / 2) * step
+        value_lines(axes, s, group, colours[s.label], label, offset, band=i == 0)
 
 
 def lines_axis(axes: Axes, along: str) -> None:
@@ -253,12 +302,12 @@ def lines_figure(
     stem: str,
     title: str,
 ) -> list[Path]:
-    """Accuracy against a numeric `group` (`along` in words), one line and band per run
-    (the paper's Figure 4: sessions elapsed)."""
+    """Accuracy against a numeric `group` (`along` in words), one line and band per run,
+    those that coincide side by side (`runs_lines`; the paper's Figure 4: sessions
+    elapsed)."""
     figure = Figure(figsize=SIZES["sessions"], layout="constrained")
     axes = figure.subplots()
-    for summary in summaries:
-        value_lines(axes, summary, group, colours[summary.label], summary.label)
+    runs_lines(axes, summaries, group, colours)
     lines_axis(axes, along)
     axes.set_title(titled(f"Accuracy by {group.title} (bands: 95% intervals)", title))
     legend(figure, axes)

@@ -36,9 +36,11 @@ from inspect_personamem.report.tables import (
     DIFFERENCE_COLUMNS,
     DIFFERENCE_NOTE,
     Cell,
+    DifferenceRow,
     Table,
     by_kind,
     difference_cells,
+    difference_table,
     on_common_questions,
 )
 from inspect_personamem.scoring.grader.correction import Estimate, kind_counts, right_share
@@ -378,7 +380,7 @@ def choice_open_table(
     """Per pair, overall, macro average, each known value of `by` (question type) and
     each value of `bins` (of sessions elapsed, shown as `<prefix><value>`): the chosen
     and the open accuracy and their paired difference; `note` says what is compared."""
-    rows: list[tuple[Cell, ...]] = []
+    rows: list[DifferenceRow] = []
     for p in pairs:
         groups = choice_open_groups(p, by, bins, prefix)
         members = {"overall": lambda question: True, **groups}
@@ -397,8 +399,8 @@ def choice_open_table(
             else:  # the macro average, a mean of means: no standard error of its own here
                 accuracies = (p.chosen.macro, math.nan, p.open.macro, math.nan)
             cells = difference_cells(measure, d, p.open, p.chosen)
-            rows.append((p.open.label, p.chosen.label, measure, *accuracies, *cells))
-    return Table(
+            rows.append(((p.open.label, p.chosen.label, measure, *accuracies, *cells), measure, d))
+    return difference_table(
         "choice_open",
         "Chosen against open answers (the paper's Figure 6)",
         "A model's run choosing among the four options (`answer=choice`) beside its run "

@@ -5,8 +5,12 @@ to its PNG and SVG file beside the page; tables are the same `Table` objects tha
 are written as Markdown and CSV. The page is at most 1400 px wide: table cells keep
 their numbers on one line, text cells (labels, notes) wrap between words only (a
 squeezed column must not break `personamem/oracle` into fragments) and the first
-column keeps a readable width; a table wider than the page scrolls in its own box. No
-scripts, fonts or styles from the network.
+column keeps a readable width; a table wider than the page scrolls in its own box.
+So that the page is read in a few screens, a table of more than `FOLDED_ROWS` rows is
+folded (opened by a click), as are a table's note past its first sentence and the
+figures after the first of a row of them (one per run); a figure is shown at most
+480 px tall (it links to its full-size PNG). No scripts, fonts or styles from the
+network.
 """
 
 from __future__ import annotations
@@ -31,11 +35,18 @@ th:first-child, th.text { text-align: left; }
 .word { white-space: nowrap; }
 .scroll { overflow-x: auto; }
 figure { margin: 1em 0 2em; }
-figure img { max-width: 100%; border: 1px solid #ddd; }
+figure img { max-width: 100%; max-height: 480px; border: 1px solid #ddd; }
 .note { color: #555; font-size: 14px; max-width: 1000px; }
 ul.notes li { font-size: 14px; }
 .headline { font-weight: bold; margin-top: 0; }
+summary { cursor: pointer; font-size: 14px; color: #225; margin: 0.3em 0 1em; }
+details.note summary { color: #555; margin: 0.5em 0; }
 """
+
+
+FOLDED_ROWS = 12
+"""A table of more rows is folded on the page (`<details>`: its title, note and files
+shown, its rows one click away), so that the page is read in a few screens."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,19 @@ def _cell(cell: Cell) -> str:
     return f'<td class="text">{text}</td>' if isinstance(cell, str) else f"<td>{text}</td>"
 
 
+def _note(note: str) -> str:
+    """A table's note: its first sentence shown, the rest folded (`<details>`)."""
+    if not note:
+        return ""
+    first, *rest = re.split(r"(?<=\.) +(?=[A-Z`(])", note, maxsplit=1)
+    if not rest:
+        return f'<p class="note">{_inline(first)}</p>'
+    return (
+        f'<details class="note"><summary>{_inline(first)} <i>(more)</i></summary>'
+        f"<p>{_inline(rest[0])}</p></details>"
+    )
+
+
 def _table(table: Table) -> str:
     text = [
         all(isinstance(row[i], str | None) for row in table.rows) for i in range(len(table.columns))
@@ -76,11 +100,17 @@ def _table(table: Table) -> str:
         for c, is_text in zip(table.columns, text, strict=True)
     )
     body = "".join("<tr>" + "".join(map(_cell, row)) + "</tr>" for row in table.rows)
-    note = f'<p class="note">{_inline(table.note)}</p>' if table.note else ""
-    return (
-        f'<section id="{table.name}"><h2>{html.escape(table.title)}</h2>{note}'
+    note = _note(table.note)
+    shown = (
         f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table></div>"
+    )
+    if len(table.rows) > FOLDED_ROWS:
+        shown = (
+            f"<details><summary>{len(table.rows)} rows (open to show)</summary>{shown}</details>"
+        )
+    return (
+        f'<section id="{table.name}"><h2>{html.escape(table.title)}</h2>{note}{shown}'
         f'<p class="note">Files: <a href="tables/{table.name}.csv">CSV</a>, '
         f'<a href="tables/{table.name}.md">Markdown</a></p></section>'
     )
@@ -94,6 +124,34 @@ def _figure(figure: FigureFile, folder: Path) -> str:
     return (
         f'<figure><a href="{png.as_posix()}"><img src="data:image/png;base64,{data}" '
         f'alt="{caption}"></a><figcaption class="note">{caption} ({links})</figcaption></figure>'
+    )
+
+
+def _runs_of_a_kind(sections: Sequence[Table | FigureFile]) -> list[list[Table | FigureFile]]:
+    """The sections in order, a table alone, figures that follow each other together
+    (one per run, say)."""
+    runs: list[list[Table | FigureFile]] = []
+    for section in sections:
+        if isinstance(section, FigureFile) and runs and isinstance(runs[-1][-1], FigureFile):
+            runs[-1].append(section)
+        else:
+            runs.append([section])
+    return runs
+
+
+def _sections(run: Sequence[Table | FigureFile], folder: Path) -> str:
+    """A table, or figures that follow each other: the first shown, the others folded
+    (`<details>`), so that a figure per run does not fill the page."""
+    first, *more = run
+    if isinstance(first, Table):
+        return _table(first)
+    shown = _figure(first, folder)
+    if not more:
+        return shown
+    folded = "".join(_figure(f, folder) for f in more if isinstance(f, FigureFile))
+    return (
+        f"{shown}<details><summary>{len(more)} more figure{'s' if len(more) > 1 else ''} "
+        f"of the same kind (open to show)</summary>{folded}</details>"
     )
 
 
@@ -127,10 +185,7 @@ def write_page(
         _list("caveats", "Not comparable with published numbers", caveats),
         _list("notes", "Notes", notes),
     ]
-    for section in sections:
-        parts.append(
-            _table(section) if isinstance(section, Table) else _figure(section, path.parent)
-        )
+    parts += [_sections(run, path.parent) for run in _runs_of_a_kind(sections)]
     parts.append("</body></html>")
     path.write_text("\n".join(parts), encoding="utf-8")
     return path

@@ -43,6 +43,7 @@ from inspect_personamem.report.tables import (
     Cell,
     Table,
     difference_cells,
+    difference_table,
     reference_pairs,
 )
 from inspect_personamem.scoring.metrics import quantile
@@ -318,15 +319,15 @@ def evidence_bounds_table(
     questions both scored: overall, macro average, on the questions whose
     evidence it found and missed, and per value of each evidence group."""
     rows = [
-        (ref.run.label, ref.kind, ref.reference.label, measure,
-         *difference_cells(measure, d, ref.run, ref.reference))
+        ((ref.run.label, ref.kind, ref.reference.label, measure,
+          *difference_cells(measure, d, ref.run, ref.reference)), measure, d)
         for r in runs
         for ref in r.references
         for measure, d in differences(
             ref.run, ref.reference, measured_groups(ref.run, version)
         )
     ]  # fmt: skip
-    return Table(
+    return difference_table(
         name,
         "Retrieval against its upper bound, the full history and no history",
         "Each retrieval, memory or tools run minus the run of the same model (name and "

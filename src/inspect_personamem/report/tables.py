@@ -26,7 +26,12 @@ from inspect_personamem.report.accuracy import (
 )
 from inspect_personamem.report.axes import axis_settings, no_history_settings
 from inspect_personamem.report.check import check
-from inspect_personamem.report.differences import Difference, differences, known_groups
+from inspect_personamem.report.differences import (
+    Difference,
+    differences,
+    informative,
+    known_groups,
+)
 from inspect_personamem.report.labels import TIME_FORMAT, method_labels, model_labels
 from inspect_personamem.report.logs import ModelId, Run
 from inspect_personamem.scoring.metrics import group_order
@@ -351,18 +356,32 @@ def difference_cells(measure: str, d: Difference, a: RunSummary, b: RunSummary) 
     return (compared, d.contexts, d.difference, d.stderr, d.low, d.high, d.distinguishable)
 
 
+DifferenceRow = tuple[tuple[Cell, ...], str, Difference]
+"""A row of a table of paired differences, with its measure and difference (what
+`informative` reads)."""
+
+
 def _difference_rows(
     first: tuple[Cell, ...], a: RunSummary, b: RunSummary, by_category: bool = True
-) -> list[tuple[Cell, ...]]:
+) -> list[DifferenceRow]:
     """One row per measure of `a` against `b` (overall, macro average, and by default
     each known value of the version's `mean_group`, each question type), each after the
     cells `first`."""
     group = a.run.entry.mean_group
     groups = known_groups(group) if by_category and group is not None else {}
     return [
-        (*first, measure, *difference_cells(measure, d, a, b))
+        ((*first, measure, *difference_cells(measure, d, a, b)), measure, d)
         for measure, d in differences(a, b, groups)
     ]
+
+
+def difference_table(
+    name: str, title: str, note: str, columns: tuple[str, ...], rows: Sequence[DifferenceRow]
+) -> Table:
+    """A table of paired differences: the rows worth showing (`informative`), the note
+    opening with how many were left out (its first sentence, shown on the page)."""
+    kept, left_out = informative(rows)
+    return Table(name, title, f"{left_out} {note}".strip(), columns, kept)
 
 
 def _per_value(summaries: Sequence[RunSummary]) -> str:
@@ -378,7 +397,7 @@ def gain_table(pairs: Sequence[GainPair]) -> Table:
         for p in pairs
         for row in _difference_rows((p.run.label, p.baseline.label), p.run, p.baseline)
     ]
-    return Table(
+    return difference_table(
         "gain",
         "Gain over no history, for every method",
         "Accuracy a run gains over the run of the same model (name and model "
@@ -429,7 +448,7 @@ def floor_table(pairs: Sequence[FloorPair]) -> Table:
     rows = [
         row for p in pairs for row in _difference_rows((p.run.label, p.floor.label), p.run, p.floor)
     ]
-    return Table(
+    return difference_table(
         "floor",
         "Above the shortcut floor?",
         "Each run against the most accurate model-free baseline of its split "
@@ -546,7 +565,7 @@ def method_differences_table(groups: Sequence[MethodGroup]) -> Table:
         for label_a, a in g.runs[i + 1 :]
         for row in _difference_rows((g.title, label_a, label_b), a, b, by_category=False)
     ]
-    return Table(
+    return difference_table(
         "method_differences",
         "Methods against each other",
         "For the runs of the methods table, each method against each one before it in "
