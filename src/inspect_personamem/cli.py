@@ -10,6 +10,8 @@ optional dependency.
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -37,8 +39,20 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a subcommand; an error the package raises on purpose (bad data, a bad option,
-    a missing file) is printed as one line on stderr, exit status 2, no traceback."""
-    args = parser().parse_args(argv)
+    a missing file) is printed as one line on stderr, exit status 2, no traceback. A
+    reader that closes the output early (`inspect-personamem prices --batch | head`)
+    ends the command quietly, with the status of one stopped by SIGPIPE."""
+    try:
+        status = _run(parser().parse_args(argv))
+        sys.stdout.flush()  # a reader gone by now is met here, not in Python's exit
+        return status
+    except BrokenPipeError:
+        # what is still buffered, and Python's own flush at exit, go nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.handler(args))
     except PersonaMemError as error:

@@ -153,19 +153,21 @@ def test_an_unreachable_hub_fails_at_once_not_after_retries(
 ) -> None:
     """huggingface_hub retries a failed connection for about 25 s; with no way to reach
     the host at all, the locator fails at once."""
-    with socket.socket() as probe:  # a port nothing listens on
+    no_proxy = {name: "" for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy")}
+    # a port nothing listens on: bound, never listening, and held for the whole test, so
+    # no other process (another test's server) can take it and answer
+    with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    no_proxy = {name: "" for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy")}
-    found = locate_in_subprocess(
-        {
-            "HF_ENDPOINT": endpoint.format(port=port),
-            "HF_HUB_CACHE": str(tmp_path / "empty"),
-            "ALL_PROXY": "",
-            "all_proxy": "",
-            **no_proxy,
-        }
-    )
+        found = locate_in_subprocess(
+            {
+                "HF_ENDPOINT": endpoint.format(port=port),
+                "HF_HUB_CACHE": str(tmp_path / "empty"),
+                "ALL_PROXY": "",
+                "all_proxy": "",
+                **no_proxy,
+            }
+        )
     # the reason is the locator's own check, made before any download is tried: so no
     # download was tried, and none was retried
     assert reason.format(port=port) in found["error"]

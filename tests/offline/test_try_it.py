@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import signal
 import subprocess
 import sys
@@ -11,9 +12,10 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
-from support.helpers import REAL_QUESTIONS, offline_env, require
+from support.helpers import REAL_QUESTIONS, ROOT, offline_env, require
 
 from inspect_personamem.cli import main
+from inspect_personamem.offline.try_it import RUNS
 
 CLI = Path(sys.executable).parent / "inspect-personamem"
 GENERATOR = "inspect_personamem.datasets.v1.generator"
@@ -22,6 +24,15 @@ GENERATOR = "inspect_personamem.datasets.v1.generator"
 def accuracy(log: EvalLog) -> float:
     assert log.results is not None
     return float(log.results.scores[0].metrics["accuracy"].value)
+
+
+def test_the_readme_and_the_offline_recipes_count_the_runs_try_makes() -> None:
+    """One run for each of `RUNS` and one re-grading, which the report counts as a run
+    ("All 8 runs complete"): the number the README and docs/offline.md write out."""
+    words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+    for doc in (ROOT / "README.md", ROOT / "docs" / "offline.md"):
+        said = re.findall(r"makes (\w+) runs", doc.read_text(encoding="utf-8"))
+        assert said == [words[len(RUNS) + 1]], doc
 
 
 def run_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

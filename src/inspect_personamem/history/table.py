@@ -11,6 +11,7 @@ from inspect_ai.model import get_model
 
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.context import evidence_history, full_history, no_history
+from inspect_personamem.history.memory.embeddings import embedder_for
 from inspect_personamem.history.memory.prompts import (
     FACTS_HEADER,
     PAPER_HEADER,
@@ -116,6 +117,22 @@ def _rag_label(settings: Settings) -> str:
     return f"rag ({_retrieval_words(settings, words)})"
 
 
+def _embedder_refuses(settings: Settings) -> str | None:
+    """An embedder that cannot be had (a model neither in a folder, nor in the hub's
+    cache, with the hub out of reach; a service without its URL), said before any data
+    are read, as every other bad argument is: one line and nothing before it."""
+    try:
+        embedder_for(settings["embedder"])
+    except PersonaMemArgumentError as error:
+        return str(error).removeprefix("PersonaMem task parameter ")
+    return None
+
+
+def _rag_refuses(settings: Settings) -> str | None:
+    """A dense retriever whose embedder cannot be had, said before any data are read."""
+    return _embedder_refuses(settings) if settings["retriever"] == "dense" else None
+
+
 def _memory_refuses(settings: Settings, needed_by: str = "history='memory'") -> str | None:
     """A memory system that cannot be had, or a config it cannot take (`memory=mcp`
     checks its own, and reaches its server once), said before any data are read."""
@@ -151,8 +168,9 @@ def _tools_label(settings: Settings) -> str:
 
 
 def _tools_refuses(settings: Settings) -> str | None:
-    """An answer that writes nothing, a model that cannot call tools, or a memory that
-    cannot be had (`search=memory`), said before any data are read."""
+    """An answer that writes nothing, a model that cannot call tools, or a search that
+    cannot be had (a memory for `search=memory`, an embedder for `search=dense`), said
+    before any data are read."""
     if settings["answer"] == "logprob":
         return (
             "answer='logprob' scores each option's likelihood as the model's reply: the "
@@ -168,7 +186,7 @@ def _tools_refuses(settings: Settings) -> str | None:
         )
     if settings["search"] == "memory":
         return _memory_refuses(settings, "search='memory'")
-    return None
+    return _embedder_refuses(settings) if settings["search"] == "dense" else None
 
 
 def _active_model() -> str | None:
@@ -223,6 +241,7 @@ HISTORIES: Final[dict[str, AxisValue]] = {
             EMBEDDING_CACHE,
         ),
         label=_rag_label,
+        refuses=_rag_refuses,
         reads_evidence=True,
         metrics=retrieval_metrics,
         prompts=_retrieval_prompts,

@@ -12,6 +12,7 @@ import logging
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -189,6 +190,35 @@ def test_memories_are_closed_when_dropped_and_when_the_pool_is_released(data: Pa
     assert sorted(ClosingMemory.closed) == sorted([first, first, second])
 
 
+def stores(temporary: Path) -> list[str]:
+    """The Mem0 stores under `temporary` now. A run removes them as it ends, and a
+    folder removed while it is being listed makes the listing fail (pathlib's glob lets
+    FileNotFoundError through): what was there then is gone, and none is counted."""
+    try:
+        return [path.name for path in temporary.glob("personamem-mem0-*/qdrant-*")]
+    except FileNotFoundError:
+        return []
+
+
+def test_stores_removed_as_they_are_listed_are_not_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race `stores` meets at the end of a run, forced: the run's folder is removed
+    just before the listing enters it."""
+    folder = tmp_path / "personamem-mem0-1"
+    (folder / "qdrant-a").mkdir(parents=True)
+    assert stores(tmp_path) == ["qdrant-a"]
+    scandir = os.scandir
+
+    def removed_first(path: Any) -> Any:
+        if not isinstance(path, int) and Path(path) == folder:  # rmtree lists by fd
+            shutil.rmtree(folder)
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", removed_first)
+    assert stores(tmp_path) == []
+
+
 RUN_MEM0 = """
 import json, sys
 from inspect_ai import eval
@@ -218,15 +248,21 @@ def test_mem0_leaves_no_store_behind(data: Path, tmp_path: Path) -> None:
         }  # fmt: skip
         env = {**os.environ, "TMPDIR": str(temporary)}
         env.pop("MEM0_DIR", None)
-        process = subprocess.Popen(
-            [sys.executable, "-c", RUN_MEM0, json.dumps(task_args), str(tmp_path / "logs"),
-             str(data / "questions_32k.csv")],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        while process.poll() is None:  # what the run holds while it runs
-            seen.extend(p.name for p in temporary.glob("personamem-mem0-*/qdrant-*"))
-            time.sleep(0.05)
-        out, err = process.communicate()
+        # its output to files, not pipes: pipes no one reads while the run is watched
+        # fill (64 KiB) and stop it
+        with (
+            open(tmp_path / "out", "w", encoding="utf-8") as stdout,
+            open(tmp_path / "err", "w", encoding="utf-8") as stderr,
+        ):
+            process = subprocess.Popen(
+                [sys.executable, "-c", RUN_MEM0, json.dumps(task_args), str(tmp_path / "logs"),
+                 str(data / "questions_32k.csv")],
+                env=env, stdout=stdout, stderr=stderr, text=True,
+            )  # fmt: skip
+            while process.poll() is None:  # what the run holds while it runs
+                seen.extend(stores(temporary))
+                time.sleep(0.05)
+    out, err = ((tmp_path / name).read_text(encoding="utf-8") for name in ("out", "err"))
     assert out.strip().endswith("success"), err[-2000:]
     assert any(r["path"].endswith("/chat/completions") for r in requests)
     assert seen  # the stores were there during the run

@@ -1,7 +1,7 @@
 """A stand-in MCP memory server, written with the `mcp` package's server API and run as
-its own process (over stdio, or streamable HTTP with `--http PORT`):
+its own process (over stdio, or streamable HTTP with `--http-socket FD`):
 
-    python mcp_memory.py MODE --record DIR [--after N] [--http PORT]
+    python mcp_memory.py MODE --record DIR [--after N] [--http-socket FD]
 
 Tools: `remember(role, content, position)` (one message), `remember_session(messages,
 position)` (a session: its messages from `position` on) and `recall(query, limit)`
@@ -14,6 +14,11 @@ the positions it holds after the call), so a test reads exactly what it was sent
 MODE: `well` behaves; `hang` never answers a call after the first N (`--after`);
 `die` exits after N calls; `malformed` answers `recall` with text that is not JSON;
 `slow-start` sleeps an hour before it serves.
+
+Over HTTP it serves on a loopback socket that the test opened, is listening and
+passed down (its file descriptor `FD`): no port is chosen and then bound later, where
+another process could take it in between, and a request sent before the server is up
+waits in the socket's queue instead of being refused.
 """
 
 from __future__ import annotations
@@ -74,11 +79,15 @@ def documented_config() -> dict[str, Any]:
 
 
 def records(record: Path) -> list[list[dict[str, Any]]]:
-    """What each server process recorded, in the order of its lines: its pid first."""
-    return [
-        [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-        for path in sorted(record.glob("*.jsonl"))
-    ]
+    """What each server process recorded, in the order of its lines: its pid first.
+    Read while servers still write, a file holds only what is written so far: a line
+    not yet ended is left out, and a server that has written no whole line yet too."""
+    recorded = []
+    for path in sorted(record.glob("*.jsonl")):
+        *lines, _unfinished = path.read_text(encoding="utf-8").split("\n")
+        if lines:
+            recorded.append([json.loads(line) for line in lines])
+    return recorded
 
 
 def main() -> None:
@@ -86,7 +95,7 @@ def main() -> None:
     parser.add_argument("mode", choices=["well", "hang", "die", "malformed", "slow-start"])
     parser.add_argument("--record", type=Path, required=True)
     parser.add_argument("--after", type=int, default=0)
-    parser.add_argument("--http", type=int)
+    parser.add_argument("--http-socket", type=int)
     options = parser.parse_args()
     from mcp.server.mcpserver import MCPServer  # here: the tests import the helpers above
 
@@ -144,8 +153,14 @@ def main() -> None:
     if options.mode == "slow-start":
         time.sleep(3600)
     record("", {"pid": os.getpid()})
-    if options.http:
-        server.run("streamable-http", host="127.0.0.1", port=options.http)
+    if options.http_socket is not None:
+        import socket
+
+        import anyio
+        import uvicorn
+
+        served = uvicorn.Server(uvicorn.Config(server.streamable_http_app(), log_level="warning"))
+        anyio.run(served.serve, [socket.socket(fileno=options.http_socket)])
     else:
         server.run()
 
