@@ -9,8 +9,6 @@ import pytest
 from inspect_ai.log import EvalLog, headline_metric
 from support.helpers import mock_model, run_task
 
-from inspect_personamem.run.viewer import SCORE_LABEL
-
 
 @pytest.fixture
 def answered_c(small_split: Path, tmp_path: Path) -> EvalLog:
@@ -44,7 +42,6 @@ def test_the_sample_list_shows_the_logged_scorer_as_its_verdict_column(
     ids = [column.id for column in view.columns]
     assert f"score__{scorer}__{scorer}" in ids  # the column of the score the log keys
     assert ids[:4] == ["sampleId", "input", "target", "answer"]
-    assert view.score_labels == {scorer: SCORE_LABEL}
 
 
 def test_the_score_panel_names_the_correct_options_text(answered_c: EvalLog) -> None:

@@ -26,9 +26,6 @@ HEADLINE: Final = HeadlineMetric(metric="accuracy")
 SAMPLES_VIEW_NAME: Final = "PersonaMem questions"
 """The sample list view's name."""
 
-SCORE_LABEL: Final = "Correct"
-"""The verdict column's header."""
-
 
 def scorer_name(scorer: Scorer) -> str:
     """A scorer's name as the log keys its scores (without its package)."""
@@ -52,6 +49,5 @@ def viewer_config(scorer: Scorer) -> ViewerConfig:
                 TaskSamplesColumn(id="duration"),
                 TaskSamplesColumn(id="limit"),
             ],
-            score_labels={name: SCORE_LABEL},
         ),
     )
