@@ -7,6 +7,7 @@ controller loads this file too, and runs no test."""
 from __future__ import annotations
 
 import importlib.util
+import shutil
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,13 @@ def small_v2(tmp_path: Path) -> Path:
     folder = tmp_path / "v2"
     generate_v2(folder, shape=SMALL_V2)
     return folder
+
+
+@pytest.fixture
+def chromium() -> str:
+    """Chromium's path (the report's pages and `inspect view` are read in it); the test
+    is skipped where it is not installed."""
+    path = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).is_file():
+        pytest.skip("chromium is not installed")
+    return path

@@ -185,11 +185,3 @@ def _evidence_logs(logs: Logs, tmp_path_factory: pytest.TempPathFactory) -> Evid
         task_args={"history": "tools", "top_k": 4},  # as many items as the rag run's
     )
     return EvidenceLogs(folder, str(full), evidence, rag, memory, tools)
-
-
-@pytest.fixture
-def chromium() -> Iterator[str]:
-    path = shutil.which("chromium") or "/usr/bin/chromium"
-    if not Path(path).is_file():
-        pytest.skip("chromium is not installed")
-    yield path

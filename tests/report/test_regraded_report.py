@@ -181,3 +181,31 @@ def test_each_grading_is_a_run_of_its_own_labelled_by_its_grader(gradings: Gradi
         row["run"]: row["check against Inspect"] for row in read_csv(gradings.report, "overall")
     }
     assert all(check.startswith("matches (") for check in checks.values()), checks
+
+
+def test_a_grading_appended_to_the_log_is_read_as_one_written_to_its_own(
+    gradings: Gradings, tmp_path: Path
+) -> None:
+    """`inspect score --action append` keeps the run's scores and adds the new grader's
+    beside them in the same log (`graded_scorer1`): the report reads it as a second
+    grading of the same replies, as it reads the position-biased grader's own log."""
+    appended = score(
+        read_eval_log(gradings.logs["faithful"]),
+        graded_scorer(),
+        model_roles={"grader": grader(first, "mockllm/position")},
+        action="append",
+        display=DISPLAY,
+    )
+    write_eval_log(appended, tmp_path / "logs" / "appended.eval")
+    report = build_report([tmp_path / "logs"], tmp_path / "report")
+    shown = sorted(s.label for s in report.summaries)
+    assert len(shown) == 2 and any("graded by mockllm/position" in label for label in shown)
+    named = labels(gradings)
+    [separate] = [
+        row
+        for row in read_csv(gradings.report, "grader_agreement")
+        if (row["grading"], row["other grading"]) == (named["faithful"], named["position"])
+    ]
+    [row] = read_csv(report, "grader_agreement")
+    measures = ("questions", "contexts", "accuracy", "other accuracy", "agreement", "kappa")
+    assert {m: row[m] for m in measures} == {m: separate[m] for m in measures}

@@ -294,7 +294,9 @@ class DatasetVersion(ABC, Generic[Q]):
     def group_metrics(self) -> list[Metric | dict[str, list[Metric]]]:
         """Accuracy per value of each group."""
         return [
-            accuracy_by(g.key, f"{g.metric}_{{group_name}}", g.mean_of_values, tuple(g.values))
+            accuracy_by(
+                accuracy(), g.key, f"{g.metric}_{{group_name}}", g.mean_of_values, tuple(g.values)
+            )
             for g in self.groups
         ]
 

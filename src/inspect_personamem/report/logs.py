@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -510,17 +511,40 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
                 if header.samples is not None
                 else read_eval_log_sample_summaries(file)
             )
-            run = _run(file, header, version.key, summaries)
+            runs = [_run(file, header, version.key, summaries, s) for s in gradings(header)]
         except Exception as error:  # damaged samples, or a log of an older package version
             result.notes.append(f"skipped {file}: its samples cannot be read ({error})")
             continue
-        result.runs.append(run)
-        result.notes.extend(_run_notes(run))
+        for run in runs:
+            result.runs.append(run)
+            result.notes.extend(_run_notes(run))
     result.runs.sort(key=lambda run: run.created)
     return result
 
 
-def _run(file: str, header: EvalLog, benchmark: str, summaries: Iterable[EvalSampleSummary]) -> Run:
+def gradings(header: EvalLog) -> list[str]:
+    """The scores a log holds of its replies, each read as a run of its own: the run's
+    scorer's (`SCORER`, else the first), then each grading `inspect score --action
+    append` wrote beside it, which Inspect keys by the scorer's name and a number
+    (`graded_scorer1`), as a re-grade written to a log of its own is read."""
+    names = [scorer.name for scorer in header.eval.scorers or []]
+    scorer = SCORER if SCORER in names or not names else names[0]
+    appended = [
+        score.name
+        for score in (header.results.scores if header.results is not None else [])
+        if re.fullmatch(rf"{re.escape(scorer)}\d+", score.name)
+    ]
+    return [scorer, *appended]
+
+
+def _run(
+    file: str,
+    header: EvalLog,
+    benchmark: str,
+    summaries: Sequence[EvalSampleSummary],
+    scorer: str,
+) -> Run:
+    """The run of `file` as its scores `scorer` grade it."""
     spec = header.eval
     # version 1's method= too, and a repository's former name
     task_args = current_arguments(spec.task_args or {}, VERSIONS[benchmark].release)
@@ -531,8 +555,6 @@ def _run(file: str, header: EvalLog, benchmark: str, summaries: Iterable[EvalSam
     metadata: dict[str, Any] = spec.metadata or {}
     recorded = {**task_args, **metadata}
     split = VERSIONS[benchmark].selection(recorded, spec.task)
-    scorer_names = [scorer.name for scorer in spec.scorers or []]
-    scorer = SCORER if SCORER in scorer_names or not scorer_names else scorer_names[0]
     epochs: dict[str, list[EvalSampleSummary]] = defaultdict(list)
     errors = 0
     limits: Counter[str] = Counter()

@@ -24,6 +24,7 @@ from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.seen import Past
 from inspect_personamem.parameters import Parameter
 from inspect_personamem.run.arguments import all_arguments, checked_point, parameters
+from inspect_personamem.run.viewer import HEADLINE, viewer_config
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +51,8 @@ def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Ta
     """The `Task` of a version's run: every argument checked first (one line each), then
     its data read and checked, the history source and the answer built from the axis
     tables, the questions ordered, and the version's samples (with what the answer adds
-    to their metadata), scorer and metrics."""
+    to their metadata), scorer and metrics, and what `inspect view` shows of its log
+    (`run.viewer`)."""
     point = checked_point(arguments, version)
     _warn_of_relative_paths(arguments)
     loaded = version.load(arguments, point.history.reads_history)
@@ -71,11 +73,14 @@ def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Ta
         for sample in dataset:
             sample.metadata = {**(sample.metadata or {}), **added[str(sample.id)]}
     scored_as = version.scored_as(point.answer.scored_as, arguments)
+    scorer = version.scorer(point, arguments)
     return Task(
         dataset=dataset,
         solver=solver,
-        scorer=version.scorer(point, arguments),
+        scorer=scorer,
         metrics=[*version.metrics(scored_as), *point.history.metrics()],
+        headline_metric=HEADLINE,
+        viewer=viewer_config(scorer),
         version=TASK_VERSION,
         metadata={
             **loaded.metadata,

@@ -23,7 +23,6 @@ from inspect_ai.scorer import (
     MetricProtocol,
     SampleScore,
     Value,
-    accuracy,
     grouped,
     metric,
     value_to_float,
@@ -74,18 +73,25 @@ def group_order(group: str, known: Sequence[str] = ()) -> tuple[int, float, str]
 
 @metric
 def accuracy_by(
+    metric: Metric,
     group_key: str,
     name_template: str,
     all_label: str | None = None,
     known: Sequence[str] = (),
 ) -> Metric:
-    """Inspect's `grouped(accuracy())` with its groups sorted by `group_order` (`known`
+    """Inspect's `grouped(metric)` with its groups sorted by `group_order` (`known`
     values first; Inspect gives them in the order first met), the mean over groups
-    (`all_label`) last."""
+    (`all_label`) last.
+
+    Its `metric` (the run's accuracy) is logged among its parameters, as Inspect's
+    `grouped` logs its own: `inspect view` reads a metric logged with a `group_key` and
+    a `metric` as a breakdown, and shows it apart from the run's result (under "All
+    scoring"), so the header holds accuracy, its standard error and what was not read.
+    """
     inner = cast(
         MetricProtocol,
         grouped(
-            accuracy(),
+            metric,
             group_key,
             all="groups" if all_label else False,
             all_label=all_label or "all",

@@ -35,7 +35,8 @@ def personamem_scorer() -> Scorer:
         return Score(
             value=CORRECT if judgement.correct else INCORRECT,
             answer="".join(f"({x})" for x in sorted(judgement.answer)),
-            explanation=judgement.explanation(correct_letter),
+            explanation=f"{judgement.explanation(correct_letter)}"
+            f"{correct_option(state, correct_letter)}",
             metadata={
                 "status": judgement.status,
                 "final_answer_letters": sorted(judgement.segment_letters),
@@ -45,6 +46,15 @@ def personamem_scorer() -> Scorer:
         )
 
     return score
+
+
+def correct_option(state: TaskState, letter: str) -> str:
+    """The correct option's text as the model was shown it, for the score's explanation
+    (`inspect view`'s score panel): empty where the sample carries no choices."""
+    index = ord(letter) - ord("a")
+    if not 0 <= index < len(state.choices):
+        return ""
+    return f" The correct option ({letter}): {state.choices[index].value}"
 
 
 def replied(state: TaskState) -> bool:

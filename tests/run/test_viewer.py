@@ -1,0 +1,56 @@
+"""What a run's log declares for `inspect view`: its headline, its sample list and what
+its score panel shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import EvalLog, headline_metric
+from support.helpers import mock_model, run_task
+
+
+@pytest.fixture
+def answered_c(small_split: Path, tmp_path: Path) -> EvalLog:
+    """Six questions of the small split, each answered (c)."""
+    return run_task(
+        "inspect_personamem/personamem_32k",
+        mock_model(lambda _: "<final_answer>(c)"),
+        tmp_path / "logs",
+        {"data_dir": str(small_split)},
+        limit=6,
+    )
+
+
+def test_the_log_declares_accuracy_its_headline(answered_c: EvalLog) -> None:
+    assert answered_c.eval.headline_metric is not None
+    assert answered_c.eval.headline_metric.metric == "accuracy"
+    resolved = headline_metric(answered_c)
+    assert resolved is not None and resolved.name == "accuracy"
+    assert answered_c.results is not None
+    assert resolved.metric.value == answered_c.results.scores[0].metrics["accuracy"].value
+
+
+def test_the_sample_list_shows_the_logged_scorer_as_its_verdict_column(
+    answered_c: EvalLog,
+) -> None:
+    viewer = answered_c.eval.viewer
+    assert viewer is not None and viewer.task_samples_view is not None
+    view = viewer.task_samples_view
+    assert not isinstance(view, list) and view.columns is not None
+    [scorer] = [s.name for s in answered_c.eval.scorers or []]
+    ids = [column.id for column in view.columns]
+    assert f"score__{scorer}__{scorer}" in ids  # the column of the score the log keys
+    assert ids[:4] == ["sampleId", "input", "target", "answer"]
+
+
+def test_the_score_panel_names_the_correct_options_text(answered_c: EvalLog) -> None:
+    for sample in answered_c.samples or []:
+        assert sample.scores is not None
+        [score] = sample.scores.values()
+        letter = sample.target if isinstance(sample.target, str) else sample.target[0]
+        index = ord(letter.strip("() ")) - ord("a")
+        assert isinstance(sample.choices, list)
+        assert score.explanation is not None
+        assert score.explanation.endswith(f"({letter.strip('() ')}): {sample.choices[index]}")
+        assert score.answer == "(c)"
