@@ -315,6 +315,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         ]
         report["seconds"]["prompts"] = encoding + encoding_all
         published.row(whole, naive_ids)
+        if args.profile:
+            print(profile_reuse(model, tokenizer, first, args), flush=True)
         if args.through_inspect:
             started = time.perf_counter()
             model_folder = folder / "model"
@@ -530,6 +532,37 @@ def whole_split(
     building += time.perf_counter() - started
     row.peak_bytes = max_peak(None, device)
     return row, building
+
+
+def profile_reuse(
+    model: Any, tokenizer: Any, prompts: list[OptionPrompt], args: argparse.Namespace
+) -> str:
+    """`torch.profiler` over `prompts` after the first, each question on the cache the
+    one before kept (where it shares a context): the chrome trace written to
+    `args.profile`, and the ops' table by time on the device (the CPU where there is
+    none), by input shape."""
+    from torch.profiler import ProfilerActivity, profile
+
+    device = model.device
+    activities = [ProfilerActivity.CPU]
+    if device.type == "cuda":
+        activities.append(ProfilerActivity.CUDA)
+    logprobs = SharedPrefixLogprobs(model, tokenizer, prefill_chunk=args.prefill_chunk)
+    logprobs.option_logprobs(prompts[0])
+    synchronize(device)
+    profiled = ForwardStats()
+    with profile(activities=activities, record_shapes=True) as profiler:
+        for prompt in prompts[1:]:
+            profiled.add(logprobs.option_logprobs(prompt).stats)
+        synchronize(device)
+    profiler.export_chrome_trace(str(args.profile))
+    sort = "self_device_time_total" if device.type == "cuda" else "self_cpu_time_total"
+    table = profiler.key_averages(group_by_input_shape=True).table(sort_by=sort, row_limit=25)
+    return (
+        f"\nprofile of the naive questions after the first, with reuse "
+        f"({profiled.passes} passes, {profiled.cache_copies} cache copies of "
+        f"{profiled.copied_bytes / 2**20:.1f} MiB; trace: {args.profile}):\n{table}"
+    )
 
 
 def through_inspect(
@@ -861,6 +894,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="also run the whole split through inspect eval (hf/ provider) and check its log",
     )
     run.add_argument("--json", type=Path, help="also write the results here")
+    run.add_argument(
+        "--profile",
+        type=Path,
+        metavar="TRACE",
+        help="after the whole split, profile the naive questions after the first with reuse: "
+        "print the ops' table and write the chrome trace to TRACE",
+    )
     return parser.parse_args(argv)
 
 

@@ -38,10 +38,15 @@ def test_benchmark_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     tiny = "--hidden 32 --layers 2 --heads 4 --kv-heads 2 --intermediate 64"
     split = "--contexts 2 --questions 5 --min-messages 20 --max-messages 30 --message-chars 80"
     run = f"--naive-questions 3 --repeats 2 --through-inspect --json {tmp_path / 'out.json'}"
+    run += f" --profile {tmp_path / 'trace.json'}"
     report = load_benchmark().main(f"{tiny} {split} {run}".split())
 
     printed = capsys.readouterr().out
     rows = report["rows"]
+    # the profile of the questions after the first: attention and the trace
+    assert "profile of the naive questions after the first, with reuse (4 passes" in printed
+    assert "scaled_dot_product" in printed
+    assert json.loads((tmp_path / "trace.json").read_text(encoding="utf-8"))["traceEvents"]
     assert [row["method"] for row in rows] == [
         "naive, one full pass per option",
         "shared prefix",
