@@ -194,6 +194,16 @@ def test_a_kept_cache_is_written_in_place(setup: LocalSetup, model: Any, tokeniz
     assert logprobs.stats.passes == 6 and logprobs.stats.copied_bytes == 0
 
 
+def test_a_prefix_run_in_chunks_fills_its_cache_without_copies(
+    setup: LocalSetup, model: Any, tokenizer: Any
+) -> None:
+    prompt = prompt_for(setup, tokenizer, records(setup)[0])
+    logprobs = SharedPrefixLogprobs(model, tokenizer, prefill_chunk=50)
+    stats = logprobs.option_logprobs(prompt).stats
+    assert stats.passes == -(-len(prompt.prefix) // 50) + 1
+    assert (stats.cache_copies, stats.copied_bytes) == (0, 0)
+
+
 def test_a_kept_cache_outgrown_is_copied_once(
     setup: LocalSetup, model: Any, tokenizer: Any
 ) -> None:

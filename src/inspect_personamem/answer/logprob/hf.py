@@ -196,7 +196,7 @@ class SharedPrefixLogprobs:
         else:
             self.reset()
             if self.packed:
-                self._cache = reserved_cache(self.model.config, self._copied)
+                self._cache = reserved_cache(self.model.config, self._copied, len(prefix))
         self._cached = prefix[:reuse]
         stats.reused_tokens += reuse
         chunk_size = self.prefill_chunk or len(prefix)
@@ -314,12 +314,13 @@ class Copied:
     bytes: int = 0
 
 
-def reserved_cache(config: Any, copied: Copied) -> DynamicCache:
+def reserved_cache(config: Any, copied: Copied, expected: int) -> DynamicCache:
     """A cache for `config`'s model (full attention in every layer) whose layers are
-    `ReservedLayer`s, counting their copies in `copied`."""
+    `ReservedLayer`s sized for `expected` tokens at least (a prefix run in chunks fills
+    its buffer without outgrowing it), counting their copies in `copied`."""
     cache = DynamicCache(config=config)
     limit = getattr(config, "max_position_embeddings", None)
-    cache.layers = [ReservedLayer(limit, copied) for _ in cache.layers]
+    cache.layers = [ReservedLayer(limit, copied, expected) for _ in cache.layers]
     return cache
 
 
@@ -332,13 +333,15 @@ class ReservedLayer(DynamicLayer):  # type: ignore[no-untyped-call]
     CUDA, allocator churn). Here a pass writes its own tokens only; cutting back shortens
     the view. When a pass would overflow the buffer, a new one of `CACHE_GROWTH` times
     the tokens needed (at most `limit`, the model's positions, unless more are needed)
-    takes the cached entries over, a copy counted in `copied`.
+    takes the cached entries over, a copy counted in `copied`. The first buffer is sized
+    for `expected` tokens at least.
     """
 
-    def __init__(self, limit: int | None, copied: Copied) -> None:
+    def __init__(self, limit: int | None, copied: Copied, expected: int = 0) -> None:
         super().__init__()  # type: ignore[no-untyped-call]
         self.limit = limit
         self.copied = copied
+        self.expected = expected
         self.length = 0
         self._key_buffer: torch.Tensor | None = None
         self._value_buffer: torch.Tensor | None = None
@@ -350,7 +353,9 @@ class ReservedLayer(DynamicLayer):  # type: ignore[no-untyped-call]
             self.device = key_states.device
             self.is_initialized = True
         end = self.length + key_states.shape[-2]
-        if self._key_buffer is None or end > self._key_buffer.shape[-2]:
+        if self._key_buffer is None:
+            self._grow(key_states, value_states, max(end, self.expected))
+        elif end > self._key_buffer.shape[-2]:
             self._grow(key_states, value_states, end)
         assert self._key_buffer is not None and self._value_buffer is not None
         self._key_buffer[..., self.length : end, :].copy_(key_states)
