@@ -53,16 +53,21 @@ import dataclasses
 import gc
 import itertools
 import json
+import platform
+import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import inspect_ai
 import torch
 from inspect_ai import eval as inspect_eval
-from inspect_ai.log import EvalSample
+from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessageUser
 
 from inspect_personamem.answer.logprob.choice import OptionScore, chosen, score_options
@@ -202,6 +207,8 @@ Run = Callable[[OptionPrompt], tuple[list[list[float]], ForwardStats]]
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Run the benchmark; each row is printed and (with `--json`) written as soon as it is
+    measured, so a run cut short still reports what it did."""
     args = parse_args(argv)
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
@@ -221,6 +228,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         },
     )
     window = args.window or WINDOWS[split]
+    began = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -248,6 +256,33 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         synchronize(device)
         building = time.perf_counter() - started
         sizes = ModelSizes.of(model)
+        naive_count = min(args.naive_questions, len(records))
+        naive_ids = [record.question_id for record in records[:naive_count]]
+        report: dict[str, Any] = {
+            "started": began,
+            "software": software(device),
+            "model": {
+                **dataclasses.asdict(shape),
+                "vocab": sizes.vocab,
+                "parameters": sizes.parameters,
+                "dtype": args.dtype,
+                "device": device_name(device),
+                "threads": torch.get_num_threads() if device.type == "cpu" else None,
+            },
+            "split": {
+                "shape": args.split_shape,
+                **dataclasses.asdict(split_shape),
+                "window": window,
+                "naive_questions": naive_count,
+                "naive_contexts": len({r.context_id for r in records[:naive_count]}),
+            },
+            "seconds": {"generate_split": generating, "build_model": building},
+            "repeats": args.repeats,
+            "peak_tflops": peak_tflops(args, device),
+            "rows": [],
+        }
+        print_header(report)
+        published = Published(report, sizes, args.json)
 
         def prompts() -> Iterator[tuple[str, OptionPrompt]]:
             encoder = PrefixEncoder(tokenizer)
@@ -265,102 +300,127 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     )[1],
                 )
 
-        naive_count = min(args.naive_questions, len(records))
         started = time.perf_counter()
         first = [prompt for _, prompt in itertools.islice(prompts(), naive_count)]
         encoding = time.perf_counter() - started
 
-        rows = compare(model, tokenizer, first, args)
+        for row in compare(model, tokenizer, first, args):
+            published.row(row, naive_ids)
         whole, encoding_all = whole_split(model, tokenizer, prompts(), naive_count, args)
-        rows.append(whole)
-        seconds = {
-            "generate_split": generating,
-            "build_model": building,
-            "prompts": encoding + encoding_all,
-        }
+        prefixes = [evidence.prefix_tokens for evidence in whole.evidence.values()]
+        report["split"]["prefix_tokens"] = [
+            min(prefixes),
+            max(prefixes),
+            sum(prefixes) / len(prefixes),
+        ]
+        report["seconds"]["prompts"] = encoding + encoding_all
+        published.row(whole, naive_ids)
+        if args.profile:
+            print(profile_reuse(model, tokenizer, first, args), flush=True)
         if args.through_inspect:
             started = time.perf_counter()
             model_folder = folder / "model"
             model.save_pretrained(model_folder)
             tokenizer.save_pretrained(model_folder)
-            seconds["save_model"] = time.perf_counter() - started
+            report["seconds"]["save_model"] = time.perf_counter() - started
             del model  # Inspect loads its own copy
             free_device_memory(device)
             logged, timing = through_inspect(folder, model_folder, split, window, args)
-            rows.append(logged)
-            checked = {**check_evidence(whole.evidence, logged.evidence), **timing}
-
-    naive_ids = [record.question_id for record in records[:naive_count]]
-    prefixes = [evidence.prefix_tokens for evidence in whole.evidence.values()]
-    report = {
-        "model": {
-            **dataclasses.asdict(shape),
-            "vocab": sizes.vocab,
-            "parameters": sizes.parameters,
-            "dtype": args.dtype,
-            "device": device_name(device),
-            "threads": torch.get_num_threads() if device.type == "cpu" else None,
-        },
-        "split": {
-            "shape": args.split_shape,
-            **dataclasses.asdict(split_shape),
-            "window": window,
-            "prefix_tokens": [min(prefixes), max(prefixes), sum(prefixes) / len(prefixes)],
-            "naive_questions": naive_count,
-            "naive_contexts": len({r.context_id for r in records[:naive_count]}),
-        },
-        "seconds": seconds,
-        "repeats": args.repeats,
-        "peak_tflops": peak_tflops(args, device),
-        "rows": [],
-    }
-    if args.through_inspect:
-        report["through_inspect"] = checked
-    peak = report["peak_tflops"]
-    naive = rows[0].logprobs
-    for row in rows:
-        flops = sizes.flops(row.work)
-        if row.logprobs:
-            difference: float | None
-            difference, agree = agreement(row.logprobs[:naive_count], naive)
-        else:  # through Inspect: the log holds summed log-probabilities, checked apart
-            difference = None
-            agree = sum(
-                row.evidence[i].choice() == choice(n) for i, n in zip(naive_ids, naive, strict=True)
-            )
-        tflops = flops / row.wall / 1e12
-        report["rows"].append(
-            {
-                "method": row.method,
-                "questions": row.questions,
-                "forward_tokens": row.stats.forward_tokens,
-                "reused_tokens": row.stats.reused_tokens,
-                "wall_s": row.wall,
-                "tokens_per_s": row.stats.forward_tokens / row.wall,
-                "flops": flops,
-                "tflops_per_s": tflops,
-                "share_of_peak": tflops / peak if peak else None,
-                "peak_gib": row.peak_bytes / 2**30 if row.peak_bytes is not None else None,
-                "max_abs_difference": difference,
-                "choices_agree": agree,
+            report["through_inspect"] = {
+                **check_evidence(whole.evidence, logged.evidence),
+                **timing,
             }
-        )
-    print_report(report)
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+            published.row(logged, naive_ids)
+
+    print_footer(report)
+    published.write()
     tolerance = tolerance_of(args)
     worst = max(row["max_abs_difference"] or 0.0 for row in report["rows"])
     if tolerance is not None and worst > tolerance:
         raise SystemExit(
             f"the shared-prefix log-probabilities differ from the naive ones by {worst:.2e}"
         )
-    logged = report.get("through_inspect", {}).get("max_abs_difference", 0.0)
-    if tolerance is not None and logged > tolerance:
+    logged_difference = report.get("through_inspect", {}).get("max_abs_difference", 0.0)
+    if tolerance is not None and logged_difference > tolerance:
         raise SystemExit(
             f"the log-probabilities logged through Inspect differ from the whole split's by "
-            f"{logged:.2e} (per token of an option)"
+            f"{logged_difference:.2e} (per token of an option)"
         )
     return report
+
+
+class Published:
+    """The report as far as it goes: each row added is printed at once (the table's head
+    before the first) and the whole report written to `path` (when given) again."""
+
+    def __init__(self, report: dict[str, Any], sizes: ModelSizes, path: Path | None) -> None:
+        self.report, self.sizes, self.path = report, sizes, path
+        self.naive: list[list[list[float]]] = []
+        self.write()
+
+    def row(self, row: Row, naive_ids: Sequence[str]) -> None:
+        """Add `row` (the naive one first: the others are compared with it)."""
+        if row.naive:
+            self.naive = row.logprobs
+        count = self.report["split"]["naive_questions"]
+        difference: float | None
+        if row.logprobs:
+            difference, agree = agreement(row.logprobs[:count], self.naive)
+        else:  # through Inspect: the log holds summed log-probabilities, checked apart
+            difference = None
+            agree = sum(
+                row.evidence[i].choice() == choice(n)
+                for i, n in zip(naive_ids, self.naive, strict=True)
+            )
+        flops = self.sizes.flops(row.work)
+        tflops = flops / row.wall / 1e12
+        peak = self.report["peak_tflops"]
+        stats = row.stats
+        measured = {
+            "method": row.method,
+            "questions": row.questions,
+            "forward_tokens": stats.forward_tokens,
+            "reused_tokens": stats.reused_tokens,
+            "passes": stats.passes,
+            "cache_copies": stats.cache_copies,
+            "copied_bytes": stats.copied_bytes,
+            "wall_s": row.wall,
+            "tokens_per_s": stats.forward_tokens / row.wall,
+            "flops": flops,
+            "tflops_per_s": tflops,
+            "share_of_peak": tflops / peak if peak else None,
+            "peak_gib": row.peak_bytes / 2**30 if row.peak_bytes is not None else None,
+            "max_abs_difference": difference,
+            "choices_agree": agree,
+        }
+        rows = self.report["rows"]
+        if not rows:
+            print(TABLE_HEAD, flush=True)
+        rows.append(measured)
+        print(table_line(measured, count), flush=True)
+        self.write()
+
+    def write(self) -> None:
+        """Write the report, replacing the last one whole (never a half-written file)."""
+        if self.path is None:
+            return
+        partial = self.path.with_name(self.path.name + ".partial")
+        partial.write_text(json.dumps(self.report, indent=2) + "\n", encoding="utf-8")
+        partial.replace(self.path)
+
+
+def software(device: torch.device) -> dict[str, str | None]:
+    """The versions the numbers depend on, and the GPU (CUDA only)."""
+    import transformers
+
+    return {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "inspect_ai": inspect_ai.__version__,
+        "cuda": torch.version.cuda if device.type == "cuda" else None,
+        "gpu": device_name(device) if device.type == "cuda" else None,
+    }
 
 
 def tolerance_of(args: argparse.Namespace) -> float | None:
@@ -474,6 +534,37 @@ def whole_split(
     return row, building
 
 
+def profile_reuse(
+    model: Any, tokenizer: Any, prompts: list[OptionPrompt], args: argparse.Namespace
+) -> str:
+    """`torch.profiler` over `prompts` after the first, each question on the cache the
+    one before kept (where it shares a context): the chrome trace written to
+    `args.profile`, and the ops' table by time on the device (the CPU where there is
+    none), by input shape."""
+    from torch.profiler import ProfilerActivity, profile
+
+    device = model.device
+    activities = [ProfilerActivity.CPU]
+    if device.type == "cuda":
+        activities.append(ProfilerActivity.CUDA)
+    logprobs = SharedPrefixLogprobs(model, tokenizer, prefill_chunk=args.prefill_chunk)
+    logprobs.option_logprobs(prompts[0])
+    synchronize(device)
+    profiled = ForwardStats()
+    with profile(activities=activities, record_shapes=True) as profiler:
+        for prompt in prompts[1:]:
+            profiled.add(logprobs.option_logprobs(prompt).stats)
+        synchronize(device)
+    profiler.export_chrome_trace(str(args.profile))
+    sort = "self_device_time_total" if device.type == "cuda" else "self_cpu_time_total"
+    table = profiler.key_averages(group_by_input_shape=True).table(sort_by=sort, row_limit=25)
+    return (
+        f"\nprofile of the naive questions after the first, with reuse "
+        f"({profiled.passes} passes, {profiled.cache_copies} cache copies of "
+        f"{profiled.copied_bytes / 2**20:.1f} MiB; trace: {args.profile}):\n{table}"
+    )
+
+
 def through_inspect(
     data: Path, model_folder: Path, split: Split, window: int, args: argparse.Namespace
 ) -> tuple[Row, dict[str, float]]:
@@ -503,7 +594,7 @@ def through_inspect(
     SharedPrefixLogprobs.option_logprobs = timed  # type: ignore[method-assign]
     try:
         started = time.perf_counter()
-        [log] = inspect_eval(
+        logs = inspect_eval(
             f"inspect_personamem/personamem_{split}",
             task_args=task_args,
             model="hf/local",
@@ -516,10 +607,15 @@ def through_inspect(
             display="none",
         )
         ended = time.perf_counter()
+    except Exception:
+        traceback.print_exc()
+        sys.stderr.flush()
+        raise SystemExit("inspect eval raised: the traceback is above") from None
     finally:
         SharedPrefixLogprobs.option_logprobs = option_logprobs  # type: ignore[method-assign]
+    [log] = logs
     if log.status != "success" or not log.samples:
-        raise SystemExit(f"inspect eval did not succeed ({log.status}): {log.error}")
+        raise SystemExit(eval_failure(log))
     row = Row("shared prefix + reuse, whole split, through inspect eval (hf/)")
     row.peak_bytes = max_peak(None, device)
     for sample in log.samples:
@@ -538,6 +634,24 @@ def through_inspect(
         "after_last_model_call_s": ended - calls[-1][1],
     }
     return row, timing
+
+
+def eval_failure(log: EvalLog) -> str:
+    """Print to stderr why `log`'s eval did not succeed (its error's traceback, else the
+    first failed sample's; Inspect with display="none" shows neither); the one-line reason."""
+    error = log.error
+    failed = next((sample for sample in log.samples or [] if sample.error), None)
+    if error is None and failed is not None:
+        error = failed.error
+    where = f"question_id {failed.id}: " if failed is not None else ""
+    reason = (
+        f"inspect eval did not succeed ({log.status}): {where}"
+        f"{error.message if error else 'no samples'}"
+    )
+    if error is not None:
+        print(error.traceback, file=sys.stderr)
+    print(f"{reason}\nthe log: {log.location}", file=sys.stderr, flush=True)
+    return reason
 
 
 def check_evidence(expected: dict[str, Evidence], logged: dict[str, Evidence]) -> dict[str, Any]:
@@ -667,52 +781,68 @@ def peak_tflops(args: argparse.Namespace, device: torch.device) -> float | None:
     return next((peak for key, peak in PEAKS.items() if key in name), None)
 
 
-def print_report(report: dict[str, Any]) -> None:
+TABLE_HEAD = (
+    "| method | questions | forward tokens | passes | cache copies | copied MiB | wall s "
+    "| tokens/s | TFLOP/s | share of peak | peak GiB | max abs diff | choices agree |\n"
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+)
+
+
+def table_line(row: dict[str, Any], naive_questions: int) -> str:
+    share, memory, difference = (
+        row[key] for key in ("share_of_peak", "peak_gib", "max_abs_difference")
+    )
+    return (
+        f"| {row['method']} | {row['questions']} | {row['forward_tokens']:,} "
+        f"| {row['passes']:,} | {row['cache_copies']:,} | {row['copied_bytes'] / 2**20:,.1f} "
+        f"| {row['wall_s']:.2f} | {row['tokens_per_s']:,.0f} | {row['tflops_per_s']:.3g} "
+        f"| {f'{share:.0%}' if share is not None else 'n/a'} "
+        f"| {f'{memory:.1f}' if memory is not None else 'n/a'} "
+        f"| {f'{difference:.1e}' if difference is not None else 'n/a'} "
+        f"| {row['choices_agree']}/{naive_questions} |"
+    )
+
+
+def print_header(report: dict[str, Any]) -> None:
     model, split, seconds = report["model"], report["split"], report["seconds"]
     threads = model["threads"]
     threads = f", {threads} CPU thread{'s' if threads > 1 else ''}" if threads else ""
+    versions = ", ".join(f"{name} {value}" for name, value in report["software"].items() if value)
+    print(f"started {report['started']}; {versions}")
     print(
         f"model: {model['parameters'] / 1e6:.3g}M parameters ({model['layers']} layers, hidden "
         f"{model['hidden']}, {model['heads']}/{model['kv_heads']} heads, intermediate "
         f"{model['intermediate']}, vocabulary {model['vocab']}), {model['dtype']} on "
         f"{model['device']}{threads}; built in {seconds['build_model']:.1f}s"
     )
-    low, high, mean = split["prefix_tokens"]
     print(
         f"split: {split['shape']}, {split['questions']} questions over {split['contexts']} "
         f"contexts of {split['min_messages']}-{split['max_messages']} messages, window "
-        f"{split['window']}; prefixes {low}-{high} tokens (mean {mean:.0f}); generated in "
-        f"{seconds['generate_split']:.1f}s, prompts built in {seconds['prompts']:.1f}s"
+        f"{split['window']}; generated in {seconds['generate_split']:.1f}s"
     )
     peak = report["peak_tflops"]
     print(
         f"naive questions: the first {split['naive_questions']} in grouped order "
         f"({split['naive_contexts']} contexts); wall: model calls only, per question the "
-        f"best of {report['repeats']} for the first three rows, one run for the whole "
-        f"split; peak: {f'{peak:g} TFLOP/s' if peak else 'unknown'}\n"
+        f"best of {report['repeats']} for the first three rows (measured together: printed "
+        f"together), one run for the whole split; peak: "
+        f"{f'{peak:g} TFLOP/s' if peak else 'unknown'}\n",
+        flush=True,
     )
+
+
+def print_footer(report: dict[str, Any]) -> None:
+    split, seconds = report["split"], report["seconds"]
+    low, high, mean = split["prefix_tokens"]
     print(
-        "| method | questions | forward tokens | wall s | tokens/s | TFLOP/s | share of peak "
-        "| peak GiB | max abs diff | choices agree |"
+        f"\nprefixes {low}-{high} tokens (mean {mean:.0f}); prompts built in "
+        f"{seconds['prompts']:.1f}s"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for row in report["rows"]:
-        share, memory, difference = (
-            row[key] for key in ("share_of_peak", "peak_gib", "max_abs_difference")
-        )
-        print(
-            f"| {row['method']} | {row['questions']} | {row['forward_tokens']:,} "
-            f"| {row['wall_s']:.2f} | {row['tokens_per_s']:,.0f} | {row['tflops_per_s']:.3g} "
-            f"| {f'{share:.0%}' if share is not None else 'n/a'} "
-            f"| {f'{memory:.1f}' if memory is not None else 'n/a'} "
-            f"| {f'{difference:.1e}' if difference is not None else 'n/a'} "
-            f"| {row['choices_agree']}/{split['naive_questions']} |"
-        )
     checked = report.get("through_inspect")
     if checked:
         questions = checked["questions"]
         print(
-            f"\nthrough inspect eval: per question the logged prefix, forward and reused "
+            f"through inspect eval: per question the logged prefix, forward and reused "
             f"tokens equal the whole split's ({questions}/{questions}); an option's mean "
             f"log-probability per token differs by at most {checked['max_abs_difference']:.1e}; "
             f"choices agree {checked['choices_agree']}/{questions}.\n"
@@ -724,6 +854,7 @@ def print_report(report: dict[str, Any]) -> None:
             f"question) + {checked['after_last_model_call_s']:.1f}s after the last; the model "
             f"was saved in {seconds['save_model']:.1f}s before the call"
         )
+    sys.stdout.flush()
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -763,6 +894,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="also run the whole split through inspect eval (hf/ provider) and check its log",
     )
     run.add_argument("--json", type=Path, help="also write the results here")
+    run.add_argument(
+        "--profile",
+        type=Path,
+        metavar="TRACE",
+        help="after the whole split, profile the naive questions after the first with reuse: "
+        "print the ops' table and write the chrome trace to TRACE",
+    )
     return parser.parse_args(argv)
 
 

@@ -151,15 +151,88 @@ class Passes:
         return [length for length, _ in self.calls]
 
 
+def storages(logprobs: SharedPrefixLogprobs) -> list[int]:
+    """Where each layer's cached keys and values live."""
+    return [
+        tensor.untyped_storage().data_ptr()
+        for layer in logprobs._cache.layers
+        for tensor in (layer.keys, layer.values)
+    ]
+
+
+def cached_bytes_per_token(model: Any) -> int:
+    """A token's keys and values over all layers, in bytes."""
+    config = model.config
+    head = config.hidden_size // config.num_attention_heads
+    size = torch.finfo(model.dtype).bits // 8
+    return int(2 * config.num_hidden_layers * config.num_key_value_heads * head * size)
+
+
+def test_a_kept_cache_is_written_in_place(setup: LocalSetup, model: Any, tokenizer: Any) -> None:
+    """Passes after a kept cache write their own keys and values only: no copy of the
+    cache (transformers' own cache concatenates, copying all of it on every pass)."""
+    context = records(setup)[0].context_id
+    first, second, third = [r for r in records(setup) if r.context_id == context][:3]
+    logprobs = SharedPrefixLogprobs(model, tokenizer)
+    alone = logprobs.option_logprobs(prompt_for(setup, tokenizer, first)).stats
+    assert (alone.passes, alone.cache_copies, alone.copied_bytes) == (2, 0, 0)
+    where = storages(logprobs)
+    for record in (second, third):
+        prompt = prompt_for(setup, tokenizer, record)
+        # the buffer reserved at the first prefill holds the later ones of this context
+        assert len(prompt.prefix) + sum(map(len, prompt.options)) <= 1.5 * alone.forward_tokens
+        scored = logprobs.option_logprobs(prompt)
+        assert_close(scored.logprobs, naive_option_logprobs(model, prompt))
+        assert scored.stats.reused_tokens > 0
+        # the new tail, then the options: two passes, nothing copied
+        assert (scored.stats.passes, scored.stats.cache_copies, scored.stats.copied_bytes) == (
+            2,
+            0,
+            0,
+        )
+        assert storages(logprobs) == where
+    assert logprobs.stats.passes == 6 and logprobs.stats.copied_bytes == 0
+
+
+def test_a_prefix_run_in_chunks_fills_its_cache_without_copies(
+    setup: LocalSetup, model: Any, tokenizer: Any
+) -> None:
+    prompt = prompt_for(setup, tokenizer, records(setup)[0])
+    logprobs = SharedPrefixLogprobs(model, tokenizer, prefill_chunk=50)
+    stats = logprobs.option_logprobs(prompt).stats
+    assert stats.passes == -(-len(prompt.prefix) // 50) + 1
+    assert (stats.cache_copies, stats.copied_bytes) == (0, 0)
+
+
+def test_a_kept_cache_outgrown_is_copied_once(
+    setup: LocalSetup, model: Any, tokenizer: Any
+) -> None:
+    """A prefix longer than the reserved buffer holds moves the cached tokens to a larger
+    one: one copy of what was kept, counted in bytes, and the scores stay exact."""
+    prompt = prompt_for(setup, tokenizer, records(setup)[0])
+    kept = len(prompt.prefix) // 3  # above MIN_REUSE, below the buffer's 1.5x growth
+    logprobs = SharedPrefixLogprobs(model, tokenizer)
+    logprobs.option_logprobs(OptionPrompt(prompt.prefix[:kept], prompt.options, prompt.texts))
+    where = storages(logprobs)
+    scored = logprobs.option_logprobs(prompt)
+    assert scored.stats.reused_tokens == kept
+    assert scored.stats.passes == 2
+    assert scored.stats.cache_copies == 1
+    assert scored.stats.copied_bytes == kept * cached_bytes_per_token(model)
+    assert set(storages(logprobs)).isdisjoint(where)
+    assert_close(scored.logprobs, naive_option_logprobs(model, prompt))
+
+
 def test_prefill_is_one_causal_pass_when_nothing_is_reused(
     setup: LocalSetup, model: Any, tokenizer: Any
 ) -> None:
     prompt = prompt_for(setup, tokenizer, records(setup)[0])
     options = sum(map(len, prompt.options))
     with Passes(model) as passes:
-        SharedPrefixLogprobs(model, tokenizer).option_logprobs(prompt)
+        scored = SharedPrefixLogprobs(model, tokenizer).option_logprobs(prompt)
     # the whole prefix in one pass, then all four options in another
     assert passes.lengths == [len(prompt.prefix), options]
+    assert scored.stats.passes == 2
     assert {name for _, name in passes.calls} == {hf.FAST_ATTENTION}
     assert model.config._attn_implementation == "sdpa"  # put back after the call
     with Passes(model) as passes:
@@ -283,9 +356,13 @@ def test_sliding_window_model_scores_equal_naive(setup: LocalSetup, tokenizer: A
         for record in records(setup)[:3]:
             prompt = prompt_for(setup, tokenizer, record)
             assert len(prompt.prefix) > 4 * window
-            assert_close(
-                logprobs.option_logprobs(prompt).logprobs, naive_option_logprobs(sliding, prompt)
-            )
+            scored = logprobs.option_logprobs(prompt)
+            assert_close(scored.logprobs, naive_option_logprobs(sliding, prompt))
+            # per batch of options (3, then 1) a copy of the prefix's cache, repeated per
+            # option where there are several; a layer keeps its last window - 1 positions
+            held = (window - 1) * cached_bytes_per_token(sliding)
+            assert scored.stats.cache_copies == 3
+            assert scored.stats.copied_bytes == held * (1 + 3) + held
         assert logprobs.stats.reused_tokens == 0
 
 

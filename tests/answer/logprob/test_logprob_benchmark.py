@@ -7,14 +7,19 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from support.helpers import ROOT
 
 pytest.importorskip("transformers", reason="needs the local extra: pip install -e '.[local]'")
+import torch  # noqa: E402
+
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
 SCRIPT = ROOT / "benchmarks" / "logprob_prefix.py"
@@ -33,10 +38,15 @@ def test_benchmark_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     tiny = "--hidden 32 --layers 2 --heads 4 --kv-heads 2 --intermediate 64"
     split = "--contexts 2 --questions 5 --min-messages 20 --max-messages 30 --message-chars 80"
     run = f"--naive-questions 3 --repeats 2 --through-inspect --json {tmp_path / 'out.json'}"
+    run += f" --profile {tmp_path / 'trace.json'}"
     report = load_benchmark().main(f"{tiny} {split} {run}".split())
 
     printed = capsys.readouterr().out
     rows = report["rows"]
+    # the profile of the questions after the first: attention and the trace
+    assert "profile of the naive questions after the first, with reuse (4 passes" in printed
+    assert "scaled_dot_product" in printed
+    assert json.loads((tmp_path / "trace.json").read_text(encoding="utf-8"))["traceEvents"]
     assert [row["method"] for row in rows] == [
         "naive, one full pass per option",
         "shared prefix",
@@ -48,6 +58,10 @@ def test_benchmark_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
         assert f"| {row['method']} |" in printed
     assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8")) == report
     assert [row["questions"] for row in rows] == [3, 3, 3, 5, 5]
+    # per question: a pass per option; the prefix, then the options packed, copying nothing
+    assert [row["passes"] for row in rows[:3]] == [12, 6, 6]
+    assert rows[0]["cache_copies"] == rows[1]["cache_copies"] == 0
+    assert report["software"]["torch"] == torch.__version__
     naive, shared, reuse, whole, logged = (row["forward_tokens"] for row in rows)
     assert naive > shared > reuse
     assert rows[2]["reused_tokens"] > 0
@@ -91,3 +105,62 @@ def test_a_log_that_differs_from_the_benchmark_is_an_error_naming_the_question()
     assert checked["choices_agree"] == 1  # a: -1.0 (now -1.1) a token, b: -1.5
     flipped = dataclasses.replace(evidence, option_logprobs=(-6.0, -3.0))
     assert benchmark.check_evidence({"q1": evidence}, {"q1": flipped})["choices_agree"] == 0
+
+
+TINY = (
+    "--hidden 32 --layers 1 --heads 4 --kv-heads 2 --intermediate 64 --contexts 1 "
+    "--questions 2 --min-messages 10 --max-messages 12 --message-chars 40 --naive-questions 1"
+)
+
+
+def test_a_failing_inside_eval_prints_its_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Inspect (display="none") shows nothing of a failed eval: the benchmark prints the
+    error's traceback, naming the question, before it exits."""
+    from inspect_personamem.answer.logprob import solver
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("broken on purpose")
+
+    monkeypatch.setattr(solver, "backend_for", broken)
+    with pytest.raises(SystemExit, match="did not succeed") as exit:
+        load_benchmark().main(f"{TINY} --through-inspect".split())
+    printed = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in printed
+    assert "RuntimeError: broken on purpose" in printed
+    assert f"{exit.value.code}\nthe log: " in printed
+    assert "question_id " in str(exit.value.code)
+
+
+def test_the_benchmark_reports_each_row_as_it_is_measured(tmp_path: Path) -> None:
+    """Cut short after its first rows, the run has printed and written them, with the
+    software versions."""
+    output = tmp_path / "out.json"
+    command = [sys.executable, str(SCRIPT), *TINY.split(), "--through-inspect"]
+    process = subprocess.Popen(
+        [*command, "--json", str(output)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 300
+        first: dict[str, Any] = {"rows": []}
+        while not first["rows"]:
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+            if output.exists():
+                first = json.loads(output.read_text(encoding="utf-8"))
+    finally:
+        process.kill()
+        printed = process.communicate()[0].decode()
+    assert first["software"]["torch"] == torch.__version__
+    assert first["software"]["gpu"] is None  # CPU
+    assert {"python", "transformers", "inspect_ai"} <= first["software"].keys()
+    # the first three rows are measured together (per question in turn), so come together
+    methods = [row["method"] for row in first["rows"]]
+    assert methods == [
+        "naive, one full pass per option",
+        "shared prefix",
+        "shared prefix + reuse across questions",
+    ]
+    for method in methods:
+        assert f"| {method} |" in printed

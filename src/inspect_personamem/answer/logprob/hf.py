@@ -20,6 +20,13 @@ once and its attention cache is reused for the options.
   cache instead (`option_batch_size` at a time, to bound memory; padding sits after
   each option's tokens, so causal attention never lets a real token see it).
 
+The cache the shared path keeps is written in place (`ReservedLayer`): a pass after
+cached tokens writes its own keys and values only, where transformers' `DynamicLayer`
+concatenates, copying the whole cache on every pass (twice a question: the new tail,
+then the options). Its buffer grows by `CACHE_GROWTH` when a pass would overflow it, a
+copy the stats count (`ForwardStats.cache_copies`, `copied_bytes`), as they count the
+copies the padded route makes.
+
 Across questions the cache is kept: the next question's prefix reuses the longest
 common token prefix with the previous one, for two questions of one shared context
 their history up to the earlier end index, so only the new tail is run (when that
@@ -35,14 +42,23 @@ prefix's cache, and nothing is kept across questions.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import torch
+from transformers import DynamicCache
+from transformers.cache_utils import DynamicLayer
 
 from inspect_personamem.answer.logprob.stats import ForwardStats, Scored
 from inspect_personamem.answer.logprob.template import OptionPrompt, common_prefix_length
+
+CACHE_GROWTH = 1.5
+"""A kept cache's buffer is reserved for this multiple of the tokens it must hold (at
+most the model's positions): the questions of one context add a tail each, and a buffer
+grown by a factor is copied a few times a context rather than on every pass."""
 
 MIN_REUSE = 0.25
 """A kept cache is used only when it covers this share of the new prefix: a small reuse
@@ -112,6 +128,7 @@ class SharedPrefixLogprobs:
         self.prefill_chunk = prefill_chunk
         self.stats = ForwardStats()
         self._cache: Any = None
+        self._copied = Copied()
         self._cached: tuple[int, ...] = ()
         config = model.config
         attention = getattr(config, "_attn_implementation", None)
@@ -178,13 +195,16 @@ class SharedPrefixLogprobs:
                 self._cache.crop(reuse - len(self._cached))
         else:
             self.reset()
+            if self.packed:
+                self._cache = reserved_cache(self.model.config, self._copied, len(prefix))
         self._cached = prefix[:reuse]
         stats.reused_tokens += reuse
         chunk_size = self.prefill_chunk or len(prefix)
         logits: torch.Tensor | None = None
         for start in range(reuse, len(prefix), chunk_size):
             chunk = prefix[start : start + chunk_size]
-            output = self.model(
+            output = self._forward(
+                stats,
                 input_ids=torch.tensor([chunk], device=self.model.device),
                 past_key_values=self._cache,
                 use_cache=True,
@@ -192,10 +212,21 @@ class SharedPrefixLogprobs:
             )
             self._cache = output.past_key_values
             self._cached = prefix[: start + len(chunk)]
-            stats.forward_tokens += len(chunk)
             logits = output.logits[0, -1]
         assert logits is not None
         return logits
+
+    def _forward(self, stats: ForwardStats, **inputs: Any) -> Any:
+        """One forward pass, counted in `stats` (its tokens, padding included; a copy
+        of the cache its layers made while growing)."""
+        before = self._copied.bytes
+        output = self.model(**inputs)
+        stats.passes += 1
+        stats.forward_tokens += inputs["input_ids"].numel()
+        if self._copied.bytes > before:
+            stats.cache_copies += 1
+            stats.copied_bytes += self._copied.bytes - before
+        return output
 
     def _packed(
         self, options: Sequence[tuple[int, ...]], last_logits: torch.Tensor, stats: ForwardStats
@@ -210,7 +241,8 @@ class SharedPrefixLogprobs:
         positions = torch.tensor(
             [[past + i for length in lengths for i in range(length)]], device=device
         )
-        output = self.model(
+        output = self._forward(
+            stats,
             input_ids=ids,
             position_ids=positions,
             attention_mask=packed_mask(lengths, past, self.model.dtype, device),
@@ -218,7 +250,6 @@ class SharedPrefixLogprobs:
             use_cache=True,
         )
         self._cache.crop(-total)
-        stats.forward_tokens += total
         logits, targets, start = [], [], 0
         for length in lengths:
             # the first token follows the prefix; each other one the token before it
@@ -242,17 +273,128 @@ class SharedPrefixLogprobs:
         for row, option in enumerate(options):
             ids[row, : len(option)] = torch.tensor(option)
         ids = ids.to(self.model.device)
-        cache = self._cache if croppable else copy.deepcopy(self._cache)
+        cache = self._cache
+        if not croppable:
+            cache = copy.deepcopy(cache)
+            _count_copy(stats, cache)
         if len(options) > 1:
             cache.batch_repeat_interleave(len(options))
-        output = self.model(input_ids=ids, past_key_values=cache, use_cache=True)
-        stats.forward_tokens += ids.numel()
+            _count_copy(stats, cache)
+        output = self._forward(stats, input_ids=ids, past_key_values=cache, use_cache=True)
         if croppable:
             if len(options) > 1:
                 cache.batch_select_indices(torch.tensor([0], device=ids.device))
+                _count_copy(stats, cache)
             cache.crop(-width)
         logits = torch.cat([last_logits.expand(len(options), 1, -1), output.logits[:, :-1]], dim=1)
         return _gathered(logits, ids, [len(option) for option in options])
+
+
+def _count_copy(stats: ForwardStats, cache: Any) -> None:
+    """Count a copy of `cache` (the bytes it holds now, its copy's) in `stats`."""
+    stats.cache_copies += 1
+    stats.copied_bytes += cache_bytes(cache)
+
+
+def cache_bytes(cache: Any) -> int:
+    """The bytes of the keys and values `cache` holds (for a `ReservedLayer`, what it
+    holds, not its buffer)."""
+    return sum(
+        tensor.numel() * tensor.element_size()
+        for layer in cache.layers
+        for tensor in (layer.keys, layer.values)
+        if tensor is not None
+    )
+
+
+@dataclass
+class Copied:
+    """Bytes of cached keys and values copied so far, counted by a cache's layers."""
+
+    bytes: int = 0
+
+
+def reserved_cache(config: Any, copied: Copied, expected: int) -> DynamicCache:
+    """A cache for `config`'s model (full attention in every layer) whose layers are
+    `ReservedLayer`s sized for `expected` tokens at least (a prefix run in chunks fills
+    its buffer without outgrowing it), counting their copies in `copied`."""
+    cache = DynamicCache(config=config)
+    limit = getattr(config, "max_position_embeddings", None)
+    cache.layers = [ReservedLayer(limit, copied, expected) for _ in cache.layers]
+    return cache
+
+
+class ReservedLayer(DynamicLayer):  # type: ignore[no-untyped-call]
+    """A full-attention cache layer whose keys and values are written in place into a
+    buffer reserved ahead; `keys` and `values` are views of its first `length` positions.
+
+    transformers' `DynamicLayer` appends by `torch.cat`, so each pass after cached tokens
+    copies the whole layer's cache to a new tensor (and allocates one of a new size: on
+    CUDA, allocator churn). Here a pass writes its own tokens only; cutting back shortens
+    the view. When a pass would overflow the buffer, a new one of `CACHE_GROWTH` times
+    the tokens needed (at most `limit`, the model's positions, unless more are needed)
+    takes the cached entries over, a copy counted in `copied`. The first buffer is sized
+    for `expected` tokens at least.
+    """
+
+    def __init__(self, limit: int | None, copied: Copied, expected: int = 0) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+        self.limit = limit
+        self.copied = copied
+        self.expected = expected
+        self.length = 0
+        self._key_buffer: torch.Tensor | None = None
+        self._value_buffer: torch.Tensor | None = None
+
+    def update(
+        self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        if not self.is_initialized:
+            self.device = key_states.device
+            self.is_initialized = True
+        end = self.length + key_states.shape[-2]
+        if self._key_buffer is None:
+            self._grow(key_states, value_states, max(end, self.expected))
+        elif end > self._key_buffer.shape[-2]:
+            self._grow(key_states, value_states, end)
+        assert self._key_buffer is not None and self._value_buffer is not None
+        self._key_buffer[..., self.length : end, :].copy_(key_states)
+        self._value_buffer[..., self.length : end, :].copy_(value_states)
+        self._set_length(end)
+        return self.keys, self.values  # type: ignore[return-value]
+
+    def crop(self, tokens_to_remove: int) -> None:
+        """Drop the last `-tokens_to_remove` positions (a negative count, as transformers')."""
+        if tokens_to_remove > 0:
+            raise ValueError("crop takes a negative count: the positions to drop")
+        if self.is_initialized:
+            self._set_length(self.length + tokens_to_remove)
+
+    def reset(self) -> None:
+        self._key_buffer = self._value_buffer = None
+        self.length = 0
+        super().reset()
+
+    def _grow(self, key_states: torch.Tensor, value_states: torch.Tensor, needed: int) -> None:
+        capacity = math.ceil(needed * CACHE_GROWTH)
+        if self.limit is not None:
+            capacity = max(needed, min(capacity, self.limit))
+        keys = key_states.new_empty((*key_states.shape[:-2], capacity, key_states.shape[-1]))
+        values = value_states.new_empty(
+            (*value_states.shape[:-2], capacity, value_states.shape[-1])
+        )
+        if self.length:
+            assert self.keys is not None and self.values is not None
+            keys[..., : self.length, :].copy_(self.keys)
+            values[..., : self.length, :].copy_(self.values)
+            self.copied.bytes += sum(t.numel() * t.element_size() for t in (self.keys, self.values))
+        self._key_buffer, self._value_buffer = keys, values
+
+    def _set_length(self, length: int) -> None:
+        assert self._key_buffer is not None and self._value_buffer is not None
+        self.length = length
+        self.keys = self._key_buffer[..., :length, :]
+        self.values = self._value_buffer[..., :length, :]
 
 
 def packed_mask(lengths: Sequence[int], past: int, dtype: torch.dtype, device: Any) -> torch.Tensor:
@@ -284,6 +426,7 @@ def _naive_one(
     ids = torch.tensor([prefix + option], device=model.device)
     output = model(input_ids=ids, use_cache=False, logits_to_keep=len(option) + 1)
     if stats is not None:
+        stats.passes += 1
         stats.forward_tokens += ids.numel()
     return _gathered(output.logits[:, :-1], ids[:, len(prefix) :], [len(option)])[0]
 
@@ -311,8 +454,6 @@ def _croppable(cache: Any) -> bool:
 def _croppable_model(model: Any) -> bool | None:
     """Whether the model's cache can be cut back, from the empty cache its config makes;
     None where this transformers cannot say before a cache exists."""
-    from transformers import DynamicCache
-
     try:
         return _croppable(DynamicCache(config=model.config))
     except (TypeError, ValueError, AttributeError):
