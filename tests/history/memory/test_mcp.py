@@ -30,7 +30,8 @@ from support.servers.mcp_memory import SCRIPT, records, stand_in_config
 
 from inspect_personamem.data.contexts import ContextStore
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.history.memory.interface import HistoryMessage
+from inspect_personamem.history.memory import mcp as mcp_module
+from inspect_personamem.history.memory.interface import HistoryMessage, MemoryComponentError
 from inspect_personamem.history.memory.mcp import McpMemory
 from inspect_personamem.history.memory.mcp_config import McpConfigError, parse_mcp_config
 from inspect_personamem.history.memory.pool import DROPPED, MemoryPool
@@ -191,6 +192,24 @@ SERVER_FAULTS = [
 ]  # fmt: skip
 """A config whose server cannot be started, exits at once, lacks the tool named, or
 whose tool takes another type than a template gives; what the user is told."""
+
+
+def test_a_server_that_exits_at_once_is_named_with_its_stderr_however_soon_it_is_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server's stderr is read before it is stopped: a stop that has already removed
+    the memory's folder (forced here by waiting for it) leaves the reason in the error."""
+    stop = mcp_module._Connection.stop
+
+    def stop_and_wait(connection: Any) -> None:
+        stop(connection)
+        connection.wait(30)
+
+    monkeypatch.setattr(mcp_module._Connection, "stop", stop_and_wait)
+    change, problem = SERVER_FAULTS[1]
+    config = parse_mcp_config(json.loads(faulty_config(tmp_path, change).read_text()))
+    with pytest.raises(MemoryComponentError, match=problem.removeprefix("server: ")):
+        McpMemory("c0", config)
 
 
 def faulty_config(folder: Path, change: dict[str, Any], **more: Any) -> Path:

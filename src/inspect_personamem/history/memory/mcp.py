@@ -122,12 +122,17 @@ class McpMemory:
                 {name: tool.input_schema for name, tool in tools.items()}
             )
         except BaseException as ex:
+            # said before the stop, which removes the folder holding the server's stderr
+            known = isinstance(ex, MemoryComponentError | McpConfigError)
+            fault = (
+                self._fault("could not be started", ex, "start_timeout")
+                if isinstance(ex, Exception) and not known
+                else None
+            )
             self._connection.stop()
-            if isinstance(ex, MemoryComponentError | McpConfigError):
+            if fault is None:
                 raise
-            if isinstance(ex, Exception):
-                raise self._fault("could not be started", ex, "start_timeout") from ex
-            raise
+            raise fault from ex
 
     async def add(self, messages: Sequence[HistoryMessage]) -> None:
         for values in add_values(messages, self.config.add_per):
