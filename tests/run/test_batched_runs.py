@@ -24,7 +24,9 @@ TASK = "inspect_personamem/personamem_32k"
 MODEL = "openai/gpt-4.1"
 BATCH = BatchConfig(send_delay=0.05, tick=0.05)
 """Batches sent and polled every 50 ms (Inspect's defaults: 15 s)."""
-QUESTIONS = 4
+QUESTIONS = 8
+"""Enough that, right half the time, the stand-in is both right and wrong in every
+setting (with 4, all four open answers of the generated data drew wrong)."""
 DIRECT = {"POST /v1/chat/completions"}
 BATCHED = {
     "POST /v1/files", "POST /v1/batches", "GET /v1/batches/{id}", "GET /v1/files/{id}/content",
