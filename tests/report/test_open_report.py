@@ -39,8 +39,8 @@ CALIBRATED = QUESTIONS
 for a faithful grader's intervals to be narrower than `graded.MAX_WIDTH`."""
 T_975_3 = 3.182446305284263
 """Student's t, 97.5% quantile, 3 degrees of freedom (4 contexts)."""
-BINS = {1: "1", 2: "2-3", 3: "2-3", 4: "4-6", 5: "4-6"}
-"""Sessions elapsed -> its coarse bin, written out (the synthetic split has 1 to 5)."""
+BINS = {1: "1", 2: "2-3", 3: "2-3", 4: "4-6", 5: "4-6", 6: "4-6"}
+"""Sessions elapsed -> its coarse bin, written out (the synthetic split has 1 to 6)."""
 ORACLE = "personamem/oracle"
 OPEN = "personamem/oracle, full history, open"
 
@@ -361,9 +361,9 @@ def test_each_graders_trials_are_recomputed_from_its_counts(
 ) -> None:
     """Each kind of trial's counts summed from the questions' `grader_trials`: the
     oracle as grader is right on every one (its accuracy stands corrected as it is); the
-    first-candidate grader names the candidate shown in 2 of its 8 identity trials per
-    question (the one first in each order: 0.25) and changes every reply's verdict when
-    the order is reversed."""
+    first-candidate grader is right on a wrong reply only where it is shown first (at
+    most a third of those trials) and changes every reply's verdict when the order is
+    reversed."""
     rows = by_run(report, "graders")
     trials = read_csv(out(report), "grader_trials")
     for key in ("open", "first"):
@@ -381,7 +381,9 @@ def test_each_graders_trials_are_recomputed_from_its_counts(
     assert float(oracle["corrected ci95 low"]) < float(oracle["accuracy"])
     biased = rows[f"{OPEN}, graded by mockllm/grader"]
     found = {r["kind"]: r for r in trials if r["run"] == biased["run"]}
-    assert close(found["identity_wrong"]["accuracy"], 0.25)
+    # right on a wrong reply only where it is the candidate shown first: in each order
+    # one of a question's three wrong replies at most (how often depends on the orders)
+    assert 0 < float(found["identity_wrong"]["accuracy"]) <= 1 / 3
     assert (found["reorder"]["right"], found["reorder"]["finding"]) == ("0", "fails")
     assert biased["calibrated questions"] == str(CALIBRATED)
     assert biased["trustworthy"].startswith("NO: identity_correct ")

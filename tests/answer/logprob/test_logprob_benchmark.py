@@ -156,8 +156,9 @@ def test_the_benchmark_reports_each_row_as_it_is_measured(tmp_path: Path) -> Non
     assert first["software"]["gpu"] is None  # CPU
     assert {"python", "transformers", "inspect_ai"} <= first["software"].keys()
     # the first three rows are measured together (per question in turn), so come together
+    # (the next row may be written by the time the file is read: it is not waited for)
     methods = [row["method"] for row in first["rows"]]
-    assert methods == [
+    assert methods[:3] == [
         "naive, one full pass per option",
         "shared prefix",
         "shared prefix + reuse across questions",
