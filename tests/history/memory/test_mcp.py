@@ -207,6 +207,7 @@ def test_a_server_that_exits_at_once_is_named_with_its_stderr_however_soon_it_is
 
     monkeypatch.setattr(mcp_module._Connection, "stop", stop_and_wait)
     change, problem = SERVER_FAULTS[1]
+    assert isinstance(change, dict) and isinstance(problem, str)
     config = parse_mcp_config(json.loads(faulty_config(tmp_path, change).read_text()))
     with pytest.raises(MemoryComponentError, match=problem.removeprefix("server: ")):
         McpMemory("c0", config)
