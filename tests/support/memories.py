@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from inspect_ai.log import EvalLog
 
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.history.memory.interface import HistoryMessage, MemoryItem
+from support.helpers import mock_model, run_task
 
 WORDS = [
     "i",
@@ -288,3 +290,16 @@ class LastMessageMemory(SpyMemory):
 
     async def search(self, query: str, top_k: int) -> list[MemoryItem]:
         return [MemoryItem(text="the last message", position=max(self.positions))]
+
+
+def run_mcp_memory(data: Path, log_dir: Path, config: dict[str, Any], **eval_args: Any) -> EvalLog:
+    """A `history=memory -T memory=mcp` run of the 32k task on `data`, with `config`
+    written to `log_dir/mcp.json`, on a model that always answers (a)."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    (log_dir / "mcp.json").write_text(json.dumps(config), encoding="utf-8")
+    task_args = {
+        "data_dir": str(data), "history": "memory", "memory": "mcp",
+        "memory_config": str(log_dir / "mcp.json"),
+    }  # fmt: skip
+    model = mock_model(lambda messages: "<final_answer>(a)")
+    return run_task("inspect_personamem/personamem_32k", model, log_dir, task_args, **eval_args)

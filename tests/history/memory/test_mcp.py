@@ -21,11 +21,10 @@ from typing import Any
 
 import anyio
 import pytest
-from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
 from inspect_ai.tool import ToolChoice, ToolInfo
-from support.helpers import mock_model, run_task, tool_calling_model
-from support.memories import split_with_markers
+from support.helpers import run_task, tool_calling_model
+from support.memories import run_mcp_memory, split_with_markers
 from support.servers.mcp_memory import SCRIPT, records, stand_in_config
 
 from inspect_personamem.data.contexts import ContextStore
@@ -277,17 +276,6 @@ def test_a_server_at_fault_is_one_line_from_inspect(
     assert not (tmp_path / "logs").exists()  # no run began
 
 
-def run_memory(data: Path, log_dir: Path, config: dict[str, Any], **eval_args: Any) -> EvalLog:
-    log_dir.mkdir(parents=True, exist_ok=True)
-    (log_dir / "mcp.json").write_text(json.dumps(config), encoding="utf-8")
-    task_args = {
-        "data_dir": str(data), "history": "memory", "memory": "mcp",
-        "memory_config": str(log_dir / "mcp.json"),
-    }  # fmt: skip
-    model = mock_model(lambda messages: "<final_answer>(a)")
-    return run_task(TASK, model, log_dir, task_args, **eval_args)
-
-
 @pytest.mark.parametrize(
     ("mode", "config", "problem"),
     [
@@ -309,7 +297,9 @@ def test_a_faulty_server_stops_the_run_naming_the_server_and_the_question(
     to add is stopped."""
     record = tmp_path / "records"
     record.mkdir()
-    log = run_memory(data, tmp_path, {**stand_in_config(record, mode, after=5), **config}, limit=1)
+    log = run_mcp_memory(
+        data, tmp_path, {**stand_in_config(record, mode, after=5), **config}, limit=1
+    )
     assert log.status == "error" and log.error is not None
     message = log.error.message  # the exception's repr: its text is one line
     assert "\n" not in message

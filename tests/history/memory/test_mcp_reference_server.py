@@ -15,8 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support.helpers import mock_model, run_task
-from support.memories import split_with_markers
+from support.memories import run_mcp_memory, split_with_markers
 from support.servers.mcp_memory import documented_config
 
 from inspect_personamem.data.contexts import ContextStore
@@ -86,13 +85,7 @@ def test_the_documented_config_runs_against_the_reference_server(
     ask_for_the_evidence(data, store)
     config = documented_config()
     config["server"].update(command=shutil.which("node"), args=[str(server_memory)])
-    (tmp_path / "server-memory.json").write_text(json.dumps(config), encoding="utf-8")
-    task_args = {
-        "data_dir": str(data), "history": "memory", "memory": "mcp",
-        "memory_config": str(tmp_path / "server-memory.json"),
-    }  # fmt: skip
-    model = mock_model(lambda messages: "<final_answer>(a)")
-    log = run_task("inspect_personamem/personamem_32k", model, tmp_path / "logs", task_args)
+    log = run_mcp_memory(data, tmp_path / "logs", config)
     assert log.status == "success", log.error
     assert log.samples and len(log.samples) == 24
     statuses = []
