@@ -25,6 +25,7 @@ from inspect_ai.model import ChatMessage
 from inspect_ai.scorer import Scorer
 
 from inspect_personamem.cost.prompt_cache import Request
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.contexts import Contexts, chat_messages, sample_history
 from inspect_personamem.data.csv_rows import read_rows
 from inspect_personamem.data.evidence import Evidence
@@ -228,9 +229,7 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
                     choices=shown,
                     target=f"({LETTERS[order.index(question.right)]})",
                     metadata={
-                        "shared_context_id": question.context_id,
-                        "end_index_in_shared_context": question.end_index,
-                        "user_question_or_message": question.ask,
+                        **AskedAt(question.context_id, question.end_index, question.ask).metadata(),
                         "history": question.context_id,
                         "skill": question.skill,
                         "gap": question.gap,

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.utf8 import not_utf8, shown
 from inspect_personamem.errors import PersonaMemDataError
 
@@ -198,6 +199,8 @@ def session_starts(roles: Sequence[str]) -> list[int]:
 
 
 def sample_history(store: Contexts, metadata: Mapping[str, Any]) -> Sequence[ChatMessage]:
-    """A question's history, `context[:end_index]` of its shared context: the one lookup
-    every history source uses, so none sees past its end index."""
-    return store.history(metadata["shared_context_id"], metadata["end_index_in_shared_context"])
+    """A question's history, `context[:end_index]` of the history it is asked after
+    (`AskedAt`): the one lookup every history source uses, so none sees past its end
+    index."""
+    asked = AskedAt.of(metadata)
+    return store.history(asked.history, asked.end_index)

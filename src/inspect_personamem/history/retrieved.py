@@ -2,7 +2,7 @@
 
 Both feed a `MemoryPool` (one memory per shared context, never holding more than
 `context[:end_index]` of the question at hand), search it with the question
-(`user_question_or_message`), and hand the items on as the history
+(`AskedAt.message`), and hand the items on as the history
 (`memory/prompts.py`): the retrieved messages in their original order and roles, a
 memory system's facts as one user message; with `memory_prompt=paper`, the authors'
 RAG prompt instead. What the retrieval did goes to the sample's metadata under
@@ -28,6 +28,7 @@ from typing import Any, Final
 import yaml
 from inspect_ai.solver import TaskState
 
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.options import lettered, shown_options
 from inspect_personamem.errors import PersonaMemArgumentError
@@ -220,14 +221,10 @@ def _retrieved(
     memory_prompt: MemoryPrompt,
 ) -> See:
     async def see(state: TaskState) -> Seen:
-        context_id = str(state.metadata["shared_context_id"])
-        question = str(state.metadata["user_question_or_message"])
+        asked = AskedAt.of(state.metadata)
+        context_id, question = asked.history, asked.message
         retrieval = await pool.retrieve(
-            str(state.sample_id),
-            context_id,
-            int(state.metadata["end_index_in_shared_context"]),
-            question,
-            top_k,
+            str(state.sample_id), context_id, asked.end_index, question, top_k
         )
         state.metadata["memory"] = memory_record(retrieval, embeddings, pool)
         state.metadata["retrieval"] = recall_of(

@@ -2,7 +2,8 @@
 
 `Sample.input` is only the final user message (question, instruction, options);
 the sample's metadata carries every column of the question row plus the paper
-category, the options as shown and the coarse distance bin. The solver joins the
+category, the options as shown, the coarse distance bin and what the history and
+answer axes read (`data.asked.AskedAt`). The solver joins the
 history from the shared context store at solve time, so no sample holds a copy.
 """
 
@@ -16,6 +17,7 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.contexts import ContextStore
 from inspect_personamem.data.options import LETTERS, shuffled_order
 from inspect_personamem.data.order import prefix_ends
@@ -155,7 +157,9 @@ def record_to_sample(
         "distance_bin": distance_bin(int(record.columns["distance_to_ref_in_blocks"])),
         "option_order": list(order),
         "shuffle_seed": shuffle,
-        "cache_prefix_ends": list(cache_prefix_ends),
+        **AskedAt(
+            record.context_id, record.end_index, record.question, tuple(cache_prefix_ends)
+        ).metadata(),
     }
     return Sample(
         id=record.question_id,

@@ -28,6 +28,7 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accurac
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.options import LETTERS, shown_options
 from inspect_personamem.parameters import Settings
 from inspect_personamem.scoring.grader.calibration import candidate_orders, grading_of
@@ -77,7 +78,7 @@ def graded_scorer(
         model = grader_model(grader)
         question = str(state.sample_id)
         grading = grading_of(state.metadata, question, calibration, seed)
-        message = str(state.metadata["user_question_or_message"])
+        message = AskedAt.of(state.metadata).message
         reply = state.output.completion
         candidates = shown_options(state)
         order, reverse = candidate_orders(grading.seed, question, len(candidates))
