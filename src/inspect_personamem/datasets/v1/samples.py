@@ -144,10 +144,10 @@ def record_to_sample(
     """One sample: the final user message as input, every column in metadata."""
     if shuffle is None:
         # The official prompt sends the CSV cell exactly as it stands.
-        order, options = tuple(range(len(LETTERS))), record.options
+        order, options = tuple(range(len(record.options.texts))), record.options
         rendered = str(record.columns["all_options"])
     else:
-        order = shuffled_order(shuffle, record.question_id)
+        order = shuffled_order(shuffle, record.question_id, len(record.options.texts))
         options = record.options.permuted(order)
         rendered = options.render()
     target = LETTERS[order.index(LETTERS.index(record.correct_letter))]

@@ -104,7 +104,7 @@ def preference_scorer(
             correct = LETTERS.index(target.text.strip("() "))
             others = [s for i, s in enumerate(scores) if i != correct]
             metadata |= {
-                "calibration_scores": dict(zip(LETTERS, scores, strict=True)),
+                "calibration_scores": dict(zip(LETTERS[: len(scores)], scores, strict=True)),
                 "calibration_separates": int(scores[correct] > max(others)),
             }
         return Score(
