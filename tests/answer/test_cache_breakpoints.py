@@ -22,7 +22,7 @@ from support.servers.anthropic_api import USAGE, serve_messages
 
 from inspect_personamem.answer.cache_breakpoints import with_cache_breakpoints
 from inspect_personamem.data.asked import AskedAt
-from inspect_personamem.data.contexts import open_context_store
+from inspect_personamem.datasets.v1.contexts import open_context_store
 
 HISTORY: list[ChatMessage] = [
     ChatMessageSystem(content="Persona"),

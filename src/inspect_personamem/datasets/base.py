@@ -16,6 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from inspect_ai.dataset import Dataset
@@ -26,6 +27,7 @@ from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.order import Queued
 from inspect_personamem.data.release import Release, ReleasedFile
 from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.history.memory.prompts import OwnPrompt
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
 
@@ -200,6 +202,9 @@ class DatasetVersion(ABC, Generic[Q]):
     judged_note: str = ""
     """What the report's overall table adds about runs whose answers this version
     scores otherwise than the answer does (`scored_as`, `Run.judged`); none by default."""
+    memory_prompts: Mapping[str, OwnPrompt] = MappingProxyType({})
+    """The whole prompts around retrieved items its history sources offer besides the
+    official one (`-T memory_prompt=NAME`: PersonaMem's `paper`); none by default."""
 
     @property
     def name(self) -> str:

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from support.helpers import EXCERPT, REAL_QUESTIONS, require
 
-from inspect_personamem.data.contexts import ContextStore, session_starts
+from inspect_personamem.data.contexts import session_starts
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.datasets.registry import VERSIONS
+from inspect_personamem.datasets.v1.contexts import ContextStore
 from inspect_personamem.datasets.v1.generator import (
     SHAPES,
     context_sizes,

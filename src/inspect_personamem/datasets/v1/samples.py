@@ -18,9 +18,9 @@ from typing import Any
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from inspect_personamem.data.asked import AskedAt
-from inspect_personamem.data.contexts import ContextStore
 from inspect_personamem.data.options import LETTERS, shuffled_order
 from inspect_personamem.data.order import prefix_ends
+from inspect_personamem.datasets.v1.contexts import ContextStore
 from inspect_personamem.datasets.v1.prompt import final_user_message
 from inspect_personamem.datasets.v1.records import QuestionRecord
 from inspect_personamem.errors import PersonaMemDataError
