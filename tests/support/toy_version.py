@@ -4,9 +4,9 @@ PersonaMem-toy has its own layout (`questions_<track>.csv` beside `histories_<tr
 one history per line), its own columns (three options, the right one by number), its
 own question types (`skill`), its own distance unit (turns since the evidence, in
 bins), one published number, a generator, and a selector of its own (`track`). It is
-one `DatasetVersion` and, in the tests that use it, one registry entry
-(`registered_toy`); the tasks, `inspect-personamem try`, `estimate` and `report` read
-it as they read PersonaMem and PersonaMem-v2.
+one `DatasetVersion`, its task functions and, in the tests that use it, one registry
+entry (`registered_toy`); the tasks' builder, `inspect-personamem try`, `estimate` and
+`report` read it as they read PersonaMem and PersonaMem-v2.
 """
 
 from __future__ import annotations
@@ -375,8 +375,9 @@ TOY: Final = ToyVersion()
 """The third version's entry."""
 
 
-# Its tasks, as `run.tasks` writes every version's: named in the package's namespace,
-# where Inspect finds them by name (`inspect_personamem/personamem_toy_short`).
+# Its tasks, written as `run.tasks` writes every version's. Named with the package's
+# prefix, which Inspect adds only to the installed package's functions, so that
+# `inspect_personamem/personamem_toy_short` runs as the package's tasks run.
 
 
 @task(name="inspect_personamem/personamem_toy")
