@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import inspect
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
@@ -19,6 +20,7 @@ from support.tasks import assert_declares
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.run import tasks
 from inspect_personamem.run.arguments import parameters, scoring_defaults
 from inspect_personamem.run.build import TASK_VERSION
 from inspect_personamem.run.tasks import TASKS
@@ -56,6 +58,16 @@ def test_the_tasks_are_every_versions_and_no_other() -> None:
     names = [name for version in VERSIONS.values() for name in version.task_names]
     assert list(TASKS) == names
     assert {f"inspect_personamem/{name}": TASKS[name] for name in names} == registered_tasks()
+
+
+def test_each_task_is_written_in_run_tasks_under_its_name() -> None:
+    """A task can be found: `def personamem_32k(` in run/tasks.py, which `inspect list
+    tasks` reads from the source, and not a function made at import time."""
+    source = inspect.getsource(tasks)
+    for name, function in TASKS.items():
+        written = inspect.unwrap(function)
+        assert (written.__module__, written.__name__) == (tasks.__name__, name)
+        assert f"\n@task\ndef {name}(\n" in source
 
 
 @pytest.mark.parametrize("version", list(VERSIONS.values()), ids=list(VERSIONS))
