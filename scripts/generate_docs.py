@@ -30,7 +30,7 @@ from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.parameters import Parameter
 from inspect_personamem.run.arguments import owners, parameters, task_parameters
-from inspect_personamem.run.tasks import TASK_VERSION
+from inspect_personamem.run.build import TASK_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

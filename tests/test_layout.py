@@ -117,8 +117,9 @@ def test_importing_a_tool_loads_no_heavy_library_and_no_tool_above_it() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     report, cli = done.stdout.splitlines()
-    for name in ("run.tasks", "offline"):
+    for name in ("run.build", "run.tasks", "offline"):
         assert f"'inspect_personamem.{name}" not in report, report
-    assert "'inspect_personamem.run.tasks'" not in cli, cli
+    for name in ("run.build", "run.tasks"):
+        assert f"'inspect_personamem.{name}'" not in cli, cli
     for library in HEAVY:
         assert f"'{library}'" not in cli, cli

@@ -1,5 +1,5 @@
 """Entry point for Inspect: importing this module registers every dataset version's
-tasks (`run.tasks.TASKS`) and the offline models of the `personamem` provider:
+tasks (`run.tasks`) and the offline models of the `personamem` provider:
 `personamem/oracle` and `personamem/floor`."""
 
 from typing import Any, cast
@@ -7,9 +7,15 @@ from typing import Any, cast
 from inspect_ai.model import ModelAPI, modelapi
 
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.run.tasks import TASKS
-
-globals().update(TASKS)  # `from inspect_personamem._registry import personamem_32k`
+from inspect_personamem.run.tasks import (
+    personamem,
+    personamem_1M,
+    personamem_32k,
+    personamem_128k,
+    personamem_v2,
+    personamem_v2_32k,
+    personamem_v2_128k,
+)
 
 
 def _offline_model(model_name: str, *args: Any, **kwargs: Any) -> ModelAPI:
@@ -33,4 +39,13 @@ def personamem_models() -> type[ModelAPI]:
     return cast(type[ModelAPI], _offline_model)
 
 
-__all__ = [*TASKS, "personamem_models"]
+__all__ = [
+    "personamem",
+    "personamem_32k",
+    "personamem_128k",
+    "personamem_1M",
+    "personamem_v2",
+    "personamem_v2_32k",
+    "personamem_v2_128k",
+    "personamem_models",
+]

@@ -121,6 +121,12 @@ class AxisValue:
     reads_history: bool = True
     """A history source's: whether it reads the history files (a run without them
     needs none)."""
+    calls_tools: bool = False
+    """A history source's: whether the model reads the history through tool calls, which
+    an answer under which it writes nothing (`writes_nothing`) leaves it no turn to make."""
+    writes_nothing: str = ""
+    """An answer's: why the model writes nothing under it, where it does not (a history
+    read through tool calls, `calls_tools`, refuses it); empty: the model writes."""
     reads_evidence: bool = False
     """A history source's: whether it reads where each question's evidence lies (to
     show it, or to check retrieved items against it): the samples then carry what the

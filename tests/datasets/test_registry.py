@@ -15,12 +15,15 @@ import pytest
 import yaml
 from inspect_ai.util import registry_info
 from support.helpers import REAL_QUESTIONS, ROOT, require
+from support.tasks import assert_declares
 
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.run import tasks
 from inspect_personamem.run.arguments import parameters, scoring_defaults
-from inspect_personamem.run.tasks import TASK_VERSION, TASKS
+from inspect_personamem.run.build import TASK_VERSION
+from inspect_personamem.run.tasks import TASKS
 
 LISTING = yaml.safe_load((ROOT / "tasks.yaml").read_text(encoding="utf-8"))
 
@@ -47,32 +50,34 @@ def registered_tasks() -> dict[str, Any]:
     return tasks
 
 
-def named(function: Any) -> dict[str, inspect.Parameter]:
-    """A task's named parameters; each also takes `**unknown`, only to reject it."""
-    signature = dict(inspect.signature(function).parameters)
-    assert signature.pop("unknown").kind is inspect.Parameter.VAR_KEYWORD
-    return signature
-
-
 def test_listing_names_exactly_the_registered_tasks() -> None:
     assert sorted(registered_tasks()) == sorted(t["name"] for t in LISTING["tasks"])
 
 
+def test_the_tasks_are_every_versions_and_no_other() -> None:
+    names = [name for version in VERSIONS.values() for name in version.task_names]
+    assert list(TASKS) == names
+    assert {f"inspect_personamem/{name}": TASKS[name] for name in names} == registered_tasks()
+
+
+def test_each_task_is_written_in_run_tasks_under_its_name() -> None:
+    """A task can be found: `def personamem_32k(` in run/tasks.py, which `inspect list
+    tasks` reads from the source, and not a function made at import time."""
+    source = inspect.getsource(tasks)
+    for name, function in TASKS.items():
+        written = inspect.unwrap(function)
+        assert (written.__module__, written.__name__) == (tasks.__name__, name)
+        assert f"\n@task\ndef {name}(\n" in source
+
+
 @pytest.mark.parametrize("version", list(VERSIONS.values()), ids=list(VERSIONS))
-def test_each_versions_tasks_take_its_parameters_in_their_order(
-    version: DatasetVersion[Any],
-) -> None:
-    """Names, order and defaults: a version's task takes every parameter its tables
-    declare; a task per value of `fixed` takes the same but that one."""
-    declared = parameters(version)
-    tasks = registered_tasks()
-    signature = named(tasks[f"inspect_personamem/{version.task}"])
-    assert list(signature) == list(declared)
-    for name, parameter in declared.items():
-        assert signature[name].default == parameter.default, name
+def test_each_versions_tasks_declare_its_parameters(version: DatasetVersion[Any]) -> None:
+    """Names, order, types, defaults and the axis values' groups: a version's task takes
+    every parameter its tables declare; a task per value of `fixed` the same but that
+    one."""
+    assert_declares(TASKS[version.task], version)
     for value in version.fixed_values:
-        fixed = named(tasks[f"inspect_personamem/{version.task}_{value}"])
-        assert list(fixed) == [name for name in declared if name != version.fixed]
+        assert_declares(TASKS[f"{version.task}_{value}"], version, value)
 
 
 def test_a_fixed_task_refuses_its_fixed_parameter(small_split: Path) -> None:

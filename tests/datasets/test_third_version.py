@@ -17,7 +17,8 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import list_eval_logs, read_eval_log, resolve_sample_attachments
 from inspect_ai.model import get_model
 from support.helpers import offline_env
-from support.toy_version import generate, registered_toy
+from support.tasks import assert_declares
+from support.toy_version import TOY, generate, registered_toy
 
 from inspect_personamem.cli import main
 from inspect_personamem.data.asked import AskedAt
@@ -61,6 +62,12 @@ def test_its_task_runs_under_inspect_eval(registered_toy: Tasks, tmp_path: Path)
         asked = next(e.input for e in resolved.events if e.event == "model")
         assert asked[-1].text.endswith("Pick one, answering as <final_answer>(x).")
         assert len(asked) - 1 == AskedAt.of(sample.metadata).end_index > 0
+
+
+def test_its_tasks_declare_its_parameters(registered_toy: Tasks) -> None:
+    assert_declares(registered_toy["personamem_toy"], TOY)
+    for track in TOY.fixed_values:
+        assert_declares(registered_toy[f"personamem_toy_{track}"], TOY, track)
 
 
 def test_its_own_arguments_are_checked(registered_toy: Tasks, tmp_path: Path) -> None:

@@ -13,9 +13,11 @@ from inspect_ai.model import ChatMessage
 from support.helpers import mock_model, run_task
 from support.history_source import recent_history
 
+from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history import table
 from inspect_personamem.parameters import AxisValue, Parameter
+from inspect_personamem.run.arguments import all_arguments, checked_point
 
 TASK = "inspect_personamem/personamem_32k"
 
@@ -105,6 +107,20 @@ def test_every_history_composes_with_the_choice_answer(
             assert 0 < len(before) <= 3
         else:
             assert [m.text for m in before] == [f"# User facts:\nheld {end - 1}"]
+
+
+def test_a_history_read_through_tools_refuses_an_answer_that_writes_nothing() -> None:
+    """Read off the tables (`calls_tools`, `writes_nothing`), in one line naming the
+    answers that write."""
+    version = VERSIONS["v1"]
+    arguments = all_arguments({"history": "tools", "answer": "logprob"}, {}, version)
+    with pytest.raises(PersonaMemArgumentError) as error:
+        checked_point(arguments, version)
+    assert str(error.value) == (
+        "PersonaMem task parameters history='tools', answer='logprob': answer='logprob' "
+        "scores each option's likelihood as the model's reply: the model writes nothing, "
+        "so it cannot call the tools history='tools' offers; use answer='choice' or 'open'"
+    )
 
 
 RECENT = AxisValue(

@@ -4,9 +4,9 @@ PersonaMem-toy has its own layout (`questions_<track>.csv` beside `histories_<tr
 one history per line), its own columns (three options, the right one by number), its
 own question types (`skill`), its own distance unit (turns since the evidence, in
 bins), one published number, a generator, and a selector of its own (`track`). It is
-one `DatasetVersion` and, in the tests that use it, one registry entry
-(`registered_toy`); the tasks, `inspect-personamem try`, `estimate` and `report` read
-it as they read PersonaMem and PersonaMem-v2.
+one `DatasetVersion`, its task functions and, in the tests that use it, one registry
+entry (`registered_toy`); the tasks' builder, `inspect-personamem try`, `estimate` and
+`report` read it as they read PersonaMem and PersonaMem-v2.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
-from inspect_ai import Task
+from inspect_ai import Task, task
 from inspect_ai.dataset import Dataset, MemoryDataset, Sample
 from inspect_ai.model import ChatMessage
 from inspect_ai.scorer import Scorer
@@ -41,7 +41,7 @@ from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.sections import ReportContext, Section
 from inspect_personamem.report.tables import Table
-from inspect_personamem.run.tasks import version_tasks
+from inspect_personamem.run.build import build_task, task_arguments
 from inspect_personamem.scoring.scorer import personamem_scorer
 
 TRACKS: Final = ("short", "long")
@@ -373,10 +373,160 @@ TOY: Final = ToyVersion()
 """The third version's entry."""
 
 
+# Its tasks, written as `run.tasks` writes every version's. Named with the package's
+# prefix, which Inspect adds only to the installed package's functions, so that
+# `inspect_personamem/personamem_toy_short` runs as the package's tasks run.
+
+
+@task(name="inspect_personamem/personamem_toy")
+def personamem_toy(
+    track: str = "short",
+    data_dir: str | None = None,
+    repo_id: str = "example/personamem-toy",
+    revision: str = "0000000000000000000000000000000000000000",
+    history: str = "full",
+    answer: str = "choice",
+    system_messages: str = "keep",
+    shuffle: int = 0,
+    keep_history_in_log: bool = False,
+    order: str | None = None,
+    interleave_block: int = 10,
+    # history=rag
+    retriever: str = "dense",
+    # history=rag, history=tools
+    embedder: str = "BAAI/bge-m3",
+    embedding_cache: str | None = None,
+    # history=rag, history=memory, history=tools
+    top_k: int = 5,
+    # history=rag, history=memory
+    memory_prompt: str = "official",
+    # history=memory, history=tools
+    memory: str | None = None,
+    memory_config: str | None = None,
+    # history=tools
+    search: str = "bm25",
+    tool_budget: int = 6,
+    tool_result_chars: int = 6000,
+    # answer=choice, answer=open
+    cache_breakpoints: bool = True,
+    # answer=logprob
+    normalization: str = "tokens",
+    context_window: int | None = None,
+    option_batch_size: int = 4,
+    prefill_chunk: int | None = None,
+    # answer=open
+    grader: str = "role",
+    grader_calibration: int = 50,
+    grader_seed: int = 0,
+    **unknown: Any,
+) -> Task:
+    """PersonaMem-toy: a test-only version with three options and turns apart."""
+    return build_task(TOY, task_arguments(TOY, locals()))
+
+
+@task(name="inspect_personamem/personamem_toy_short")
+def personamem_toy_short(
+    data_dir: str | None = None,
+    repo_id: str = "example/personamem-toy",
+    revision: str = "0000000000000000000000000000000000000000",
+    history: str = "full",
+    answer: str = "choice",
+    system_messages: str = "keep",
+    shuffle: int = 0,
+    keep_history_in_log: bool = False,
+    order: str | None = None,
+    interleave_block: int = 10,
+    # history=rag
+    retriever: str = "dense",
+    # history=rag, history=tools
+    embedder: str = "BAAI/bge-m3",
+    embedding_cache: str | None = None,
+    # history=rag, history=memory, history=tools
+    top_k: int = 5,
+    # history=rag, history=memory
+    memory_prompt: str = "official",
+    # history=memory, history=tools
+    memory: str | None = None,
+    memory_config: str | None = None,
+    # history=tools
+    search: str = "bm25",
+    tool_budget: int = 6,
+    tool_result_chars: int = 6000,
+    # answer=choice, answer=open
+    cache_breakpoints: bool = True,
+    # answer=logprob
+    normalization: str = "tokens",
+    context_window: int | None = None,
+    option_batch_size: int = 4,
+    prefill_chunk: int | None = None,
+    # answer=open
+    grader: str = "role",
+    grader_calibration: int = 50,
+    grader_seed: int = 0,
+    **unknown: Any,
+) -> Task:
+    """PersonaMem-toy: a test-only version with three options and turns apart.
+
+    Runs track=short (`track` given is an error).
+    """
+    return build_task(TOY, task_arguments(TOY, locals(), "short"))
+
+
+@task(name="inspect_personamem/personamem_toy_long")
+def personamem_toy_long(
+    data_dir: str | None = None,
+    repo_id: str = "example/personamem-toy",
+    revision: str = "0000000000000000000000000000000000000000",
+    history: str = "full",
+    answer: str = "choice",
+    system_messages: str = "keep",
+    shuffle: int = 0,
+    keep_history_in_log: bool = False,
+    order: str | None = None,
+    interleave_block: int = 10,
+    # history=rag
+    retriever: str = "dense",
+    # history=rag, history=tools
+    embedder: str = "BAAI/bge-m3",
+    embedding_cache: str | None = None,
+    # history=rag, history=memory, history=tools
+    top_k: int = 5,
+    # history=rag, history=memory
+    memory_prompt: str = "official",
+    # history=memory, history=tools
+    memory: str | None = None,
+    memory_config: str | None = None,
+    # history=tools
+    search: str = "bm25",
+    tool_budget: int = 6,
+    tool_result_chars: int = 6000,
+    # answer=choice, answer=open
+    cache_breakpoints: bool = True,
+    # answer=logprob
+    normalization: str = "tokens",
+    context_window: int | None = None,
+    option_batch_size: int = 4,
+    prefill_chunk: int | None = None,
+    # answer=open
+    grader: str = "role",
+    grader_calibration: int = 50,
+    grader_seed: int = 0,
+    **unknown: Any,
+) -> Task:
+    """PersonaMem-toy: a test-only version with three options and turns apart.
+
+    Runs track=long (`track` given is an error).
+    """
+    return build_task(TOY, task_arguments(TOY, locals(), "long"))
+
+
 @pytest.fixture
 def registered_toy() -> Iterator[dict[str, Callable[..., Task]]]:
-    """The toy version as one more registry entry, its tasks registered with Inspect (by
-    name, as `run.tasks` registers every entry's): the task functions by name."""
+    """The toy version as one more registry entry: its task functions by name."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setitem(VERSIONS, TOY.key, TOY)
-        yield version_tasks(TOY)
+        yield {
+            "personamem_toy": personamem_toy,
+            "personamem_toy_short": personamem_toy_short,
+            "personamem_toy_long": personamem_toy_long,
+        }

@@ -123,6 +123,8 @@ ANSWERS: Final[dict[str, AxisValue]] = {
         label=_logprob_label,
         order="grouped",
         refuses=_logprob_refuses,
+        writes_nothing="scores each option's likelihood as the model's reply: the model "
+        "writes nothing",
     ),
     "open": AxisValue(
         "open",

@@ -151,15 +151,8 @@ def _tools_label(settings: Settings) -> str:
 
 
 def _tools_refuses(settings: Settings) -> str | None:
-    """An answer that writes nothing, a model that cannot call tools, or a search that
-    cannot be had (a memory for `search=memory`, an embedder for `search=dense`), said
-    before any data are read."""
-    if settings["answer"] == "logprob":
-        return (
-            "answer='logprob' scores each option's likelihood as the model's reply: the "
-            "model writes nothing, so it cannot call the tools history='tools' offers; "
-            "use answer='choice' or 'open'"
-        )
+    """A model that cannot call tools, or a search that cannot be had (a memory for
+    `search=memory`, an embedder for `search=dense`), said before any data are read."""
     model = _active_model()
     if model is not None and model.startswith(WITHOUT_TOOL_CALLING):
         return (
@@ -219,9 +212,9 @@ HISTORIES: Final[dict[str, AxisValue]] = {
                 choices=("dense", "bm25"),
             ),
             EMBEDDER,
+            EMBEDDING_CACHE,
             TOP_K,
             MEMORY_PROMPT,
-            EMBEDDING_CACHE,
         ),
         label=_rag_label,
         refuses=_rag_refuses,
@@ -282,6 +275,7 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         ),
         label=_tools_label,
         refuses=_tools_refuses,
+        calls_tools=True,
         reads_evidence=True,
         metrics=tool_metrics,
     ),

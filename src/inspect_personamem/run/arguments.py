@@ -154,6 +154,14 @@ def checked_point(arguments: Settings, version: DatasetVersion[Any]) -> Point:
             f"with history={point.history.name!r}, answer={point.answer.name!r} (read by "
             f"{readers}): leave them out"
         )
+    if point.history.calls_tools and point.answer.writes_nothing:
+        writing = " or ".join(repr(v.name) for v in ANSWERS.values() if not v.writes_nothing)
+        raise PersonaMemArgumentError(
+            f"PersonaMem task parameters history={point.history.name!r}, "
+            f"answer={point.answer.name!r}: answer={point.answer.name!r} "
+            f"{point.answer.writes_nothing}, so it cannot call the tools "
+            f"history={point.history.name!r} offers; use answer={writing}"
+        )
     for value in (point.answer, point.history):
         why = value.refuses(arguments)
         if why:

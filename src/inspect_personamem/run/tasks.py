@@ -1,186 +1,384 @@
-"""The tasks, built from the registry of dataset versions and the axis tables.
+"""The tasks Inspect registers: each dataset version's task, taking its selectors
+(`split`; `subset`, `length`), and one per value of the selector it fixes
+(`personamem_32k`), each a few lines over `run.build`.
 
-Each version gives a task named after it, taking its selectors (`split`; `subset`,
-`length`), and one task per value of the selector it fixes (`personamem_32k`,
-`personamem_1M`). A task's signature is read off its parameters
-(`run.arguments.parameters`), so Inspect, `tasks.yaml` and the README list the same
-ones; one function builds every task's `Task`.
+Each signature lists the parameters the tables declare (`run.arguments.parameters`:
+the version's task's, then those of the axis values), typed, with their defaults
+(tests/datasets/test_registry.py holds them equal); each is described in the README's
+table and in tasks.yaml. The parameters that one axis value reads (or a few share) come
+last, under a comment naming the values that read them. Any other name is an error
+(`**unknown`, `run.build.UNKNOWN`), not Inspect's warning.
 """
 
 from __future__ import annotations
 
-import inspect
-import logging
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Final
 
 from inspect_ai import Task, task
 
-from inspect_personamem.data.order import order_records
-from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
-from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.history.seen import Past
-from inspect_personamem.parameters import Parameter
-from inspect_personamem.run.arguments import all_arguments, checked_point, parameters
-from inspect_personamem.run.viewer import HEADLINE, viewer_config
+from inspect_personamem.run.build import build_task, task_arguments
 
-logger = logging.getLogger(__name__)
-
-TASK_VERSION: Final = "2.3.0"
-"""Version of the tasks (`Task(version=...)`, in every log): bumped when what is scored
-or how can change; see docs/changelog.md."""
-
-PATHS: Final[dict[str, tuple[str, ...]]] = {
-    "data_dir": (),
-    "memory_config": (),
-    "embedding_cache": ("none",),
-}
-"""Task parameters naming a file or folder -> their values that name none."""
-FOLDERS_OR_NAMES: Final = frozenset({"embedder"})
-"""Task parameters naming a local folder or a model (a hub id): a path only where it
-names an existing folder."""
-
-UNKNOWN: Final = "unknown"
-"""The catch-all of a task's signature: any other name given is an error, where Inspect
-would drop an argument the signature lacks with only a warning."""
+V1: Final = VERSIONS["v1"]
+V2: Final = VERSIONS["v2"]
 
 
-def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Task:
-    """The `Task` of a version's run: every argument checked first (one line each), then
-    its data read and checked, the history source and the answer built from the axis
-    tables, the questions ordered, and the version's samples (with what the answer adds
-    to their metadata), scorer and metrics, and what `inspect view` shows of its log
-    (`run.viewer`)."""
-    point = checked_point(arguments, version)
-    _warn_of_relative_paths(arguments)
-    loaded = version.load(arguments, point.history.reads_history)
-    past = Past(
-        loaded.contexts,
-        lambda metadata: version.evidence(metadata, loaded.contexts),
-        version.memory_prompts,
-    )
-    see = point.history.builder(past, **point.own(point.history, arguments))
-    solver = point.answer.builder(
-        see,
-        system_messages=arguments["system_messages"],
-        keep_history_in_log=arguments["keep_history_in_log"],
-        **point.own(point.answer, arguments),
-    )
-    ordered = order_records(
-        loaded.questions, arguments["order"] or point.order, arguments["interleave_block"]
-    )
-    dataset = version.dataset(ordered, loaded, arguments, point)
-    if point.answer.sample_metadata is not None:
-        added = point.answer.sample_metadata([str(sample.id) for sample in dataset], arguments)
-        for sample in dataset:
-            sample.metadata = {**(sample.metadata or {}), **added[str(sample.id)]}
-    scored_as = version.scored_as(point.answer.scored_as, arguments)
-    scorer = version.scorer(point, arguments)
-    return Task(
-        dataset=dataset,
-        solver=solver,
-        scorer=scorer,
-        metrics=[*version.metrics(scored_as), *point.history.metrics()],
-        headline_metric=HEADLINE,
-        viewer=viewer_config(scorer),
-        version=TASK_VERSION,
-        metadata={
-            **loaded.metadata,
-            "history": point.history.name,
-            "answer": point.answer.name,
-            "dataset": version.name,
-            "revision": arguments["revision"],
-        },
-    )
+@task
+def personamem(
+    split: str = "32k",
+    data_dir: str | None = None,
+    repo_id: str = "bowen-upenn/PersonaMem-v1",
+    revision: str = "73dfd752d477d0c466cd441f1669397f5726d7ab",
+    history: str = "full",
+    answer: str = "choice",
+    system_messages: str = "keep",
+    shuffle: int | None = None,
+    negative_end_index: str = "official",
+    keep_history_in_log: bool = False,
+    order: str | None = None,
+    interleave_block: int = 10,
+    # history=rag
+    retriever: str = "dense",
+    # history=rag, history=tools
+    embedder: str = "BAAI/bge-m3",
+    embedding_cache: str | None = None,
+    # history=rag, history=memory, history=tools
+    top_k: int = 5,
+    # history=rag, history=memory
+    memory_prompt: str = "official",
+    # history=memory, history=tools
+    memory: str | None = None,
+    memory_config: str | None = None,
+    # history=tools
+    search: str = "bm25",
+    tool_budget: int = 6,
+    tool_result_chars: int = 6000,
+    # answer=choice, answer=open
+    cache_breakpoints: bool = True,
+    # answer=logprob
+    normalization: str = "tokens",
+    context_window: int | None = None,
+    option_batch_size: int = 4,
+    prefill_chunk: int | None = None,
+    # answer=open
+    grader: str = "role",
+    grader_calibration: int = 50,
+    grader_seed: int = 0,
+    **unknown: Any,
+) -> Task:
+    """PersonaMem: pick the reply that fits the user's current profile after a long history."""
+    return build_task(V1, task_arguments(V1, locals()))
 
 
-def _warn_of_relative_paths(arguments: Mapping[str, Any]) -> None:
-    """Warn where an argument names a file or folder by a relative path: Inspect logs
-    task arguments as given, and `inspect eval-retry` creates the task again from them,
-    so a retry from another folder would find another file or none."""
-    relative = [
-        f"{name}={value}"
-        for name, value in arguments.items()
-        if isinstance(value, str) and not Path(value).is_absolute() and _names_a_path(name, value)
-    ]
-    if relative:
-        logger.warning(
-            f"{', '.join(relative)}: relative to {Path.cwd()}. Inspect logs task arguments as "
-            "given: retry this run (inspect eval-retry) from this folder, or pass absolute "
-            "paths to retry it from anywhere."
-        )
+@task
+def personamem_32k(
+    data_dir: str | None = None,
+    repo_id: str = "bowen-upenn/PersonaMem-v1",
+    revision: str = "73dfd752d477d0c466cd441f1669397f5726d7ab",
+    history: str = "full",
+    answer: str = "choice",
+    system_messages: str = "keep",
+    shuffle: int | None = None,
+    negative_end_index: str = "official",
+    keep_history_in_log: bool = False,
+    order: str | None = None,
+    interleave_block: int = 10,
+    # history=rag
+    retriever: str = "dense",
+    # history=rag, history=tools
+    embedder: str = "BAAI/bge-m3",
+    embedding_cache: str | None = None,
+    # history=rag, history=memory, history=tools
+    top_k: int = 5,
+    # history=rag, history=memory
+    memory_prompt: str = "official",
+    # history=memory, history=tools
+    memory: str | None = None,
+    memory_config: str | None = None,
+    # history=tools
+    search: str = "bm25",
+    tool_budget: int = 6,
+    tool_result_chars: int = 6000,
+    # answer=choice, answer=open
+    cache_breakpoints: bool = True,
+    # answer=logprob
+    normalization: str = "tokens",
+    context_window: int | None = None,
+    option_batch_size: int = 4,
+    prefill_chunk: int | None = None,
+    # answer=open
+    grader: str = "role",
+    grader_calibration: int = 50,
+    grader_seed: int = 0,
+    **unknown: Any,
+) -> Task:
+    """PersonaMem: pick the reply that fits the user's current profile after a long history.
+
+    Runs split=32k (`split` given is an error).
+    """
+    return build_task(V1, task_arguments(V1, locals(), "32k"))
 
 
-def _names_a_path(name: str, value: str) -> bool:
-    """Whether a task argument names a file or folder (`PATHS`, `FOLDERS_OR_NAMES`)."""
-    if name in PATHS:
-        return value not in PATHS[name]
-    return name in FOLDERS_OR_NAMES and Path(value).is_dir()
+@task
+def personamem_128k(
+    data_dir: str | None = None,
+    repo_id: str = "bowen-upenn/PersonaMem-v1",
+    revision: str = "73dfd752d477d0c466cd441f1669397f5726d7ab",
+    history: str = "full",
+    answer: str = "choice",
+    system_messages: str = "keep",
+    shuffle: int | None = None,
+    negative_end_index: str = "official",
+    keep_history_in_log: bool = False,
+    order: str | None = None,
+    interleave_block: int = 10,
+    # history=rag
+    retriever: str = "dense",
+    # history=rag, history=tools
+    embedder: str = "BAAI/bge-m3",
+    embedding_cache: str | None = None,
+    # history=rag, history=memory, history=tools
+    top_k: int = 5,
+    # history=rag, history=memory
+    memory_prompt: str = "official",
+    # history=memory, history=tools
+    memory: str | None = None,
+    memory_config: str | None = None,
+    # history=tools
+    search: str = "bm25",
+    tool_budget: int = 6,
+    tool_result_chars: int = 6000,
+    # answer=choice, answer=open
+    cache_breakpoints: bool = True,
+    # answer=logprob
+    normalization: str = "tokens",
+    context_window: int | None = None,
+    option_batch_size: int = 4,
+    prefill_chunk: int | None = None,
+    # answer=open
+    grader: str = "role",
+    grader_calibration: int = 50,
+    grader_seed: int = 0,
+    **unknown: Any,
+) -> Task:
+    """PersonaMem: pick the reply that fits the user's current profile after a long history.
+
+    Runs split=128k (`split` given is an error).
+    """
+    return build_task(V1, task_arguments(V1, locals(), "128k"))
 
 
-def task_function(version: DatasetVersion[Any], fixed: str | None = None) -> Callable[..., Task]:
-    """A version's task as Inspect registers it: `fixed` None takes every selector;
-    else the selector `version.fixed` is fixed to `fixed` and left out of the signature."""
-    name = version.task if fixed is None else f"{version.task}_{fixed}"
-    declared = parameters(version)
-    taken = [p for p in declared.values() if fixed is None or p.name != version.fixed]
+@task
+def personamem_1M(
+    data_dir: str | None = None,
+    repo_id: str = "bowen-upenn/PersonaMem-v1",
+    revision: str = "73dfd752d477d0c466cd441f1669397f5726d7ab",
+    history: str = "full",
+    answer: str = "choice",
+    system_messages: str = "keep",
+    shuffle: int | None = None,
+    negative_end_index: str = "official",
+    keep_history_in_log: bool = False,
+    order: str | None = None,
+    interleave_block: int = 10,
+    # history=rag
+    retriever: str = "dense",
+    # history=rag, history=tools
+    embedder: str = "BAAI/bge-m3",
+    embedding_cache: str | None = None,
+    # history=rag, history=memory, history=tools
+    top_k: int = 5,
+    # history=rag, history=memory
+    memory_prompt: str = "official",
+    # history=memory, history=tools
+    memory: str | None = None,
+    memory_config: str | None = None,
+    # history=tools
+    search: str = "bm25",
+    tool_budget: int = 6,
+    tool_result_chars: int = 6000,
+    # answer=choice, answer=open
+    cache_breakpoints: bool = True,
+    # answer=logprob
+    normalization: str = "tokens",
+    context_window: int | None = None,
+    option_batch_size: int = 4,
+    prefill_chunk: int | None = None,
+    # answer=open
+    grader: str = "role",
+    grader_calibration: int = 50,
+    grader_seed: int = 0,
+    **unknown: Any,
+) -> Task:
+    """PersonaMem: pick the reply that fits the user's current profile after a long history.
 
-    def task_of(*args: Any, **kwargs: Any) -> Task:
-        given = dict(signature.bind(*args, **kwargs).arguments)
-        unknown = given.pop(UNKNOWN, {})
-        if fixed is not None:
-            if version.fixed in unknown:
-                raise PersonaMemArgumentError(
-                    f"{name} runs {version.fixed}={fixed}: leave out {version.fixed}="
-                    f"{unknown[version.fixed]!r}, or run inspect_personamem/{version.task} "
-                    f"-T {version.fixed}=..."
-                )
-            given[version.fixed] = fixed
-        return build_task(version, all_arguments(given, unknown, version))
-
-    signature = inspect.Signature(
-        [_signature_parameter(p) for p in taken]
-        + [inspect.Parameter(UNKNOWN, inspect.Parameter.VAR_KEYWORD, annotation=Any)],
-        return_annotation=Task,
-    )
-    task_of.__signature__ = signature  # type: ignore[attr-defined]
-    task_of.__name__ = task_of.__qualname__ = name
-    task_of.__doc__ = _docstring(version, fixed, taken)
-    return task(name=name)(task_of)
-
-
-def _signature_parameter(parameter: Parameter) -> inspect.Parameter:
-    """A task parameter as the signature lists it."""
-    annotation = parameter.kind if parameter.default is not None else parameter.kind | None
-    return inspect.Parameter(
-        parameter.name,
-        inspect.Parameter.POSITIONAL_OR_KEYWORD,
-        default=parameter.default,
-        annotation=annotation,
-    )
-
-
-def _docstring(version: DatasetVersion[Any], fixed: str | None, taken: list[Parameter]) -> str:
-    """The task's docstring: the version's summary and every parameter's help."""
-    what = version.summary if fixed is None else f"{version.summary} ({version.fixed}={fixed})"
-    lines = [what, "", "Args:"]
-    lines += [f"    {p.name}: {p.help}" for p in taken]
-    lines.append(f"    **{UNKNOWN}: No other argument is taken: any other name is an error.")
-    return "\n".join(lines)
+    Runs split=1M (`split` given is an error).
+    """
+    return build_task(V1, task_arguments(V1, locals(), "1M"))
 
 
-def version_tasks(version: DatasetVersion[Any]) -> dict[str, Callable[..., Task]]:
-    """A version's tasks by name (`DatasetVersion.task_names`), registered with Inspect:
-    its task, and one per value of the selector it fixes."""
-    functions = [task_function(version), *(task_function(version, v) for v in version.fixed_values)]
-    return dict(zip(version.task_names, functions, strict=True))
+@task
+def personamem_v2(
+    subset: str = "benchmark",
+    length: str = "32k",
+    data_dir: str | None = None,
+    repo_id: str = "bowen-upenn/PersonaMem-v2",
+    revision: str = "87abb2e774588a8bc97d939640ac2843c84aa1f1",
+    history: str = "full",
+    answer: str = "choice",
+    system_messages: str = "keep",
+    options_role: str = "system",
+    shuffle: int = 0,
+    judge: str = "options",
+    keep_history_in_log: bool = False,
+    order: str | None = None,
+    interleave_block: int = 10,
+    # history=rag
+    retriever: str = "dense",
+    # history=rag, history=tools
+    embedder: str = "BAAI/bge-m3",
+    embedding_cache: str | None = None,
+    # history=rag, history=memory, history=tools
+    top_k: int = 5,
+    # history=rag, history=memory
+    memory_prompt: str = "official",
+    # history=memory, history=tools
+    memory: str | None = None,
+    memory_config: str | None = None,
+    # history=tools
+    search: str = "bm25",
+    tool_budget: int = 6,
+    tool_result_chars: int = 6000,
+    # answer=choice, answer=open
+    cache_breakpoints: bool = True,
+    # answer=logprob
+    normalization: str = "tokens",
+    context_window: int | None = None,
+    option_batch_size: int = 4,
+    prefill_chunk: int | None = None,
+    # answer=open
+    grader: str = "role",
+    grader_calibration: int = 50,
+    grader_seed: int = 0,
+    **unknown: Any,
+) -> Task:
+    """PersonaMem-v2: answer a user whose preferences the history revealed implicitly (the
+    persona's whole history, then the query with the authors' appended sentence)."""
+    return build_task(V2, task_arguments(V2, locals()))
+
+
+@task
+def personamem_v2_32k(
+    subset: str = "benchmark",
+    data_dir: str | None = None,
+    repo_id: str = "bowen-upenn/PersonaMem-v2",
+    revision: str = "87abb2e774588a8bc97d939640ac2843c84aa1f1",
+    history: str = "full",
+    answer: str = "choice",
+    system_messages: str = "keep",
+    options_role: str = "system",
+    shuffle: int = 0,
+    judge: str = "options",
+    keep_history_in_log: bool = False,
+    order: str | None = None,
+    interleave_block: int = 10,
+    # history=rag
+    retriever: str = "dense",
+    # history=rag, history=tools
+    embedder: str = "BAAI/bge-m3",
+    embedding_cache: str | None = None,
+    # history=rag, history=memory, history=tools
+    top_k: int = 5,
+    # history=rag, history=memory
+    memory_prompt: str = "official",
+    # history=memory, history=tools
+    memory: str | None = None,
+    memory_config: str | None = None,
+    # history=tools
+    search: str = "bm25",
+    tool_budget: int = 6,
+    tool_result_chars: int = 6000,
+    # answer=choice, answer=open
+    cache_breakpoints: bool = True,
+    # answer=logprob
+    normalization: str = "tokens",
+    context_window: int | None = None,
+    option_batch_size: int = 4,
+    prefill_chunk: int | None = None,
+    # answer=open
+    grader: str = "role",
+    grader_calibration: int = 50,
+    grader_seed: int = 0,
+    **unknown: Any,
+) -> Task:
+    """PersonaMem-v2: answer a user whose preferences the history revealed implicitly (the
+    persona's whole history, then the query with the authors' appended sentence).
+
+    Runs length=32k (`length` given is an error).
+    """
+    return build_task(V2, task_arguments(V2, locals(), "32k"))
+
+
+@task
+def personamem_v2_128k(
+    subset: str = "benchmark",
+    data_dir: str | None = None,
+    repo_id: str = "bowen-upenn/PersonaMem-v2",
+    revision: str = "87abb2e774588a8bc97d939640ac2843c84aa1f1",
+    history: str = "full",
+    answer: str = "choice",
+    system_messages: str = "keep",
+    options_role: str = "system",
+    shuffle: int = 0,
+    judge: str = "options",
+    keep_history_in_log: bool = False,
+    order: str | None = None,
+    interleave_block: int = 10,
+    # history=rag
+    retriever: str = "dense",
+    # history=rag, history=tools
+    embedder: str = "BAAI/bge-m3",
+    embedding_cache: str | None = None,
+    # history=rag, history=memory, history=tools
+    top_k: int = 5,
+    # history=rag, history=memory
+    memory_prompt: str = "official",
+    # history=memory, history=tools
+    memory: str | None = None,
+    memory_config: str | None = None,
+    # history=tools
+    search: str = "bm25",
+    tool_budget: int = 6,
+    tool_result_chars: int = 6000,
+    # answer=choice, answer=open
+    cache_breakpoints: bool = True,
+    # answer=logprob
+    normalization: str = "tokens",
+    context_window: int | None = None,
+    option_batch_size: int = 4,
+    prefill_chunk: int | None = None,
+    # answer=open
+    grader: str = "role",
+    grader_calibration: int = 50,
+    grader_seed: int = 0,
+    **unknown: Any,
+) -> Task:
+    """PersonaMem-v2: answer a user whose preferences the history revealed implicitly (the
+    persona's whole history, then the query with the authors' appended sentence).
+
+    Runs length=128k (`length` given is an error).
+    """
+    return build_task(V2, task_arguments(V2, locals(), "128k"))
 
 
 TASKS: Final[dict[str, Callable[..., Task]]] = {
-    name: function
-    for version in VERSIONS.values()
-    for name, function in version_tasks(version).items()
+    "personamem": personamem,
+    "personamem_32k": personamem_32k,
+    "personamem_128k": personamem_128k,
+    "personamem_1M": personamem_1M,
+    "personamem_v2": personamem_v2,
+    "personamem_v2_32k": personamem_v2_32k,
+    "personamem_v2_128k": personamem_v2_128k,
 }
 """Every task by name, as Inspect registers it."""
