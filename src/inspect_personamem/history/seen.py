@@ -14,8 +14,7 @@ from inspect_ai.tool import Tool
 
 from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.evidence import Evidence
-from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.history.memory.prompts import OFFICIAL, OwnPrompt
+from inspect_personamem.history.memory.prompts import OwnPrompt, own_prompt
 
 
 @dataclass(frozen=True)
@@ -31,17 +30,8 @@ class Past:
     official one, by name (`DatasetVersion.memory_prompts`)."""
 
     def memory_prompt(self, name: str) -> OwnPrompt | None:
-        """The prompt `-T memory_prompt=name` names: None for the official one; an error
-        for one the version does not offer."""
-        if name == OFFICIAL:
-            return None
-        if name not in self.prompts:
-            offered = ", ".join((OFFICIAL, *self.prompts))
-            raise PersonaMemArgumentError(
-                f"PersonaMem task parameter memory_prompt={name!r}: this dataset version "
-                f"offers {offered}"
-            )
-        return self.prompts[name]
+        """The prompt `-T memory_prompt=name` names (`own_prompt`)."""
+        return own_prompt(self.prompts, name)
 
     def evidence(self, state: TaskState) -> Evidence:
         """The question's evidence, recorded in its metadata (`evidence`) for the log,

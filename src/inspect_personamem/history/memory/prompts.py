@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from inspect_ai.model import ChatMessage, ChatMessageUser
 from inspect_ai.solver import TaskState
 
+from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.interface import MemoryItem
 
 OFFICIAL = "official"
@@ -44,6 +45,19 @@ class OwnPrompt:
     prompt."""
     texts: Mapping[str, str]
     """Its fixed texts by where they are defined (`module.py:NAME`), for a results card."""
+
+
+def own_prompt(offered: Mapping[str, OwnPrompt], name: str) -> OwnPrompt | None:
+    """The prompt `-T memory_prompt=name` names among those a version `offered`: None
+    for the official one; a one-line error for one it does not offer."""
+    if name == OFFICIAL:
+        return None
+    if name not in offered:
+        raise PersonaMemArgumentError(
+            f"PersonaMem task parameter memory_prompt={name!r}: this dataset version offers "
+            f"{', '.join((OFFICIAL, *offered))}"
+        )
+    return offered[name]
 
 
 def retrieved_history(
