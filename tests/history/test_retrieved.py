@@ -33,7 +33,7 @@ from inspect_personamem.history.memory.interface import (
     MemoryItem,
 )
 from inspect_personamem.history.memory.pool import MemoryPool
-from inspect_personamem.history.memory.prompts import retrieved_history
+from inspect_personamem.history.memory.prompts import own_prompt, retrieved_history
 from inspect_personamem.history.memory.retrievers import embedded_text
 from inspect_personamem.history.retrieved import rag_history
 from inspect_personamem.history.seen import Past
@@ -501,8 +501,8 @@ def test_a_memory_prompt_is_one_the_dataset_version_offers() -> None:
     def locate(metadata: object) -> Evidence:
         raise AssertionError("not asked")
 
-    offered = Past(NO_CONTEXTS, locate, VERSIONS["v1"].memory_prompts)
-    assert offered.memory_prompt("paper") is PAPER and offered.memory_prompt("official") is None
+    offered = VERSIONS["v1"].memory_prompts
+    assert own_prompt(offered, "paper") is PAPER and own_prompt(offered, "official") is None
     for prompts in (VERSIONS["v2"].memory_prompts, {}):
         with pytest.raises(
             PersonaMemArgumentError, match="memory_prompt='paper': .* offers official$"

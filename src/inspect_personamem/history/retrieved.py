@@ -43,7 +43,7 @@ from inspect_personamem.history.memory.interface import (
     MemoryItem,
 )
 from inspect_personamem.history.memory.pool import MemoryPool, Retrieval
-from inspect_personamem.history.memory.prompts import OFFICIAL, retrieved_history
+from inspect_personamem.history.memory.prompts import OFFICIAL, own_prompt, retrieved_history
 from inspect_personamem.history.memory.retrievers import BM25Retriever, DenseRetriever
 from inspect_personamem.history.recall import recall_of
 from inspect_personamem.history.seen import Past, See, Seen
@@ -221,7 +221,7 @@ def _retrieved(
     top_k: int,
     memory_prompt: str,
 ) -> See:
-    own = past.memory_prompt(memory_prompt)
+    own = own_prompt(past.prompts, memory_prompt)
 
     async def see(state: TaskState) -> Seen:
         asked = AskedAt.of(state.metadata)

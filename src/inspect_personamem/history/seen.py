@@ -14,7 +14,7 @@ from inspect_ai.tool import Tool
 
 from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.evidence import Evidence
-from inspect_personamem.history.memory.prompts import OwnPrompt, own_prompt
+from inspect_personamem.history.memory.prompts import OwnPrompt
 
 
 @dataclass(frozen=True)
@@ -28,10 +28,6 @@ class Past:
     prompts: Mapping[str, OwnPrompt] = field(default_factory=dict)
     """The whole prompts around retrieved items its dataset version offers besides the
     official one, by name (`DatasetVersion.memory_prompts`)."""
-
-    def memory_prompt(self, name: str) -> OwnPrompt | None:
-        """The prompt `-T memory_prompt=name` names (`own_prompt`)."""
-        return own_prompt(self.prompts, name)
 
     def evidence(self, state: TaskState) -> Evidence:
         """The question's evidence, recorded in its metadata (`evidence`) for the log,
