@@ -24,18 +24,18 @@ from inspect_ai.dataset import Dataset, MemoryDataset, Sample
 from inspect_ai.model import ChatMessage
 from inspect_ai.scorer import Scorer
 
-from inspect_personamem.cost.prompt_cache import Request
 from inspect_personamem.data.contexts import Contexts, chat_messages, sample_history
 from inspect_personamem.data.csv_rows import read_rows
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.files import ReadFile, data_release, locate_file
+from inspect_personamem.data.known import Asked, ChoicePrompt, Known, KnownQuestions
 from inspect_personamem.data.options import FINAL_ANSWER_TAG, LETTERS, final_answer
 from inspect_personamem.data.provenance import mark_generated
 from inspect_personamem.data.release import PinnedSource, Release, ReleasedFile
+from inspect_personamem.data.requests import Request
 from inspect_personamem.datasets import base
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
-from inspect_personamem.offline.known import Asked, ChoicePrompt, Known, KnownQuestions
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.sections import ReportContext, Section

@@ -19,11 +19,11 @@ from inspect_personamem.cost.prices import tokens_cost
 from inspect_personamem.cost.prompt_cache import (
     CacheResult,
     CacheSettings,
-    Request,
     ideal_cached_tokens,
     simulate,
 )
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, order_records
+from inspect_personamem.data.requests import Request
 from inspect_personamem.datasets.base import DatasetVersion, Where
 from inspect_personamem.types import SampleOrder
 

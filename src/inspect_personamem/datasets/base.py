@@ -32,8 +32,8 @@ from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unpa
 if TYPE_CHECKING:
     from inspect_ai.model import ChatMessage
 
-    from inspect_personamem.cost.prompt_cache import Request
-    from inspect_personamem.offline.known import ChoicePrompt, KnownQuestions
+    from inspect_personamem.data.known import ChoicePrompt, KnownQuestions
+    from inspect_personamem.data.requests import Request
     from inspect_personamem.report.accuracy import RunSummary
     from inspect_personamem.report.sections import ReportContext, Section
 

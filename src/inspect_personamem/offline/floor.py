@@ -33,11 +33,11 @@ from typing import Any
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from inspect_personamem.data.known import ChoicePrompt
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.interface import HistoryMessage
 from inspect_personamem.history.memory.retrievers import BM25Retriever
-from inspect_personamem.offline.known import ChoicePrompt
 from inspect_personamem.offline.reply import offline_output
 
 RULES = ("longest", "question", "history", "random")

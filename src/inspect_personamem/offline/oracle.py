@@ -59,12 +59,12 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from inspect_personamem.data.known import Known, KnownQuestions
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.tools import READ, SEARCH, shown_positions
 from inspect_personamem.offline.grading import GRADINGS, verdict_answer
-from inspect_personamem.offline.known import Known, KnownQuestions
 from inspect_personamem.offline.reply import offline_output, offline_tool_call
 from inspect_personamem.parameters import Parameter
 from inspect_personamem.scoring.grader.prompt import read_grader_prompt

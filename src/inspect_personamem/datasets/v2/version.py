@@ -48,7 +48,7 @@ from inspect_personamem.scoring.scorer import personamem_scorer
 if TYPE_CHECKING:
     from inspect_ai.model import ChatMessage
 
-    from inspect_personamem.offline.known import ChoicePrompt, KnownQuestions
+    from inspect_personamem.data.known import ChoicePrompt, KnownQuestions
     from inspect_personamem.report.accuracy import RunSummary
     from inspect_personamem.report.sections import ReportContext, Section
 
