@@ -34,12 +34,10 @@ from inspect_personamem.data.provenance import mark_generated
 from inspect_personamem.data.release import PinnedSource, Release, ReleasedFile
 from inspect_personamem.data.requests import Request
 from inspect_personamem.datasets import base
+from inspect_personamem.datasets.declared import Published, PublishedNumber, Reported
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.parameters import Parameter, Point, Settings
-from inspect_personamem.report.accuracy import RunSummary
-from inspect_personamem.report.sections import ReportContext, Section
-from inspect_personamem.report.tables import Table
 from inspect_personamem.run.tasks import version_tasks
 from inspect_personamem.scoring.scorer import personamem_scorer
 
@@ -173,6 +171,12 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
     files_named_by = "track"
     oracle_steps = "five turns since the evidence"
     try_writes = "a synthetic PersonaMem-toy track"
+    reported = Reported(
+        published=Published(
+            lambda: (PublishedNumber("paper", "full history", "", PUBLISHED, PUBLISHED, "", ""),),
+            "Set beside, not equated.",
+        )
+    )
 
     def released_questions(self, selected: Mapping[str, str]) -> ReleasedFile:
         return ReleasedFile(6 if selected["track"] == "short" else 12, None)
@@ -285,19 +289,6 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
             return None
         question, shown = read
         return ChoicePrompt(question, shown, 1, tuple(final_answer(x) for x in LETTERS[:3]))
-
-    def report_sections(
-        self, summaries: Sequence[RunSummary], report: ReportContext
-    ) -> list[Section]:
-        """The sections every version has, and its runs beside its one published number."""
-        beside = Table(
-            "toy_published",
-            f"{self.name} beside its published number",
-            "Set beside, not equated.",
-            ("run", "accuracy", "published"),
-            tuple((s.label, s.overall.accuracy, PUBLISHED) for s in summaries),
-        )
-        return [*report.common(self, summaries), beside]
 
 
 def _read_prompt(text: str) -> tuple[str, tuple[str, ...]] | None:

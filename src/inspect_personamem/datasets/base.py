@@ -25,6 +25,7 @@ from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.order import Queued
 from inspect_personamem.data.release import Release, ReleasedFile
+from inspect_personamem.datasets.declared import Reported
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
@@ -34,8 +35,6 @@ if TYPE_CHECKING:
 
     from inspect_personamem.data.known import ChoicePrompt, KnownQuestions
     from inspect_personamem.data.requests import Request
-    from inspect_personamem.report.accuracy import RunSummary
-    from inspect_personamem.report.sections import ReportContext, Section
 
 
 @dataclass(frozen=True)
@@ -200,6 +199,9 @@ class DatasetVersion(ABC, Generic[Q]):
     judged_note: str = ""
     """What the report's overall table adds about runs whose answers this version
     scores otherwise than the answer does (`scored_as`, `Run.judged`); none by default."""
+    reported: Reported = Reported()
+    """What the report shows of it beyond every version's sections (`report/layouts.py`):
+    its layout and its published numbers; none by default."""
 
     @property
     def name(self) -> str:
@@ -343,17 +345,3 @@ class DatasetVersion(ABC, Generic[Q]):
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         """Which questions a run of `task` with these arguments (a log's, with its
         metadata) asked, in words: `32k`, `benchmark 32k` (the report's split)."""
-
-    def report_sections(
-        self, summaries: Sequence[RunSummary], report: ReportContext
-    ) -> list[Section]:
-        """This version's part of the report (its runs' `summaries`), in the page's
-        order: by default the sections every version's runs get (`report.common`:
-        overall, graders, judged runs, runs, accuracy per group, every estimate). A
-        version with its own (published numbers, figures) builds them in its package."""
-        return report.common(self, summaries)
-
-    def published_names(self) -> tuple[str, ...]:
-        """The published models a run may be compared with (the report's
-        `--published-name MODEL=NAME`); none by default."""
-        return ()

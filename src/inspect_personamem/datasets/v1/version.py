@@ -31,6 +31,8 @@ from inspect_personamem.datasets.base import (
     Trial,
     Where,
 )
+from inspect_personamem.datasets.declared import PaperLayout, Reported
+from inspect_personamem.datasets.v1 import published
 from inspect_personamem.datasets.v1.evidence import (
     check_token_fields,
     locate_evidence,
@@ -49,8 +51,6 @@ if TYPE_CHECKING:
     from inspect_ai.model import ChatMessage
 
     from inspect_personamem.data.known import ChoicePrompt, KnownQuestions
-    from inspect_personamem.report.accuracy import RunSummary
-    from inspect_personamem.report.sections import ReportContext, Section
 
 
 class PersonaMemV1(DatasetVersion[QuestionRecord]):
@@ -109,6 +109,22 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         "further back than the token distance places it for 267 of 270 real 128k "
         "questions (task versions before 2.3.0: docs/changelog.md)"
     )
+    reported = Reported(
+        PaperLayout(
+            question_type="category",
+            topic="topic",
+            sessions="distance_to_ref_in_blocks",
+            sessions_bins="distance_bin",
+            along="sessions elapsed since the relevant preference",
+            split=published.SPLIT,
+            models=published.published_models,
+            methods=published.published_methods,
+            method_of=published.published_method,
+            default_names=published.DEFAULT_NAMES,
+        )
+    )
+    """The paper's figures and tables, and the runs next to the published numbers
+    (`report/paper.py`; the numbers: `datasets/v1/published.py`)."""
     cluster = "shared_context_id"  # questions over one history are not independent
     cluster_words = (
         "shared context (questions over one history are not independent; Inspect's "
@@ -246,21 +262,6 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         name = task.rsplit("/", 1)[-1]
         fixed = name.removeprefix(f"{self.task}_") if name != self.task else "unknown"
         return str(arguments.get("split") or fixed)
-
-    def report_sections(
-        self, summaries: Sequence[RunSummary], report: ReportContext
-    ) -> list[Section]:
-        """The paper's figures and tables, and the runs next to the published numbers
-        (`datasets/v1/report.py`)."""
-        from inspect_personamem.datasets.v1.report import report_sections
-
-        return report_sections(self, summaries, report)
-
-    def published_names(self) -> tuple[str, ...]:
-        """The models of the authors' published tables (`datasets/v1/published.py`)."""
-        from inspect_personamem.datasets.v1.published import published_models
-
-        return tuple(published_models())
 
 
 VERSION: Final = PersonaMemV1()

@@ -27,10 +27,12 @@ from inspect_personamem.datasets.base import (
     Where,
     one_of,
 )
+from inspect_personamem.datasets.declared import BesideLayout, Published, Reported
 from inspect_personamem.datasets.v2.evidence import snippet_evidence
 from inspect_personamem.datasets.v2.files import load_questions
 from inspect_personamem.datasets.v2.histories import HistoryStore, PersonaContexts
 from inspect_personamem.datasets.v2.judged import judge_figures, preference_judge
+from inspect_personamem.datasets.v2.published import PAPER_RANGE, published_v2
 from inspect_personamem.datasets.v2.samples import V2Question, build_v2_dataset, questions_at
 from inspect_personamem.datasets.v2.scorer import v2_choice_scorer
 from inspect_personamem.datasets.v2.spec import (
@@ -49,9 +51,9 @@ if TYPE_CHECKING:
     from inspect_ai.model import ChatMessage
 
     from inspect_personamem.data.known import ChoicePrompt, KnownQuestions
-    from inspect_personamem.report.accuracy import RunSummary
-    from inspect_personamem.report.sections import ReportContext, Section
 
+SEEDED: Final = "options in a seeded order (the authors' cannot be repeated)"
+"""How every run differs from the authors' protocol, whatever its settings."""
 JUDGED: Final = "judged"
 """How answers scored by the authors' judge are scored: 0 to 1, not right or wrong."""
 
@@ -127,6 +129,25 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         Group("distance_bin", "distance_bin", "distance to the evidence (tokens)"),
     )
     evidence_groups = ("pref_type", "distance_bin")
+    reported = Reported(
+        BesideLayout(by="pref_type"),
+        Published(
+            published_v2,
+            "Set beside, not equated: the authors' harness is not public and their option "
+            "order cannot be repeated; `self-reported` numbers come from the vendors' own "
+            "harnesses, which differ from the authors' protocol and from each other (the "
+            "last column: what is known of how). The paper gives frontier LLMs a range, "
+            "{range} (`low`, `high`), without naming the length or setting; a run's "
+            "`low` and `high` are its 95% interval. An upper bound (`history=evidence`: shown "
+            "only each question's evidence) is no method's result and is not listed.",
+            range_system=PAPER_RANGE,
+            every_run_deviates=SEEDED,
+            unchanged=f"none but the order: the authors' messages and answer rule, {SEEDED}",
+        ),
+    )
+    """Its runs beside the published numbers (`datasets/v2/published.py`), a figure of
+    them and accuracy per preference type, its judged runs and its label groups
+    (`report/beside.py`)."""
     cluster = "persona_id"  # a persona's questions share its history
     cluster_words = (
         "persona (a persona's questions share its history; Inspect's `cluster='persona_id'`)"
@@ -290,15 +311,6 @@ class PersonaMemV2(DatasetVersion[V2Question]):
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         """The subset and length: `benchmark 32k`."""
         return f"{arguments['subset']} {arguments['length']}"
-
-    def report_sections(
-        self, summaries: Sequence[RunSummary], report: ReportContext
-    ) -> list[Section]:
-        """Its figure and tables: the runs beside the published numbers, the judged
-        runs, accuracy per label group (`datasets/v2/report.py`)."""
-        from inspect_personamem.datasets.v2.report import report_sections
-
-        return report_sections(self, summaries, report)
 
 
 VERSION: Final = PersonaMemV2()
