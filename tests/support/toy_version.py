@@ -34,7 +34,17 @@ from inspect_personamem.data.provenance import mark_generated
 from inspect_personamem.data.release import PinnedSource, Release, ReleasedFile
 from inspect_personamem.data.requests import Request
 from inspect_personamem.datasets import base
-from inspect_personamem.datasets.declared import Published, PublishedNumber, Reported
+from inspect_personamem.datasets.declared import (
+    Estimate,
+    Offline,
+    Published,
+    PublishedNumber,
+    QuestionRequests,
+    Reported,
+    Trial,
+    Try,
+    Where,
+)
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.parameters import Parameter, Point, Settings
@@ -147,6 +157,25 @@ class ToySource(PinnedSource):
         return f"the files questions_{self.track}.csv and histories_{self.track}.jsonl"
 
 
+def requests(selected: Mapping[str, str], where: Where) -> QuestionRequests:
+    """The estimate's requests: a track's questions, their histories' token counts."""
+    source = TOY._source(base.one_of("track", selected["track"], TRACKS), where)
+    _, found, rows, release = TOY._read(source)
+    requests = [
+        Request(q.context_id, q.history_tokens, q.history_tokens + 40, q.end_index) for q in rows
+    ]
+    return QuestionRequests(f"toy {source.track}", found, release, requests)
+
+
+def choice_prompt(input: Sequence[ChatMessage]) -> ChoicePrompt | None:
+    """The floor's reading of a toy prompt: the question and the three options shown."""
+    read = _read_prompt(input[-1].text)
+    if read is None:
+        return None
+    question, shown = read
+    return ChoicePrompt(question, shown, 1, tuple(final_answer(x) for x in LETTERS[:3]))
+
+
 class ToyVersion(base.DatasetVersion[ToyQuestion]):
     """PersonaMem-toy: the third version."""
 
@@ -168,9 +197,24 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
     evidence_groups = ("skill", "gap_bin")
     cluster = "history"
     cluster_words = "history (a history's questions are not independent)"
-    files_named_by = "track"
-    oracle_steps = "five turns since the evidence"
-    try_writes = "a synthetic PersonaMem-toy track"
+    estimate = Estimate(requests)
+    trying = Try(
+        "a synthetic PersonaMem-toy track",
+        lambda options, count, seed: Trial(
+            "inspect_personamem/personamem_toy_short",
+            lambda folder: generate(folder, "short", questions=count, seed=seed),
+            "generated",
+        ),
+    )
+    offline = Offline(
+        files_named_by="track",
+        steps="five turns since the evidence",
+        named_selection=lambda path: next(
+            (t for t in TRACKS if path.name == f"questions_{t}.csv"), None
+        ),
+        questions=lambda path, selected: ToyKnown(path),
+        choice_prompt=choice_prompt,
+    )
     reported = Reported(
         published=Published(
             lambda: (PublishedNumber("paper", "full history", "", PUBLISHED, PUBLISHED, "", ""),),
@@ -188,8 +232,8 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
         if arguments["memory_prompt"] == "paper":
             raise PersonaMemArgumentError("PersonaMem-toy has no paper prompt")
 
-    def _source(self, track: str, where: base.Where | Settings) -> ToySource:
-        if isinstance(where, base.Where):
+    def _source(self, track: str, where: Where | Settings) -> ToySource:
+        if isinstance(where, Where):
             given = (where.data_dir, where.repo_id, where.revision)
             return ToySource(track, *given, spec=self, data_dir_option=where.data_dir_option)
         return ToySource(track, where["data_dir"], where["repo_id"], where["revision"], self)
@@ -257,38 +301,6 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
     def scorer(self, point: Point, arguments: Settings) -> Scorer:
         own: Scorer | None = point.answer_scorer(arguments)
         return own if own is not None else personamem_scorer()
-
-    def selection(self, arguments: Mapping[str, Any], task: str) -> str:
-        return str(arguments.get("track") or task.rsplit("_", 1)[-1])
-
-    def requests(self, selected: Mapping[str, str], where: base.Where) -> base.QuestionRequests:
-        source = self._source(base.one_of("track", selected["track"], TRACKS), where)
-        _, found, rows, release = self._read(source)
-        requests = [
-            Request(q.context_id, q.history_tokens, q.history_tokens + 40, q.end_index)
-            for q in rows
-        ]
-        return base.QuestionRequests(f"toy {source.track}", found, release, requests)
-
-    def trial(self, options: Mapping[str, Any], count: int, seed: int) -> base.Trial:
-        return base.Trial(
-            f"inspect_personamem/{self.task}_short",
-            lambda folder: generate(folder, "short", questions=count, seed=seed),
-            "generated",
-        )
-
-    def named_selection(self, path: Path) -> str | None:
-        return next((t for t in TRACKS if path.name == f"questions_{t}.csv"), None)
-
-    def oracle_questions(self, path: Path, selected: Mapping[str, str]) -> KnownQuestions:
-        return ToyKnown(path)
-
-    def choice_prompt(self, input: Sequence[ChatMessage]) -> ChoicePrompt | None:
-        read = _read_prompt(input[-1].text)
-        if read is None:
-            return None
-        question, shown = read
-        return ChoicePrompt(question, shown, 1, tuple(final_answer(x) for x in LETTERS[:3]))
 
 
 def _read_prompt(text: str) -> tuple[str, tuple[str, ...]] | None:

@@ -1,16 +1,26 @@
-"""What the report reads of a dataset version, declared as data on its entry
-(`DatasetVersion.reported`): the numbers published about it and which of the report's
-layouts draws its part of the page. The report renders them itself (`report/layouts.py`);
-a version that declares nothing gets the sections every version's runs get.
+"""What the tools read of a dataset version, declared as data on its entry: what the
+report shows of it (`DatasetVersion.reported`: the numbers published about it and which
+of the report's layouts draws its part of the page), the cost estimate's requests
+(`estimate`), the data `inspect-personamem try` writes (`trying`) and what the offline
+models read of its files and prompts (`offline`). Each tool renders or runs them itself;
+a version that declares nothing of one gets the report's common sections and is not
+offered by the other tools.
 
-The types sit here, beside the versions that fill them and below the report that reads
+The types sit here, beside the versions that fill them and below the tools that read
 them, so that imports run one way: tools -> versions -> shared layers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.model import ChatMessage
+
+from inspect_personamem.data.known import ChoicePrompt, KnownQuestions
+from inspect_personamem.data.requests import Request
 
 
 @dataclass(frozen=True)
@@ -150,3 +160,109 @@ class Reported:
         """The published models a run may be compared with by name (the report's
         `--published-name MODEL=NAME`)."""
         return tuple(self.layout.models()) if isinstance(self.layout, PaperLayout) else ()
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a tool finds a version's files, as its task does: a folder, else the
+    version's environment variable, else the hub (the version's repository at its
+    pinned revision, unless given); and the option naming the folder, which errors
+    advise."""
+
+    data_dir: str | Path | None = None
+    repo_id: str | None = None
+    revision: str | None = None
+    data_dir_option: str = "--data-dir"
+
+
+@dataclass(frozen=True)
+class QuestionRequests:
+    """What the cost estimate reads of a version: one request per question of the
+    question file a selection names, in file order, and where the file came from."""
+
+    label: str
+    """Which questions, in words, for the estimate's first line (a split's name)."""
+    source: str
+    """`local folder ...` or `hf://datasets/{repo}@{revision}`."""
+    data_release: str
+    """How the question file compares with the released one, as a task records it."""
+    requests: Sequence[Request]
+    """Each question's history (its prefix) and all its input tokens, in file order."""
+
+
+@dataclass(frozen=True)
+class ToolOption:
+    """A command-line option of a tool that only some versions take (PersonaMem's
+    `try --questions`)."""
+
+    flag: str
+    help: str
+    type: Callable[[str], Any] = str
+    choices: tuple[str, ...] | None = None
+
+    @property
+    def dest(self) -> str:
+        """Its name in argparse's namespace, and in the options a version is given."""
+        return self.flag.removeprefix("--").replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Trial:
+    """The data a version writes for `inspect-personamem try`, and the task run on it."""
+
+    task: str
+    """The task to run (`inspect_personamem/<name>`)."""
+    write: Callable[[Path], Path]
+    """Writes the data into a folder (the task's `data_dir`); returns the question file
+    the oracle reads (`-M questions=...`)."""
+    described: str
+    """What it writes, in words: `generated`, `real questions, generated histories`."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What the cost estimate reads of a version (`inspect-personamem estimate`)."""
+
+    requests: Callable[[Mapping[str, str], Where], QuestionRequests]
+    """The question file `selected` (a value of each of its selectors) names, located as
+    the task locates it and read alone (no history), how it compares with the release,
+    and each question's request (its history's tokens and all its input tokens,
+    answering by choice) in file order."""
+
+
+@dataclass(frozen=True)
+class Try:
+    """What `inspect-personamem try` writes of a version, and runs."""
+
+    writes: str
+    """What it writes, in words (`a synthetic ... subset`)."""
+    trial: Callable[[Mapping[str, Any], int, int], Trial]
+    """What it writes (about `count` synthetic questions, from `seed`) and runs, given
+    `(options, count, seed)`: `options` holds a value (None: not given) of each of
+    `options` by `dest`, checked here, before anything is written."""
+    options: tuple[ToolOption, ...] = ()
+    """The options of `try` only this version takes (PersonaMem's real question file)."""
+
+
+@dataclass(frozen=True)
+class Offline:
+    """What the offline models (`personamem/oracle`, `personamem/floor`) read of a
+    version's question files and prompts."""
+
+    files_named_by: str
+    """The selector a question file's name tells (`split`: `questions_32k.csv`); the
+    oracle reads a file of another name as this version's where given it
+    (`-M split=32k`)."""
+    steps: str
+    """The steps the fact a question asks about lies back, in words: the oracle loses
+    `-M decay` of its chance for each past the first."""
+    named_selection: Callable[[Path], str | None]
+    """The value of `files_named_by` a question file's name gives; None where the name
+    is none of this version's question files'."""
+    questions: Callable[[Path, Mapping[str, str]], KnownQuestions]
+    """The question file at a path, read as `selected` (a value of each selector) says,
+    as the oracle answers from it."""
+    choice_prompt: Callable[[Sequence[ChatMessage]], ChoicePrompt | None]
+    """The prompt this version's task sends with `answer=choice`, read for the floor;
+    None where the input is none; a one-line error where it is one but its options
+    cannot be read."""

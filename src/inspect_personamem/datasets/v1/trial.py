@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from inspect_personamem.datasets.base import Trial
+from inspect_personamem.datasets.declared import Trial
 from inspect_personamem.datasets.v1.fitting import write_fitting_contexts
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.datasets.v1.spec import PERSONAMEM

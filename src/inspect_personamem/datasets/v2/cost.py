@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from inspect_personamem.data.requests import CHARS_PER_TOKEN, Request, text_tokens
-from inspect_personamem.datasets.base import QuestionRequests, Where
+from inspect_personamem.datasets.declared import QuestionRequests, Where
 from inspect_personamem.datasets.v2.files import load_questions
 from inspect_personamem.datasets.v2.prompt import asked, options_message
 from inspect_personamem.datasets.v2.records import V2Record
