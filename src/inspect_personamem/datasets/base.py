@@ -18,7 +18,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
@@ -31,9 +31,6 @@ from inspect_personamem.datasets.declared import Estimate, Offline, Reported, Tr
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True)
