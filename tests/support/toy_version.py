@@ -5,8 +5,11 @@ one history per line), its own columns (three options, the right one by number),
 own question types (`skill`), its own distance unit (turns since the evidence, in
 bins), one published number, a generator, and a selector of its own (`track`). It is
 one `DatasetVersion` and, in the tests that use it, one registry entry
-(`registered_toy`); the tasks, `inspect-personamem try`, `estimate` and `report` read
-it as they read PersonaMem and PersonaMem-v2.
+(`registered_toy`): the core every version implements (files, records, samples,
+history, evidence, scorer, groups) and, as data, what the tools read of it (its
+published number, its estimate's requests, what `try` writes, what the offline models
+read). The tasks, `inspect-personamem try`, `estimate` and `report` read it as they
+read PersonaMem and PersonaMem-v2.
 """
 
 from __future__ import annotations
