@@ -181,10 +181,10 @@ class DatasetVersion(ABC, Generic[Q]):
         defaults = {p.name: str(p.default) for p in self.selectors}
         return f"{self.released_questions(defaults | dict(selected)).rows:,}"
 
-    @abstractmethod
     def check(self, arguments: Settings, point: Point) -> None:
         """Raise a one-line error where the arguments mean nothing for this version
-        (beyond what every parameter and axis value checks)."""
+        (beyond what every parameter and axis value checks); by default every argument
+        the axes accept means something."""
 
     @abstractmethod
     def load(self, arguments: Settings, reads_history: bool) -> Loaded[Q]:

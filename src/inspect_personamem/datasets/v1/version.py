@@ -174,9 +174,6 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
             PERSONAMEM.contexts_file(split): PERSONAMEM.released_contexts[split],
         }
 
-    def check(self, arguments: Settings, point: Point) -> None:
-        """Every argument means something for PersonaMem once the axes accept it."""
-
     def load(self, arguments: Settings, reads_history: bool) -> Loaded[QuestionRecord]:
         split = arguments["split"]
         source = DataSource(
