@@ -200,8 +200,8 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
     evidence_groups = ("skill", "gap_bin")
     cluster = "history"
     cluster_words = "history (a history's questions are not independent)"
-    estimate = Estimate(requests)
-    trying = Try(
+    estimate: Estimate | None = Estimate(requests)  # None in a test: a core-only version
+    trying: Try | None = Try(
         "a synthetic PersonaMem-toy track",
         lambda options, count, seed: Trial(
             "inspect_personamem/personamem_toy_short",
@@ -209,7 +209,7 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
             "generated",
         ),
     )
-    offline = Offline(
+    offline: Offline | None = Offline(
         files_named_by="track",
         steps="five turns since the evidence",
         named_selection=lambda path: next(
