@@ -27,8 +27,8 @@ import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
-from inspect_personamem.datasets.v1.figures import SIZE as PUBLISHED_SIZE  # noqa: E402
 from inspect_personamem.report.figures import DPI, SIZES, palette, runs_lines  # noqa: E402
+from inspect_personamem.report.paper_figures import SIZE as PUBLISHED_SIZE  # noqa: E402
 
 
 def test_figures_exist_with_their_sizes_and_the_page_embeds_them(report_dir: Path) -> None:

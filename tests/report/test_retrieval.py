@@ -28,7 +28,6 @@ from support.reports import (
     read_csv,
 )
 
-from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.report import build_report, logs
 from inspect_personamem.report.accuracy import summarise
@@ -322,13 +321,13 @@ def test_a_figure_of_found_against_used_per_retrieval_run(
 def test_every_version_gets_the_retrieval_sections(
     evidence_logs: EvidenceLogs, tmp_path: Path
 ) -> None:
-    """The default `report_sections` (a version without sections of its own) holds
+    """The common sections (`ReportContext.common`) hold
     them, named after the version's key, titled after its name."""
     version = VERSIONS["v1"]
     runs = read_runs([evidence_logs.folder]).runs
     summaries = [summarise(run, label) for run, label in zip(runs, run_labels(runs), strict=True)]
     context = ReportContext(figures, tmp_path, tmp_path / "figures", "", {}, Inclusion(), [])
-    sections = DatasetVersion.report_sections(version, summaries, context)
+    sections = context.common(version, summaries)
     tables = [s.name for s in sections if isinstance(s, Table)]
     assert tables[-4:] == [
         "v1_evidence_use",

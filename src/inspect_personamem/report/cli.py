@@ -15,12 +15,12 @@ def parse_name_overrides(items: Sequence[str]) -> dict[str, str]:
     """`MODEL=NAME` items (the command's `--published-name`) as a mapping.
 
     NAME must be a model some dataset version publishes numbers of
-    (`DatasetVersion.published_names`); an empty NAME means "do not compare MODEL".
+    (`Reported.published_names`); an empty NAME means "do not compare MODEL".
     """
     from inspect_personamem.datasets.registry import VERSIONS
     from inspect_personamem.report.logs import ReportError
 
-    known = list(dict.fromkeys(n for v in VERSIONS.values() for n in v.published_names()))
+    known = list(dict.fromkeys(n for v in VERSIONS.values() for n in v.reported.published_names()))
     overrides: dict[str, str] = {}
     for item in items:
         model, sep, name = item.partition("=")

@@ -1,11 +1,12 @@
 """A dataset version's part of the report: the sections every version's runs get, and
-what a version's own sections (`DatasetVersion.report_sections`) are drawn with.
+what the layouts a version declares (`layouts.py`) are drawn with.
 
 The report reads no version by name: each version with runs in the logs gives its part
 of the page, in the registry's order. By default that part is `ReportContext.common`
 (overall, graders of open answers, runs, accuracy per value of each of its groups,
 every estimate); a version with more to show (published numbers, the paper's figures)
-builds its part in its own package from the tables and figures here.
+declares it as data (`DatasetVersion.reported`) and the report's module for its layout
+draws it from the tables and figures here.
 """
 
 from __future__ import annotations
