@@ -30,11 +30,12 @@ from support.reports import (
 
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
-from inspect_personamem.report import build_report, logs
+from inspect_personamem.report import build_report
 from inspect_personamem.report.accuracy import summarise
 from inspect_personamem.report.build import Report
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.logs import read_runs
+from inspect_personamem.report.read import samples as read_samples
+from inspect_personamem.report.read.logs import read_runs
 from inspect_personamem.report.sections import Inclusion, ReportContext
 from inspect_personamem.report.tables import Table
 
@@ -366,7 +367,7 @@ def test_retrieval_records_are_read_from_the_samples_only_where_a_summary_thinne
     def unread(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("read the samples")
 
-    monkeypatch.setattr(logs, "read_eval_log_samples", unread)
+    monkeypatch.setattr(read_samples, "read_eval_log_samples", unread)
     [bound] = read_runs([evidence_logs.evidence]).runs
     assert all(s.evidence_located is not None and s.memory is None for s in bound.samples)
 

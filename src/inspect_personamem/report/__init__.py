@@ -7,6 +7,6 @@ Figures need matplotlib (the `report` extra); nothing else here does.
 """
 
 from inspect_personamem.report.build import Report, build_report
-from inspect_personamem.report.logs import ReportError
+from inspect_personamem.report.errors import ReportError
 
 __all__ = ["Report", "ReportError", "build_report"]

@@ -30,7 +30,8 @@ from inspect_ai.scorer import (
 )
 
 from inspect_personamem.datasets.base import Group
-from inspect_personamem.report.logs import READ, Calibration, Run, SampleResult
+from inspect_personamem.report.read.runs import Run
+from inspect_personamem.report.read.samples import READ, Calibration, SampleResult
 from inspect_personamem.scoring.grader.correction import (
     Corrected,
     TrialCounts,

@@ -4,8 +4,9 @@ JSON file and one Markdown table, made from the report's reading of the logs.
 A card says what was run, on what, and what it scored: the dataset's repository and
 revision, where the files came from, whether they were the released ones and what is
 known of each released file (rows, bytes, sha256), the known defects of the data that
-touch the run; the task version and the sha256 of every fixed text it sends a model
-(`DatasetVersion.prompts`); the model with the arguments and generation settings that
+touch the run; the task version and the sha256 of every fixed text it sent a model, as
+the task wrote them into the log (`run/facts.py`; the installed package's for an older
+log, and the card says so: `facts_from`); the model with the arguments and generation settings that
 change it; the grader of open answers with its trials; the questions in the split,
 planned and scored; accuracy with its 95% interval, overall and per value of each of
 its version's groups, beside the same model's no-history run and the model-free floor
@@ -23,7 +24,6 @@ JSON's keys; `SCHEMA` names its version.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
@@ -32,21 +32,20 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.cost.prices import PriceTable, load_prices
 from inspect_personamem.data.release import RELEASED
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
-from inspect_personamem.history.table import HISTORIES
-from inspect_personamem.parameters import Point
 from inspect_personamem.report.accuracy import Accuracy, RunSummary, summarise, title_of
 from inspect_personamem.report.axes import no_history_settings
 from inspect_personamem.report.costs import RunCost, run_costs
 from inspect_personamem.report.differences import Difference, differences
 from inspect_personamem.report.errata import errata_of
+from inspect_personamem.report.errors import ReportError
 from inspect_personamem.report.graded import kind_results, trust
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.logs import ReportError, Run, read_runs
+from inspect_personamem.report.read.logs import read_runs
+from inspect_personamem.report.read.runs import Run
 from inspect_personamem.report.tables import (
     FLOOR_MODEL,
     FloorPair,
@@ -57,7 +56,7 @@ from inspect_personamem.report.tables import (
     gain_pairs,
 )
 
-SCHEMA = "inspect-personamem-card/2"
+SCHEMA = "inspect-personamem-card/3"
 """The card's format and its version: bumped with `card.schema.json` when a key changes."""
 SCHEMA_FILE = Path(__file__).with_name("card.schema.json")
 GRADER_METRICS = ("grader_", "judge_", "accuracy_corrected")
@@ -108,13 +107,9 @@ def _check_allowed(runs: Sequence[Run], allow_incomplete: bool, allow_unreleased
         )
 
 
-def prompt_digests(run: Run) -> dict[str, str]:
-    """The sha256 of each fixed text the run sent a model, by where it is defined."""
-    point = Point(HISTORIES[run.settings["history"]], ANSWERS[run.settings["answer"]])
-    texts = run.entry.prompts(point, run.settings)
-    return {name: hashlib.sha256(texts[name].encode()).hexdigest() for name in sorted(texts)}
-
-
+FROM_THE_LOG = "the log"
+"""A card's `facts_from` where the log holds what the task wrote of how it ran
+(`Run.facts`); else the installed package's description, and why (`Run.described_by`)."""
 THIS_RUN = "this run"
 """A card's `no_history` or `floor` where the run is that reference itself."""
 
@@ -278,7 +273,8 @@ def card(
             "released_files": _released_files(run),
             "errata": [{"reported": e.reported, "defect": e.defect} for e in errata_of(run)],
         },
-        "prompts": prompt_digests(run),
+        "prompts": run.prompts,
+        "facts_from": run.described_by or FROM_THE_LOG,
         "model": {
             "name": run.model,
             "args": run.model_args,
@@ -423,6 +419,8 @@ def card_table(c: Mapping[str, Any], version: DatasetVersion[Any]) -> Table:
         tokens = ", ".join(f"{k} {v:,.0f}" for k, v in cost["tokens_per_question"].items() if v)
         rows.append(("tokens a question (the log's)", tokens))
     rows += [(f"prompt {name}", f"sha256 {digest}") for name, digest in c["prompts"].items()]
+    if c["facts_from"] != FROM_THE_LOG:
+        rows.append(("prompts and scoring", c["facts_from"]))
     rows += [(f"known defect ({e['reported']})", e["defect"]) for e in data["errata"]]
     exceptions = c["exceptions"]
     if exceptions["incomplete"]:

@@ -18,7 +18,7 @@ def parse_name_overrides(items: Sequence[str]) -> dict[str, str]:
     (`DatasetVersion.published_names`); an empty NAME means "do not compare MODEL".
     """
     from inspect_personamem.datasets.registry import VERSIONS
-    from inspect_personamem.report.logs import ReportError
+    from inspect_personamem.report.errors import ReportError
 
     known = list(dict.fromkeys(n for v in VERSIONS.values() for n in v.published_names()))
     overrides: dict[str, str] = {}

@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from inspect_personamem.report.accuracy import RunSummary
-from inspect_personamem.report.logs import Run
+from inspect_personamem.report.read.runs import Run
 from inspect_personamem.report.tables import FLOOR_MODEL, Cell, Table
 
 CAVEATS: dict[str, str] = {

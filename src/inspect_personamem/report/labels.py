@@ -19,7 +19,8 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from inspect_personamem.report.axes import axes_label, axis_settings
-from inspect_personamem.report.logs import ModelId, Run
+from inspect_personamem.report.read.identity import ModelId
+from inspect_personamem.report.read.runs import Run
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 

@@ -36,7 +36,7 @@ from inspect_personamem.report.axes import (
 )
 from inspect_personamem.report.costs import mean_tokens
 from inspect_personamem.report.differences import Groups, differences, present_groups
-from inspect_personamem.report.logs import MemoryTime, SampleResult
+from inspect_personamem.report.read.samples import MemoryTime, SampleResult
 from inspect_personamem.report.tables import (
     DIFFERENCE_COLUMNS,
     DIFFERENCE_NOTE,

@@ -33,7 +33,8 @@ from inspect_personamem.report.differences import (
     known_groups,
 )
 from inspect_personamem.report.labels import TIME_FORMAT, method_labels, model_labels
-from inspect_personamem.report.logs import ModelId, Run
+from inspect_personamem.report.read.identity import ModelId
+from inspect_personamem.report.read.runs import Run
 from inspect_personamem.scoring.metrics import group_order
 
 Cell = str | int | float | None
