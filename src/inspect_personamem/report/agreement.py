@@ -33,7 +33,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from inspect_personamem.report.accuracy import LEVEL, RunSummary
-from inspect_personamem.report.tables import Cell, Table, on_common_questions
+from inspect_personamem.report.pairs import on_common_questions
+from inspect_personamem.report.tables import Cell, Table
 from inspect_personamem.scoring.grader.correction import NOTHING, Estimate
 
 DRAWS = 4000

@@ -44,17 +44,17 @@ from inspect_personamem.report.errata import errata_of
 from inspect_personamem.report.errors import ReportError
 from inspect_personamem.report.graded import kind_results, trust
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.read.logs import read_runs
-from inspect_personamem.report.read.runs import Run
-from inspect_personamem.report.tables import (
+from inspect_personamem.report.pairs import (
     FLOOR_MODEL,
     FloorPair,
     GainPair,
-    Table,
     by_kind,
     floor_pairs,
     gain_pairs,
 )
+from inspect_personamem.report.read.logs import read_runs
+from inspect_personamem.report.read.runs import Run
+from inspect_personamem.report.tables import Table
 
 SCHEMA = "inspect-personamem-card/3"
 """The card's format and its version: bumped with `card.schema.json` when a key changes."""
@@ -452,7 +452,7 @@ def write_cards(
 ) -> Cards:
     """Read the logs in `paths`, refuse those not allowed (`_check_allowed`), and write a
     card (`<stem>.json`, `<stem>.md`) into `out` for each model and setting (of several
-    logs of one, the latest complete: `tables.by_kind`)."""
+    logs of one, the latest complete: `pairs.by_kind`)."""
     read = read_runs(paths)
     if not read.runs:
         raise ReportError(f"no PersonaMem runs in {', '.join(map(str, paths))}")

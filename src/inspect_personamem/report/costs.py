@@ -28,9 +28,10 @@ from inspect_personamem.cost.prices import SHIPPED_AS_OF, PriceTable, tokens_cos
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.labels import method_labels
+from inspect_personamem.report.pairs import GainPair
 from inspect_personamem.report.read.runs import Run
 from inspect_personamem.report.read.samples import SampleResult, Tokens
-from inspect_personamem.report.tables import Cell, GainPair, Table
+from inspect_personamem.report.tables import Cell, Table
 
 CostSource = Literal["logged", "computed", "partly computed", "batch, computed", "none"]
 """Where a run's dollars come from: Inspect logged every question's (`logged`); none,

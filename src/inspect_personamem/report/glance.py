@@ -15,8 +15,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from inspect_personamem.report.accuracy import RunSummary
+from inspect_personamem.report.pairs import FLOOR_MODEL
 from inspect_personamem.report.read.runs import Run
-from inspect_personamem.report.tables import FLOOR_MODEL, Cell, Table
+from inspect_personamem.report.tables import Cell, Table
 
 CAVEATS: dict[str, str] = {
     "subset": "run over part of the split (`--limit`, `--sample-id`); the published numbers "

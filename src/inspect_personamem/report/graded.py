@@ -32,16 +32,15 @@ from inspect_personamem.report.differences import (
     present_groups,
 )
 from inspect_personamem.report.labels import grader_labels
+from inspect_personamem.report.pairs import by_kind, on_common_questions
 from inspect_personamem.report.tables import (
     DIFFERENCE_COLUMNS,
     DIFFERENCE_NOTE,
     Cell,
     DifferenceRow,
     Table,
-    by_kind,
     difference_cells,
     difference_table,
-    on_common_questions,
 )
 from inspect_personamem.scoring.grader.correction import Estimate, kind_counts, right_share
 from inspect_personamem.scoring.grader.trials import RIGHT_VERDICTS, TRIAL_KINDS, TrialKind

@@ -36,6 +36,7 @@ from inspect_personamem.report.axes import (
 )
 from inspect_personamem.report.costs import mean_tokens
 from inspect_personamem.report.differences import Groups, differences, present_groups
+from inspect_personamem.report.pairs import reference_pairs
 from inspect_personamem.report.read.samples import MemoryTime, SampleResult
 from inspect_personamem.report.tables import (
     DIFFERENCE_COLUMNS,
@@ -44,7 +45,6 @@ from inspect_personamem.report.tables import (
     Table,
     difference_cells,
     difference_table,
-    reference_pairs,
 )
 from inspect_personamem.scoring.metrics import quantile
 
@@ -155,7 +155,7 @@ class RetrievalRun:
 def retrieval_runs(summaries: Sequence[RunSummary]) -> list[RetrievalRun]:
     """Every retrieval run (`retrieves`) with its references found (`REFERENCES`: the
     run of the same model, split, grader and otherwise the same settings; of several of
-    one kind the latest complete one, `tables.reference_pairs`)."""
+    one kind the latest complete one, `pairs.reference_pairs`)."""
     found = {
         kind: {run.label: (run, reference) for run, reference in reference_pairs(summaries, of)}
         for kind, of in REFERENCES

@@ -38,20 +38,17 @@ from inspect_personamem.report.graded import (
     choice_open_table,
     grader_tables,
 )
+from inspect_personamem.report.pairs import floor_pairs, gain_pairs, method_groups, not_above_floor
 from inspect_personamem.report.sections import Inclusion, ReportContext, Section
 from inspect_personamem.report.tables import (
     Cell,
     Table,
     estimates_table,
-    floor_pairs,
     floor_table,
-    gain_pairs,
     gain_table,
     group_table,
     method_differences_table,
-    method_groups,
     methods_table,
-    not_above_floor,
     overall_table,
     runs_table,
 )
