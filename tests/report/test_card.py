@@ -23,7 +23,8 @@ from inspect_personamem.cost.prices import PriceTable
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.datasets.v1.prompt import INSTRUCTION
 from inspect_personamem.datasets.v1.spec import PERSONAMEM
-from inspect_personamem.report.card import SCHEMA, SCHEMA_FILE, write_cards
+from inspect_personamem.report.card import SCHEMA, SCHEMA_FILE
+from inspect_personamem.report.card_writer import write_cards
 from inspect_personamem.report.errors import ReportError
 from inspect_personamem.scoring.grader.prompt import GRADER_PROMPT
 

@@ -1,5 +1,6 @@
 """`inspect-personamem report`: tables, figures and an HTML page from PersonaMem logs;
-`inspect-personamem card`: a results card per model and setting (`report/card.py`).
+`inspect-personamem card`: a results card per model and setting (`report/card.py`,
+`report/card_writer.py`).
 
 A `ReportError` is one of the package's deliberate errors: `cli.main` prints it.
 """
@@ -97,7 +98,7 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def run_card(args: argparse.Namespace) -> int:
-    from inspect_personamem.report.card import write_cards
+    from inspect_personamem.report.card_writer import write_cards
 
     cards = write_cards(
         args.logs,
