@@ -4,7 +4,7 @@ figures and tables, and the runs next to the authors' published numbers.
 Tables (file stems): overall, graders, grader_trials, grader_agreement, runs,
 categories, methods, method_differences, gain, floor, choice_open, cost, evidence_use,
 evidence_bounds, memory_cost, sessions, published, published_methods, topics,
-estimates (the graders' three (`graded.grader_tables`), methods, method_differences,
+estimates (the graders' three (`graded_tables.grader_tables`), methods, method_differences,
 gain, floor, choice_open, the retrieval runs' three (`ReportContext.retrieval`) and the
 published ones only when they apply). Figures: categories, methods_<n>_<model>,
 choice_open_<n>_<run>, cost, evidence_<n>_<run>, sessions, published_<n>_<run>. The
@@ -33,11 +33,8 @@ from inspect_personamem.datasets.v1.published import (
 from inspect_personamem.report.accuracy import NO_ESTIMATE, RunSummary
 from inspect_personamem.report.axes import axes_label
 from inspect_personamem.report.costs import cost_table, run_costs
-from inspect_personamem.report.graded import (
-    choice_open_pairs,
-    choice_open_table,
-    grader_tables,
-)
+from inspect_personamem.report.graded import choice_open_pairs
+from inspect_personamem.report.graded_tables import choice_open_table, grader_tables
 from inspect_personamem.report.pairs import floor_pairs, gain_pairs, method_groups, not_above_floor
 from inspect_personamem.report.sections import Inclusion, ReportContext, Section
 from inspect_personamem.report.tables import (
