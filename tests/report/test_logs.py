@@ -184,6 +184,7 @@ def test_how_a_run_ran_is_read_from_its_log_and_an_older_log_is_said_to_predate_
         "scored_as": "judged",
         "judged": True,
         "scoring_defaults": {**facts["scoring_defaults"], "history": "none"},
+        "evidence_rule": "a rule since changed",
     }
     write_eval_log(log, str(tmp_path / "later.eval"))
     del log.eval.metadata["facts"]
@@ -191,11 +192,12 @@ def test_how_a_run_ran_is_read_from_its_log_and_an_older_log_is_said_to_predate_
     [later] = read_runs([tmp_path / "later.eval"]).runs
     assert later.upper_bound and later.judged and later.scored_as == "judged"
     assert later.settings["history"] == "full" and "history=full" in later.changed_settings
-    assert not later.described_by
+    assert later.evidence_located_by == "a rule since changed" and not later.described_by
     older_read = read_runs([tmp_path / "older.eval"])
     [older] = older_read.runs
     assert not older.upper_bound and not older.judged and older.scored_as == "chosen"
     assert "history=full" not in older.changed_settings
     assert older.prompts == facts["prompts"]  # today's package sends the same texts
+    assert older.evidence_located_by == facts["evidence_rule"]
     assert older.described_by.startswith("described by the installed package, version ")
     assert f"older.eval (mockllm/model-a): {older.described_by}" in older_read.notes

@@ -277,9 +277,12 @@ def test_an_upper_bound_alone_is_labelled_so_with_its_located_evidence(
     [summary] = report.summaries
     assert summary.label == f"mockllm/model-a, {UPPER_BOUND}"
     located = sum(bool(s.metadata["evidence"]["located"]) for s in samples(evidence_logs.evidence))
+    metadata = read_eval_log(evidence_logs.evidence, header_only=True).eval.metadata or {}
+    rule = metadata["facts"]["evidence_rule"]
     assert any(
         f"{summary.label}: an upper bound" in note
         and f"located in the history for {located} of {QUESTIONS} questions" in note
+        and note.endswith(f"The rule, as its log records it: {rule}")
         for note in report.notes
     )
     assert not any(t.name in {"evidence_use", "memory_cost"} for t in report.tables)

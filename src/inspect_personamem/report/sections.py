@@ -20,12 +20,11 @@ from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.graded_tables import grader_tables
 from inspect_personamem.report.html_page import FigureFile
-from inspect_personamem.report.retrieval import (
+from inspect_personamem.report.retrieval import evidence_groups, retrieval_runs
+from inspect_personamem.report.retrieval_tables import (
     evidence_bounds_table,
-    evidence_groups,
     evidence_use_table,
     memory_cost_table,
-    retrieval_runs,
 )
 from inspect_personamem.report.tables import (
     Table,

@@ -143,6 +143,11 @@ class Run:
         return dict(self.facts["prompts"])
 
     @property
+    def evidence_located_by(self) -> str:
+        """How its version located a question's evidence, in words (`facts`)."""
+        return str(self.facts["evidence_rule"])
+
+    @property
     def model_id(self) -> ModelId:
         """The model: its name, arguments and base URL. Two `hf/local` runs with another
         `model_path`, two `personamem/oracle` runs with another `decay`, or two
