@@ -32,7 +32,8 @@ from inspect_personamem.datasets.v1.published import (
 )
 from inspect_personamem.report.accuracy import NO_ESTIMATE, RunSummary
 from inspect_personamem.report.axes import axes_label
-from inspect_personamem.report.costs import cost_table, run_costs
+from inspect_personamem.report.costs import run_costs
+from inspect_personamem.report.costs_tables import cost_table
 from inspect_personamem.report.graded import choice_open_pairs
 from inspect_personamem.report.graded_tables import choice_open_table, grader_tables
 from inspect_personamem.report.pairs import floor_pairs, gain_pairs, method_groups, not_above_floor
