@@ -105,7 +105,7 @@ class Run:
     {revision}` (with the former name given, where one was); None where the log does
     not say."""
     grader: Grader | None = None
-    """The model that graded open answers (`answer=open`; `_grader`); None for other
+    """The model that graded open answers (`answer=open`; `identity.graded_by`); None for other
     answers."""
     batched: bool = False
     """Whether its model's requests went through the provider's batch API (`--batch`,
