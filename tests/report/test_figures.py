@@ -19,7 +19,7 @@ from support.reports import (
 
 from inspect_personamem.report.accuracy import summarise
 from inspect_personamem.report.axes import axes_label
-from inspect_personamem.report.logs import read_runs
+from inspect_personamem.report.read.logs import read_runs
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
 

@@ -11,7 +11,7 @@ from support.reports import Logs
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.report.accuracy import summarise
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.logs import read_runs
+from inspect_personamem.report.read.logs import read_runs
 from inspect_personamem.report.sections import Inclusion, ReportContext
 from inspect_personamem.report.tables import Table
 

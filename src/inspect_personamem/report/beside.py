@@ -22,7 +22,7 @@ from typing import Any
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.declared import BesideLayout, Published
 from inspect_personamem.report.accuracy import RunSummary
-from inspect_personamem.report.graded import SELF_GRADED, grader_tables
+from inspect_personamem.report.graded_tables import SELF_GRADED, grader_tables
 from inspect_personamem.report.published import published_table
 from inspect_personamem.report.sections import ReportContext, Section, titled
 from inspect_personamem.report.tables import Cell, Table, overall_table, runs_table

@@ -26,12 +26,14 @@ from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.report.accuracy import RunSummary, summarise
 from inspect_personamem.report.check import check
 from inspect_personamem.report.errata import errata_notes
+from inspect_personamem.report.errors import ReportError
 from inspect_personamem.report.glance import caveat_lines, headline, summary_table
 from inspect_personamem.report.graded import grader_notes
 from inspect_personamem.report.html_page import FigureFile, write_page
 from inspect_personamem.report.labels import run_labels
 from inspect_personamem.report.layouts import version_sections
-from inspect_personamem.report.logs import ReportError, Run, read_runs
+from inspect_personamem.report.read.logs import read_runs
+from inspect_personamem.report.read.runs import Run
 from inspect_personamem.report.retrieval import earlier_rule_notes, upper_bound_notes
 from inspect_personamem.report.sections import Inclusion, ReportContext, Section
 from inspect_personamem.report.tables import Table

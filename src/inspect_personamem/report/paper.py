@@ -5,7 +5,7 @@ published numbers, which the version declares.
 Tables (file stems): overall, graders, grader_trials, grader_agreement, runs,
 categories, methods, method_differences, gain, floor, choice_open, cost, evidence_use,
 evidence_bounds, memory_cost, sessions, published, published_methods, topics,
-estimates (the graders' three (`graded.grader_tables`), methods, method_differences,
+estimates (the graders' three (`graded_tables.grader_tables`), methods, method_differences,
 gain, floor, choice_open, the retrieval runs' three (`ReportContext.retrieval`) and the
 published ones only when they apply). Figures: categories, methods_<n>_<model>,
 choice_open_<n>_<run>, cost, evidence_<n>_<run>, sessions, published_<n>_<run>. The
@@ -24,26 +24,21 @@ from inspect_personamem.datasets.base import DatasetVersion, Group
 from inspect_personamem.datasets.declared import PaperLayout, PublishedMethod, PublishedModel
 from inspect_personamem.report.accuracy import NO_ESTIMATE, RunSummary
 from inspect_personamem.report.axes import axes_label
-from inspect_personamem.report.costs import cost_table, run_costs
-from inspect_personamem.report.graded import (
-    choice_open_pairs,
-    choice_open_table,
-    grader_tables,
-)
+from inspect_personamem.report.costs import run_costs
+from inspect_personamem.report.costs_tables import cost_table
+from inspect_personamem.report.graded import choice_open_pairs
+from inspect_personamem.report.graded_tables import choice_open_table, grader_tables
+from inspect_personamem.report.pairs import floor_pairs, gain_pairs, method_groups, not_above_floor
 from inspect_personamem.report.sections import Inclusion, ReportContext, Section
 from inspect_personamem.report.tables import (
     Cell,
     Table,
     estimates_table,
-    floor_pairs,
     floor_table,
-    gain_pairs,
     gain_table,
     group_table,
     method_differences_table,
-    method_groups,
     methods_table,
-    not_above_floor,
     overall_table,
     runs_table,
 )
