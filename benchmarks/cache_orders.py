@@ -22,11 +22,11 @@ from pathlib import Path
 
 from inspect_personamem.cost.prompt_cache import (
     CacheSettings,
-    Request,
     ideal_cached_tokens,
     simulate,
 )
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, order_records
+from inspect_personamem.data.requests import Request
 from inspect_personamem.datasets.v1.cost import requests_for
 from inspect_personamem.datasets.v1.generator import (
     SHAPES,

@@ -13,7 +13,7 @@ from inspect_personamem.cost.estimate import CostEstimate, Plan, estimate
 from inspect_personamem.cost.prices import load_prices
 from inspect_personamem.cost.prompt_cache import CacheSettings, ideal_cached_tokens
 from inspect_personamem.cost.usage import logged_usage
-from inspect_personamem.datasets.base import Where
+from inspect_personamem.datasets.declared import Where
 from inspect_personamem.datasets.registry import version
 from inspect_personamem.datasets.v1.cost import requests_for
 from inspect_personamem.datasets.v1.records import read_questions

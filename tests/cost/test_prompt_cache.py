@@ -7,10 +7,10 @@ import pytest
 
 from inspect_personamem.cost.prompt_cache import (
     CacheSettings,
-    Request,
     ideal_cached_tokens,
     simulate,
 )
+from inspect_personamem.data.requests import Request
 
 # two contexts; prefix tokens grow with the end index
 REQUESTS = [

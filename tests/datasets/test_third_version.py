@@ -92,7 +92,7 @@ def test_try_estimate_and_report_read_its_entry(registered_toy: Tasks, tmp_path:
     assert {log.eval.task for log in logs} == {TASK}
     tables = out / "report" / "tables"
     published = (tables / "toy_published.md").read_text(encoding="utf-8")
-    assert "PersonaMem-toy beside its published number" in published and "0.61" in published
+    assert "Beside the published PersonaMem-toy numbers" in published and "0.61" in published
     page = (out / "report" / "index.html").read_text(encoding="utf-8")
     assert "Recall a stated fact" in page and "turns since the evidence" in page
     cards = tmp_path / "cards"

@@ -14,7 +14,7 @@ from support.reports import (
 
 from inspect_personamem.cli import main
 from inspect_personamem.report import ReportError, build_report
-from inspect_personamem.report.logs import read_runs
+from inspect_personamem.report.read.logs import read_runs
 
 
 def test_command_rejects_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -23,8 +23,9 @@ from inspect_personamem.cost.prices import PriceTable
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.datasets.v1.prompt import INSTRUCTION
 from inspect_personamem.datasets.v1.spec import PERSONAMEM
-from inspect_personamem.report.card import SCHEMA, SCHEMA_FILE, write_cards
-from inspect_personamem.report.logs import ReportError
+from inspect_personamem.report.card import SCHEMA, SCHEMA_FILE
+from inspect_personamem.report.card_writer import write_cards
+from inspect_personamem.report.errors import ReportError
 from inspect_personamem.scoring.grader.prompt import GRADER_PROMPT
 
 ORACLE = "personamem/oracle"
@@ -124,6 +125,7 @@ def test_a_card_per_model_and_setting_holds_its_schema_and_the_reports_numbers(
     assert full["prompts"] == {
         "datasets/v1/prompt.py:INSTRUCTION": hashlib.sha256(INSTRUCTION.encode()).hexdigest()
     }
+    assert full["facts_from"] == "the log"
     assert full["dataset"]["repository"] == PERSONAMEM.repo_id
     assert full["dataset"]["release"] == "released"  # the stand-in for the release
     assert full["dataset"]["released_files"]["questions_32k.csv"]["sha256"] == (
@@ -171,6 +173,33 @@ def test_an_open_runs_card_names_its_grader_its_prompt_and_trials(
         "scoring/grader/prompt.py:GRADER_PROMPT": hashlib.sha256(GRADER_PROMPT.encode()).hexdigest()
     }
     assert made["no_history"] is None and made["floor"] is not None
+
+
+def test_a_card_gives_the_logs_digests_and_says_where_a_log_predates_them(
+    card_logs: CardLogs, tmp_path: Path
+) -> None:
+    """The prompts' digests are the ones the task wrote into the log (`run/facts.py`),
+    whatever the installed package sends now; a log made before tasks wrote them is
+    described by the installed package, and its card says so."""
+    log = read_eval_log(card_logs.locations["full"])
+    assert log.eval.metadata is not None
+    earlier = {"datasets/v1/prompt.py:INSTRUCTION": "0" * 64}  # a text since changed
+    log.eval.metadata["facts"] = {**log.eval.metadata["facts"], "prompts": earlier}
+    write_eval_log(log, str(tmp_path / "logged.eval"))
+    del log.eval.metadata["facts"]
+    write_eval_log(log, str(tmp_path / "older.eval"))
+    write_cards([tmp_path / "logged.eval"], tmp_path / "logged")
+    [logged] = _cards(tmp_path / "logged").values()
+    assert logged["prompts"] == earlier and logged["facts_from"] == "the log"
+    older = write_cards([tmp_path / "older.eval"], tmp_path / "older")
+    [made] = _cards(tmp_path / "older").values()
+    assert made["prompts"] == {
+        "datasets/v1/prompt.py:INSTRUCTION": hashlib.sha256(INSTRUCTION.encode()).hexdigest()
+    }
+    assert made["facts_from"].startswith("described by the installed package, version ")
+    assert any(note.endswith(made["facts_from"]) for note in older.notes)
+    [table] = (tmp_path / "older").glob("*.md")
+    assert f"| prompts and scoring | {made['facts_from']} |" in table.read_text(encoding="utf-8")
 
 
 def test_a_floor_run_without_history_is_its_own_no_history_run_and_floor(

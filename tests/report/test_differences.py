@@ -14,7 +14,7 @@ from support.reports import (
 )
 
 from inspect_personamem.report.differences import informative, paired_difference, t_quantile
-from inspect_personamem.report.logs import SampleResult
+from inspect_personamem.report.read.samples import SampleResult
 
 
 def test_t_quantile_read_off_inspect() -> None:

@@ -13,7 +13,7 @@ from inspect_personamem.datasets.v1.spec import PERSONAMEM
 from inspect_personamem.report.accuracy import summarise
 from inspect_personamem.report.errata import errata_notes, errata_of
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.logs import read_runs
+from inspect_personamem.report.read.logs import read_runs
 
 
 def test_a_defect_is_noted_once_beside_the_runs_it_touches(logs: Logs) -> None:

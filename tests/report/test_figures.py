@@ -19,7 +19,7 @@ from support.reports import (
 
 from inspect_personamem.report.accuracy import summarise
 from inspect_personamem.report.axes import axes_label
-from inspect_personamem.report.logs import read_runs
+from inspect_personamem.report.read.logs import read_runs
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
 
@@ -27,8 +27,8 @@ import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
-from inspect_personamem.datasets.v1.figures import SIZE as PUBLISHED_SIZE  # noqa: E402
 from inspect_personamem.report.figures import DPI, SIZES, palette, runs_lines  # noqa: E402
+from inspect_personamem.report.paper_figures import SIZE as PUBLISHED_SIZE  # noqa: E402
 
 
 def test_figures_exist_with_their_sizes_and_the_page_embeds_them(report_dir: Path) -> None:

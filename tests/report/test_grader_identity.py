@@ -17,7 +17,8 @@ from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.report import build_report
 from inspect_personamem.report.glance import CAVEATS
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.logs import Run, read_runs
+from inspect_personamem.report.read.logs import read_runs
+from inspect_personamem.report.read.runs import Run
 
 ORACLE = "personamem/oracle"
 

@@ -1,4 +1,4 @@
-"""The runs read out of Inspect logs (`report/logs.py`): which logs are PersonaMem runs,
+"""The runs read out of Inspect logs (`report/read/`): which logs are PersonaMem runs,
 what a run and its questions hold, and what is counted rather than scored."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from support.reports import (
 from inspect_personamem.datasets.v1.spec import PERSONAMEM
 from inspect_personamem.report import build_report
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.logs import read_runs
+from inspect_personamem.report.read.logs import read_runs
 
 
 def test_reads_every_run_and_skips_other_tasks(logs: Logs) -> None:
@@ -164,3 +164,40 @@ def test_a_log_made_before_the_repository_was_renamed_reads_as_before(
     [old] = read_runs([tmp_path / "old.json"]).runs
     assert (old.settings["repo_id"], old.settings["revision"]) == (PERSONAMEM.repo_id, pin)
     assert old.data_release == "released" and not old.unreleased and not old.marks
+
+
+def test_how_a_run_ran_is_read_from_its_log_and_an_older_log_is_said_to_predate_it(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """What the task wrote into the log of how it ran (`run/facts.py`) describes the run,
+    not the installed package's axis tables: a later package reads an earlier run as it
+    ran. A log made before tasks wrote it is described by the installed package, and a
+    note says so."""
+    log = read_eval_log(logs.locations["a_full"])
+    assert log.eval.metadata is not None
+    facts = log.eval.metadata["facts"]
+    assert (facts["upper_bound"], facts["scored_as"], facts["judged"]) == (False, "chosen", False)
+    assert facts["scoring_defaults"]["history"] == "full"
+    log.eval.metadata["facts"] = {
+        **facts,
+        "upper_bound": True,
+        "scored_as": "judged",
+        "judged": True,
+        "scoring_defaults": {**facts["scoring_defaults"], "history": "none"},
+        "evidence_rule": "a rule since changed",
+    }
+    write_eval_log(log, str(tmp_path / "later.eval"))
+    del log.eval.metadata["facts"]
+    write_eval_log(log, str(tmp_path / "older.eval"))
+    [later] = read_runs([tmp_path / "later.eval"]).runs
+    assert later.upper_bound and later.judged and later.scored_as == "judged"
+    assert later.settings["history"] == "full" and "history=full" in later.changed_settings
+    assert later.evidence_located_by == "a rule since changed" and not later.described_by
+    older_read = read_runs([tmp_path / "older.eval"])
+    [older] = older_read.runs
+    assert not older.upper_bound and not older.judged and older.scored_as == "chosen"
+    assert "history=full" not in older.changed_settings
+    assert older.prompts == facts["prompts"]  # today's package sends the same texts
+    assert older.evidence_located_by == facts["evidence_rule"]
+    assert older.described_by.startswith("described by the installed package, version ")
+    assert f"older.eval (mockllm/model-a): {older.described_by}" in older_read.notes

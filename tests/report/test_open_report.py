@@ -26,7 +26,7 @@ from inspect_personamem.datasets.v1.question_types import CATEGORY_TITLES
 from inspect_personamem.report import build_report
 from inspect_personamem.report.build import Report
 from inspect_personamem.report.glance import CAVEATS
-from inspect_personamem.report.logs import read_runs
+from inspect_personamem.report.read.logs import read_runs
 from inspect_personamem.scoring.grader.prompt import GraderQuestion
 
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")

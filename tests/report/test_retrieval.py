@@ -28,13 +28,13 @@ from support.reports import (
     read_csv,
 )
 
-from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
-from inspect_personamem.report import build_report, logs
+from inspect_personamem.report import build_report
 from inspect_personamem.report.accuracy import summarise
 from inspect_personamem.report.build import Report
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.logs import read_runs
+from inspect_personamem.report.read import samples as read_samples
+from inspect_personamem.report.read.logs import read_runs
 from inspect_personamem.report.sections import Inclusion, ReportContext
 from inspect_personamem.report.tables import Table
 
@@ -276,9 +276,12 @@ def test_an_upper_bound_alone_is_labelled_so_with_its_located_evidence(
     [summary] = report.summaries
     assert summary.label == f"mockllm/model-a, {UPPER_BOUND}"
     located = sum(bool(s.metadata["evidence"]["located"]) for s in samples(evidence_logs.evidence))
+    metadata = read_eval_log(evidence_logs.evidence, header_only=True).eval.metadata or {}
+    rule = metadata["facts"]["evidence_rule"]
     assert any(
         f"{summary.label}: an upper bound" in note
         and f"located in the history for {located} of {QUESTIONS} questions" in note
+        and note.endswith(f"The rule, as its log records it: {rule}")
         for note in report.notes
     )
     assert not any(t.name in {"evidence_use", "memory_cost"} for t in report.tables)
@@ -322,13 +325,13 @@ def test_a_figure_of_found_against_used_per_retrieval_run(
 def test_every_version_gets_the_retrieval_sections(
     evidence_logs: EvidenceLogs, tmp_path: Path
 ) -> None:
-    """The default `report_sections` (a version without sections of its own) holds
+    """The common sections (`ReportContext.common`) hold
     them, named after the version's key, titled after its name."""
     version = VERSIONS["v1"]
     runs = read_runs([evidence_logs.folder]).runs
     summaries = [summarise(run, label) for run, label in zip(runs, run_labels(runs), strict=True)]
     context = ReportContext(figures, tmp_path, tmp_path / "figures", "", {}, Inclusion(), [])
-    sections = DatasetVersion.report_sections(version, summaries, context)
+    sections = context.common(version, summaries)
     tables = [s.name for s in sections if isinstance(s, Table)]
     assert tables[-4:] == [
         "v1_evidence_use",
@@ -366,7 +369,7 @@ def test_retrieval_records_are_read_from_the_samples_only_where_a_summary_thinne
     def unread(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("read the samples")
 
-    monkeypatch.setattr(logs, "read_eval_log_samples", unread)
+    monkeypatch.setattr(read_samples, "read_eval_log_samples", unread)
     [bound] = read_runs([evidence_logs.evidence]).runs
     assert all(s.evidence_located is not None and s.memory is None for s in bound.samples)
 

@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 from support.reports import Logs
 
-from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.report.accuracy import summarise
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.logs import read_runs
+from inspect_personamem.report.read.logs import read_runs
 from inspect_personamem.report.sections import Inclusion, ReportContext
 from inspect_personamem.report.tables import Table
 
@@ -24,14 +23,14 @@ from inspect_personamem.report import figures  # noqa: E402
 def test_a_version_without_sections_of_its_own_gets_the_common_ones(
     logs: Logs, tmp_path: Path
 ) -> None:
-    """The default `report_sections`: overall, runs, a table per group with its title and
-    every value's column (known ones by title), and every estimate, each named after the
-    version's key and titled after its name."""
+    """The common sections (`ReportContext.common`): overall, runs, a table per group
+    with its title and every value's column (known ones by title), and every estimate,
+    each named after the version's key and titled after its name."""
     version = VERSIONS["v1"]
     runs = [run for run in read_runs([logs.folder]).runs if run.entry is version]
     summaries = [summarise(run, label) for run, label in zip(runs, run_labels(runs), strict=True)]
     context = ReportContext(figures, tmp_path, tmp_path / "figures", "", {}, Inclusion(), [])
-    sections = DatasetVersion.report_sections(version, summaries, context)
+    sections = context.common(version, summaries)
     assert all(isinstance(section, Table) for section in sections)
     tables = {section.name: section for section in sections if isinstance(section, Table)}
     by_group = [f"v1_{group.metric}" for group in version.groups]

@@ -24,7 +24,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from inspect_personamem.report import build_report
 from inspect_personamem.report.build import Report
-from inspect_personamem.report.logs import SampleResult
+from inspect_personamem.report.read.samples import SampleResult
 from support.helpers import DISPLAY, mock_model
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,8 +5,11 @@ one history per line), its own columns (three options, the right one by number),
 own question types (`skill`), its own distance unit (turns since the evidence, in
 bins), one published number, a generator, and a selector of its own (`track`). It is
 one `DatasetVersion`, its task functions and, in the tests that use it, one registry
-entry (`registered_toy`); the tasks' builder, `inspect-personamem try`, `estimate` and
-`report` read it as they read PersonaMem and PersonaMem-v2.
+entry (`registered_toy`): the core every version implements (files, records, samples,
+history, evidence, scorer, groups) and, as data, what the tools read of it (its
+published number, its estimate's requests, what `try` writes, what the offline models
+read). The tasks, `inspect-personamem try`, `estimate` and `report` read it as they
+read PersonaMem and PersonaMem-v2.
 """
 
 from __future__ import annotations
@@ -24,23 +27,31 @@ from inspect_ai.dataset import Dataset, MemoryDataset, Sample
 from inspect_ai.model import ChatMessage
 from inspect_ai.scorer import Scorer
 
-from inspect_personamem.cost.prompt_cache import Request
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.contexts import Contexts, chat_messages, sample_history
 from inspect_personamem.data.csv_rows import read_rows
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.files import ReadFile, data_release, locate_file
+from inspect_personamem.data.known import Asked, ChoicePrompt, Known, KnownQuestions
 from inspect_personamem.data.options import FINAL_ANSWER_TAG, LETTERS, final_answer
 from inspect_personamem.data.provenance import mark_generated
 from inspect_personamem.data.release import PinnedSource, Release, ReleasedFile
+from inspect_personamem.data.requests import Request
 from inspect_personamem.datasets import base
+from inspect_personamem.datasets.declared import (
+    Estimate,
+    Offline,
+    Published,
+    PublishedNumber,
+    QuestionRequests,
+    Reported,
+    Trial,
+    Try,
+    Where,
+)
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
-from inspect_personamem.offline.known import Asked, ChoicePrompt, Known, KnownQuestions
 from inspect_personamem.parameters import Parameter, Point, Settings
-from inspect_personamem.report.accuracy import RunSummary
-from inspect_personamem.report.sections import ReportContext, Section
-from inspect_personamem.report.tables import Table
 from inspect_personamem.run.build import build_task, task_arguments
 from inspect_personamem.scoring.scorer import personamem_scorer
 
@@ -150,6 +161,25 @@ class ToySource(PinnedSource):
         return f"the files questions_{self.track}.csv and histories_{self.track}.jsonl"
 
 
+def requests(selected: Mapping[str, str], where: Where) -> QuestionRequests:
+    """The estimate's requests: a track's questions, their histories' token counts."""
+    source = TOY._source(base.one_of("track", selected["track"], TRACKS), where)
+    _, found, rows, release = TOY._read(source)
+    requests = [
+        Request(q.context_id, q.history_tokens, q.history_tokens + 40, q.end_index) for q in rows
+    ]
+    return QuestionRequests(f"toy {source.track}", found, release, requests)
+
+
+def choice_prompt(input: Sequence[ChatMessage]) -> ChoicePrompt | None:
+    """The floor's reading of a toy prompt: the question and the three options shown."""
+    read = _read_prompt(input[-1].text)
+    if read is None:
+        return None
+    question, shown = read
+    return ChoicePrompt(question, shown, 1, tuple(final_answer(x) for x in LETTERS[:3]))
+
+
 class ToyVersion(base.DatasetVersion[ToyQuestion]):
     """PersonaMem-toy: the third version."""
 
@@ -171,9 +201,30 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
     evidence_groups = ("skill", "gap_bin")
     cluster = "history"
     cluster_words = "history (a history's questions are not independent)"
-    files_named_by = "track"
-    oracle_steps = "five turns since the evidence"
-    try_writes = "a synthetic PersonaMem-toy track"
+    estimate: Estimate | None = Estimate(requests)  # None in a test: a core-only version
+    trying: Try | None = Try(
+        "a synthetic PersonaMem-toy track",
+        lambda options, count, seed: Trial(
+            "inspect_personamem/personamem_toy_short",
+            lambda folder: generate(folder, "short", questions=count, seed=seed),
+            "generated",
+        ),
+    )
+    offline: Offline | None = Offline(
+        files_named_by="track",
+        steps="five turns since the evidence",
+        named_selection=lambda path: next(
+            (t for t in TRACKS if path.name == f"questions_{t}.csv"), None
+        ),
+        questions=lambda path, selected: ToyKnown(path),
+        choice_prompt=choice_prompt,
+    )
+    reported = Reported(
+        published=Published(
+            lambda: (PublishedNumber("paper", "full history", "", PUBLISHED, PUBLISHED, "", ""),),
+            "Set beside, not equated.",
+        )
+    )
 
     def released_questions(self, selected: Mapping[str, str]) -> ReleasedFile:
         return ReleasedFile(6 if selected["track"] == "short" else 12, None)
@@ -184,8 +235,8 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
     def check(self, arguments: Settings, point: Point) -> None:
         """Nothing beyond what the axes refuse."""
 
-    def _source(self, track: str, where: base.Where | Settings) -> ToySource:
-        if isinstance(where, base.Where):
+    def _source(self, track: str, where: Where | Settings) -> ToySource:
+        if isinstance(where, Where):
             given = (where.data_dir, where.repo_id, where.revision)
             return ToySource(track, *given, spec=self, data_dir_option=where.data_dir_option)
         return ToySource(track, where["data_dir"], where["repo_id"], where["revision"], self)
@@ -251,51 +302,6 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
     def scorer(self, point: Point, arguments: Settings) -> Scorer:
         own: Scorer | None = point.answer_scorer(arguments)
         return own if own is not None else personamem_scorer()
-
-    def selection(self, arguments: Mapping[str, Any], task: str) -> str:
-        return str(arguments.get("track") or task.rsplit("_", 1)[-1])
-
-    def requests(self, selected: Mapping[str, str], where: base.Where) -> base.QuestionRequests:
-        source = self._source(base.one_of("track", selected["track"], TRACKS), where)
-        _, found, rows, release = self._read(source)
-        requests = [
-            Request(q.context_id, q.history_tokens, q.history_tokens + 40, q.end_index)
-            for q in rows
-        ]
-        return base.QuestionRequests(f"toy {source.track}", found, release, requests)
-
-    def trial(self, options: Mapping[str, Any], count: int, seed: int) -> base.Trial:
-        return base.Trial(
-            f"inspect_personamem/{self.task}_short",
-            lambda folder: generate(folder, "short", questions=count, seed=seed),
-            "generated",
-        )
-
-    def named_selection(self, path: Path) -> str | None:
-        return next((t for t in TRACKS if path.name == f"questions_{t}.csv"), None)
-
-    def oracle_questions(self, path: Path, selected: Mapping[str, str]) -> KnownQuestions:
-        return ToyKnown(path)
-
-    def choice_prompt(self, input: Sequence[ChatMessage]) -> ChoicePrompt | None:
-        read = _read_prompt(input[-1].text)
-        if read is None:
-            return None
-        question, shown = read
-        return ChoicePrompt(question, shown, 1, tuple(final_answer(x) for x in LETTERS[:3]))
-
-    def report_sections(
-        self, summaries: Sequence[RunSummary], report: ReportContext
-    ) -> list[Section]:
-        """The sections every version has, and its runs beside its one published number."""
-        beside = Table(
-            "toy_published",
-            f"{self.name} beside its published number",
-            "Set beside, not equated.",
-            ("run", "accuracy", "published"),
-            tuple((s.label, s.overall.accuracy, PUBLISHED) for s in summaries),
-        )
-        return [*report.common(self, summaries), beside]
 
 
 def _read_prompt(text: str) -> tuple[str, tuple[str, ...]] | None:

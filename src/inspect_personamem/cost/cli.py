@@ -177,7 +177,7 @@ def estimate(args: argparse.Namespace, selected: dict[str, str]) -> CostEstimate
     """The estimate of the questions the (checked) options select."""
     from inspect_personamem.cost.estimate import Plan, estimate
     from inspect_personamem.cost.prompt_cache import CacheSettings
-    from inspect_personamem.datasets.base import Where
+    from inspect_personamem.datasets.declared import Where
 
     plan = Plan(
         args.order,

@@ -19,12 +19,14 @@ from inspect_personamem.cost.prices import tokens_cost
 from inspect_personamem.cost.prompt_cache import (
     CacheResult,
     CacheSettings,
-    Request,
     ideal_cached_tokens,
     simulate,
 )
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, order_records
-from inspect_personamem.datasets.base import DatasetVersion, Where
+from inspect_personamem.data.requests import Request
+from inspect_personamem.datasets.base import DatasetVersion
+from inspect_personamem.datasets.declared import Where
+from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.types import SampleOrder
 
 
@@ -112,8 +114,11 @@ def estimate(
     version: DatasetVersion[Any], selected: Mapping[str, str], where: Where, plan: Plan = Plan()
 ) -> CostEstimate:
     """Count the tokens of a run of `version` on the questions `selected` names (a value
-    of each of its selectors; answering by choice) and simulate its prompt caching."""
-    asked = version.requests(selected, where)
+    of each of its selectors; answering by choice) and simulate its prompt caching; a
+    one-line error for a version that declares nothing for the estimate."""
+    if version.estimate is None:
+        raise PersonaMemArgumentError(f"{version.name} declares no requests to estimate")
+    asked = version.estimate.requests(selected, where)
     return _estimate(asked.label, asked.source, asked.data_release, asked.requests, plan)
 
 

@@ -6,8 +6,8 @@ question. The simulator launches requests in the given order on `concurrency`
 slots, as Inspect does; a request can reuse the prefix of any earlier request of
 its context that has finished by the time it starts and whose cache entry has not
 expired (entries are refreshed when used). Token counts come from the question
-file (each dataset version's `requests`: `datasets.base.DatasetVersion.requests`), so
-no tokenizer is needed.
+file (each dataset version's `requests`, in `data.requests.Request`s), so no
+tokenizer is needed.
 
 The ideal (unlimited time, one request at a time) is the same for every order: all
 history tokens but the longest history of each context.
@@ -19,26 +19,7 @@ import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-CHARS_PER_TOKEN = 4.0
-"""Characters a token where the file gives no ratio of its own (about English text's
-with OpenAI's tokenizers)."""
-
-
-@dataclass(frozen=True)
-class Request:
-    """One question as the cache sees it, and as the question order sees it
-    (`data.order.Queued`: the history it is asked after, and where that ends)."""
-
-    context_id: str
-    """The history it is asked after: questions of one share its prefix."""
-    prefix_tokens: int
-    """Tokens of the shareable prefix (the history)."""
-    input_tokens: int
-    """All input tokens of the request (history and final user message)."""
-    end_index: int = 0
-    """Where its history ends in its context, in its version's own unit (messages,
-    tokens): the question order sends a context's questions by it, ascending, as the
-    task does (`data.order.order_records`); equal ends keep their order."""
+from inspect_personamem.data.requests import Request
 
 
 @dataclass(frozen=True)
@@ -103,9 +84,3 @@ def simulate(requests: Sequence[Request], settings: CacheSettings) -> CacheResul
         heapq.heappush(slots, end)
         heapq.heappush(finishing, (end, index))
     return CacheResult(cached_tokens=cached, input_tokens=total, duration_s=max(slots))
-
-
-def text_tokens(text: str, chars_per_token: float = CHARS_PER_TOKEN) -> int:
-    """Tokens of `text` at `chars_per_token` characters a token (for what a question
-    file gives no token count of: the request's own part)."""
-    return round(len(text) / chars_per_token)

@@ -1,23 +1,25 @@
 """What a dataset version is: the one object a version adds to `datasets.registry`.
 
-A version declares where its files come from and what is known of the released ones
-(its spec), its own task parameters, how its questions are read and checked, the
-history its questions are asked after (`data.contexts.Contexts`), how a question
-becomes an Inspect `Sample` (its `choices` the options as shown), its scorer and
-metrics per way of answering, the groups its accuracy is reported by, and what the
-tools around the tasks ask of it: the report's sections, the cost estimate's
-requests, the data `inspect-personamem try` generates and the offline models' answers.
-Tasks, report, estimate, `try`, oracle and floor read the entry; none names a version.
+Its core, which every version implements: where its files come from and what is known
+of the released ones (its spec), its own task parameters, how its questions are read and
+checked, the history its questions are asked after (`data.contexts.Contexts`) and where
+a question's evidence lies in it, how a question becomes an Inspect `Sample` (its
+`choices` the options as shown), its scorer and metrics per way of answering, and the
+groups its accuracy is reported by. What the tools around the tasks read of it is
+declared as data (`datasets/declared.py`), each with a default: what the report shows
+(`reported`), the cost estimate's requests (`estimate`), the data `inspect-personamem
+try` writes (`trying`), what the offline models read (`offline`). Tasks, report,
+estimate, `try`, oracle and floor read the entry; none names a version, and nothing
+here imports them.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
@@ -26,18 +28,11 @@ from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.order import Queued
 from inspect_personamem.data.release import Release, ReleasedFile
+from inspect_personamem.datasets.declared import Estimate, Offline, Reported, Try
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.prompts import OwnPrompt
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
-
-if TYPE_CHECKING:
-    from inspect_ai.model import ChatMessage
-
-    from inspect_personamem.cost.prompt_cache import Request
-    from inspect_personamem.offline.known import ChoicePrompt, KnownQuestions
-    from inspect_personamem.report.accuracy import RunSummary
-    from inspect_personamem.report.sections import ReportContext, Section
 
 
 @dataclass(frozen=True)
@@ -95,63 +90,6 @@ class Loaded(Generic[Q]):
     compare with the release (`data_source`, `data_release`, `data_checked`)."""
 
 
-@dataclass(frozen=True)
-class Where:
-    """Where a tool finds a version's files, as its task does: a folder, else the
-    version's environment variable, else the hub (the version's repository at its
-    pinned revision, unless given); and the option naming the folder, which errors
-    advise."""
-
-    data_dir: str | Path | None = None
-    repo_id: str | None = None
-    revision: str | None = None
-    data_dir_option: str = "--data-dir"
-
-
-@dataclass(frozen=True)
-class QuestionRequests:
-    """What the cost estimate reads of a version: one request per question of the
-    question file a selection names, in file order, and where the file came from."""
-
-    label: str
-    """Which questions, in words, for the estimate's first line (a split's name)."""
-    source: str
-    """`local folder ...` or `hf://datasets/{repo}@{revision}`."""
-    data_release: str
-    """How the question file compares with the released one, as a task records it."""
-    requests: Sequence[Request]
-    """Each question's history (its prefix) and all its input tokens, in file order."""
-
-
-@dataclass(frozen=True)
-class ToolOption:
-    """A command-line option of a tool that only some versions take (PersonaMem's
-    `try --questions`)."""
-
-    flag: str
-    help: str
-    type: Callable[[str], Any] = str
-    choices: tuple[str, ...] | None = None
-
-    @property
-    def dest(self) -> str:
-        """Its name in argparse's namespace, and in the options a version is given."""
-        return self.flag.removeprefix("--").replace("-", "_")
-
-
-@dataclass(frozen=True)
-class Trial:
-    """The data a version writes for `inspect-personamem try`, and the task run on it."""
-
-    task: str
-    """The task to run (`inspect_personamem/<name>`)."""
-    write: Callable[[Path], Path]
-    """Writes the data into a folder (the task's `data_dir`); returns the question file
-    the oracle reads (`-M questions=...`)."""
-    described: str
-    """What it writes, in words: `generated`, `real questions, generated histories`."""
-
-
 class DatasetVersion(ABC, Generic[Q]):
     """A released dataset version: one entry of `datasets.registry.VERSIONS`."""
 
@@ -181,20 +119,9 @@ class DatasetVersion(ABC, Generic[Q]):
     they share)."""
     cluster_words: str
     """That, in words, for the report."""
-    files_named_by: str
-    """The selector a question file's name tells (`split`: `questions_32k.csv`); the
-    offline oracle reads a file of another name as this version's where given it
-    (`-M split=32k`)."""
-    oracle_steps: str
-    """The steps the fact a question asks about lies back, in words: the offline oracle
-    loses `-M decay` of its chance for each past the first (`personamem/oracle`)."""
-    try_writes: str
-    """What `inspect-personamem try` writes of it, in words (`a synthetic ... subset`)."""
-    try_options: tuple[ToolOption, ...] = ()
-    """The options of `try` only it takes (PersonaMem's real question file)."""
-    evidence_groups: tuple[str, ...]
+    evidence_groups: tuple[str, ...] = ()
     """The group keys (`groups`) the report splits a retrieval run's found-against-used
-    table by: a category and a distance."""
+    table by: a category and a distance; none by default."""
     earlier_evidence: str = ""
     """Where its evidence was located before its samples recorded the rule that located
     it (`Evidence.rule`), in words: the report notes a log whose samples record the
@@ -205,6 +132,15 @@ class DatasetVersion(ABC, Generic[Q]):
     memory_prompts: Mapping[str, OwnPrompt] = MappingProxyType({})
     """The whole prompts around retrieved items its history sources offer besides the
     official one (`-T memory_prompt=NAME`: PersonaMem's `paper`); none by default."""
+    reported: Reported = Reported()
+    """What the report shows of it beyond every version's sections (`report/layouts.py`):
+    its layout and its published numbers; none by default."""
+    estimate: Estimate | None = None
+    """What the cost estimate reads of it; none: `estimate` does not offer it."""
+    trying: Try | None = None
+    """What `inspect-personamem try` writes of it; none: `try` does not offer it."""
+    offline: Offline | None = None
+    """What the offline models read of its files and prompts; none: they read none."""
 
     @property
     def name(self) -> str:
@@ -250,10 +186,10 @@ class DatasetVersion(ABC, Generic[Q]):
         defaults = {p.name: str(p.default) for p in self.selectors}
         return f"{self.released_questions(defaults | dict(selected)).rows:,}"
 
-    @abstractmethod
     def check(self, arguments: Settings, point: Point) -> None:
         """Raise a one-line error where the arguments mean nothing for this version
-        (beyond what every parameter and axis value checks)."""
+        (beyond what every parameter and axis value checks); by default every argument
+        the axes accept means something."""
 
     @abstractmethod
     def load(self, arguments: Settings, reads_history: bool) -> Loaded[Q]:
@@ -315,50 +251,14 @@ class DatasetVersion(ABC, Generic[Q]):
         flags = " and ".join(option_flag(p.name) for p in self.selectors)
         return f"{self.name} takes {flags}"
 
-    @abstractmethod
-    def requests(self, selected: Mapping[str, str], where: Where) -> QuestionRequests:
-        """The cost estimate's questions: the question file `selected` (a value of each
-        of `selectors`) names, located as the task locates it and read alone (no
-        history), how it compares with the release, and each question's request (its
-        history's tokens and all its input tokens, answering by choice) in file order."""
-
-    @abstractmethod
-    def trial(self, options: Mapping[str, Any], count: int, seed: int) -> Trial:
-        """What `try` writes (about `count` synthetic questions, from `seed`) and runs:
-        `options` holds a value (None: not given) of each of its `try_options` by
-        `dest`, checked here, before anything is written."""
-
-    @abstractmethod
-    def named_selection(self, path: Path) -> str | None:
-        """The value of `files_named_by` a question file's name gives; None where the
-        name is none of this version's question files'."""
-
-    @abstractmethod
-    def oracle_questions(self, path: Path, selected: Mapping[str, str]) -> KnownQuestions:
-        """The question file at `path`, read as `selected` (a value of each of
-        `selectors`) says, as the offline oracle answers from it."""
-
-    @abstractmethod
-    def choice_prompt(self, input: Sequence[ChatMessage]) -> ChoicePrompt | None:
-        """The prompt this version's task sends with `answer=choice`, read for the
-        offline floor; None where `input` is none; a one-line error where it is one but
-        its options cannot be read."""
-
-    @abstractmethod
     def selection(self, arguments: Mapping[str, Any], task: str) -> str:
         """Which questions a run of `task` with these arguments (a log's, with its
-        metadata) asked, in words: `32k`, `benchmark 32k` (the report's split)."""
-
-    def report_sections(
-        self, summaries: Sequence[RunSummary], report: ReportContext
-    ) -> list[Section]:
-        """This version's part of the report (its runs' `summaries`), in the page's
-        order: by default the sections every version's runs get (`report.common`:
-        overall, graders, judged runs, runs, accuracy per group, every estimate). A
-        version with its own (published numbers, figures) builds them in its package."""
-        return report.common(self, summaries)
-
-    def published_names(self) -> tuple[str, ...]:
-        """The published models a run may be compared with (the report's
-        `--published-name MODEL=NAME`); none by default."""
-        return ()
+        metadata) asked, in words: `32k`, `benchmark 32k` (the report's split). Each
+        selector's value, from the arguments, else (the fixed one) the task's name,
+        else `unknown`."""
+        name = task.rsplit("/", 1)[-1]
+        fixed = name.removeprefix(f"{self.task}_") if name != self.task else "unknown"
+        return " ".join(
+            str(arguments.get(p.name) or (fixed if p.name == self.fixed else "unknown"))
+            for p in self.selectors
+        )

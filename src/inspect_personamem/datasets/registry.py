@@ -1,8 +1,9 @@
 """The dataset versions, one entry each: what the tasks, the report, the estimate,
 `inspect-personamem try` and the offline models read.
 
-Adding a version is one package under `datasets/` (its spec, reader, samples, scorers,
-generator and report sections, around one `DatasetVersion`) and one line here.
+Adding a version is one package under `datasets/` (its spec, reader, samples and
+scorers around one `DatasetVersion`, and what the tools read of it declared as data:
+`datasets/declared.py`) and one line here.
 """
 
 from __future__ import annotations

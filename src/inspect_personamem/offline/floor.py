@@ -16,7 +16,7 @@ picks an option by one rule (`-M rule=...`):
   expected accuracy is 0.25.
 
 Ties go to the earlier letter. It answers the `answer=choice` prompts of every dataset
-version of the registry, each read by the version (`DatasetVersion.choice_prompt`:
+version of the registry, each read by the version (`DatasetVersion.offline.choice_prompt`:
 PersonaMem's official final user message, for one), and answers in the version's form;
 not the authors' RAG prompt (`memory_prompt=paper`), and not `answer=logprob`, where no
 model writes an answer.
@@ -33,11 +33,11 @@ from typing import Any
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from inspect_personamem.data.known import ChoicePrompt
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.interface import HistoryMessage
 from inspect_personamem.history.memory.retrievers import BM25Retriever
-from inspect_personamem.offline.known import ChoicePrompt
 from inspect_personamem.offline.reply import offline_output
 
 RULES = ("longest", "question", "history", "random")
@@ -86,8 +86,10 @@ class FloorModel(ModelAPI):
 def _choice_prompt(input: Sequence[ChatMessage]) -> ChoicePrompt:
     """The question and options of the prompt, read by the version whose prompt it is."""
     for version in VERSIONS.values():
+        if version.offline is None:
+            continue
         try:
-            asked = version.choice_prompt(input)
+            asked = version.offline.choice_prompt(input)
         except PersonaMemArgumentError as ex:
             raise PersonaMemArgumentError(f"personamem/floor: {ex}") from None
         if asked is not None:

@@ -18,15 +18,16 @@ provider name, `personamem` (registered in `_registry.py`):
 from another folder must find the file.)
 
 It answers every dataset version of the registry (`datasets.registry`): the question
-file is the version's whose file it is named as (`DatasetVersion.named_selection`:
+file is the version's whose file it is named as (`Offline.named_selection`:
 `questions_32k.csv` a split's, `benchmark.csv` a subset's), or, of any name, the
 version whose `files_named_by` selector is given (`-M split=32k`, `-M subset=benchmark`);
 a version's other selectors are model arguments too (`-M length=128k`), their defaults
-the tasks'. The version reads its prompts and its file (`DatasetVersion.oracle_questions`).
+the tasks'. The version reads its prompts and its file, as it declares for the offline
+models (`DatasetVersion.offline`: `declared.Offline`).
 
 Its chance of being right is `accuracy` with a history before the question and
 `accuracy_without_history` without one, less `decay` for each step the fact asked
-about lies back, past the first (each version's own steps, `oracle_steps`: sessions
+about lies back, past the first (each version's own steps, `Offline.steps`: sessions
 elapsed, bins of a distance in tokens).
 
 Offered the tools of `history=tools` (and free to call them), it calls them as a model
@@ -59,12 +60,12 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from inspect_personamem.data.known import Known, KnownQuestions
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.tools import READ, SEARCH, shown_positions
 from inspect_personamem.offline.grading import GRADINGS, verdict_answer
-from inspect_personamem.offline.known import Known, KnownQuestions
 from inspect_personamem.offline.reply import offline_output, offline_tool_call
 from inspect_personamem.parameters import Parameter
 from inspect_personamem.scoring.grader.prompt import read_grader_prompt
@@ -85,39 +86,43 @@ def selector_arguments() -> dict[str, DatasetVersion[Any]]:
 def _questions(source: Path, given: dict[str, str]) -> KnownQuestions:
     """The question file, read as the version whose `files_named_by` selector is given,
     else as the version whose question file it is named as; `given` the selectors given
-    (`-M split`, `-M subset`, ...)."""
-    named = [v for v in VERSIONS.values() if v.files_named_by in given]
+    (`-M split`, `-M subset`, ...). Versions that declare nothing for the offline models
+    (`DatasetVersion.offline`) are not read."""
+    readers = [(v, v.offline) for v in VERSIONS.values() if v.offline is not None]
+    named = [(v, o) for v, o in readers if o.files_named_by in given]
     if len(named) > 1:
         says = ", ".join(
-            f"-M {v.files_named_by} names a {v.name} {v.files_named_by}" for v in named
+            f"-M {o.files_named_by} names a {v.name} {o.files_named_by}" for v, o in named
         )
         raise PersonaMemArgumentError(f"{NAME}: {says}: pass one")
-    by_name = {v.key: v.named_selection(source) for v in VERSIONS.values()}
-    by_file = (v for v in VERSIONS.values() if by_name[v.key] is not None)
-    chosen = named[0] if named else next(by_file, None)
-    if chosen is None:
+    by_name = {v.key: o.named_selection(source) for v, o in readers}
+    by_file = ((v, o) for v, o in readers if by_name[v.key] is not None)
+    found = named[0] if named else next(by_file, None)
+    if found is None:
         ways = "; ".join(
-            f"-M {v.files_named_by}={'|'.join(_selector(v, v.files_named_by).choices)} for a "
+            f"-M {o.files_named_by}={'|'.join(_selector(v, o.files_named_by).choices)} for a "
             f"{v.name} file"
-            for v in VERSIONS.values()
+            for v, o in readers
         )
         raise PersonaMemArgumentError(
             f"{NAME}: cannot tell from its name whose question file {source} is; pass {ways}"
         )
+    chosen, offline = found
     taken = {p.name for p in chosen.selectors}
     for name in given:
         if name not in taken:
             owner = selector_arguments()[name]
-            default = _selector(owner, owner.files_named_by).default
+            owns = owner.offline.files_named_by if owner.offline is not None else name
+            default = _selector(owner, owns).default
             raise PersonaMemArgumentError(
                 f"{NAME}: -M {name} is {owner.name}'s, and {source} is read as "
-                f"{chosen.name}'s; pass -M {owner.files_named_by}={default} for a "
+                f"{chosen.name}'s; pass -M {owns}={default} for a "
                 f"{owner.name} question file of another name"
             )
     selected = {}
     for selector in chosen.selectors:
         value = given.get(selector.name)
-        if value is None and selector.name == chosen.files_named_by:
+        if value is None and selector.name == offline.files_named_by:
             value = by_name[chosen.key]
         value = str(selector.default) if value is None else value
         if value not in selector.choices:
@@ -125,7 +130,7 @@ def _questions(source: Path, given: dict[str, str]) -> KnownQuestions:
                 f"{NAME}: {selector.name}={value!r}: choose one of {', '.join(selector.choices)}"
             )
         selected[selector.name] = value
-    return chosen.oracle_questions(source, selected)
+    return offline.questions(source, selected)
 
 
 def _selector(version: DatasetVersion[Any], name: str) -> Parameter:

@@ -1,7 +1,7 @@
 """`inspect-personamem try`: the whole path on a fresh machine, offline, in a minute.
 
 Writes the data of the dataset version `--dataset` names (the registry's first by
-default) as its entry says (`DatasetVersion.trial`: what it generates is marked so,
+default) as its entry declares (`DatasetVersion.trying`: what it generates is marked so,
 `data.provenance`, and every run that reads it labelled synthetic), runs its task with
 and without the history on the offline `personamem/oracle` model, choosing among the
 options and answering openly (the oracle grading too), and, choosing, with the
@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspect_personamem.arg_types import POSITIVE_COUNT, PROBABILITY
-from inspect_personamem.datasets.base import DatasetVersion, ToolOption, Trial
+from inspect_personamem.datasets.base import DatasetVersion
+from inspect_personamem.datasets.declared import Offline, ToolOption, Trial, Try
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 
@@ -52,11 +53,22 @@ whatever the reply (`offline.grading.GRADINGS`), a grader all position, so that 
 report's trial and agreement tables have a grader to find wanting."""
 
 
+def tried() -> dict[str, tuple[DatasetVersion[Any], Try, Offline]]:
+    """The versions `try` offers by key, each with what it writes and what the offline
+    oracle, which answers their runs, reads: those that declare both
+    (`DatasetVersion.trying`, `DatasetVersion.offline`)."""
+    return {
+        key: (version, version.trying, version.offline)
+        for key, version in VERSIONS.items()
+        if version.trying is not None and version.offline is not None
+    }
+
+
 def version_options() -> dict[str, tuple[ToolOption, list[DatasetVersion[Any]]]]:
     """Every version's own `try` options by flag, with the versions taking each."""
     options: dict[str, tuple[ToolOption, list[DatasetVersion[Any]]]] = {}
-    for version in VERSIONS.values():
-        for option in version.try_options:
+    for version, trying, _ in tried().values():
+        for option in trying.options:
             options.setdefault(option.flag, (option, []))[1].append(version)
     return options
 
@@ -64,7 +76,7 @@ def version_options() -> dict[str, tuple[ToolOption, list[DatasetVersion[Any]]]]
 def _trial(args: argparse.Namespace) -> Trial:
     """The trial of the version `--dataset` names, its options checked (before anything
     is written): another version's options are refused in one line."""
-    chosen = VERSIONS[args.dataset]
+    chosen, trying, _ = tried()[args.dataset]
     foreign = [
         (flag, owners)
         for flag, (option, owners) in version_options().items()
@@ -74,11 +86,11 @@ def _trial(args: argparse.Namespace) -> Trial:
         given = " and ".join(flag for flag, _ in foreign)
         owners = {f"{v.name} ({v.key})": None for _, versions in foreign for v in versions}
         raise PersonaMemArgumentError(
-            f"--dataset {chosen.key} writes {chosen.try_writes}: leave out {given}, which "
+            f"--dataset {chosen.key} writes {trying.writes}: leave out {given}, which "
             f"choose {' or '.join(owners)} data"
         )
-    own = {option.dest: getattr(args, option.dest) for option in chosen.try_options}
-    return chosen.trial(own, args.questions_count, args.seed)
+    own = {option.dest: getattr(args, option.dest) for option in trying.options}
+    return trying.trial(own, args.questions_count, args.seed)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -204,11 +216,12 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "tools; grade the open replies again with a second offline grader, and write the "
         "report. Needs no network, no API key and no download.",
     )
+    offered = tried()
     parser.add_argument(
         "--dataset",
-        choices=tuple(VERSIONS),
-        default=next(iter(VERSIONS)),
-        help="; ".join(f"{key}: {version.try_writes}" for key, version in VERSIONS.items())
+        choices=tuple(offered),
+        default=next(iter(offered)),
+        help="; ".join(f"{key}: {trying.writes}" for key, (_, trying, _) in offered.items())
         + " (default: the first)",
     )
     parser.add_argument(
@@ -243,7 +256,7 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         type=PROBABILITY,
         default=0.04,
         help="less, for each step the fact asked about lies back, past the first ("
-        + "; ".join(f"{v.key}: {v.oracle_steps}" for v in VERSIONS.values())
+        + "; ".join(f"{key}: {offline.steps}" for key, (_, _, offline) in offered.items())
         + ") (0.04)",
     )
     parser.add_argument("--seed", type=int, default=0, help="data and answers (0)")

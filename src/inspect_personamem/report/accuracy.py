@@ -30,7 +30,8 @@ from inspect_ai.scorer import (
 )
 
 from inspect_personamem.datasets.base import Group
-from inspect_personamem.report.logs import READ, Calibration, Run, SampleResult
+from inspect_personamem.report.read.runs import Run
+from inspect_personamem.report.read.samples import READ, Calibration, SampleResult
 from inspect_personamem.scoring.grader.correction import (
     Corrected,
     TrialCounts,
@@ -135,7 +136,7 @@ class RunSummary:
     sessions elapsed, a preference type, ...) -> each value's estimate, in `by_group`'s
     order; values no question has are left out."""
     statuses: dict[str, float]
-    """Each status of the scored answers (all epochs; `logs.READ`) -> its share of them."""
+    """Each status of the scored answers (all epochs; `read.samples.READ`) -> its share of them."""
     scored: int
     """Questions the run scored in its log, kept where `on_questions` recomputed it over
     fewer: a paired table says when two runs share fewer than they scored."""

@@ -27,13 +27,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 from numpy.typing import NDArray
 
 from inspect_personamem.report.accuracy import LEVEL, RunSummary
-from inspect_personamem.report.tables import Cell, Table, on_common_questions
 from inspect_personamem.scoring.grader.correction import NOTHING, Estimate
 
 DRAWS = 4000
@@ -131,63 +129,6 @@ def verdict_pairs(a: RunSummary, b: RunSummary) -> list[Verdicts]:
         for epoch, verdict in s.answers.items()
         if epoch in other[s.id]
     ]
-
-
-def agreement_table(graded: Sequence[RunSummary], name: str = "grader_agreement") -> Table:
-    """One row per two gradings of the same replies: their accuracies, agreement and
-    kappa; `name` is the table's file stem."""
-    rows: list[tuple[Cell, ...]] = []
-    for same in regradings(graded):
-        for a, b in combinations(same, 2):
-            found = agreement_of(verdict_pairs(a, b))
-            first, second = on_common_questions([a, b])
-            rows.append(
-                (
-                    a.label,
-                    b.label,
-                    first.overall.n,
-                    found.contexts,
-                    first.overall.accuracy,
-                    second.overall.accuracy,
-                    found.agreement.value,
-                    found.agreement.low,
-                    found.agreement.high,
-                    found.kappa.value,
-                    found.kappa.low,
-                    found.kappa.high,
-                )  # fmt: skip
-            )
-    return Table(
-        name,
-        "Gradings of the same replies",
-        "Each two gradings of one run's replies (a run re-graded by `inspect score "
-        "--scorer inspect_personamem/graded_scorer --model-role grader=...`: the same "
-        "eval, Inspect's `eval_id`), each a run of its own in the other tables, labelled "
-        "by its grader. Over the questions both scored (`questions`; with several epochs "
-        "every epoch's verdicts are paired): `accuracy` under each grader; `agreement`: "
-        "the share of verdicts that are the same (the candidate named, `none` or "
-        "`unreadable`); `kappa`: Cohen's, that agreement beyond what two graders giving "
-        "each verdict as often would reach by chance (1: they always agree; 0: no more "
-        "than chance; blank where both gave one verdict throughout). Their 95% intervals "
-        f"come from a cluster bootstrap ({DRAWS} draws, seeded) of the shared histories "
-        "(`contexts`). High agreement says the graders read the replies alike, not that "
-        "either reads them right: their trials (`grader_trials`) say that.",
-        (
-            "grading",
-            "other grading",
-            "questions",
-            "contexts",
-            "accuracy",
-            "other accuracy",
-            "agreement",
-            "ci95 low",
-            "ci95 high",
-            "kappa",
-            "kappa ci95 low",
-            "kappa ci95 high",
-        ),  # fmt: skip
-        tuple(rows),
-    )
 
 
 def regrading_notes(graded: Sequence[RunSummary]) -> list[str]:

@@ -8,11 +8,11 @@ Output folder layout::
     figures/<name>.png, .svg each dataset version's figures
 
 Each dataset version with runs in the logs gives its part of the page, in the
-registry's order (`DatasetVersion.report_sections`): by default the sections every
-version's runs get (`sections.ReportContext.common`: `<key>_overall`, `<key>_graders`,
-`<key>_runs`, a table per group, `<key>_estimates`); a version with its own (the
-paper's figures, published numbers) builds them in its package (`datasets/<version>/
-report.py`, which its docstring lays out).
+registry's order, drawn from what it declares (`layouts.version_sections`): by default
+the sections every version's runs get (`sections.ReportContext.common`: `<key>_overall`,
+`<key>_graders`, `<key>_runs`, a table per group, `<key>_estimates`); a version that
+declares a layout (the paper's figures, published numbers) gets the report's module for
+it (`paper.py`, `beside.py`, which their docstrings lay out).
 """
 
 from __future__ import annotations
@@ -26,11 +26,14 @@ from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.report.accuracy import RunSummary, summarise
 from inspect_personamem.report.check import check
 from inspect_personamem.report.errata import errata_notes
+from inspect_personamem.report.errors import ReportError
 from inspect_personamem.report.glance import caveat_lines, headline, summary_table
 from inspect_personamem.report.graded import grader_notes
 from inspect_personamem.report.html_page import FigureFile, write_page
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.logs import ReportError, Run, read_runs
+from inspect_personamem.report.layouts import version_sections
+from inspect_personamem.report.read.logs import read_runs
+from inspect_personamem.report.read.runs import Run
 from inspect_personamem.report.retrieval import earlier_rule_notes, upper_bound_notes
 from inspect_personamem.report.sections import Inclusion, ReportContext, Section
 from inspect_personamem.report.tables import Table
@@ -128,7 +131,7 @@ def build_report(
         section
         for key, mine in by_version.items()
         if mine
-        for section in VERSIONS[key].report_sections(mine, context)
+        for section in version_sections(VERSIONS[key], mine, context)
     ]
     notes = list(dict.fromkeys(notes))  # both published comparisons may say the same
     tables = [section for section in sections if isinstance(section, Table)]

@@ -1,12 +1,14 @@
-"""`inspect-personamem card LOG... --out DIR`: a results card per model and setting, one
-JSON file and one Markdown table, made from the report's reading of the logs.
+"""What a results card holds (`inspect-personamem card LOG... --out DIR`: one per model
+and setting), made from the report's reading of the logs and its analyses; its JSON
+file and Markdown table are written by `report/card_writer.py`.
 
 A card says what was run, on what, and what it scored: the dataset's repository and
 revision, where the files came from, whether they were the released ones and what is
 known of each released file (rows, bytes, sha256), the known defects of the data that
-touch the run; the task version and the sha256 of every fixed text it sends a model
-(`DatasetVersion.prompts`); the model with the arguments and generation settings that
-change it; the grader of open answers with its trials; the questions in the split,
+touch the run; the task version and the sha256 of every fixed text it sent a model, as
+the task wrote them into the log (`run/facts.py`; the installed package's for an older
+log, and the card says so: `facts_from`); the model with the arguments and generation
+settings that change it; the grader of open answers with its trials; the questions in the split,
 planned and scored; accuracy with its 95% interval, overall and per value of each of
 its version's groups, beside the same model's no-history run and the model-free floor
 (paired over the questions both scored; `THIS_RUN` where the run is one of those
@@ -23,55 +25,30 @@ JSON's keys; `SCHEMA` names its version.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import re
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from inspect_personamem.answer.table import ANSWERS
-from inspect_personamem.cost.prices import PriceTable, load_prices
+from inspect_personamem.cost.prices import PriceTable
 from inspect_personamem.data.release import RELEASED
-from inspect_personamem.datasets.base import DatasetVersion
-from inspect_personamem.datasets.registry import VERSIONS
-from inspect_personamem.history.table import HISTORIES
-from inspect_personamem.parameters import Point
-from inspect_personamem.report.accuracy import Accuracy, RunSummary, summarise, title_of
+from inspect_personamem.report.accuracy import Accuracy, RunSummary
 from inspect_personamem.report.axes import no_history_settings
-from inspect_personamem.report.costs import RunCost, run_costs
+from inspect_personamem.report.costs import RunCost
 from inspect_personamem.report.differences import Difference, differences
 from inspect_personamem.report.errata import errata_of
+from inspect_personamem.report.errors import ReportError
 from inspect_personamem.report.graded import kind_results, trust
-from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.logs import ReportError, Run, read_runs
-from inspect_personamem.report.tables import (
-    FLOOR_MODEL,
-    FloorPair,
-    GainPair,
-    Table,
-    by_kind,
-    floor_pairs,
-    gain_pairs,
-)
+from inspect_personamem.report.pairs import FLOOR_MODEL, FloorPair, GainPair
+from inspect_personamem.report.read.runs import Run
 
-SCHEMA = "inspect-personamem-card/2"
+SCHEMA = "inspect-personamem-card/3"
 """The card's format and its version: bumped with `card.schema.json` when a key changes."""
 SCHEMA_FILE = Path(__file__).with_name("card.schema.json")
 GRADER_METRICS = ("grader_", "judge_", "accuracy_corrected")
 """The stored metrics that are a grader's or judge's figures (its trials, the accuracy
 corrected for its errors), as Inspect computed them."""
-
-
-@dataclass(frozen=True)
-class Cards:
-    """The cards written, and what is worth knowing about the logs read."""
-
-    written: list[Path]
-    """Each card's JSON file (its Markdown table beside it)."""
-    notes: list[str]
 
 
 def _shortfalls(run: Run) -> list[str]:
@@ -87,7 +64,7 @@ def _unreleased(run: Run) -> str:
     return "" if run.data_release == RELEASED else run.data_release
 
 
-def _check_allowed(runs: Sequence[Run], allow_incomplete: bool, allow_unreleased: bool) -> None:
+def check_allowed(runs: Sequence[Run], allow_incomplete: bool, allow_unreleased: bool) -> None:
     """Refuse, in one line, the logs that are not complete or not on the released data,
     unless allowed, naming each log, why, and the option that would allow it."""
     refused, options = [], []
@@ -108,13 +85,9 @@ def _check_allowed(runs: Sequence[Run], allow_incomplete: bool, allow_unreleased
         )
 
 
-def prompt_digests(run: Run) -> dict[str, str]:
-    """The sha256 of each fixed text the run sent a model, by where it is defined."""
-    point = Point(HISTORIES[run.settings["history"]], ANSWERS[run.settings["answer"]])
-    texts = run.entry.prompts(point, run.settings)
-    return {name: hashlib.sha256(texts[name].encode()).hexdigest() for name in sorted(texts)}
-
-
+FROM_THE_LOG = "the log"
+"""A card's `facts_from` where the log holds what the task wrote of how it ran
+(`Run.facts`); else the installed package's description, and why (`Run.described_by`)."""
 THIS_RUN = "this run"
 """A card's `no_history` or `floor` where the run is that reference itself."""
 
@@ -278,7 +251,8 @@ def card(
             "released_files": _released_files(run),
             "errata": [{"reported": e.reported, "defect": e.defect} for e in errata_of(run)],
         },
-        "prompts": prompt_digests(run),
+        "prompts": run.prompts,
+        "facts_from": run.described_by or FROM_THE_LOG,
         "model": {
             "name": run.model,
             "args": run.model_args,
@@ -316,174 +290,3 @@ def card(
         "cost": _cost(cost, prices),
         "exceptions": {"incomplete": _shortfalls(run), "unreleased": _unreleased(run)},
     }
-
-
-def _interval(e: Mapping[str, Any]) -> str:
-    """`0.589 [0.541, 0.636], 589 questions`; a dash where there is no estimate."""
-    if e["accuracy"] is None:
-        return "–"
-    low, high = e["ci95_low"], e["ci95_high"]
-    interval = f" [{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
-    return f"{e['accuracy']:.3f}{interval}, {e['questions']} questions"
-
-
-def _beside(ref: Mapping[str, Any] | str | None, itself: str) -> str:
-    """A reference run in a few words: its label and accuracy, and the difference; the
-    run's own words (`itself`) where it is the reference."""
-    if ref == THIS_RUN:
-        return f"{THIS_RUN}: {itself}"
-    if not isinstance(ref, Mapping):
-        return "none among the logs"
-    d = ref["difference"]
-    if d["difference"] is None:
-        said = "no difference (no question both scored)"
-    else:
-        interval = (
-            f" [{d['ci95_low']:+.3f}, {d['ci95_high']:+.3f}]" if d["ci95_low"] is not None else ""
-        )
-        said = f"difference {d['difference']:+.3f}{interval} over {d['questions']} questions"
-    return f"{ref['label']}: {_interval(ref['accuracy'])}; {said}"
-
-
-def _model(name: str, args: Mapping[str, str], generation: Mapping[str, str]) -> str:
-    """`name (arg=value, ...)`, and how it generated where any setting was set."""
-    given = ", ".join(f"{k}={v}" for k, v in args.items() if v is not None)
-    said = f"{name} ({given})" if given else name
-    config = ", ".join(f"{k}={v}" for k, v in generation.items()) or "the provider's defaults"
-    return f"{said}; generation: {config}"
-
-
-def _known(file: Mapping[str, Any]) -> str:
-    """What is known of a released file, in words."""
-    facts = [f"{file['rows']:,} {file['unit']}"]
-    facts += [f"{file['bytes']:,} bytes"] if file["bytes"] is not None else []
-    facts += [f"sha256 {file['sha256']}"] if file["sha256"] is not None else []
-    pin = "" if file["of_pinned_revision"] else " (at another revision of the release)"
-    return ", ".join(facts) + pin
-
-
-def _grader_words(grader: Mapping[str, Any]) -> str:
-    """The grader, how it was bound, and its trials, in words."""
-    c = grader["calibration"]
-    if grader["judged"]:
-        separation = c["separation"]
-        trials = f"separation {'–' if separation is None else format(separation, '.3f')}"
-    else:
-        kinds = [
-            f"{kind} {t['share']:.2f} [{t['ci95'][0]:.2f}, {t['ci95'][1]:.2f}]"
-            for kind, t in c["trials"].items()
-            if t["trials"] and t["share"] is not None
-        ]
-        trials = f"{', '.join(kinds)}; trustworthy: {c['trustworthy']}"
-    bound = "the model under test (self-graded)" if grader["self_graded"] else "its own model"
-    tried = f"{trials} over {c['questions']} questions" if c["questions"] else "not tried"
-    model = _model(grader["model"], grader["args"], grader["generate_config"])
-    return f"{model}; {bound}; {tried}"
-
-
-def card_table(c: Mapping[str, Any], version: DatasetVersion[Any]) -> Table:
-    """A card of a run of `version` as one Markdown table: what was run, on what, what
-    it scored (per value of the version's averaged group, else its first) and cost."""
-    data, questions, cost = c["dataset"], c["questions"], c["cost"]
-    model = c["model"]
-    rows: list[tuple[str, str]] = [
-        ("task", f"{c['task']['name']}, version {c['task']['version']}"),
-        ("dataset", f"{data['name']} {data['selection']} ({data['license']})"),
-        ("repository", f"{data['repository']} at revision {data['revision']}"),
-        ("files from", data["source"] or "not recorded"),
-        ("data", data["release"] or "not recorded"),
-        ("checked against the release", data["checked"] or "not recorded"),
-        *((f"released {name}", _known(file)) for name, file in data["released_files"].items()),
-        ("model", _model(model["name"], model["args"], model["generate_config"])),
-        ("settings", ", ".join(c["changed_settings"]) or "all defaults"),
-        ("questions", ", ".join(f"{k} {v}" for k, v in questions.items())),
-        ("accuracy", _interval(c["overall"])),
-    ]
-    if c["macro"] is not None:
-        rows.append(("macro average", f"{c['macro']:.3f}"))
-    shown = version.mean_group or version.groups[0]
-    for value, e in c["groups"][shown.key]["values"].items():
-        rows.append((f"{shown.title}: {title_of(shown, value)}", _interval(e)))
-    rows += [
-        ("beside no history", _beside(c["no_history"], "it has no history")),
-        ("beside the model-free floor", _beside(c["floor"], "it is the floor")),
-    ]
-    if c["grader"] is not None:
-        rows.append(("grader", _grader_words(c["grader"])))
-    usd = cost["usd"]
-    rows.append(
-        (
-            "cost",
-            "no price for the model"
-            if usd is None
-            else f"${usd:.2f} (${cost['usd_per_question']:.4f} a question; {cost['prices']})",
-        )
-    )
-    if cost["tokens_per_question"] is not None:
-        tokens = ", ".join(f"{k} {v:,.0f}" for k, v in cost["tokens_per_question"].items() if v)
-        rows.append(("tokens a question (the log's)", tokens))
-    rows += [(f"prompt {name}", f"sha256 {digest}") for name, digest in c["prompts"].items()]
-    rows += [(f"known defect ({e['reported']})", e["defect"]) for e in data["errata"]]
-    exceptions = c["exceptions"]
-    if exceptions["incomplete"]:
-        rows.append(("made although incomplete", ", ".join(exceptions["incomplete"])))
-    if exceptions["unreleased"]:
-        rows.append(("made although not on the released data", exceptions["unreleased"]))
-    return Table(
-        "card",
-        f"Results card: {c['label']}",
-        f"From `{c['log']}` ({c['status']}, started {c['started']}); {c['schema']}.",
-        ("field", "value"),
-        tuple(rows),
-    )
-
-
-def file_stem(key: str, label: str) -> str:
-    """A card's file name: its version's key and its run's label (unique among the
-    version's runs), lower case, a dash for each run of other characters."""
-    return re.sub(r"[^a-z0-9.]+", "-", f"{key} {label}".lower()).strip("-")
-
-
-def write_cards(
-    paths: Sequence[str | Path],
-    out: Path,
-    *,
-    allow_incomplete: bool = False,
-    allow_unreleased: bool = False,
-    prices: PriceTable | None = None,
-) -> Cards:
-    """Read the logs in `paths`, refuse those not allowed (`_check_allowed`), and write a
-    card (`<stem>.json`, `<stem>.md`) into `out` for each model and setting (of several
-    logs of one, the latest complete: `tables.by_kind`)."""
-    read = read_runs(paths)
-    if not read.runs:
-        raise ReportError(f"no PersonaMem runs in {', '.join(map(str, paths))}")
-    _check_allowed(read.runs, allow_incomplete, allow_unreleased)
-    prices = prices or load_prices()
-    notes = list(read.notes)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for key in VERSIONS:
-        runs = [run for run in read.runs if run.benchmark == key]
-        summaries = [summarise(r, label) for r, label in zip(runs, run_labels(runs), strict=True)]
-        carded = by_kind(summaries)
-        notes += [
-            f"{s.run.location}: no card (no question scored, or a later complete log of "
-            "the same model and setting has one)"
-            for s in summaries
-            if s not in carded
-        ]
-        gains = {p.run.label: p for p in gain_pairs(summaries)}
-        floors = {p.run.label: p for p in floor_pairs(summaries)}
-        costs = {c.summary.label: c for c in run_costs(carded, prices)}
-        for s in carded:
-            made = card(s, gains.get(s.label), floors.get(s.label), costs.get(s.label), prices)
-            stem = file_stem(key, s.label)
-            while out / f"{stem}.json" in written:  # labels that differ in punctuation only
-                stem += "-"
-            path = out / f"{stem}.json"
-            path.write_text(json.dumps(made, indent=2) + "\n", encoding="utf-8")
-            table = card_table(made, s.run.entry).markdown()
-            path.with_suffix(".md").write_text(table, encoding="utf-8")
-            written.append(path)
-    return Cards(written, notes)

@@ -21,7 +21,7 @@ from typing import Any
 
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.report.accuracy import RunSummary, on_questions
-from inspect_personamem.report.logs import READ
+from inspect_personamem.report.read.samples import READ
 from inspect_personamem.scoring.metrics import TRIAL_METRICS, corrected_metrics, trial_shares
 
 TOLERANCE = 1e-9

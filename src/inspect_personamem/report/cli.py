@@ -1,5 +1,6 @@
 """`inspect-personamem report`: tables, figures and an HTML page from PersonaMem logs;
-`inspect-personamem card`: a results card per model and setting (`report/card.py`).
+`inspect-personamem card`: a results card per model and setting (`report/card.py`,
+`report/card_writer.py`).
 
 A `ReportError` is one of the package's deliberate errors: `cli.main` prints it.
 """
@@ -15,12 +16,12 @@ def parse_name_overrides(items: Sequence[str]) -> dict[str, str]:
     """`MODEL=NAME` items (the command's `--published-name`) as a mapping.
 
     NAME must be a model some dataset version publishes numbers of
-    (`DatasetVersion.published_names`); an empty NAME means "do not compare MODEL".
+    (`Reported.published_names`); an empty NAME means "do not compare MODEL".
     """
     from inspect_personamem.datasets.registry import VERSIONS
-    from inspect_personamem.report.logs import ReportError
+    from inspect_personamem.report.errors import ReportError
 
-    known = list(dict.fromkeys(n for v in VERSIONS.values() for n in v.published_names()))
+    known = list(dict.fromkeys(n for v in VERSIONS.values() for n in v.reported.published_names()))
     overrides: dict[str, str] = {}
     for item in items:
         model, sep, name = item.partition("=")
@@ -97,7 +98,7 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def run_card(args: argparse.Namespace) -> int:
-    from inspect_personamem.report.card import write_cards
+    from inspect_personamem.report.card_writer import write_cards
 
     cards = write_cards(
         args.logs,

@@ -1,8 +1,8 @@
 """What each run cost beside what it scored: tokens per question, and dollars.
 
-Tokens come from the log (`logs.Tokens`): the answering model's as Inspect counted
+Tokens come from the log (`read.samples.Tokens`): the answering model's as Inspect counted
 them per sample, and a memory system's own LLM and embedding tokens as it reported
-them per question. Dollars are what Inspect logged (`logs.SampleResult.logged_cost`,
+them per question. Dollars are what Inspect logged (`read.samples.SampleResult.logged_cost`,
 for a run made with `inspect eval --model-cost-config`), and where it logged none,
 computed here from the tokens at the package's price table (`cost/model_costs.yaml`,
 dated; a batched run's at its provider's batch prices, `cost/batch.py`); a run whose
@@ -11,7 +11,7 @@ which (`RunCost.source`). The memory system's tokens are shown, not priced: the 
 does not say which models it called.
 
 `run_costs` is what a view of a report reads: each run's tokens and dollars per
-question and where the dollars come from.
+question and where the dollars come from; `costs_tables.py` renders them.
 """
 
 from __future__ import annotations
@@ -24,12 +24,11 @@ from typing import Literal
 from inspect_ai.model import ModelCost
 
 from inspect_personamem.cost.batch import batch_terms
-from inspect_personamem.cost.prices import SHIPPED_AS_OF, PriceTable, tokens_cost
+from inspect_personamem.cost.prices import PriceTable, tokens_cost
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.report.accuracy import RunSummary
-from inspect_personamem.report.labels import method_labels
-from inspect_personamem.report.logs import Run, SampleResult, Tokens
-from inspect_personamem.report.tables import Cell, GainPair, Table
+from inspect_personamem.report.read.runs import Run
+from inspect_personamem.report.read.samples import SampleResult, Tokens
 
 CostSource = Literal["logged", "computed", "partly computed", "batch, computed", "none"]
 """Where a run's dollars come from: Inspect logged every question's (`logged`); none,
@@ -99,79 +98,3 @@ def mean_tokens(samples: Sequence[SampleResult]) -> Tokens:
             for f in fields(Tokens)
         }
     )
-
-
-def cost_table(costs: Sequence[RunCost], pairs: Sequence[GainPair], prices: PriceTable) -> Table:
-    """One row per run: tokens and dollars per question, and dollars per point gained."""
-    by_label = {c.summary.label: c for c in costs}
-    baselines = {p.run.label: p for p in pairs}
-    methods = method_labels([c.summary.run for c in costs])
-    rows: list[tuple[Cell, ...]] = []
-    for c, method in zip(costs, methods, strict=True):
-        pair = baselines.get(c.summary.label)
-        gain = math.nan
-        extra = math.nan
-        if pair is not None:
-            gain = pair.run.overall.accuracy - pair.baseline.overall.accuracy
-            base = by_label.get(pair.baseline.label)
-            if base is not None and gain > 0:
-                extra = (c.dollars - base.dollars) / (100 * gain)
-        t = c.tokens
-        rows.append(
-            (
-                c.summary.label,
-                method,
-                c.summary.overall.n,
-                t.input,
-                t.cache_read,
-                t.output,
-                t.memory_input or math.nan,
-                t.memory_output or math.nan,
-                c.dollars,
-                c.source,
-                c.summary.overall.accuracy,
-                gain,
-                extra,
-            )  # fmt: skip
-        )
-    return Table(
-        "cost",
-        "Cost beside accuracy",
-        "Per scored question (mean over its epochs): the answering model's input tokens "
-        "(of them read from a cache) and output tokens, as Inspect logged them (less a "
-        "grader's, bound to its role; a self-graded run's include its grading); the "
-        "memory system's own input and output tokens (LLM and embedder), as it reported "
-        "them (blank: it reported none); and the model's cost in US dollars, as Inspect "
-        "logged it (a run made with `inspect eval --model-cost-config`), else computed "
-        f"from its tokens at the prices of `{prices.source}` ({_as_of(prices)}; a batched "
-        "run's at its provider's batch prices; blank: neither logged nor priced there; "
-        "the memory system's tokens are not priced); `USD from` says which: `logged`, "
-        "`computed`, `batch, computed`, `partly computed` (a run retried by `inspect "
-        "eval-retry`, which takes no cost configuration) or `none`. Inspect logs a "
-        "batched run's cost at the prices it was given, which know no batch discount: "
-        "give it `inspect-personamem prices --batch`'s for a batch. `gain`: accuracy over "
-        "the run's no-history run (see `gain`); `USD per point`: the extra dollars per "
-        "question over the no-history run for each accuracy point gained (blank without a "
-        "gain or a price).",
-        (
-            "run",
-            "method",
-            "questions",
-            "input tokens",
-            "cached input tokens",
-            "output tokens",
-            "memory input tokens",
-            "memory output tokens",
-            "USD",
-            "USD from",
-            "accuracy",
-            "gain",
-            "USD per point",
-        ),  # fmt: skip
-        tuple(rows),
-    )
-
-
-def _as_of(prices: PriceTable) -> str:
-    """When the table's prices were read, where known."""
-    return f"as of {SHIPPED_AS_OF}" if prices.shipped else "a table given"

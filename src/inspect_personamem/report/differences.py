@@ -37,7 +37,7 @@ from inspect_personamem.report.accuracy import (
     apply_metric,
     title_of,
 )
-from inspect_personamem.report.logs import SampleResult
+from inspect_personamem.report.read.samples import SampleResult
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 from inspect_personamem.data.release import RELEASED, Erratum
 from inspect_personamem.report.accuracy import RunSummary
-from inspect_personamem.report.glance import which_runs
-from inspect_personamem.report.logs import Run
+from inspect_personamem.report.labels import which_runs
+from inspect_personamem.report.read.runs import Run
 
 
 def errata_of(run: Run) -> list[Erratum]:

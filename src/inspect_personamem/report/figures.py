@@ -25,6 +25,7 @@ from inspect_personamem.datasets.base import Group
 from inspect_personamem.report.accuracy import NO_ESTIMATE, Accuracy, RunSummary
 from inspect_personamem.report.costs import RunCost
 from inspect_personamem.report.graded import ChoiceOpenPair
+from inspect_personamem.report.pairs import MethodGroup
 from inspect_personamem.report.retrieval import (
     REFERENCES,
     EvidenceUse,
@@ -32,7 +33,7 @@ from inspect_personamem.report.retrieval import (
     shown_value,
     use_by_value,
 )
-from inspect_personamem.report.tables import MethodGroup, values_of
+from inspect_personamem.report.tables import values_of
 
 DPI = 100
 SIZES: dict[str, tuple[float, float]] = {

@@ -15,8 +15,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from inspect_personamem.report.accuracy import RunSummary
-from inspect_personamem.report.logs import Run
-from inspect_personamem.report.tables import FLOOR_MODEL, Cell, Table
+from inspect_personamem.report.labels import which_runs
+from inspect_personamem.report.pairs import FLOOR_MODEL
+from inspect_personamem.report.read.runs import Run
+from inspect_personamem.report.tables import Cell, Table
 
 CAVEATS: dict[str, str] = {
     "subset": "run over part of the split (`--limit`, `--sample-id`); the published numbers "
@@ -53,13 +55,6 @@ def caveats(run: Run) -> dict[str, str]:
     if run.upper_bound:
         kinds["upper bound"] = ""
     return kinds
-
-
-def which_runs(named: Sequence[RunSummary], of: int) -> str:
-    """`all 4 runs`, or the runs named: `1 of 4 runs: A`."""
-    if len(named) == of:
-        return f"all {of} runs" if of > 1 else "the run"
-    return f"{len(named)} of {of} runs: " + "; ".join(s.label for s in named)
 
 
 def headline(summaries: Sequence[RunSummary]) -> str:

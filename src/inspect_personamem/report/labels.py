@@ -18,8 +18,10 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.axes import axes_label, axis_settings
-from inspect_personamem.report.logs import ModelId, Run
+from inspect_personamem.report.read.identity import ModelId
+from inspect_personamem.report.read.runs import Run
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
@@ -119,3 +121,10 @@ def id_labels(models: Sequence[ModelId]) -> list[str]:
         shown = [f"{k}={given[k]}" for k in differing[name] if k in given]
         labels.append(f"{name} ({', '.join(shown)})" if shown else name)
     return labels
+
+
+def which_runs(named: Sequence[RunSummary], of: int) -> str:
+    """`all 4 runs`, or the runs named: `1 of 4 runs: A`."""
+    if len(named) == of:
+        return f"all {of} runs" if of > 1 else "the run"
+    return f"{len(named)} of {of} runs: " + "; ".join(s.label for s in named)

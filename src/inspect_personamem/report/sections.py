@@ -1,11 +1,12 @@
 """A dataset version's part of the report: the sections every version's runs get, and
-what a version's own sections (`DatasetVersion.report_sections`) are drawn with.
+what the layouts a version declares (`layouts.py`) are drawn with.
 
 The report reads no version by name: each version with runs in the logs gives its part
 of the page, in the registry's order. By default that part is `ReportContext.common`
 (overall, graders of open answers, runs, accuracy per value of each of its groups,
 every estimate); a version with more to show (published numbers, the paper's figures)
-builds its part in its own package from the tables and figures here.
+declares it as data (`DatasetVersion.reported`) and the report's module for its layout
+draws it from the tables and figures here.
 """
 
 from __future__ import annotations
@@ -18,14 +19,13 @@ from typing import Any
 
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.report.accuracy import RunSummary
-from inspect_personamem.report.graded import grader_tables
+from inspect_personamem.report.graded_tables import grader_tables
 from inspect_personamem.report.html_page import FigureFile
-from inspect_personamem.report.retrieval import (
+from inspect_personamem.report.retrieval import evidence_groups, retrieval_runs
+from inspect_personamem.report.retrieval_tables import (
     evidence_bounds_table,
-    evidence_groups,
     evidence_use_table,
     memory_cost_table,
-    retrieval_runs,
 )
 from inspect_personamem.report.tables import (
     Table,
@@ -90,7 +90,7 @@ class ReportContext:
     ) -> list[Section]:
         """The sections every version's runs get, named `<key>_<table>` and titled after
         the version: overall, the graders of open answers, their trials and their agreement
-        (where a grader named candidates: `graded.grader_tables`), the runs, accuracy
+        (where a grader named candidates: `graded_tables.grader_tables`), the runs, accuracy
         per value of each group, what the retrieval runs' memories did (`retrieval`),
         every estimate."""
         prefix = f"{version.key}_"

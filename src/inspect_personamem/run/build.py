@@ -17,6 +17,7 @@ from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.seen import Past
 from inspect_personamem.run.arguments import all_arguments, checked_point
+from inspect_personamem.run.facts import FACTS, run_facts
 from inspect_personamem.run.viewer import HEADLINE, viewer_config
 
 logger = logging.getLogger(__name__)
@@ -105,6 +106,7 @@ def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Ta
             "answer": point.answer.name,
             "dataset": version.name,
             "revision": arguments["revision"],
+            FACTS: run_facts(version, point, arguments),
         },
     )
 

@@ -16,6 +16,7 @@ from inspect_personamem.data.contexts import session_starts
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.datasets.v1.contexts import ContextStore
+from inspect_personamem.datasets.v1.fitting import write_fitting_contexts
 from inspect_personamem.datasets.v1.generator import (
     SHAPES,
     context_sizes,
@@ -23,7 +24,6 @@ from inspect_personamem.datasets.v1.generator import (
     generate_split,
     text_tokens,
     write_contexts,
-    write_fitting_contexts,
 )
 from inspect_personamem.datasets.v1.options import parse_options
 from inspect_personamem.datasets.v1.records import COLUMNS, read_questions

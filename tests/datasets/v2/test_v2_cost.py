@@ -15,7 +15,7 @@ from inspect_personamem.cli import main
 from inspect_personamem.cost.estimate import CostEstimate, Plan, estimate
 from inspect_personamem.cost.prompt_cache import CacheSettings
 from inspect_personamem.data.order import order_records
-from inspect_personamem.datasets.base import Where
+from inspect_personamem.datasets.declared import Where
 from inspect_personamem.datasets.registry import version
 from inspect_personamem.datasets.v2.files import load_questions
 from inspect_personamem.datasets.v2.generator import generate_v2

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from support.helpers import V2_ROW, V2_ROW_CSV
 
-from inspect_personamem.datasets.v1.generator import write_table
+from inspect_personamem.data.synthetic import write_table
 from inspect_personamem.datasets.v2.generator import write_questions
 from inspect_personamem.datasets.v2.records import COLUMNS, V2Record, read_questions
 from inspect_personamem.errors import PersonaMemDataError

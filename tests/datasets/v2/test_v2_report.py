@@ -267,9 +267,9 @@ def test_figure_labels_are_whole_inside_the_figure_and_1_leaves_headroom(
     lines, never cut), and an accuracy of 1.0 stays below the frame."""
     from matplotlib.figure import Figure
 
-    from inspect_personamem.datasets.v1 import figures as v1_figures
-    from inspect_personamem.datasets.v2 import figure as v2_figure
+    from inspect_personamem.report import beside_figure as v2_figure
     from inspect_personamem.report import figures
+    from inspect_personamem.report import paper_figures as v1_figures
 
     drawn: list[Figure] = []
     save = figures.save

@@ -16,7 +16,7 @@ from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from support.graders import first, grader, metrics, open_run
 from support.helpers import DISPLAY, ROOT, offline_env
 
-from inspect_personamem.report.logs import read_runs
+from inspect_personamem.report.read.logs import read_runs
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD, graded_scorer
 
 ORACLE = "personamem/oracle"

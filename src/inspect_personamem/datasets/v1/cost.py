@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from inspect_personamem.cost.prompt_cache import CHARS_PER_TOKEN, Request, text_tokens
-from inspect_personamem.datasets.base import QuestionRequests, Where
+from inspect_personamem.data.requests import CHARS_PER_TOKEN, Request, text_tokens
+from inspect_personamem.datasets.declared import QuestionRequests, Where
 from inspect_personamem.datasets.v1.files import locate_split_files, release_files
 from inspect_personamem.datasets.v1.prompt import final_user_message
 from inspect_personamem.datasets.v1.records import QuestionRecord

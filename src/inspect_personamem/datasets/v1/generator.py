@@ -16,15 +16,15 @@ plug-in recognise it, `history=evidence` show it. The token columns are counted 
 the authors counted them, over the history's contents joined by spaces, with four
 letters a token for the GPT-4o tokenizer (`text_tokens`): `distance_to_ref_in_tokens`
 from the start of the evidence message to the question, the question's own tokens
-included, as in `context_length_in_tokens`.
+included, as in `context_length_in_tokens`. Histories that fit a real question file
+are `fitting.py`'s; the random text and the CSV writer are every version's
+(`data/synthetic.py`).
 """
 
 from __future__ import annotations
 
 import bisect
-import csv
 import hashlib
-import itertools
 import json
 import random
 from collections import defaultdict
@@ -35,6 +35,7 @@ from typing import Any
 
 from inspect_personamem.data.contexts import session_starts
 from inspect_personamem.data.provenance import mark_generated
+from inspect_personamem.data.synthetic import Text, write_table
 from inspect_personamem.datasets.v1.options import COUNT, V1_LETTERS
 from inspect_personamem.datasets.v1.question_types import RAW_LABELS
 from inspect_personamem.datasets.v1.records import COLUMNS
@@ -47,13 +48,6 @@ TOPICS = (
     "bookRecommendation", "movieRecommendation", "homeDecoration", "familyRelations",
     "studyConsultation", "sportsRecommendation", "onlineShopping",
 )  # fmt: skip
-_WORDS = (
-    "coffee", "garden", "weekend", "piano", "budget", "hiking", "novel", "recipe", "café",
-    "sister", "project", "morning", "travel", "yoga", "painting", "market", "career", "jazz",
-    "museum", "podcast", "friend", "river", "school", "kitchen", "city", "habit", "dream",
-    "it's", "really", "prefer", "enjoy", "lately", "because", "always", "never", "maybe",
-)  # fmt: skip
-_DECOMPOSED = "cafe\u0301"  # an accent written as two code points, as in the real files
 
 
 @dataclass(frozen=True)
@@ -75,46 +69,6 @@ SHAPES: dict[Split, SplitShape] = {
 }
 """The released splits' shapes (PERSONAMEM.md): contexts, messages per context,
 questions, and a message length that makes a 1M context about 4 MB of text."""
-
-
-class Text:
-    """Cheap random text: every sentence is drawn afresh from a Zipf-like law over a few
-    thousand made-up words.
-
-    Nothing repeats at long range, so the text compresses about as well as real prose
-    does with zlib and zstd alike (about 0.3 of its size): a pool of ready-made
-    sentences would fit in zstd's window and make logs look smaller than real ones.
-    """
-
-    ACCENT_EVERY = 2000
-    """About one sentence in this many carries a decomposed accent, as real text does."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-        self.vocabulary = list(_WORDS) + [
-            "".join(rng.choices("abcdefghijklmnoprstuvwy", k=rng.randint(2, 9)))
-            for _ in range(4000)
-        ]
-        self.cum_weights = list(
-            itertools.accumulate(1 / (rank + 1) for rank in range(len(self.vocabulary)))
-        )
-
-    def sentence(self) -> str:
-        if self.rng.randrange(self.ACCENT_EVERY) == 0:
-            return f"I had a {_DECOMPOSED} au lait, which I'd recommend."
-        words = self.rng.choices(
-            self.vocabulary, cum_weights=self.cum_weights, k=self.rng.randint(6, 16)
-        )
-        return " ".join(words).capitalize() + "."
-
-    def about(self, chars: int) -> str:
-        parts: list[str] = []
-        size = 0
-        while size < chars:
-            sentence = self.sentence()
-            parts.append(sentence)
-            size += len(sentence) + 1
-        return " ".join(parts)
 
 
 LETTERS_PER_TOKEN = 4
@@ -177,7 +131,7 @@ def evidence_message(question: str, question_id: str) -> dict[str, str]:
     return {"role": "user", "content": f"User: {said} {evidence_marker(question_id)}"}
 
 
-class _Slots:
+class Slots:
     """Where one history can take evidence messages: per session (`session_starts`),
     the positions of its user messages that no question's evidence has taken. A
     question's evidence lies before its end index, in its own session or an earlier one."""
@@ -266,29 +220,6 @@ def write_questions(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
     mark_generated(path.parent, path, __name__)
 
 
-def write_table(
-    path: Path,
-    columns: Sequence[str],
-    rows: Iterable[Mapping[str, Any]],
-    *,
-    line_end: str,
-    last_line_end: bool,
-) -> None:
-    """Write a UTF-8 CSV file of `columns` as Python's csv writer (and pandas', which is
-    it) writes one: a header, quotes only around a cell holding a comma, a quote or a
-    line break, a quote inside doubled, None as an empty cell, any other value as
-    `str()` (`True`, `42`); lines end with `line_end`, the last one only where
-    `last_line_end`."""
-    with path.open("w", encoding="utf-8", newline="") as file:
-        writer = csv.DictWriter(file, fieldnames=columns, lineterminator=line_end)
-        writer.writeheader()
-        writer.writerows(rows)
-    if not last_line_end:
-        with path.open("rb+") as file:
-            file.seek(-len(line_end.encode()), 2)
-            file.truncate()
-
-
 class _Questions:
     """Draws a split's question rows, context by context, from one random stream."""
 
@@ -304,12 +235,12 @@ class _Questions:
         """The rows of the questions `numbers` (their places in the file) asked over one
         history, each one's evidence message placed in `messages`; their token columns
         counted once all are placed (`count_tokens`)."""
-        slots = _Slots(messages)
+        slots = Slots(messages)
         placed = [self.row(number, context_id, messages, slots) for number in numbers]
         return [count_tokens(row, position, messages) for row, position in placed]
 
     def row(
-        self, number: int, context_id: str, messages: list[dict[str, str]], slots: _Slots
+        self, number: int, context_id: str, messages: list[dict[str, str]], slots: Slots
     ) -> tuple[dict[str, Any], int]:
         """One question's row, its token columns not yet counted, and where its evidence
         message lies. Its end index falls in the second half of its history (real
@@ -348,7 +279,7 @@ class _Questions:
         }
         return row, position
 
-    def end_index(self, context_id: str, number: int, size: int, slots: _Slots) -> int:
+    def end_index(self, context_id: str, number: int, size: int, slots: Slots) -> int:
         """A question's end index: in the second half of its history where a slot
         before it can take its evidence, else the least that has one, or later."""
         end_index = self.rng.randint(max(1, size // 2), size)
@@ -505,79 +436,6 @@ def contexts_for_questions(
         end_index = int(row["end_index_in_shared_context"])
         sizes[context_id] = max(sizes.get(context_id, 0), end_index + extra)
     return sizes
-
-
-def write_fitting_contexts(
-    path: Path,
-    questions: Sequence[Mapping[str, Any]],
-    *,
-    sessions: int = 5,
-    message_chars: int = 200,
-    seed: int = 0,
-) -> None:
-    """Write histories that fit real question rows (`contexts_for_questions`), each
-    question's evidence where its row says: a context's sessions are short enough that
-    `distance_to_ref_in_blocks - 1` sessions open before every question's own, and the
-    session that many before holds its evidence message, before its end index. A
-    question at distance 1 needs a free user message in its own session before its end
-    index, which a session opening just before it lacks: of the `FITTING_TRIES` longest
-    session lengths that fit, the first that places every question's message is taken,
-    else the one that places most. Where sessions of two messages cannot fit a
-    question's distance, its evidence is not located; where its session has no user
-    message left before the end index (or the distance is below 1), it holds no message
-    of the question's. The rows' token counts are of the real histories, not these: the
-    evidence is located by its sessions."""
-    sizes = contexts_for_questions(questions)
-    asked: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for row in questions:
-        asked[str(row["shared_context_id"])].append(row)
-
-    def histories() -> Iterator[tuple[str, list[dict[str, str]]]]:
-        for number, (context_id, size) in enumerate(sizes.items()):
-            rows = sorted(asked[context_id], key=lambda row: int(row["distance_to_ref_in_blocks"]))
-            longest = max(2, min(session_length(size, sessions), *map(_fitting_length, rows)))
-            best: tuple[int, list[dict[str, str]]] | None = None
-            for length in range(longest, max(1, longest - FITTING_TRIES), -1):
-                messages = history(number, size, length, message_chars=message_chars, seed=seed)
-                placed = _place_fitting(messages, rows, random.Random(f"{seed}:{number}"))
-                if best is None or placed > best[0]:
-                    best = (placed, messages)
-                if placed == len(rows):
-                    break
-            assert best is not None  # at least one length is tried
-            yield context_id, best[1]
-
-    write_histories(path, histories())
-
-
-FITTING_TRIES = 8
-"""How many session lengths `write_fitting_contexts` tries for a history, longest first."""
-
-
-def _place_fitting(
-    messages: list[dict[str, str]], rows: Sequence[Mapping[str, Any]], rng: random.Random
-) -> int:
-    """Place in `messages` the evidence message of each of `rows` its distance allows,
-    `distance_to_ref_in_blocks - 1` sessions before its own; return how many."""
-    slots = _Slots(messages)
-    placed = 0
-    for row in rows:
-        end_index = int(row["end_index_in_shared_context"])
-        session = slots.own(end_index) + 1 - int(row["distance_to_ref_in_blocks"])
-        if session in slots.open_for(end_index):
-            message = evidence_message(
-                str(row["user_question_or_message"]), str(row["question_id"])
-            )
-            slots.place(rng, session, end_index, message, messages)
-            placed += 1
-    return placed
-
-
-def _fitting_length(row: Mapping[str, Any]) -> int:
-    """The longest sessions that open as many sessions before a question's own as its
-    distance asks: `distance - 1` whole ones before its end index."""
-    before = max(1, int(row["distance_to_ref_in_blocks"]) - 1)
-    return (int(row["end_index_in_shared_context"]) - 1) // before
 
 
 def _uuid(rng: random.Random) -> str:

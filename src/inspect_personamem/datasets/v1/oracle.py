@@ -15,6 +15,7 @@ from pathlib import Path
 
 from inspect_ai.model import ChatMessage
 
+from inspect_personamem.data.known import Asked, ChoicePrompt, Known, KnownQuestions
 from inspect_personamem.data.options import final_answer
 from inspect_personamem.datasets.v1.options import (
     V1_LETTERS,
@@ -26,7 +27,6 @@ from inspect_personamem.datasets.v1.records import QuestionRecord
 from inspect_personamem.datasets.v1.spec import PERSONAMEM
 from inspect_personamem.datasets.v1.splits import Split
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.offline.known import Asked, ChoicePrompt, Known, KnownQuestions
 
 _SEPARATOR = f"\n\n{INSTRUCTION}\n\n"
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 
+from inspect_personamem.datasets.declared import PublishedMethod, PublishedModel
 from inspect_personamem.datasets.v1.question_types import (
     ACKNOWLEDGE_PREFERENCES,
     GENERALIZE,
@@ -73,14 +73,6 @@ DEFAULT_NAMES: dict[str, str] = {
 """Inspect model name -> published model name (exact names, no pattern matching)."""
 
 
-@dataclass(frozen=True)
-class PublishedModel:
-    name: str
-    overall: float
-    categories: dict[str, float] = field(default_factory=dict)
-    sessions: dict[int, float] = field(default_factory=dict)
-
-
 def _rows(filename: str) -> list[list[str]]:
     text = (files(__package__) / "paper" / filename).read_text(encoding="utf-8")
     return list(csv.reader(io.StringIO(text)))
@@ -105,26 +97,6 @@ def published_models() -> dict[str, PublishedModel]:
             name, overall, categories.get(name, {}), dict(zip(sessions_header, values, strict=True))
         )
     return models
-
-
-def published_name(model: str, overrides: Mapping[str, str]) -> str | None:
-    """The published name `model` is compared with, or None."""
-    name = overrides.get(model, DEFAULT_NAMES.get(model))
-    return name or None
-
-
-@dataclass(frozen=True)
-class PublishedMethod:
-    """One number the authors give as text for a method (`paper/SOURCE.md`)."""
-
-    model: str
-    split: str
-    measure: str
-    """`macro` (mean over question types) or `overall` (question-weighted)."""
-    method: str
-    """`no history`, `full history`, `rag` or `memory (mem0)`: see `published_method`."""
-    accuracy: float
-    source: str
 
 
 @cache

@@ -9,8 +9,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from inspect_personamem.datasets.base import Trial
-from inspect_personamem.datasets.v1.generator import generate_split, write_fitting_contexts
+from inspect_personamem.datasets.declared import Trial
+from inspect_personamem.datasets.v1.fitting import write_fitting_contexts
+from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.datasets.v1.spec import PERSONAMEM
 from inspect_personamem.datasets.v1.splits import Split, check_split
 from inspect_personamem.errors import PersonaMemArgumentError

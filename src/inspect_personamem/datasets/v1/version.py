@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Scorer
@@ -18,37 +18,38 @@ from inspect_ai.scorer import Scorer
 from inspect_personamem.data.contexts import NO_CONTEXTS, Contexts, sample_history
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.release import ReleasedFile
-from inspect_personamem.datasets.base import (
-    DatasetVersion,
-    Group,
-    Loaded,
-    QuestionRequests,
+from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded
+from inspect_personamem.datasets.declared import (
+    Estimate,
+    Offline,
+    PaperLayout,
+    Reported,
     ToolOption,
-    Trial,
-    Where,
+    Try,
 )
+from inspect_personamem.datasets.v1 import published
 from inspect_personamem.datasets.v1.contexts import open_context_store
+from inspect_personamem.datasets.v1.cost import question_requests
 from inspect_personamem.datasets.v1.evidence import (
     check_token_fields,
     locate_evidence,
     token_distance,
 )
 from inspect_personamem.datasets.v1.files import locate_split_files, release_files
+from inspect_personamem.datasets.v1.oracle import PersonaMemQuestions, choice_prompt
 from inspect_personamem.datasets.v1.paper_prompt import PAPER
+from inspect_personamem.datasets.v1.prompt import INSTRUCTION
 from inspect_personamem.datasets.v1.question_types import CATEGORY_TITLES
 from inspect_personamem.datasets.v1.records import QuestionRecord
 from inspect_personamem.datasets.v1.samples import build_dataset, check_against_contexts
 from inspect_personamem.datasets.v1.spec import DATA_DIR_ENV, PERSONAMEM, DataSource
 from inspect_personamem.datasets.v1.splits import SPLITS, check_split
+from inspect_personamem.datasets.v1.trial import trial
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.scorer import personamem_scorer
 
-if TYPE_CHECKING:
-    from inspect_ai.model import ChatMessage
-
-    from inspect_personamem.offline.known import ChoicePrompt, KnownQuestions
-    from inspect_personamem.report.accuracy import RunSummary
-    from inspect_personamem.report.sections import ReportContext, Section
+TASK: Final = "personamem"
+"""PersonaMem's task name."""
 
 
 class PersonaMemV1(DatasetVersion[QuestionRecord]):
@@ -56,7 +57,7 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
 
     key = "v1"
     release = PERSONAMEM
-    task = "personamem"
+    task = TASK
     summary = (
         "PersonaMem: pick the reply that fits the user's current profile after a long history."
     )
@@ -108,27 +109,58 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         "further back than the token distance places it for 267 of 270 real 128k "
         "questions (task versions before 2.3.0: docs/changelog.md)"
     )
+    reported = Reported(
+        PaperLayout(
+            question_type="category",
+            topic="topic",
+            sessions="distance_to_ref_in_blocks",
+            sessions_bins="distance_bin",
+            along="sessions elapsed since the relevant preference",
+            split=published.SPLIT,
+            models=published.published_models,
+            methods=published.published_methods,
+            method_of=published.published_method,
+            default_names=published.DEFAULT_NAMES,
+        )
+    )
+    """The paper's figures and tables, and the runs next to the published numbers
+    (`report/paper.py`; the numbers: `datasets/v1/published.py`)."""
     cluster = "shared_context_id"  # questions over one history are not independent
     cluster_words = (
         "shared context (questions over one history are not independent; Inspect's "
         "`cluster='shared_context_id'`)"
     )
 
-    files_named_by = "split"
-    oracle_steps = "sessions elapsed since the fact"
-    try_writes = (
+    estimate = Estimate(
+        lambda selected, where: question_requests(check_split(selected["split"]), where)
+    )
+    """The split's question file alone (no context file), its rows' token counts."""
+    trying = Try(
         "a PersonaMem split (the real question file when one is given, with generated "
-        "histories that fit it; else generated questions)"
-    )
-    try_options = (
-        ToolOption(
-            "--questions",
-            "a real question file (e.g. questions_32k.csv) to ask, over synthetic histories; "
-            "default: synthetic questions",
-            Path,
+        "histories that fit it; else generated questions)",
+        lambda options, count, seed: trial(
+            options["questions"], options["split"], count=count, seed=seed, task=TASK
         ),
-        ToolOption("--split", "split (default: from --questions, or 32k)", choices=SPLITS),
+        (
+            ToolOption(
+                "--questions",
+                "a real question file (e.g. questions_32k.csv) to ask, over synthetic "
+                "histories; default: synthetic questions",
+                Path,
+            ),
+            ToolOption("--split", "split (default: from --questions, or 32k)", choices=SPLITS),
+        ),
     )
+    """A split of `count` synthetic questions, or the given question file's."""
+    offline = Offline(
+        files_named_by="split",
+        steps="sessions elapsed since the fact",
+        named_selection=PERSONAMEM.split_of_questions,
+        questions=lambda path, selected: PersonaMemQuestions(path, check_split(selected["split"])),
+        choice_prompt=choice_prompt,
+    )
+    """The official final user message (question, instruction, options) and the split's
+    question file."""
 
     def released_questions(self, selected: Mapping[str, str]) -> ReleasedFile:
         return PERSONAMEM.released[check_split(selected["split"])]
@@ -140,9 +172,6 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
             PERSONAMEM.questions_file(split): PERSONAMEM.released[split],
             PERSONAMEM.contexts_file(split): PERSONAMEM.released_contexts[split],
         }
-
-    def check(self, arguments: Settings, point: Point) -> None:
-        """Every argument means something for PersonaMem once the axes accept it."""
 
     def load(self, arguments: Settings, reads_history: bool) -> Loaded[QuestionRecord]:
         split = arguments["split"]
@@ -202,8 +231,6 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
     def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
         """The axes' texts, and the official instruction where the final user message
         carries it (the options shown, not in the authors' RAG prompt)."""
-        from inspect_personamem.datasets.v1.prompt import INSTRUCTION
-
         paper = settings["memory_prompt"] == "paper"
         official = point.answer.name == "choice" and not paper
         own = {"datasets/v1/prompt.py:INSTRUCTION": INSTRUCTION} if official else {}
@@ -214,53 +241,6 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         if flag == "--length":
             return "PersonaMem (v1) has its length in --split"
         return "PersonaMem (v1) is chosen by --split"
-
-    def requests(self, selected: Mapping[str, str], where: Where) -> QuestionRequests:
-        """The split's question file alone (no context file), its rows' token counts."""
-        from inspect_personamem.datasets.v1.cost import question_requests
-
-        return question_requests(check_split(selected["split"]), where)
-
-    def trial(self, options: Mapping[str, Any], count: int, seed: int) -> Trial:
-        """A split of `count` synthetic questions, or the given question file's."""
-        from inspect_personamem.datasets.v1.trial import trial
-
-        return trial(options["questions"], options["split"], count=count, seed=seed, task=self.task)
-
-    def named_selection(self, path: Path) -> str | None:
-        return PERSONAMEM.split_of_questions(path)
-
-    def oracle_questions(self, path: Path, selected: Mapping[str, str]) -> KnownQuestions:
-        from inspect_personamem.datasets.v1.oracle import PersonaMemQuestions
-
-        return PersonaMemQuestions(path, check_split(selected["split"]))
-
-    def choice_prompt(self, input: Sequence[ChatMessage]) -> ChoicePrompt | None:
-        """The official final user message: question, instruction, options."""
-        from inspect_personamem.datasets.v1.oracle import choice_prompt
-
-        return choice_prompt(input)
-
-    def selection(self, arguments: Mapping[str, Any], task: str) -> str:
-        """The split: the log's metadata, else its arguments, else the task's name."""
-        name = task.rsplit("/", 1)[-1]
-        fixed = name.removeprefix(f"{self.task}_") if name != self.task else "unknown"
-        return str(arguments.get("split") or fixed)
-
-    def report_sections(
-        self, summaries: Sequence[RunSummary], report: ReportContext
-    ) -> list[Section]:
-        """The paper's figures and tables, and the runs next to the published numbers
-        (`datasets/v1/report.py`)."""
-        from inspect_personamem.datasets.v1.report import report_sections
-
-        return report_sections(self, summaries, report)
-
-    def published_names(self) -> tuple[str, ...]:
-        """The models of the authors' published tables (`datasets/v1/published.py`)."""
-        from inspect_personamem.datasets.v1.published import published_models
-
-        return tuple(published_models())
 
 
 VERSION: Final = PersonaMemV1()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from inspect_personamem.cost.prompt_cache import CHARS_PER_TOKEN, Request, text_tokens
-from inspect_personamem.datasets.base import QuestionRequests, Where
+from inspect_personamem.data.requests import CHARS_PER_TOKEN, Request, text_tokens
+from inspect_personamem.datasets.declared import QuestionRequests, Where
 from inspect_personamem.datasets.v2.files import load_questions
 from inspect_personamem.datasets.v2.prompt import asked, options_message
 from inspect_personamem.datasets.v2.records import V2Record

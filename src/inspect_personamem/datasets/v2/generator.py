@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from inspect_personamem.data.provenance import mark_generated
-from inspect_personamem.datasets.v1.generator import Text, write_table
+from inspect_personamem.data.synthetic import Text, write_table
 from inspect_personamem.datasets.v2.records import COLUMNS
 from inspect_personamem.datasets.v2.spec import PERSONAMEM_V2, Length, Subset
 

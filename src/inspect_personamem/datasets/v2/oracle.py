@@ -15,12 +15,12 @@ from pathlib import Path
 
 from inspect_ai.model import ChatMessage
 
+from inspect_personamem.data.known import Asked, ChoicePrompt, Known, KnownQuestions
 from inspect_personamem.datasets.v2 import prompt
 from inspect_personamem.datasets.v2.records import V2Record, read_questions
 from inspect_personamem.datasets.v2.samples import distance_bin_index
 from inspect_personamem.datasets.v2.spec import Length, Subset
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.offline.known import Asked, ChoicePrompt, Known, KnownQuestions
 
 
 class V2Questions(KnownQuestions):

@@ -7,7 +7,7 @@ import dataclasses
 import math
 from typing import Final
 
-from inspect_personamem.datasets.base import Trial
+from inspect_personamem.datasets.declared import Trial
 from inspect_personamem.datasets.v2.generator import BENCHMARK_SHAPE, V2Shape, generate_v2
 
 QUESTIONS_PER_PERSONA: Final = 10

@@ -9,8 +9,7 @@ candidates, or scored 0 to 1 by the authors' judge (`judge=preference`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
@@ -22,15 +21,24 @@ from inspect_personamem.datasets.base import (
     DatasetVersion,
     Group,
     Loaded,
-    QuestionRequests,
-    Trial,
-    Where,
     one_of,
 )
+from inspect_personamem.datasets.declared import (
+    BesideLayout,
+    Estimate,
+    Offline,
+    Published,
+    Reported,
+    Try,
+)
+from inspect_personamem.datasets.v2 import judge, prompt
+from inspect_personamem.datasets.v2.cost import question_requests
 from inspect_personamem.datasets.v2.evidence import snippet_evidence
 from inspect_personamem.datasets.v2.files import load_questions
 from inspect_personamem.datasets.v2.histories import HistoryStore, PersonaContexts
 from inspect_personamem.datasets.v2.judged import judge_figures, preference_judge
+from inspect_personamem.datasets.v2.oracle import V2Questions, choice_prompt
+from inspect_personamem.datasets.v2.published import PAPER_RANGE, published_v2
 from inspect_personamem.datasets.v2.samples import V2Question, build_v2_dataset, questions_at
 from inspect_personamem.datasets.v2.scorer import v2_choice_scorer
 from inspect_personamem.datasets.v2.spec import (
@@ -41,17 +49,15 @@ from inspect_personamem.datasets.v2.spec import (
     V2Source,
     check_subset,
 )
+from inspect_personamem.datasets.v2.trial import trial
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.scorer import personamem_scorer
 
-if TYPE_CHECKING:
-    from inspect_ai.model import ChatMessage
-
-    from inspect_personamem.offline.known import ChoicePrompt, KnownQuestions
-    from inspect_personamem.report.accuracy import RunSummary
-    from inspect_personamem.report.sections import ReportContext, Section
-
+TASK: Final = "personamem_v2"
+"""PersonaMem-v2's task name."""
+SEEDED: Final = "options in a seeded order (the authors' cannot be repeated)"
+"""How every run differs from the authors' protocol, whatever its settings."""
 JUDGED: Final = "judged"
 """How answers scored by the authors' judge are scored: 0 to 1, not right or wrong."""
 
@@ -61,7 +67,7 @@ class PersonaMemV2(DatasetVersion[V2Question]):
 
     key = "v2"
     release = PERSONAMEM_V2
-    task = "personamem_v2"
+    task = TASK
     summary = (
         "PersonaMem-v2: answer a user whose preferences the history revealed implicitly "
         "(the persona's whole history, then the query with the authors' appended sentence)."
@@ -127,6 +133,25 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         Group("distance_bin", "distance_bin", "distance to the evidence (tokens)"),
     )
     evidence_groups = ("pref_type", "distance_bin")
+    reported = Reported(
+        BesideLayout(by="pref_type"),
+        Published(
+            published_v2,
+            "Set beside, not equated: the authors' harness is not public and their option "
+            "order cannot be repeated; `self-reported` numbers come from the vendors' own "
+            "harnesses, which differ from the authors' protocol and from each other (the "
+            "last column: what is known of how). The paper gives frontier LLMs a range, "
+            "{range} (`low`, `high`), without naming the length or setting; a run's "
+            "`low` and `high` are its 95% interval. An upper bound (`history=evidence`: shown "
+            "only each question's evidence) is no method's result and is not listed.",
+            range_system=PAPER_RANGE,
+            every_run_deviates=SEEDED,
+            unchanged=f"none but the order: the authors' messages and answer rule, {SEEDED}",
+        ),
+    )
+    """Its runs beside the published numbers (`datasets/v2/published.py`), a figure of
+    them and accuracy per preference type, its judged runs and its label groups
+    (`report/beside.py`)."""
     cluster = "persona_id"  # a persona's questions share its history
     cluster_words = (
         "persona (a persona's questions share its history; Inspect's `cluster='persona_id'`)"
@@ -139,9 +164,33 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         "not give."
     )
 
-    files_named_by = "subset"
-    oracle_steps = "bins of the snippet-to-query distance in tokens (<1k, 1k-4k, 4k-8k, ...)"
-    try_writes = "a synthetic PersonaMem-v2 subset"
+    estimate = Estimate(
+        lambda selected, where: question_requests(
+            one_of("subset", selected["subset"], SUBSETS),
+            one_of("length", selected["length"], LENGTHS),
+            where,
+        )
+    )
+    """The subset's question file alone (no history file), its rows' token counts of the
+    history at `length`."""
+    trying = Try(
+        "a synthetic PersonaMem-v2 subset",
+        lambda options, count, seed: trial(count=count, seed=seed, task=TASK),
+    )
+    """A synthetic benchmark subset of about `count` questions, run at 32k."""
+    offline = Offline(
+        files_named_by="subset",
+        steps="bins of the snippet-to-query distance in tokens (<1k, 1k-4k, 4k-8k, ...)",
+        named_selection=PERSONAMEM_V2.subset_of_questions,
+        questions=lambda path, selected: V2Questions(
+            path,
+            one_of("subset", selected["subset"], SUBSETS),
+            one_of("length", selected["length"], LENGTHS),
+        ),
+        choice_prompt=choice_prompt,
+    )
+    """The query and the options message after it; the subset's questions, their
+    distances at `length`."""
 
     def released_questions(self, selected: Mapping[str, str]) -> ReleasedFile:
         return PERSONAMEM_V2.released[check_subset(selected["subset"])]
@@ -219,8 +268,6 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         options are shown; the history source's and answer's texts, but where the
         authors' judge scores open answers, its two prompts in place of the answer's (a
         grader's), as its scorer replaces the answer's."""
-        from inspect_personamem.datasets.v2 import judge, prompt
-
         where = "datasets/v2/prompt.py"
         texts = {f"{where}:APPENDED_SENTENCE": prompt.APPENDED_SENTENCE}
         if point.answer.name == "choice":
@@ -247,53 +294,6 @@ class PersonaMemV2(DatasetVersion[V2Question]):
 
     def label_words(self, settings: Settings) -> list[str]:
         return ["preference judge"] if settings.get("judge") == "preference" else []
-
-    def requests(self, selected: Mapping[str, str], where: Where) -> QuestionRequests:
-        """The subset's question file alone (no history file), its rows' token counts of
-        the history at `length`."""
-        from inspect_personamem.datasets.v2.cost import question_requests
-
-        subset, length = selected["subset"], selected["length"]
-        return question_requests(
-            one_of("subset", subset, SUBSETS), one_of("length", length, LENGTHS), where
-        )
-
-    def trial(self, options: Mapping[str, Any], count: int, seed: int) -> Trial:
-        """A synthetic benchmark subset of about `count` questions, run at 32k."""
-        from inspect_personamem.datasets.v2.trial import trial
-
-        return trial(count=count, seed=seed, task=self.task)
-
-    def named_selection(self, path: Path) -> str | None:
-        return PERSONAMEM_V2.subset_of_questions(path)
-
-    def oracle_questions(self, path: Path, selected: Mapping[str, str]) -> KnownQuestions:
-        """The subset's questions, their distances at `length`."""
-        from inspect_personamem.datasets.v2.oracle import V2Questions
-
-        subset, length = selected["subset"], selected["length"]
-        return V2Questions(
-            path, one_of("subset", subset, SUBSETS), one_of("length", length, LENGTHS)
-        )
-
-    def choice_prompt(self, input: Sequence[ChatMessage]) -> ChoicePrompt | None:
-        """The query and the options message after it."""
-        from inspect_personamem.datasets.v2.oracle import choice_prompt
-
-        return choice_prompt(input)
-
-    def selection(self, arguments: Mapping[str, Any], task: str) -> str:
-        """The subset and length: `benchmark 32k`."""
-        return f"{arguments['subset']} {arguments['length']}"
-
-    def report_sections(
-        self, summaries: Sequence[RunSummary], report: ReportContext
-    ) -> list[Section]:
-        """Its figure and tables: the runs beside the published numbers, the judged
-        runs, accuracy per label group (`datasets/v2/report.py`)."""
-        from inspect_personamem.datasets.v2.report import report_sections
-
-        return report_sections(self, summaries, report)
 
 
 VERSION: Final = PersonaMemV2()

@@ -1,17 +1,21 @@
-"""PersonaMem-v2's figure: the runs beside the published numbers (the paper's range a
-band, the vendors' self-reported numbers hollow), and accuracy per preference type
-(drawn with the report's helpers, `report.figures`; matplotlib is needed, as there)."""
+"""The figure of a version whose runs are set beside its published numbers
+(`declared.BesideLayout`, PersonaMem-v2's): the runs beside the published numbers (the
+paper's range a band, the vendors' self-reported numbers hollow), and accuracy per value
+of one group (drawn with the report's helpers, `report.figures`; matplotlib is needed,
+as there)."""
 
 from __future__ import annotations
 
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from inspect_personamem.datasets.v2.published import PublishedV2, paper_range, published_v2
+from inspect_personamem.datasets.base import DatasetVersion, Group
+from inspect_personamem.datasets.declared import Published, PublishedNumber
 from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.figures import (
     CHANCE,
@@ -38,16 +42,21 @@ LINE_INCHES = 0.14
 the lines of its longest label and a gap."""
 
 
-def v2_figure(
-    summaries: Sequence[RunSummary], colours: Mapping[str, Colour], folder: Path, title: str
+def beside_figure(
+    version: DatasetVersion[Any],
+    by: Group,
+    declared: Published,
+    summaries: Sequence[RunSummary],
+    colours: Mapping[str, Colour],
+    folder: Path,
+    title: str,
 ) -> list[Path]:
-    """PersonaMem-v2: the runs beside the published numbers (the paper's range a band,
-    the vendors' self-reported numbers hollow; upper bounds aside, no method's result),
-    and accuracy per `pref_type`. The rows' labels wrap whole onto lines, and the
-    figure is as tall as they need (with room for the titles and the legend, a line per
-    run)."""
-    paper = paper_range()
-    published = [p for p in published_v2() if p is not paper]
+    """The version's runs beside its published numbers (the paper's range a band, the
+    vendors' self-reported numbers hollow; upper bounds aside, no method's result), and
+    accuracy per value of `by`. The rows' labels wrap whole onto lines, and the figure is
+    as tall as they need (with room for the titles and the legend, a line per run)."""
+    paper = declared.range()
+    published = [p for p in declared.numbers() if p is not paper]
     beside = [s for s in summaries if not s.run.upper_bound]
     labels = [
         textwrap.fill(text, LABEL_WIDTH)
@@ -61,27 +70,28 @@ def v2_figure(
     rows = len(labels) * (lines + 0.6) + 2 * len(summaries)
     figure = Figure(figsize=(width, max(height, 2.5 + rows * LINE_INCHES)), layout="constrained")
     left, right = figure.subplots(1, 2, width_ratios=(2, 3))
-    _published_v2_axis(left, beside, published, labels, colours)
-    keys = sorted({k for s in summaries for k in s.groups.get("pref_type", {})}, key=group_order)
-    bars(right, run_series(summaries, "pref_type", keys, colours))
+    _published_axis(left, beside, paper, published, labels, colours)
+    keys = sorted({k for s in summaries for k in s.groups.get(by.key, {})}, key=group_order)
+    bars(right, run_series(summaries, by.key, keys, colours))
     group_axis(right, keys, {})
-    right.set_title("Accuracy per preference type (pref_type)")
+    right.set_title(f"Accuracy per {by.title} ({by.key})")
     legend(figure, right)
-    figure.suptitle(titled("PersonaMem-v2 (95% intervals)", title))
-    return save(figure, folder, "v2")
+    figure.suptitle(titled(f"{version.name} (95% intervals)", title))
+    return save(figure, folder, version.key)
 
 
-def _published_v2_axis(
+def _published_axis(
     axes: Axes,
     summaries: Sequence[RunSummary],
-    published: Sequence[PublishedV2],
+    paper: PublishedNumber | None,
+    published: Sequence[PublishedNumber],
     labels: Sequence[str],
     colours: Mapping[str, Colour],
 ) -> None:
     """One row per run and per published number (`labels`, in that order), the paper's
-    range a band."""
-    paper = paper_range()
-    axes.axvspan(paper.low, paper.high, color=PUBLISHED_COLOUR, alpha=0.15)
+    range, if any, a band."""
+    if paper is not None:
+        axes.axvspan(paper.low, paper.high, color=PUBLISHED_COLOUR, alpha=0.15)
     for y, s in enumerate(summaries):
         axes.errorbar(
             [s.overall.accuracy], [y], xerr=errors([s.overall]), fmt="o",
@@ -100,8 +110,9 @@ def _published_v2_axis(
     axes.set_xlabel("accuracy (of a run judged against the preference label: mean score)")
     axes.axvline(CHANCE, color="grey", linestyle=":", linewidth=1)
     axes.grid(axis="x", alpha=0.3)
+    band = "" if paper is None else f"band: the paper's {paper.shown} for frontier LLMs;\n"
     axes.set_title(
-        f"Runs beside published numbers (band: the paper's {paper.shown} for frontier "
-        "LLMs;\nhollow: self-reported by vendors through their own harnesses)",
+        f"Runs beside published numbers ({band}hollow: self-reported by vendors through "
+        "their own harnesses)",
         fontsize=9,
     )

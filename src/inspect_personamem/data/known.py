@@ -1,7 +1,9 @@
 """What an offline model reads of a prompt, in terms every dataset version answers in:
 the oracle's questions it knows the answers of (`Known`, `Asked`, `KnownQuestions`) and
 the floor's options it picks among (`ChoicePrompt`). Each version reads its own prompts
-and question files into these (its entry's `oracle_questions` and `choice_prompt`)."""
+and question files into these (what its entry declares for them, `DatasetVersion.offline`); the
+offline models (`offline/`) read them. They sit in this shared layer, below both, so
+that a version's readers need not import the tools that use them."""
 
 from __future__ import annotations
 

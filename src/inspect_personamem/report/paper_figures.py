@@ -1,5 +1,6 @@
-"""PersonaMem's own figure: a run next to the authors' published 128k numbers (drawn
-with the report's helpers, `report.figures`; matplotlib is needed, as there)."""
+"""The paper layout's own figure (`declared.PaperLayout`, PersonaMem's): a run next to
+the authors' published numbers (drawn with the report's helpers, `report.figures`;
+matplotlib is needed, as there)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from pathlib import Path
 from matplotlib.figure import Figure
 
 from inspect_personamem.datasets.base import Group
-from inspect_personamem.datasets.v1.published import SPLIT, PublishedModel
-from inspect_personamem.datasets.v1.report import ALONG
+from inspect_personamem.datasets.declared import PaperLayout, PublishedModel
 from inspect_personamem.report.accuracy import NO_ESTIMATE, RunSummary
 from inspect_personamem.report.figures import (
     PUBLISHED_COLOUR,
@@ -32,6 +32,7 @@ SIZE = (15.0, 6.0)
 def published_figure(
     summary: RunSummary,
     published: PublishedModel,
+    layout: PaperLayout,
     groups: tuple[Group, Group],
     colours: Mapping[str, Colour],
     folder: Path,
@@ -44,7 +45,7 @@ def published_figure(
     figure = Figure(figsize=SIZE, layout="constrained")
     left, right = figure.subplots(1, 2, width_ratios=(3, 2))
     ours = f"{summary.label} (this run)"
-    theirs = f"{published.name} (published, {SPLIT})"
+    theirs = f"{published.name} (published, {layout.split})"
     keys = list(category.values)
     bars(
         left,
@@ -69,7 +70,7 @@ def published_figure(
     right.plot(
         xs, [published.sessions[x] for x in xs], marker="s", color=PUBLISHED_COLOUR, label=theirs
     )
-    lines_axis(right, ALONG)
+    lines_axis(right, layout.along)
     right.set_title("Accuracy by sessions elapsed")
     legend(figure, right)
     figure.suptitle(titled(f"{summary.label} next to published {published.name}", title))

@@ -1,16 +1,17 @@
-"""PersonaMem's part of the report (`DatasetVersion.report_sections`): the paper's
-figures and tables, and the runs next to the authors' published numbers.
+"""The part of the report of a version that follows its paper (`declared.PaperLayout`,
+PersonaMem's): the paper's figures and tables, and the runs next to the authors'
+published numbers, which the version declares.
 
 Tables (file stems): overall, graders, grader_trials, grader_agreement, runs,
 categories, methods, method_differences, gain, floor, choice_open, cost, evidence_use,
 evidence_bounds, memory_cost, sessions, published, published_methods, topics,
-estimates (the graders' three (`graded.grader_tables`), methods, method_differences,
+estimates (the graders' three (`graded_tables.grader_tables`), methods, method_differences,
 gain, floor, choice_open, the retrieval runs' three (`ReportContext.retrieval`) and the
 published ones only when they apply). Figures: categories, methods_<n>_<model>,
 choice_open_<n>_<run>, cost, evidence_<n>_<run>, sessions, published_<n>_<run>. The
-groups they are drawn by are the entry's (`version.VERSION.groups`): question type
-(`category`, averaged: the macro average), topic, sessions elapsed, and sessions
-elapsed in bins.
+groups they are drawn by are the entry's, as the layout names them: question type
+(PersonaMem's `category`, averaged: the macro average), topic, sessions elapsed, and
+sessions elapsed in bins.
 """
 
 from __future__ import annotations
@@ -20,53 +21,40 @@ from typing import Any
 
 from inspect_personamem.cost.prices import load_prices
 from inspect_personamem.datasets.base import DatasetVersion, Group
-from inspect_personamem.datasets.v1.published import (
-    DEFAULT_NAMES,
-    SPLIT,
-    PublishedMethod,
-    PublishedModel,
-    published_method,
-    published_methods,
-    published_models,
-    published_name,
-)
+from inspect_personamem.datasets.declared import PaperLayout, PublishedMethod, PublishedModel
 from inspect_personamem.report.accuracy import NO_ESTIMATE, RunSummary
 from inspect_personamem.report.axes import axes_label
-from inspect_personamem.report.costs import cost_table, run_costs
-from inspect_personamem.report.graded import (
-    choice_open_pairs,
-    choice_open_table,
-    grader_tables,
-)
+from inspect_personamem.report.costs import run_costs
+from inspect_personamem.report.costs_tables import cost_table
+from inspect_personamem.report.graded import choice_open_pairs
+from inspect_personamem.report.graded_tables import choice_open_table, grader_tables
+from inspect_personamem.report.pairs import floor_pairs, gain_pairs, method_groups, not_above_floor
 from inspect_personamem.report.sections import Inclusion, ReportContext, Section
 from inspect_personamem.report.tables import (
     Cell,
     Table,
     estimates_table,
-    floor_pairs,
     floor_table,
-    gain_pairs,
     gain_table,
     group_table,
     method_differences_table,
-    method_groups,
     methods_table,
-    not_above_floor,
     overall_table,
     runs_table,
 )
 
-ALONG = "sessions elapsed since the relevant preference"
-"""The axis of sessions elapsed, in words."""
 
-
-def report_sections(
-    version: DatasetVersion[Any], summaries: Sequence[RunSummary], report: ReportContext
+def paper_sections(
+    version: DatasetVersion[Any],
+    layout: PaperLayout,
+    summaries: Sequence[RunSummary],
+    report: ReportContext,
 ) -> list[Section]:
-    """PersonaMem's figures and tables; `report.notes` gets what the comparisons say."""
+    """The paper's figures and tables; `report.notes` gets what the comparisons say."""
     groups = {group.key: group for group in version.groups}
-    category, topic = groups["category"], groups["topic"]
-    sessions, bins = groups["distance_to_ref_in_blocks"], groups["distance_bin"]
+    category, topic = groups[layout.question_type], groups[layout.topic]
+    sessions, bins = groups[layout.sessions], groups[layout.sessions_bins]
+    along, split = layout.along, layout.split
     figures, figure_dir, title = report.figures, report.folder, report.title
     pairs = gain_pairs(summaries)
     floors = floor_pairs(summaries)
@@ -74,8 +62,12 @@ def report_sections(
     choice_open = choice_open_pairs(summaries)
     methods = method_groups(summaries)
     compared = [s for s in summaries if s.overall.n]
-    matches = published_matches(compared, report.name_overrides, report.notes, report.include)
-    method_matches = published_method_matches(compared, report.name_overrides, report.include)
+    matches = published_matches(
+        layout, compared, report.name_overrides, report.notes, report.include
+    )
+    method_matches = published_method_matches(
+        layout, compared, report.name_overrides, report.include
+    )
     colours = figures.palette(summaries)
     category_figure = report.figure(
         "Accuracy per question type (the paper's Figure 3)",
@@ -89,7 +81,7 @@ def report_sections(
     )
     sessions_figure = report.figure(
         "Accuracy by sessions elapsed (the paper's Figure 4)",
-        figures.lines_figure(summaries, sessions, ALONG, colours, figure_dir, "sessions", title),
+        figures.lines_figure(summaries, sessions, along, colours, figure_dir, "sessions", title),
     )
     method_figures = [
         report.figure(
@@ -111,7 +103,7 @@ def report_sections(
             figures.choice_open_figure(
                 pair,
                 category,
-                (bins, "sessions elapsed", ALONG),
+                (bins, "sessions elapsed", along),
                 colours,
                 figure_dir,
                 f"choice_open_{i}_{figures.slug(pair.open.label)}",
@@ -120,14 +112,15 @@ def report_sections(
         )
         for i, pair in enumerate(choice_open, start=1)
     ]
-    from inspect_personamem.datasets.v1.figures import published_figure  # matplotlib
+    from inspect_personamem.report.paper_figures import published_figure  # matplotlib
 
     published_figures = [
         report.figure(
-            f"{s.label} next to the published {SPLIT} numbers of {published.name}",
+            f"{s.label} next to the published {split} numbers of {published.name}",
             published_figure(
                 s,
                 published,
+                layout,
                 (category, sessions),
                 colours,
                 figure_dir,
@@ -158,7 +151,7 @@ def report_sections(
         else []
     )
     published_by_method = [published_methods_table(method_matches)] if method_matches else []
-    published = [published_table(matches, category)] if matches else []
+    published = [published_table(matches, category, split)] if matches else []
     return [
         overall_table(summaries, version), *graders, runs_table(summaries), category_figure,
         group_table(
@@ -180,6 +173,7 @@ def report_sections(
 
 
 def published_matches(
+    layout: PaperLayout,
     summaries: Sequence[RunSummary],
     overrides: Mapping[str, str],
     notes: list[str],
@@ -192,17 +186,17 @@ def published_matches(
     released split, so only runs with `history=full` and `answer=choice` are compared,
     and runs over a subset of the split or on other data only as `include` says.
     """
-    models = published_models()
+    models = layout.models()
     matches = []
     unmapped: set[str] = set()
     for s in summaries:
-        name = published_name(s.run.model, overrides)
+        name = layout.published_name(s.run.model, overrides)
         if name is None:
             unmapped.add(s.run.model)
-        elif s.run.split != SPLIT:
+        elif s.run.split != layout.split:
             notes.append(
                 f"{s.label}: ran on the {s.run.split} split; the published numbers are "
-                f"for {SPLIT}, so it is not compared with {name}"
+                f"for {layout.split}, so it is not compared with {name}"
             )
         elif (s.run.settings["history"], s.run.settings["answer"]) != ("full", "choice"):
             notes.append(
@@ -223,12 +217,13 @@ def published_matches(
         notes.append(
             f"no published name for {', '.join(sorted(unmapped))}: add "
             "--published-name MODEL=NAME to compare (published names: "
-            f"{', '.join(models)}; {len(DEFAULT_NAMES)} Inspect names are mapped by default)"
+            f"{', '.join(models)}; {len(layout.default_names)} Inspect names are mapped by default)"
         )
     return matches
 
 
 def published_method_matches(
+    layout: PaperLayout,
     summaries: Sequence[RunSummary],
     overrides: Mapping[str, str],
     include: Inclusion,
@@ -236,11 +231,11 @@ def published_method_matches(
     """Runs next to the published number of their model, split and method, if any."""
     matches: list[tuple[RunSummary, PublishedMethod]] = []
     for s in summaries:
-        name = published_name(s.run.model, overrides)
-        method = published_method(s.run.settings)
+        name = layout.published_name(s.run.model, overrides)
+        method = layout.method_of(s.run.settings)
         published = [
             p
-            for p in published_methods()
+            for p in layout.methods()
             if (p.model, p.split, p.method) == (name, s.run.split, method)
         ]
         if published and name and not include.leaves_out(s):
@@ -248,7 +243,9 @@ def published_method_matches(
     return matches
 
 
-def published_table(matches: Sequence[tuple[RunSummary, PublishedModel]], category: Group) -> Table:
+def published_table(
+    matches: Sequence[tuple[RunSummary, PublishedModel]], category: Group, split: str
+) -> Table:
     """One row per run and measure (overall, each question type): this run, the
     published number and the difference."""
     rows: list[tuple[Cell, ...]] = []
@@ -267,8 +264,8 @@ def published_table(matches: Sequence[tuple[RunSummary, PublishedModel]], catego
         )
     return Table(
         "published",
-        f"Next to the published {SPLIT} numbers",
-        f"Only runs of the {SPLIT} split whose model maps to a published name "
+        f"Next to the published {split} numbers",
+        f"Only runs of the {split} split whose model maps to a published name "
         "(`--published-name MODEL=NAME`). Published numbers: the PersonaMem authors' "
         "website (Jiang et al., COLM 2025). They come without per-question scores, so "
         "the difference is not paired and has no interval: read it against this run's "

@@ -1,0 +1,35 @@
+"""A question as the cost estimate sees it (`Request`), and the token count of a text
+no file counts: each dataset version reads its question file into these (its entry's
+`requests`); the estimate and the prompt-cache simulator (`cost/`) read them. They sit in
+this shared layer, below both, so that a version's readers need not import the tools."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CHARS_PER_TOKEN = 4.0
+"""Characters a token where the file gives no ratio of its own (about English text's
+with OpenAI's tokenizers)."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """One question as the cache sees it, and as the question order sees it
+    (`data.order.Queued`: the history it is asked after, and where that ends)."""
+
+    context_id: str
+    """The history it is asked after: questions of one share its prefix."""
+    prefix_tokens: int
+    """Tokens of the shareable prefix (the history)."""
+    input_tokens: int
+    """All input tokens of the request (history and final user message)."""
+    end_index: int = 0
+    """Where its history ends in its context, in its version's own unit (messages,
+    tokens): the question order sends a context's questions by it, ascending, as the
+    task does (`data.order.order_records`); equal ends keep their order."""
+
+
+def text_tokens(text: str, chars_per_token: float = CHARS_PER_TOKEN) -> int:
+    """Tokens of `text` at `chars_per_token` characters a token (for what a question
+    file gives no token count of: the request's own part)."""
+    return round(len(text) / chars_per_token)

@@ -1,0 +1,268 @@
+"""What the tools read of a dataset version, declared as data on its entry: what the
+report shows of it (`DatasetVersion.reported`: the numbers published about it and which
+of the report's layouts draws its part of the page), the cost estimate's requests
+(`estimate`), the data `inspect-personamem try` writes (`trying`) and what the offline
+models read of its files and prompts (`offline`). Each tool renders or runs them itself;
+a version that declares nothing of one gets the report's common sections and is not
+offered by the other tools.
+
+The types sit here, beside the versions that fill them and below the tools that read
+them, so that imports run one way: tools -> versions -> shared layers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.model import ChatMessage
+
+from inspect_personamem.data.known import ChoicePrompt, KnownQuestions
+from inspect_personamem.data.requests import Request
+
+
+@dataclass(frozen=True)
+class PublishedModel:
+    """A model's published numbers over one split: overall, per value of the question
+    type group, per sessions elapsed."""
+
+    name: str
+    overall: float
+    categories: dict[str, float] = field(default_factory=dict)
+    sessions: dict[int, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PublishedMethod:
+    """One number the authors give as text for a method (`paper/SOURCE.md`)."""
+
+    model: str
+    split: str
+    measure: str
+    """`macro` (mean over question types) or `overall` (question-weighted)."""
+    method: str
+    """`no history`, `full history`, `rag` or `memory (mem0)`: see `published_method`."""
+    accuracy: float
+    source: str
+
+
+@dataclass(frozen=True)
+class PublishedNumber:
+    """One number published about a version: its paper's, or a vendor's, self-reported
+    through its own harness."""
+
+    kind: str
+    """`paper` or `self-reported`."""
+    system: str
+    model: str
+    """The answering model where the source names one, else empty."""
+    low: float
+    high: float
+    """Equal to `low` for a single number; a range otherwise (a paper's frontier LLMs)."""
+    source: str
+    deviations: str
+    """How its harness differs from the authors' protocol, as far as known."""
+
+    @property
+    def shown(self) -> str:
+        """The number as a table shows it: `0.406` or `0.37-0.48`."""
+        return f"{self.low:.3f}" if self.low == self.high else f"{self.low:.2f}-{self.high:.2f}"
+
+
+@dataclass(frozen=True)
+class Published:
+    """Numbers published about a version, which the report sets its runs beside
+    (`report/published.py`): never equated with them."""
+
+    numbers: Callable[[], tuple[PublishedNumber, ...]]
+    """The numbers, its paper's first (read when a report is drawn)."""
+    note: str
+    """What the table says of them: where they come from, why they are set beside
+    (`{range}` stands for the range, where one is declared: `0.37-0.48`)."""
+    range_system: str | None = None
+    """The `system` of the number that is a range a run is placed against (below,
+    inside, above); none where none is."""
+    every_run_deviates: str = ""
+    """How every run differs from the authors' protocol whatever its settings (an
+    option order that cannot be repeated); empty where none does."""
+    unchanged: str = "none"
+    """What the deviations column says of a run with every setting at its default."""
+
+    def range(self) -> PublishedNumber | None:
+        """The number a run is placed against (`range_system`), if any."""
+        if self.range_system is None:
+            return None
+        return next(p for p in self.numbers() if p.system == self.range_system)
+
+
+@dataclass(frozen=True)
+class PaperLayout:
+    """A version whose part of the report follows its paper (`report/paper.py`): the
+    paper's figures per question type, method and sessions elapsed, and the runs next
+    to the numbers published per model and per method. Group keys name the entry's
+    groups (`DatasetVersion.groups`)."""
+
+    question_type: str
+    """The group of question types (averaged: the macro average)."""
+    topic: str
+    sessions: str
+    """The group of sessions elapsed, a number each."""
+    sessions_bins: str
+    """The same in bins."""
+    along: str
+    """The axis of sessions elapsed, in words."""
+    split: str
+    """The split the published tables are about: only runs of it are compared."""
+    models: Callable[[], Mapping[str, PublishedModel]]
+    """Published name -> that model's published numbers over `split`."""
+    methods: Callable[[], tuple[PublishedMethod, ...]]
+    """The numbers published per model, split and method."""
+    method_of: Callable[[Mapping[str, str]], str | None]
+    """The published method a run's settings are an instance of, or None."""
+    default_names: Mapping[str, str]
+    """Inspect model name -> published model name (exact, never guessed; a report's
+    `--published-name MODEL=NAME` extends or overrides it, an empty NAME turns one off)."""
+
+    def published_name(self, model: str, overrides: Mapping[str, str]) -> str | None:
+        """The published name `model` is compared with, or None."""
+        name = overrides.get(model, self.default_names.get(model))
+        return name or None
+
+
+@dataclass(frozen=True)
+class BesideLayout:
+    """A version whose part of the report sets its runs beside its published numbers
+    (`report/beside.py`): a figure of them and of accuracy per value of one group, the
+    runs judged against a label, and accuracy per value of every group."""
+
+    by: str
+    """The group the figure shows accuracy per value of."""
+
+
+@dataclass(frozen=True)
+class Reported:
+    """What the report shows of a version beyond what every version's runs get."""
+
+    layout: PaperLayout | BesideLayout | None = None
+    """The layout its part of the page follows; none: the sections every version's
+    runs get."""
+    published: Published | None = None
+    """Numbers published about it, set beside its runs; none by default (a
+    `BesideLayout` needs them)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.layout, BesideLayout) and self.published is None:
+            raise TypeError("a BesideLayout sets the runs beside published numbers: declare them")
+
+    def published_names(self) -> tuple[str, ...]:
+        """The published models a run may be compared with by name (the report's
+        `--published-name MODEL=NAME`)."""
+        return tuple(self.layout.models()) if isinstance(self.layout, PaperLayout) else ()
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a tool finds a version's files, as its task does: a folder, else the
+    version's environment variable, else the hub (the version's repository at its
+    pinned revision, unless given); and the option naming the folder, which errors
+    advise."""
+
+    data_dir: str | Path | None = None
+    repo_id: str | None = None
+    revision: str | None = None
+    data_dir_option: str = "--data-dir"
+
+
+@dataclass(frozen=True)
+class QuestionRequests:
+    """What the cost estimate reads of a version: one request per question of the
+    question file a selection names, in file order, and where the file came from."""
+
+    label: str
+    """Which questions, in words, for the estimate's first line (a split's name)."""
+    source: str
+    """`local folder ...` or `hf://datasets/{repo}@{revision}`."""
+    data_release: str
+    """How the question file compares with the released one, as a task records it."""
+    requests: Sequence[Request]
+    """Each question's history (its prefix) and all its input tokens, in file order."""
+
+
+@dataclass(frozen=True)
+class ToolOption:
+    """A command-line option of a tool that only some versions take (PersonaMem's
+    `try --questions`)."""
+
+    flag: str
+    help: str
+    type: Callable[[str], Any] = str
+    choices: tuple[str, ...] | None = None
+
+    @property
+    def dest(self) -> str:
+        """Its name in argparse's namespace, and in the options a version is given."""
+        return self.flag.removeprefix("--").replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Trial:
+    """The data a version writes for `inspect-personamem try`, and the task run on it."""
+
+    task: str
+    """The task to run (`inspect_personamem/<name>`)."""
+    write: Callable[[Path], Path]
+    """Writes the data into a folder (the task's `data_dir`); returns the question file
+    the oracle reads (`-M questions=...`)."""
+    described: str
+    """What it writes, in words: `generated`, `real questions, generated histories`."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What the cost estimate reads of a version (`inspect-personamem estimate`)."""
+
+    requests: Callable[[Mapping[str, str], Where], QuestionRequests]
+    """The question file `selected` (a value of each of its selectors) names, located as
+    the task locates it and read alone (no history), how it compares with the release,
+    and each question's request (its history's tokens and all its input tokens,
+    answering by choice) in file order."""
+
+
+@dataclass(frozen=True)
+class Try:
+    """What `inspect-personamem try` writes of a version, and runs."""
+
+    writes: str
+    """What it writes, in words (`a synthetic ... subset`)."""
+    trial: Callable[[Mapping[str, Any], int, int], Trial]
+    """What it writes (about `count` synthetic questions, from `seed`) and runs, given
+    `(options, count, seed)`: `options` holds a value (None: not given) of each of
+    `options` by `dest`, checked here, before anything is written."""
+    options: tuple[ToolOption, ...] = ()
+    """The options of `try` only this version takes (PersonaMem's real question file)."""
+
+
+@dataclass(frozen=True)
+class Offline:
+    """What the offline models (`personamem/oracle`, `personamem/floor`) read of a
+    version's question files and prompts."""
+
+    files_named_by: str
+    """The selector a question file's name tells (`split`: `questions_32k.csv`); the
+    oracle reads a file of another name as this version's where given it
+    (`-M split=32k`)."""
+    steps: str
+    """The steps the fact a question asks about lies back, in words: the oracle loses
+    `-M decay` of its chance for each past the first."""
+    named_selection: Callable[[Path], str | None]
+    """The value of `files_named_by` a question file's name gives; None where the name
+    is none of this version's question files'."""
+    questions: Callable[[Path, Mapping[str, str]], KnownQuestions]
+    """The question file at a path, read as `selected` (a value of each selector) says,
+    as the oracle answers from it."""
+    choice_prompt: Callable[[Sequence[ChatMessage]], ChoicePrompt | None]
+    """The prompt this version's task sends with `answer=choice`, read for the floor;
+    None where the input is none; a one-line error where it is one but its options
+    cannot be read."""
