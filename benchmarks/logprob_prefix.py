@@ -75,9 +75,9 @@ from inspect_personamem.answer.logprob.hf import SharedPrefixLogprobs, naive_opt
 from inspect_personamem.answer.logprob.stats import ForwardStats, Scored
 from inspect_personamem.answer.logprob.template import OptionPrompt, PrefixEncoder
 from inspect_personamem.answer.logprob.truncation import fit_prompt
-from inspect_personamem.data.contexts import open_context_store
 from inspect_personamem.data.options import LETTERS
 from inspect_personamem.data.order import order_records
+from inspect_personamem.datasets.v1.contexts import open_context_store
 from inspect_personamem.datasets.v1.generator import SHAPES, SplitShape, generate_shape
 from inspect_personamem.datasets.v1.records import read_questions
 from inspect_personamem.datasets.v1.splits import Split

@@ -38,8 +38,8 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from support.servers.openai_api import serve_openai  # noqa: E402  (the tests' stand-in)
 
-from inspect_personamem.data.contexts import ContextStore, open_context_store  # noqa: E402
 from inspect_personamem.data.order import order_records  # noqa: E402
+from inspect_personamem.datasets.v1.contexts import ContextStore, open_context_store  # noqa: E402
 from inspect_personamem.datasets.v1.generator import generate_shape  # noqa: E402
 from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions  # noqa: E402
 from inspect_personamem.datasets.v1.splits import check_split  # noqa: E402

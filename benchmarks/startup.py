@@ -30,7 +30,7 @@ from pathlib import Path
 
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
-from inspect_personamem.data.contexts import open_context_store
+from inspect_personamem.datasets.v1.contexts import open_context_store
 from inspect_personamem.datasets.v1.generator import generate_shape
 from inspect_personamem.datasets.v1.spec import PERSONAMEM
 from inspect_personamem.datasets.v1.splits import Split, check_split

@@ -21,7 +21,8 @@ import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from inspect_personamem.data.contexts import ContextStore, session_starts
+from inspect_personamem.data.contexts import session_starts
+from inspect_personamem.datasets.v1.contexts import ContextStore
 from inspect_personamem.datasets.v1.evidence import locate_evidence, token_distance
 from inspect_personamem.datasets.v1.records import QuestionRecord
 from inspect_personamem.datasets.v1.spec import PERSONAMEM

@@ -22,4 +22,3 @@ Normalization = Literal["tokens", "chars", "sum"]
 Retriever = Literal["dense", "bm25"]
 ToolSearch = Literal["bm25", "dense", "memory"]
 """What `history=tools` searches with (`-T search=...`): a retriever, or a memory system."""
-MemoryPrompt = Literal["official", "paper"]

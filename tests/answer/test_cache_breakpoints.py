@@ -21,7 +21,8 @@ from support.helpers import DISPLAY
 from support.servers.anthropic_api import USAGE, serve_messages
 
 from inspect_personamem.answer.cache_breakpoints import with_cache_breakpoints
-from inspect_personamem.data.contexts import open_context_store
+from inspect_personamem.data.asked import AskedAt
+from inspect_personamem.datasets.v1.contexts import open_context_store
 
 HISTORY: list[ChatMessage] = [
     ChatMessageSystem(content="Persona"),
@@ -109,7 +110,7 @@ def test_anthropic_run_sends_the_breakpoints_and_logs_the_cache_usage(
             metadata["shared_context_id"], metadata["end_index_in_shared_context"]
         )
         expected = []
-        for end in metadata["cache_prefix_ends"]:
+        for end in AskedAt.of(metadata).cache_prefix_ends:
             index = end - 1
             while history[index].role == "system":
                 index -= 1

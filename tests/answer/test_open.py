@@ -13,7 +13,7 @@ from inspect_ai.model import ChatMessage
 from support.graders import open_run
 from support.helpers import mock_model, run_task
 
-from inspect_personamem.data.contexts import open_context_store
+from inspect_personamem.datasets.v1.contexts import open_context_store
 from inspect_personamem.datasets.v1.prompt import INSTRUCTION
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.run.tasks import TASKS

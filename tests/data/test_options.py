@@ -5,7 +5,8 @@ import csv
 import pytest
 from support.helpers import EXCERPT, REAL_QUESTIONS, require
 
-from inspect_personamem.data.options import OptionsFormatError, parse_options, shuffled_order
+from inspect_personamem.data.options import shuffled_order
+from inspect_personamem.datasets.v1.options import OptionsFormatError, parse_options
 
 
 def test_both_serialisations_round_trip_on_the_real_file() -> None:
@@ -51,8 +52,8 @@ def test_permutation_reletters_and_keeps_style() -> None:
 
 
 def test_shuffled_order_is_deterministic_per_question_and_seed() -> None:
-    assert shuffled_order(1, "q1") == shuffled_order(1, "q1")
-    assert sorted(shuffled_order(1, "q1")) == [0, 1, 2, 3]
-    orders = {shuffled_order(seed, "q1") for seed in range(30)}
+    assert shuffled_order(1, "q1", 4) == shuffled_order(1, "q1", 4)
+    assert sorted(shuffled_order(1, "q1", 4)) == [0, 1, 2, 3]
+    orders = {shuffled_order(seed, "q1", 4) for seed in range(30)}
     assert len(orders) > 5
-    assert {shuffled_order(7, f"q{i}") for i in range(30)} != {shuffled_order(7, "q0")}
+    assert {shuffled_order(7, f"q{i}", 4) for i in range(30)} != {shuffled_order(7, "q0", 4)}

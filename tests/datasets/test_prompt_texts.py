@@ -34,7 +34,7 @@ def test_each_text_is_named_where_it_is_defined(key: str) -> None:
 def test_which_texts_a_run_sends_follows_its_settings() -> None:
     v1_instruction = "datasets/v1/prompt.py:INSTRUCTION"
     grader = "scoring/grader/prompt.py:GRADER_PROMPT"
-    paper = [f"history/memory/prompts.py:{n}" for n in ("PAPER_SYSTEM", "PAPER_HEADER")]
+    paper = [f"datasets/v1/paper_prompt.py:{n}" for n in ("PAPER_SYSTEM", "PAPER_HEADER")]
     assert list(texts("v1")) == [v1_instruction]
     assert list(texts("v1", answer="open")) == [grader]
     assert list(texts("v1", answer="logprob")) == []  # the options are never shown

@@ -21,6 +21,7 @@ from support.tasks import assert_declares
 from support.toy_version import TOY, generate, registered_toy
 
 from inspect_personamem.cli import main
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.run.tasks import TASKS
 
@@ -60,7 +61,7 @@ def test_its_task_runs_under_inspect_eval(registered_toy: Tasks, tmp_path: Path)
         resolved = resolve_sample_attachments(sample)
         asked = next(e.input for e in resolved.events if e.event == "model")
         assert asked[-1].text.endswith("Pick one, answering as <final_answer>(x).")
-        assert len(asked) - 1 == sample.metadata["end_index_in_shared_context"] > 0
+        assert len(asked) - 1 == AskedAt.of(sample.metadata).end_index > 0
 
 
 def test_its_tasks_declare_its_parameters(registered_toy: Tasks) -> None:

@@ -16,6 +16,8 @@ from support.evidence import located
 from support.helpers import mock_model, run_task
 from support.memories import SleepingMemory
 
+from inspect_personamem.data.asked import AskedAt
+
 TASKS = {"v1": "inspect_personamem/personamem_32k", "v2": "inspect_personamem/personamem_v2_32k"}
 GRADER = "Candidate 1 <final>1</final>"
 """A grader's verdict (v1's grader names a candidate, v2's judge gives a score)."""
@@ -96,7 +98,7 @@ def memory_run(version: str, data: Path, log_dir: Path, memory: str, **config: A
 def snippets(data: Path) -> dict[str, list[str]]:
     """Each v2 query -> its snippet's texts: what `EvidenceMemory` returns for it."""
     return {
-        metadata["user_question_or_message"]: [
+        AskedAt.of(metadata).message: [
             m["content"] for m in metadata["related_conversation_snippet"]
         ]
         for metadata, _ in located("v2", data).values()

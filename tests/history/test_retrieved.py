@@ -20,8 +20,12 @@ from support.memories import SpyMemory, split_with_markers, tiny_sentence_transf
 from support.servers.mcp_memory import records, stand_in_config
 from support.servers.openai_api import mem0_stand_in_config, prompt_tokens, serve_openai
 
-from inspect_personamem.data.contexts import ContextStore
+from inspect_personamem.data.contexts import NO_CONTEXTS
+from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.order import ORDERS
+from inspect_personamem.datasets.registry import VERSIONS
+from inspect_personamem.datasets.v1.contexts import ContextStore
+from inspect_personamem.datasets.v1.paper_prompt import PAPER, PAPER_SYSTEM, paper_prompt
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.interface import (
     HistoryMessage,
@@ -29,8 +33,10 @@ from inspect_personamem.history.memory.interface import (
     MemoryItem,
 )
 from inspect_personamem.history.memory.pool import MemoryPool
-from inspect_personamem.history.memory.prompts import PAPER_SYSTEM, paper_prompt, retrieved_history
+from inspect_personamem.history.memory.prompts import own_prompt, retrieved_history
 from inspect_personamem.history.memory.retrievers import embedded_text
+from inspect_personamem.history.retrieved import rag_history
+from inspect_personamem.history.seen import Past
 from inspect_personamem.history.system_messages import conversation
 
 TASK = "inspect_personamem/personamem_32k"
@@ -486,3 +492,19 @@ def test_a_dense_embedder_that_cannot_be_had_fails_at_once_naming_what_to_pass(
     with pytest.raises(PersonaMemArgumentError, match="HF_HUB_OFFLINE is set") as error:
         TASKS["personamem_32k"](data_dir=str(data), history="rag")
     assert "-T retriever=bm25 (no model)" in str(error.value)
+
+
+def test_a_memory_prompt_is_one_the_dataset_version_offers() -> None:
+    """`paper` is PersonaMem's own prompt: a version that offers none refuses it, with
+    no refusal of its own."""
+
+    def locate(metadata: object) -> Evidence:
+        raise AssertionError("not asked")
+
+    offered = VERSIONS["v1"].memory_prompts
+    assert own_prompt(offered, "paper") is PAPER and own_prompt(offered, "official") is None
+    for prompts in (VERSIONS["v2"].memory_prompts, {}):
+        with pytest.raises(
+            PersonaMemArgumentError, match="memory_prompt='paper': .* offers official$"
+        ):
+            rag_history(Past(NO_CONTEXTS, locate, prompts), retriever="bm25", memory_prompt="paper")

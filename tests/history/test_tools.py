@@ -23,6 +23,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.tool import Tool, ToolDef, ToolError, ToolInfo
 from support.helpers import DISPLAY, ROOT
 
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.interface import HistoryMessage, MemoryItem
@@ -81,7 +82,7 @@ def question(
     contexts = OneContext(messages)
     factory = memory or (lambda _: BM25Retriever())
     pool = MemoryPool(contexts, factory, "test search")
-    metadata = {"shared_context_id": CONTEXT, "end_index_in_shared_context": end}
+    metadata = AskedAt(CONTEXT, end, "?").metadata()
     state = TaskState(
         model=ModelName("m/m"), sample_id="q1", epoch=1, input="?", messages=[], metadata=metadata
     )

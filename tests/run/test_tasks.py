@@ -25,7 +25,7 @@ from support.helpers import (
     run_task,
 )
 
-from inspect_personamem.data.contexts import ContextStore
+from inspect_personamem.datasets.v1.contexts import ContextStore
 from inspect_personamem.datasets.v1.generator import (
     contexts_for_questions,
     generate_split,

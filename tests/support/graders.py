@@ -14,8 +14,9 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, Model
 
-from inspect_personamem.data.options import LETTERS, Options, parse_options
+from inspect_personamem.data.options import LETTERS
 from inspect_personamem.datasets.v1.generator import write_questions
+from inspect_personamem.datasets.v1.options import Options, parse_options
 from inspect_personamem.offline.grading import first_shown, right_verdict, verbatim, verdict_answer
 from inspect_personamem.scoring.grader.prompt import GraderQuestion, read_grader_prompt
 from support.helpers import DISPLAY, mock_model
@@ -95,7 +96,7 @@ def shared_split(data: Path) -> Path:
         options = parse_options(row["all_options"])
         texts = tuple(
             f"({letter}) {OPENING} {body} {CLOSING}"
-            for letter, body in zip(LETTERS, options.bodies(), strict=True)
+            for letter, body in zip(LETTERS, options.bodies(), strict=False)
         )
         row["all_options"] = Options(texts, options.style).render()
     write_questions(path, rows)

@@ -27,6 +27,7 @@ from inspect_ai.dataset import Dataset, MemoryDataset, Sample
 from inspect_ai.model import ChatMessage
 from inspect_ai.scorer import Scorer
 
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.contexts import Contexts, chat_messages, sample_history
 from inspect_personamem.data.csv_rows import read_rows
 from inspect_personamem.data.evidence import Evidence
@@ -232,8 +233,7 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
         return {f"questions_{selected['track']}.csv": self.released_questions(selected)}
 
     def check(self, arguments: Settings, point: Point) -> None:
-        if arguments["memory_prompt"] == "paper":
-            raise PersonaMemArgumentError("PersonaMem-toy has no paper prompt")
+        """Nothing beyond what the axes refuse."""
 
     def _source(self, track: str, where: Where | Settings) -> ToySource:
         if isinstance(where, Where):
@@ -279,9 +279,7 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
                     choices=shown,
                     target=f"({LETTERS[order.index(question.right)]})",
                     metadata={
-                        "shared_context_id": question.context_id,
-                        "end_index_in_shared_context": question.end_index,
-                        "user_question_or_message": question.ask,
+                        **AskedAt(question.context_id, question.end_index, question.ask).metadata(),
                         "history": question.context_id,
                         "skill": question.skill,
                         "gap": question.gap,

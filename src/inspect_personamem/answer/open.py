@@ -1,7 +1,7 @@
 """`answer=open`: the user's message alone, as a deployed chatbot gets it.
 
 The history the source gives, then the in-situ user message
-(`user_question_or_message`): no instruction, no options. The reply is scored by a
+(`AskedAt.message`): no instruction, no options. The reply is scored by a
 grader (`scoring/grader/`), which names the candidate reply whose assumptions about
 the user it shares.
 """
@@ -12,6 +12,7 @@ from inspect_ai.model import ChatMessageUser
 from inspect_ai.solver import Solver, solver
 
 from inspect_personamem.answer.reply import replying_solver
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.history.seen import See
 from inspect_personamem.types import SystemMessagePolicy
 
@@ -34,7 +35,7 @@ def open_solver(
     """
     return replying_solver(
         see,
-        lambda state: [ChatMessageUser(content=str(state.metadata["user_question_or_message"]))],
+        lambda state: [ChatMessageUser(content=AskedAt.of(state.metadata).message)],
         system_messages,
         keep_history_in_log,
         cache_breakpoints,

@@ -21,6 +21,7 @@ from inspect_ai.solver import Generate, Solver, TaskState
 
 from inspect_personamem.answer.cache_breakpoints import with_cache_breakpoints
 from inspect_personamem.answer.tool_loop import generate_answer
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.history.seen import See
 from inspect_personamem.history.system_messages import conversation
 from inspect_personamem.types import SystemMessagePolicy
@@ -44,7 +45,7 @@ def replying_solver(
         system_messages: What to do with system messages inside the history.
         keep_history_in_log: Leave the history in `state.messages` after generation.
         cache_breakpoints: On Anthropic models, with a history that is a prefix of the
-            shared context, mark the sample's `cache_prefix_ends` (its own history end
+            shared context, mark the sample's cache prefix ends (`AskedAt`: its own history end
             and earlier siblings' history ends) as explicit prompt-cache breakpoints.
             Not with the `merge` policy, which rewrites the messages.
     """
@@ -58,7 +59,8 @@ def replying_solver(
             history = seen.messages
             marks = cache_breakpoints and seen.prefix and system_messages != "merge"
             if marks and state.model.api == "anthropic":
-                history = with_cache_breakpoints(history, state.metadata["cache_prefix_ends"])
+                ends = AskedAt.of(state.metadata).cache_prefix_ends
+                history = with_cache_breakpoints(history, ends)
             state.messages = conversation(history, asked, system_messages)
         sent = len(state.messages)
         state = await generate_answer(state, generate, seen.tools)

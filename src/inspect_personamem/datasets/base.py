@@ -18,6 +18,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
 from inspect_ai.dataset import Dataset
@@ -29,6 +30,7 @@ from inspect_personamem.data.order import Queued
 from inspect_personamem.data.release import Release, ReleasedFile
 from inspect_personamem.datasets.declared import Estimate, Offline, Reported, Try
 from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.history.memory.prompts import OwnPrompt
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
 
@@ -127,6 +129,9 @@ class DatasetVersion(ABC, Generic[Q]):
     judged_note: str = ""
     """What the report's overall table adds about runs whose answers this version
     scores otherwise than the answer does (`scored_as`, `Run.judged`); none by default."""
+    memory_prompts: Mapping[str, OwnPrompt] = MappingProxyType({})
+    """The whole prompts around retrieved items its history sources offer besides the
+    official one (`-T memory_prompt=NAME`: PersonaMem's `paper`); none by default."""
     reported: Reported = Reported()
     """What the report shows of it beyond every version's sections (`report/layouts.py`):
     its layout and its published numbers; none by default."""

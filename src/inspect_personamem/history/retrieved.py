@@ -2,15 +2,15 @@
 
 Both feed a `MemoryPool` (one memory per shared context, never holding more than
 `context[:end_index]` of the question at hand), search it with the question
-(`user_question_or_message`), and hand the items on as the history
-(`memory/prompts.py`): the retrieved messages in their original order and roles, a
-memory system's facts as one user message; with `memory_prompt=paper`, the authors'
-RAG prompt instead. What the retrieval did goes to the sample's metadata under
-`memory`: the items (history positions and scores, or texts), messages added and
-whether the memory was rebuilt (and why), ingestion seconds (and each `add` call's)
-and search seconds, the longest time a call into the memory held the event loop,
-embedding counts so far, and the memory system's own usage where it reports it (this
-question's, and the run's so far). Where the question's evidence lies goes under
+(`AskedAt.message`), and hand the items on as the history (`memory/prompts.py`): the
+retrieved messages in their original order and roles, a memory system's facts as one
+user message; with another `memory_prompt`, the whole prompt the dataset version
+offers under that name instead (PersonaMem's `paper`). What the retrieval did goes to
+the sample's metadata under `memory`: the items (history positions and scores, or
+texts), messages added and whether the memory was rebuilt (and why), ingestion seconds
+(and each `add` call's) and search seconds, the longest time a call into the memory
+held the event loop, embedding counts so far, and the memory system's own usage where
+it reports it (this question's, and the run's so far). Where the question's evidence lies goes under
 `evidence`, and whether the items found it under `retrieval` (`recall.py`).
 
 The pools are built by `retriever_pool` and `memory_pool`, and kept in the metadata
@@ -28,8 +28,8 @@ from typing import Any, Final
 import yaml
 from inspect_ai.solver import TaskState
 
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.contexts import Contexts
-from inspect_personamem.data.options import lettered, shown_options
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.embeddings import (
     CachedEmbedder,
@@ -43,11 +43,11 @@ from inspect_personamem.history.memory.interface import (
     MemoryItem,
 )
 from inspect_personamem.history.memory.pool import MemoryPool, Retrieval
-from inspect_personamem.history.memory.prompts import paper_prompt, retrieved_history
+from inspect_personamem.history.memory.prompts import OFFICIAL, own_prompt, retrieved_history
 from inspect_personamem.history.memory.retrievers import BM25Retriever, DenseRetriever
 from inspect_personamem.history.recall import recall_of
 from inspect_personamem.history.seen import Past, See, Seen
-from inspect_personamem.types import MemoryPrompt, Retriever
+from inspect_personamem.types import Retriever
 
 DEFAULT_EMBEDDER: Final = "BAAI/bge-m3"
 """The paper's dense model (the authors ran it through FlagEmbedding in fp16)."""
@@ -58,7 +58,7 @@ def rag_history(
     retriever: Retriever = "dense",
     embedder: str = DEFAULT_EMBEDDER,
     top_k: int = 5,
-    memory_prompt: MemoryPrompt = "official",
+    memory_prompt: str = OFFICIAL,
     embedding_cache: str | None = None,
 ) -> See:
     """The `top_k` history messages most similar to the question.
@@ -69,7 +69,8 @@ def rag_history(
         embedder: retriever="dense": a sentence-transformers id or folder,
             `openai/<model>` or `openai-api/<service>/<model>`.
         top_k: Messages retrieved per question.
-        memory_prompt: "official" or "paper" (see `memory/prompts.py`).
+        memory_prompt: "official", or a prompt the dataset version offers (see
+            `memory/prompts.py`).
         embedding_cache: Folder of the embedding cache; default: the user cache
             folder (PERSONAMEM_EMBEDDING_CACHE overrides); "none": no disk cache.
     """
@@ -107,7 +108,7 @@ def memory_history(
     memory: str | None = None,
     memory_config: str | None = None,
     top_k: int = 5,
-    memory_prompt: MemoryPrompt = "official",
+    memory_prompt: str = OFFICIAL,
 ) -> See:
     """The `top_k` items of a memory system fed the history incrementally.
 
@@ -118,7 +119,8 @@ def memory_history(
             see `memory/interface.py`).
         memory_config: A YAML or JSON file whose mapping is passed as `config`.
         top_k: Items asked for per question.
-        memory_prompt: "official" or "paper" (see `memory/prompts.py`).
+        memory_prompt: "official", or a prompt the dataset version offers (see
+            `memory/prompts.py`).
     """
     return _retrieved(
         past, memory_pool(past.contexts, memory, memory_config), None, top_k, memory_prompt
@@ -217,26 +219,23 @@ def _retrieved(
     pool: MemoryPool,
     embeddings: CachedEmbedder | None,
     top_k: int,
-    memory_prompt: MemoryPrompt,
+    memory_prompt: str,
 ) -> See:
+    own = own_prompt(past.prompts, memory_prompt)
+
     async def see(state: TaskState) -> Seen:
-        context_id = str(state.metadata["shared_context_id"])
-        question = str(state.metadata["user_question_or_message"])
+        asked = AskedAt.of(state.metadata)
+        context_id, question = asked.history, asked.message
         retrieval = await pool.retrieve(
-            str(state.sample_id),
-            context_id,
-            int(state.metadata["end_index_in_shared_context"]),
-            question,
-            top_k,
+            str(state.sample_id), context_id, asked.end_index, question, top_k
         )
         state.metadata["memory"] = memory_record(retrieval, embeddings, pool)
         state.metadata["retrieval"] = recall_of(
             retrieval.items, past.evidence(state), top_k
         ).record()
         context = pool.store.messages(context_id)
-        if memory_prompt == "paper":
-            options = lettered(shown_options(state))
-            return Seen((), prompt=paper_prompt(retrieval.items, context, top_k, question, options))
+        if own is not None:
+            return Seen((), prompt=own.compose(retrieval.items, context, top_k, state))
         return Seen(retrieved_history(retrieval.items, context))
 
     return see

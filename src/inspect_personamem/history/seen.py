@@ -5,7 +5,7 @@ search it itself (`ToolUse`)."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_ai.model import ChatMessage
@@ -14,6 +14,7 @@ from inspect_ai.tool import Tool
 
 from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.evidence import Evidence
+from inspect_personamem.history.memory.prompts import OwnPrompt
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,9 @@ class Past:
     contexts: Contexts
     locate: Callable[[Mapping[str, Any]], Evidence]
     """A sample's metadata -> its question's evidence."""
+    prompts: Mapping[str, OwnPrompt] = field(default_factory=dict)
+    """The whole prompts around retrieved items its dataset version offers besides the
+    official one, by name (`DatasetVersion.memory_prompts`)."""
 
     def evidence(self, state: TaskState) -> Evidence:
         """The question's evidence, recorded in its metadata (`evidence`) for the log,

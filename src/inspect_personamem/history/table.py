@@ -12,12 +12,7 @@ from inspect_ai.model import get_model
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.context import evidence_history, full_history, no_history
 from inspect_personamem.history.memory.embeddings import embedder_for
-from inspect_personamem.history.memory.prompts import (
-    FACTS_HEADER,
-    PAPER_HEADER,
-    PAPER_SYSTEM,
-    PAPER_TEMPLATE,
-)
+from inspect_personamem.history.memory.prompts import FACTS_HEADER, OFFICIAL
 from inspect_personamem.history.retrieved import (
     DEFAULT_EMBEDDER,
     memory_factory,
@@ -39,12 +34,11 @@ TOP_K = Parameter(
 )
 MEMORY_PROMPT = Parameter(
     "memory_prompt",
-    "official",
+    OFFICIAL,
     str,
     "official (the retrieved items as the history, then the official question, scored as "
-    "every other run) or paper (the authors' RAG prompt, one letter answered; with "
-    "answer=choice only).",
-    choices=("official", "paper"),
+    "every other run) or a whole prompt the dataset version offers (PersonaMem: paper, "
+    "the authors' RAG prompt, one letter answered; with answer=choice only).",
 )
 
 
@@ -92,21 +86,10 @@ def _retrieval_words(settings: Settings, words: list[str]) -> str:
     return ", ".join(words)
 
 
-def _retrieval_prompts(settings: Settings) -> dict[str, str]:
-    """The authors' RAG prompt's texts, where a run sends it (`memory_prompt=paper`)."""
-    if str(settings["memory_prompt"]) != "paper":
-        return {}
-    where = "history/memory/prompts.py"
-    return {
-        f"{where}:PAPER_SYSTEM": PAPER_SYSTEM,
-        f"{where}:PAPER_HEADER": PAPER_HEADER,
-        f"{where}:PAPER_TEMPLATE": PAPER_TEMPLATE,
-    }
-
-
 def _memory_prompts(settings: Settings) -> dict[str, str]:
-    """A memory's facts go under their header, in either prompt."""
-    return {"history/memory/prompts.py:FACTS_HEADER": FACTS_HEADER, **_retrieval_prompts(settings)}
+    """A memory's facts go under their header, in any prompt (a version's own prompt's
+    texts are the version's: `DatasetVersion.prompts`)."""
+    return {"history/memory/prompts.py:FACTS_HEADER": FACTS_HEADER}
 
 
 def _rag_label(settings: Settings) -> str:
@@ -237,7 +220,6 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         refuses=_rag_refuses,
         reads_evidence=True,
         metrics=retrieval_metrics,
-        prompts=_retrieval_prompts,
     ),
     "memory": AxisValue(
         "memory",

@@ -41,6 +41,7 @@ from inspect_ai.model import ChatMessage
 from inspect_ai.solver import TaskState
 from inspect_ai.tool import Tool, ToolDef, ToolError
 
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.contexts import Contexts, sample_history, session_starts
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.errors import PersonaMemArgumentError
@@ -283,12 +284,9 @@ class QuestionTools:
 
     async def _search(self, query: str) -> Shown:
         searcher = self.searcher
+        asked = AskedAt.of(self.state.metadata)
         retrieval = await searcher.pool.retrieve(
-            str(self.state.sample_id),
-            str(self.state.metadata["shared_context_id"]),
-            int(self.state.metadata["end_index_in_shared_context"]),
-            query,
-            searcher.top_k,
+            str(self.state.sample_id), asked.history, asked.end_index, query, searcher.top_k
         )
         self.searches.append(retrieval)
         header = (

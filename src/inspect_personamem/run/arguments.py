@@ -16,6 +16,7 @@ from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.data.order import INTERLEAVE_BLOCK
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.history.memory.prompts import own_prompt
 from inspect_personamem.history.table import HISTORIES
 from inspect_personamem.parameters import AxisValue, Parameter, Point, Settings
 from inspect_personamem.run.migration import LEGACY_METHODS
@@ -169,6 +170,7 @@ def checked_point(arguments: Settings, version: DatasetVersion[Any]) -> Point:
                 f"PersonaMem task parameters history={point.history.name!r}, "
                 f"answer={point.answer.name!r}: {why}"
             )
+    own_prompt(version.memory_prompts, arguments["memory_prompt"])
     version.check(arguments, point)
     return point
 

@@ -70,7 +70,11 @@ def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Ta
     point = checked_point(arguments, version)
     _warn_of_relative_paths(arguments)
     loaded = version.load(arguments, point.history.reads_history)
-    past = Past(loaded.contexts, lambda metadata: version.evidence(metadata, loaded.contexts))
+    past = Past(
+        loaded.contexts,
+        lambda metadata: version.evidence(metadata, loaded.contexts),
+        version.memory_prompts,
+    )
     see = point.history.builder(past, **point.own(point.history, arguments))
     solver = point.answer.builder(
         see,

@@ -1,8 +1,19 @@
 """The official scorer of a chosen letter: the authors' answer extraction, with its
 evidence in each score. Its metrics are the least every run has; a dataset version's
-task sets its own (groups, clustering: `datasets.base.DatasetVersion.metrics`)."""
+task sets its own (groups, clustering: `datasets.base.DatasetVersion.metrics`).
+
+`answered` wraps every scorer of the package once, where it is defined: a question the
+model never replied to is not scored, and each score carries the question's history
+record (`metrics.history_record`). At its definition, not where a task is built, so a
+re-grade (`inspect score`, which makes the scorer again by its name and arguments)
+scores as the run did.
+"""
 
 from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from typing import ParamSpec
 
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState
@@ -13,9 +24,35 @@ from inspect_personamem.scoring.metrics import history_record, unparsed
 UNANSWERED = "unanswered"
 """Score status of a question that reached the scorer without a reply from the model."""
 
+Scoring = Callable[[TaskState, Target], Awaitable[Score]]
+"""A score function of a question the model replied to (what `answered` wraps)."""
+P = ParamSpec("P")
+
+
+def answered(factory: Callable[P, Scoring]) -> Callable[P, Scorer]:
+    """A scorer factory (under Inspect's `@scorer`, whose name and arguments stay its
+    own) whose scorer leaves a question the model never replied to unscored
+    (`unanswered`) and adds the history record to each score's metadata."""
+
+    @functools.wraps(factory)
+    def make(*args: P.args, **kwargs: P.kwargs) -> Scorer:
+        inner = factory(*args, **kwargs)
+
+        async def score(state: TaskState, target: Target) -> Score:
+            if not replied(state):
+                return unanswered()
+            scored = await inner(state, target)
+            scored.metadata = {**(scored.metadata or {}), **history_record(state)}
+            return scored
+
+        return score
+
+    return make
+
 
 @scorer(metrics=[accuracy(), stderr(), unparsed()])
-def personamem_scorer() -> Scorer:
+@answered
+def personamem_scorer() -> Scoring:
     """Correct iff the official extraction reads exactly the target letter.
 
     Responses with no letter or several letters are incorrect; the score's metadata
@@ -28,8 +65,6 @@ def personamem_scorer() -> Scorer:
     """
 
     async def score(state: TaskState, target: Target) -> Score:
-        if not replied(state):
-            return unanswered()
         correct_letter = target.text.strip("() ")
         judgement = judge(state.output.completion, correct_letter)
         return Score(
@@ -41,7 +76,6 @@ def personamem_scorer() -> Scorer:
                 "status": judgement.status,
                 "final_answer_letters": sorted(judgement.segment_letters),
                 "response_letters": sorted(judgement.response_letters),
-                **history_record(state),
             },
         )
 

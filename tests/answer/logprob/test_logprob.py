@@ -33,7 +33,7 @@ from inspect_personamem.answer.logprob.template import (  # noqa: E402
     shared_text,
 )
 from inspect_personamem.answer.logprob.truncation import ContextWindowError, fit_prompt  # noqa: E402
-from inspect_personamem.data.contexts import open_context_store  # noqa: E402
+from inspect_personamem.datasets.v1.contexts import open_context_store  # noqa: E402
 from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions  # noqa: E402
 from inspect_personamem.offline.random_model import END_OF_TURN  # noqa: E402
 

@@ -22,8 +22,9 @@ from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 from inspect_personamem.answer.logprob.hf import naive_option_logprobs  # noqa: E402
 from inspect_personamem.answer.logprob.server import CompletionsLogprobs, ServerResponseError  # noqa: E402
 from inspect_personamem.answer.logprob.template import OptionPrompt, build_prompt  # noqa: E402
-from inspect_personamem.data.contexts import open_context_store  # noqa: E402
+from inspect_personamem.data.asked import AskedAt  # noqa: E402
 from inspect_personamem.data.options import LETTERS  # noqa: E402
+from inspect_personamem.datasets.v1.contexts import open_context_store  # noqa: E402
 from inspect_personamem.datasets.v1.records import read_questions  # noqa: E402
 
 
@@ -252,7 +253,7 @@ def test_logprob_composes_with_every_history(
             assert [(m.role, m.text) for m in before] == [(m.role, m.text) for m in evidence.shown]
         else:
             assert before == []
-        assert sample.metadata["logprob"]["chosen"] in LETTERS
+        assert sample.metadata["logprob"]["chosen"] in LETTERS[:4]
 
 
 def test_logprob_on_personamem_v2(small_v2: Path, tmp_path: Path) -> None:
@@ -276,6 +277,6 @@ def test_logprob_on_personamem_v2(small_v2: Path, tmp_path: Path) -> None:
     assert log.results is not None and "pref_type_" in " ".join(log.results.scores[0].metrics)
     for sample in log.samples or []:
         assert [m.role for m in sample.messages] == ["user", "assistant"]
-        assert sample.messages[0].text == sample.metadata["user_question_or_message"]
+        assert sample.messages[0].text == AskedAt.of(sample.metadata).message
         assert len(sample.metadata["logprob"]["options"]) == 4
-        assert sample.metadata["logprob"]["chosen"] in LETTERS
+        assert sample.metadata["logprob"]["chosen"] in LETTERS[:4]

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from support.helpers import EXCERPT, REAL_QUESTIONS, require
 
-from inspect_personamem.data.contexts import ContextStore, session_starts
+from inspect_personamem.data.contexts import session_starts
 from inspect_personamem.data.evidence import Evidence
-from inspect_personamem.data.options import parse_options
 from inspect_personamem.datasets.registry import VERSIONS
+from inspect_personamem.datasets.v1.contexts import ContextStore
 from inspect_personamem.datasets.v1.fitting import write_fitting_contexts
 from inspect_personamem.datasets.v1.generator import (
     SHAPES,
@@ -25,6 +25,7 @@ from inspect_personamem.datasets.v1.generator import (
     text_tokens,
     write_contexts,
 )
+from inspect_personamem.datasets.v1.options import parse_options
 from inspect_personamem.datasets.v1.records import COLUMNS, read_questions
 from inspect_personamem.datasets.v1.samples import check_against_contexts
 

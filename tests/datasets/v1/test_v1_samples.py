@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from support.helpers import EXCERPT
 
-from inspect_personamem.data.contexts import ContextStore
+from inspect_personamem.datasets.v1.contexts import ContextStore
 from inspect_personamem.datasets.v1.generator import contexts_for_questions, write_contexts
 from inspect_personamem.datasets.v1.prompt import INSTRUCTION
 from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from inspect_ai.model import ChatMessageBase
 
-from inspect_personamem.data.contexts import open_context_store
+from inspect_personamem.datasets.v1.contexts import open_context_store
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.run.tasks import TASKS
 

@@ -12,6 +12,7 @@ from typing import Any
 from inspect_ai.model import ChatMessageUser
 from support.helpers import V2_ROW, V2_ROW_CSV
 
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.options import LETTERS
 from inspect_personamem.datasets.v2.records import read_questions
 from inspect_personamem.datasets.v2.samples import V2Question, distance_bin, record_to_sample
@@ -40,4 +41,4 @@ def test_the_real_row_becomes_the_sample_the_task_sends() -> None:
     distance = int(ROW["distance_from_related_snippet_to_query_32k"])
     assert metadata["distance_to_snippet"] == distance
     assert metadata["distance_bin"] == distance_bin(distance) == "16k-32k"
-    assert metadata["shared_context_id"] == ROW["chat_history_32k_link"]
+    assert AskedAt.of(metadata).history == ROW["chat_history_32k_link"]

@@ -144,6 +144,17 @@ def test_refusals_are_one_line(small_v2: Path) -> None:
         TASKS["personamem_v2_32k"](data_dir=str(small_v2), length="128k")
 
 
+def test_the_authors_rag_prompt_is_personamem_s_and_refused_before_any_data(
+    tmp_path: Path,
+) -> None:
+    """PersonaMem-v2 offers no `memory_prompt` but the official one: `paper` is refused
+    as any prompt it does not offer, before a file is looked for."""
+    with pytest.raises(PersonaMemArgumentError, match="memory_prompt='paper': .* offers official$"):
+        TASKS["personamem_v2_32k"](
+            data_dir=str(tmp_path / "none"), history="rag", retriever="bm25", memory_prompt="paper"
+        )
+
+
 MARKED_TEXT = (
     "short_persona", "preference", "topic_query", "topic_preference",
     "conversation_scenario", "pref_type", "raw_persona_file", "prev_pref",

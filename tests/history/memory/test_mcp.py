@@ -27,7 +27,7 @@ from support.helpers import run_task, tool_calling_model
 from support.memories import run_mcp_memory, split_with_markers
 from support.servers.mcp_memory import SCRIPT, records, stand_in_config
 
-from inspect_personamem.data.contexts import ContextStore
+from inspect_personamem.datasets.v1.contexts import ContextStore
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory import mcp as mcp_module
 from inspect_personamem.history.memory.interface import HistoryMessage, MemoryComponentError

@@ -18,7 +18,7 @@ import pytest
 from support.memories import run_mcp_memory, split_with_markers
 from support.servers.mcp_memory import documented_config
 
-from inspect_personamem.data.contexts import ContextStore
+from inspect_personamem.datasets.v1.contexts import ContextStore
 from inspect_personamem.datasets.v1.version import VERSION
 from inspect_personamem.run.tasks import TASKS
 

@@ -26,7 +26,7 @@ from support.helpers import mock_model, run_task
 from support.memories import ClosingMemory, HangOnceMemory, SpyMemory, split_with_markers
 from support.servers.openai_api import mem0_stand_in_config, serve_openai
 
-from inspect_personamem.data.contexts import ContextStore
+from inspect_personamem.datasets.v1.contexts import ContextStore
 from inspect_personamem.history.memory import pool as pool_module
 from inspect_personamem.history.memory.interface import LOOP_BLOCK_WARNING_SECONDS, MemorySystem
 from inspect_personamem.history.memory.pool import DROPPED, RAN_AHEAD, MemoryPool

@@ -51,6 +51,20 @@ def test_a_prompt_reads_back_to_what_it_asked() -> None:
     assert read_grader_prompt("User: hello") is None
 
 
+def test_the_prompt_follows_the_number_of_candidates() -> None:
+    """A question of three options (or twelve) is asked with as many candidates, named
+    and numbered; four is the prompt PersonaMem's and PersonaMem-v2's runs send."""
+    three = grader_prompt("m", "r", ["x", "y", "z"])
+    assert "and three candidate replies." in three and "N is 1, 2, 3 or none." in three
+    assert "<candidate_4>" not in three
+    twelve = [f"option {n}" for n in range(12)]
+    question = read_grader_prompt(grader_prompt("m", "r", twelve))
+    assert question is not None and question.candidates == tuple(twelve)
+    four = grader_prompt("m", "r", ["w", "x", "y", "z"])
+    assert four.startswith(GRADER_PROMPT.split("{message}")[0])
+    assert four.endswith(GRADER_PROMPT.split("{candidates}")[1])
+
+
 def test_the_docs_print_the_prompt_of_this_version() -> None:
     text = DOCS.read_text(encoding="utf-8")
     found = re.search(r"grader prompt, version (\S+)\):\n\n```text\n(.*?)\n```", text, re.DOTALL)

@@ -9,7 +9,8 @@ import re
 import pytest
 from support.helpers import REAL_QUESTIONS, ROOT, require
 
-from inspect_personamem.data.options import LETTERS, parse_options
+from inspect_personamem.data.options import LETTERS
+from inspect_personamem.datasets.v1.options import parse_options
 from inspect_personamem.offline.grading import right_verdict
 from inspect_personamem.scoring.grader.prompt import GraderQuestion
 from inspect_personamem.scoring.grader.trials import (

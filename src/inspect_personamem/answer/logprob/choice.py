@@ -39,7 +39,7 @@ def score_options(
 ) -> list[OptionScore]:
     """Each option's score under `normalization`, in the order shown."""
     scores: list[OptionScore] = []
-    for letter, logprobs, text in zip(LETTERS, token_logprobs, texts, strict=True):
+    for letter, logprobs, text in zip(LETTERS[: len(texts)], token_logprobs, texts, strict=True):
         total = float(sum(logprobs))
         size = {"tokens": len(logprobs), "chars": len(text), "sum": 1}[normalization]
         scores.append(OptionScore(letter, total, len(logprobs), len(text), total / size))

@@ -1,7 +1,7 @@
 """The log-likelihood solver (the paper's generative setting, §4.5).
 
 The model sees what the history source gives (the whole history, none, or retrieved
-items) and the question (`user_question_or_message` alone: no
+items) and the question (`AskedAt.message` alone: no
 instruction, no options) and each option, without its `(x) ` letter, is scored as
 the assistant's reply. The option with the best normalised log-probability is
 written as `<final_answer>(x)`, so `personamem_scorer` and its metrics score this
@@ -22,6 +22,7 @@ from inspect_personamem.answer.logprob.backend import Backend, backend_for
 from inspect_personamem.answer.logprob.choice import as_metadata, chosen, score_options
 from inspect_personamem.answer.logprob.template import ChatTemplateError
 from inspect_personamem.answer.logprob.truncation import ContextWindowError, fit_prompt
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.options import final_answer, shown_options
 from inspect_personamem.history.seen import See
 from inspect_personamem.types import Normalization, SystemMessagePolicy
@@ -66,9 +67,7 @@ def logprob_solver(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
         backend = await backend_of(model)
-        question: list[ChatMessage] = [
-            ChatMessageUser(content=str(state.metadata["user_question_or_message"]))
-        ]
+        question: list[ChatMessage] = [ChatMessageUser(content=AskedAt.of(state.metadata).message)]
         seen = await see(state)
         history = seen.messages
         bodies = shown_options(state)

@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from inspect_personamem.data.contexts import session_starts
-from inspect_personamem.data.options import LETTERS
 from inspect_personamem.data.provenance import mark_generated
 from inspect_personamem.data.synthetic import Text, write_table
+from inspect_personamem.datasets.v1.options import COUNT, V1_LETTERS
 from inspect_personamem.datasets.v1.question_types import RAW_LABELS
 from inspect_personamem.datasets.v1.records import COLUMNS
 from inspect_personamem.datasets.v1.spec import PERSONAMEM
@@ -251,9 +251,9 @@ class _Questions:
         # apostrophes in some options only: a Python literal then mixes its quotes
         bodies = [
             text.about(60) + (f" It's {letter}'s idea." if letter in "ac" else f" Option {letter}.")
-            for letter in LETTERS
+            for letter in V1_LETTERS
         ]
-        options = [f"({letter}) {body}" for letter, body in zip(LETTERS, bodies, strict=True)]
+        options = [f"({letter}) {body}" for letter, body in zip(V1_LETTERS, bodies, strict=True)]
         serialised = json.dumps(options, ensure_ascii=False) if number % 2 else repr(options)
         question = ("User: " if number % 9 == 0 else "") + text.about(80)
         question_id = _uuid(rng)
@@ -272,7 +272,7 @@ class _Questions:
             "num_irrelevant_tokens": rng.choice((0, 0, 1200)),
             "distance_to_ref_proportion_in_context": None,
             "user_question_or_message": question,
-            "correct_answer": f"({LETTERS[rng.randrange(4)]})",
+            "correct_answer": f"({V1_LETTERS[rng.randrange(COUNT)]})",
             "all_options": serialised,
             "shared_context_id": context_id,
             "end_index_in_shared_context": end_index,

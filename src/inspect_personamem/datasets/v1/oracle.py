@@ -16,7 +16,12 @@ from pathlib import Path
 from inspect_ai.model import ChatMessage
 
 from inspect_personamem.data.known import Asked, ChoicePrompt, Known, KnownQuestions
-from inspect_personamem.data.options import LETTERS, OptionsFormatError, final_answer, parse_options
+from inspect_personamem.data.options import final_answer
+from inspect_personamem.datasets.v1.options import (
+    V1_LETTERS,
+    OptionsFormatError,
+    parse_options,
+)
 from inspect_personamem.datasets.v1.prompt import INSTRUCTION
 from inspect_personamem.datasets.v1.records import QuestionRecord
 from inspect_personamem.datasets.v1.spec import PERSONAMEM
@@ -62,7 +67,7 @@ def _shown(known: Known, prompt: str) -> list[str] | None:
         letter = next(
             (
                 letter
-                for letter in LETTERS
+                for letter in V1_LETTERS
                 if letter not in letters and any(f"({letter}) {form}" in prompt for form in forms)
             ),
             None,
@@ -94,7 +99,7 @@ def _answers(records: list[QuestionRecord]) -> dict[str, list[Known]]:
         answers.setdefault(record.question, []).append(
             Known(
                 options=record.options.bodies(),
-                correct=LETTERS.index(record.correct_letter),
+                correct=V1_LETTERS.index(record.correct_letter),
                 decay_steps=max(0, int(record.columns["distance_to_ref_in_blocks"]) - 1),
                 end_index=record.end_index,
             )
@@ -112,5 +117,5 @@ def choice_prompt(input: Sequence[ChatMessage]) -> ChoicePrompt | None:
         options = parse_options(rendered).bodies()
     except OptionsFormatError as ex:
         raise PersonaMemArgumentError(f"the options cannot be read ({ex})") from None
-    replies = tuple(final_answer(letter) for letter in LETTERS[: len(options)])
+    replies = tuple(final_answer(letter) for letter in V1_LETTERS[: len(options)])
     return ChoicePrompt(question, options, 1, replies)

@@ -17,12 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from inspect_personamem.data.csv_rows import parse_int, read_rows
-from inspect_personamem.data.options import (
-    OPTION_LETTER,
-    Options,
-    OptionsFormatError,
-    parse_options,
-)
+from inspect_personamem.data.options import OPTION_LETTER
+from inspect_personamem.datasets.v1.options import Options, OptionsFormatError, parse_options
 from inspect_personamem.datasets.v1.question_types import normalise_question_type
 from inspect_personamem.datasets.v1.splits import Split
 from inspect_personamem.errors import PersonaMemDataError

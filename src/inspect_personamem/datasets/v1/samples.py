@@ -2,7 +2,8 @@
 
 `Sample.input` is only the final user message (question, instruction, options);
 the sample's metadata carries every column of the question row plus the paper
-category, the options as shown and the coarse distance bin. The solver joins the
+category, the options as shown, the coarse distance bin and what the history and
+answer axes read (`data.asked.AskedAt`). The solver joins the
 history from the shared context store at solve time, so no sample holds a copy.
 """
 
@@ -16,9 +17,10 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from inspect_personamem.data.contexts import ContextStore
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.options import LETTERS, shuffled_order
 from inspect_personamem.data.order import prefix_ends
+from inspect_personamem.datasets.v1.contexts import ContextStore
 from inspect_personamem.datasets.v1.prompt import final_user_message
 from inspect_personamem.datasets.v1.records import QuestionRecord
 from inspect_personamem.errors import PersonaMemDataError
@@ -142,10 +144,10 @@ def record_to_sample(
     """One sample: the final user message as input, every column in metadata."""
     if shuffle is None:
         # The official prompt sends the CSV cell exactly as it stands.
-        order, options = tuple(range(len(LETTERS))), record.options
+        order, options = tuple(range(len(record.options.texts))), record.options
         rendered = str(record.columns["all_options"])
     else:
-        order = shuffled_order(shuffle, record.question_id)
+        order = shuffled_order(shuffle, record.question_id, len(record.options.texts))
         options = record.options.permuted(order)
         rendered = options.render()
     target = LETTERS[order.index(LETTERS.index(record.correct_letter))]
@@ -155,7 +157,9 @@ def record_to_sample(
         "distance_bin": distance_bin(int(record.columns["distance_to_ref_in_blocks"])),
         "option_order": list(order),
         "shuffle_seed": shuffle,
-        "cache_prefix_ends": list(cache_prefix_ends),
+        **AskedAt(
+            record.context_id, record.end_index, record.question, tuple(cache_prefix_ends)
+        ).metadata(),
     }
     return Sample(
         id=record.question_id,

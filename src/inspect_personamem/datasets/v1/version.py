@@ -9,17 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Final
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Scorer
 
-from inspect_personamem.data.contexts import (
-    NO_CONTEXTS,
-    Contexts,
-    open_context_store,
-    sample_history,
-)
+from inspect_personamem.data.contexts import NO_CONTEXTS, Contexts, sample_history
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded
@@ -32,6 +28,7 @@ from inspect_personamem.datasets.declared import (
     Try,
 )
 from inspect_personamem.datasets.v1 import published
+from inspect_personamem.datasets.v1.contexts import open_context_store
 from inspect_personamem.datasets.v1.cost import question_requests
 from inspect_personamem.datasets.v1.evidence import (
     check_token_fields,
@@ -40,6 +37,7 @@ from inspect_personamem.datasets.v1.evidence import (
 )
 from inspect_personamem.datasets.v1.files import locate_split_files, release_files
 from inspect_personamem.datasets.v1.oracle import PersonaMemQuestions, choice_prompt
+from inspect_personamem.datasets.v1.paper_prompt import PAPER
 from inspect_personamem.datasets.v1.prompt import INSTRUCTION
 from inspect_personamem.datasets.v1.question_types import CATEGORY_TITLES
 from inspect_personamem.datasets.v1.records import QuestionRecord
@@ -105,6 +103,7 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         Group("distance_bin", "sessions_bin", "sessions elapsed (bins)"),
     )
     evidence_groups = ("category", "distance_bin")
+    memory_prompts = MappingProxyType({"paper": PAPER})
     earlier_evidence = (
         "the session `distance_to_ref_in_blocks` before the question's own, one session "
         "further back than the token distance places it for 267 of 270 real 128k "
@@ -232,9 +231,10 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
     def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
         """The axes' texts, and the official instruction where the final user message
         carries it (the options shown, not in the authors' RAG prompt)."""
-        official = point.answer.name == "choice" and settings["memory_prompt"] != "paper"
+        paper = settings["memory_prompt"] == "paper"
+        official = point.answer.name == "choice" and not paper
         own = {"datasets/v1/prompt.py:INSTRUCTION": INSTRUCTION} if official else {}
-        return {**point.prompts(settings), **own}
+        return {**point.prompts(settings), **(PAPER.texts if paper else {}), **own}
 
     def refuses_selector(self, flag: str) -> str:
         """PersonaMem's length is its split, and its split is all that chooses."""

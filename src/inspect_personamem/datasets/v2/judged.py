@@ -40,8 +40,7 @@ from inspect_personamem.datasets.v2.judge import judge_prompt, judge_score
 from inspect_personamem.parameters import Settings
 from inspect_personamem.scoring.grader.calibration import grading_of
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD, grader_model, grader_record
-from inspect_personamem.scoring.metrics import history_record
-from inspect_personamem.scoring.scorer import replied, unanswered
+from inspect_personamem.scoring.scorer import Scoring, answered
 from inspect_personamem.types import GraderSource
 
 
@@ -67,9 +66,10 @@ def judge_figures() -> Metric:
 
 
 @scorer(metrics=[accuracy(), stderr(), judge_figures()])
+@answered
 def preference_scorer(
     grader: GraderSource = "role", calibration: Sequence[str] | None = None
-) -> Scorer:
+) -> Scoring:
     """Score a free reply by the authors' judge, 0 to 1.
 
     Args:
@@ -80,8 +80,6 @@ def preference_scorer(
     """
 
     async def score(state: TaskState, target: Target) -> Score:
-        if not replied(state):
-            return unanswered()
         model = grader_model(grader)
         query, preference = str(state.metadata["query"]), str(state.metadata["preference"])
         reply = state.output.completion.strip()
@@ -100,14 +98,13 @@ def preference_scorer(
             "self_graded": grader == "self",
             "judge_prompt": prompt,
             "judge_answer": answer,
-            **history_record(state),
         }
         if calibrating:
             scores = [check[2] for check in checks]
             correct = LETTERS.index(target.text.strip("() "))
             others = [s for i, s in enumerate(scores) if i != correct]
             metadata |= {
-                "calibration_scores": dict(zip(LETTERS, scores, strict=True)),
+                "calibration_scores": dict(zip(LETTERS[: len(scores)], scores, strict=True)),
                 "calibration_separates": int(scores[correct] > max(others)),
             }
         return Score(

@@ -3,17 +3,16 @@ only what metrics, graders and history sources read in metadata.
 
 The input is the user message (query and the authors' sentence) and, for
 `answer=choice`, the options message (`prompt.py`). No label column is in the input.
-The metadata holds, for the history sources, the same keys as PersonaMem's samples
-(`shared_context_id`: the history file's link; `end_index_in_shared_context`: its
-length, the whole file; `user_question_or_message`: the message asked; `options`: the
-options as shown, each written `(x) text`, the package's form for graders and
-`answer=logprob`; `query`: the query without the appended sentence, for the
-preference judge), and, for metrics and judges, the label columns they group or judge
-by. The large label cells (`expanded_persona`, `short_persona`,
-`related_conversation_snippet`, `raw_persona_file`) stay in the file, but for the
-snippet in a run whose history source reads the evidence (`history=evidence`, which
-shows it, and the retrieval runs, which check their items against it). History sources
-read only the keys named above: no label reaches the model, a retriever or a memory.
+The metadata holds, for the history and answer axes, the question's `AskedAt`
+(`data/asked.py`: the history file's link; its length, the whole file; the message
+asked; the history's end, which every question of the persona shares, as the cache
+prefix); `query`: the query without the appended sentence, for the preference judge;
+and, for metrics and judges, the label columns they group or judge by. The large label
+cells (`expanded_persona`, `short_persona`, `related_conversation_snippet`,
+`raw_persona_file`) stay in the file, but for the snippet in a run whose history source
+reads the evidence (`history=evidence`, which shows it, and the retrieval runs, which
+check their items against it). History sources read only the `AskedAt`: no label
+reaches the model, a retriever or a memory.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from typing import Any, Final
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.options import LETTERS
 from inspect_personamem.datasets.v2.evidence import SNIPPET, snippet_record
 from inspect_personamem.datasets.v2.histories import PersonaContexts
@@ -123,10 +123,9 @@ def record_to_sample(
         **{label: getattr(record, label) for label in LABELS},
         "distance_to_snippet": distance,
         "distance_bin": distance_bin(distance),
-        "shared_context_id": record.history_link(length),
-        "end_index_in_shared_context": question.end_index,
-        "cache_prefix_ends": [question.end_index],
-        "user_question_or_message": message,
+        **AskedAt(
+            question.context_id, question.end_index, message, (question.end_index,)
+        ).metadata(),
         "query": record.query,
         "correct_answer": record.correct_answer,
         "option_order": list(order),

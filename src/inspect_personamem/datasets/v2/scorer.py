@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
-from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_personamem.data.options import shown_options
 from inspect_personamem.datasets.v2.extraction import ANSWER_PATTERNS, read_answer
-from inspect_personamem.scoring.metrics import history_record, unparsed
-from inspect_personamem.scoring.scorer import replied, unanswered
+from inspect_personamem.scoring.metrics import unparsed
+from inspect_personamem.scoring.scorer import Scoring, answered
 
 
 @scorer(metrics=[accuracy(), stderr(), unparsed()])
-def v2_choice_scorer() -> Scorer:
+@answered
+def v2_choice_scorer() -> Scoring:
     """Correct iff the option shown under the letter the authors' patterns read is the
     correct answer. A reply with no letter, or a letter no option has, is incorrect
     (`status` `none` or `not_an_option`; `single` where an option's letter was read).
     A question the model never replied to is not scored."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        if not replied(state):
-            return unanswered()
         options = shown_options(state)
         reading = read_answer(state.output.completion, len(options))
         chosen = None
@@ -39,7 +38,6 @@ def v2_choice_scorer() -> Scorer:
                 "status": "single" if reading.status == "option" else reading.status,
                 "letter_read": reading.letter,
                 "pattern": reading.pattern,
-                **history_record(state),
             },
         )
 

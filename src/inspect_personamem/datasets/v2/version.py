@@ -207,11 +207,6 @@ class PersonaMemV2(DatasetVersion[V2Question]):
                 f"PersonaMem-v2 task parameter judge={arguments['judge']!r} judges open "
                 "answers: pass answer=open, or leave judge out"
             )
-        if arguments["memory_prompt"] == "paper":
-            raise PersonaMemArgumentError(
-                "PersonaMem-v2 task parameter memory_prompt='paper' is the PersonaMem (v1) "
-                "authors' RAG prompt, with v1's options: leave memory_prompt out"
-            )
         merged = arguments["system_messages"] == "merge" and point.answer.name == "choice"
         if merged and arguments["options_role"] == "system":
             raise PersonaMemArgumentError(

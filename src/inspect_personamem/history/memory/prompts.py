@@ -1,4 +1,4 @@
-"""The two prompts around retrieved items (`-T memory_prompt=official|paper`).
+"""The prompts around retrieved items (`-T memory_prompt=...`).
 
 `official` (default): the retrieved history messages, in their original order and
 roles, stand in for the history (`retrieved_history`), and the answer adds what it
@@ -8,33 +8,56 @@ no-history run and compares with them.
 Items that are not history messages (a memory system's facts) are sent as one
 user message, `# User facts:` and one item a line, before the final user message.
 
-`paper`: the authors' baseline prompt (their `baselines/` scripts), which their
-Figure 5 numbers come from: under the system line `PAPER_SYSTEM`, one user message
-with the retrieved items (most similar first, one a line), the question and the
-options one a line; the model answers with one letter (read by the official
-extraction, which takes a lone letter).
+Any other: a whole prompt a dataset version offers (`OwnPrompt`, in its
+`DatasetVersion.memory_prompts`: PersonaMem's `paper`, its authors' baseline prompt).
 
-In both, an item that names a history position is shown as the message at that
-position (in `paper`, its role and content as JSON, as the authors' retriever gave
-it), never as the text the item carries: positions are checked by the pool, so what
-the model sees of the history stays within `context[:end_index]`.
+In all, an item that names a history position is shown as the message at that
+position, never as the text the item carries: positions are checked by the pool, so
+what the model sees of the history stays within `context[:end_index]`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
-from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
+from inspect_ai.model import ChatMessage, ChatMessageUser
+from inspect_ai.solver import TaskState
 
-from inspect_personamem.history.memory.interface import HistoryMessage, MemoryItem
-from inspect_personamem.history.memory.retrievers import embedded_text
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.history.memory.interface import MemoryItem
 
-PAPER_SYSTEM = "You are an AI that answers only with A, B, C, or D."
-PAPER_HEADER = "# {top_k} most similar contexts to the question: "
-"""The paper prompt's header over retrieved history messages."""
-PAPER_TEMPLATE = "{header}\n{retrieved}\n\n# Question: {question}\n\n# Choices: \n{options}"
-"""The paper prompt's user message: the header, the items, the question, the options."""
+OFFICIAL = "official"
+"""The prompt every version has: the items as the history (`retrieved_history`)."""
 FACTS_HEADER = "# User facts:"
+
+
+@dataclass(frozen=True)
+class OwnPrompt:
+    """A whole prompt around retrieved items that a dataset version offers in place of
+    the official one (`-T memory_prompt=NAME`): it puts the items, the question and
+    whatever else it shows in one prompt, which replaces the answer's composition."""
+
+    compose: Callable[
+        [Sequence[MemoryItem], Sequence[ChatMessage], int, TaskState], list[ChatMessage]
+    ]
+    """(the items, the question's whole context, `top_k`, the sample's state) -> the
+    prompt."""
+    texts: Mapping[str, str]
+    """Its fixed texts by where they are defined (`module.py:NAME`), for a results card."""
+
+
+def own_prompt(offered: Mapping[str, OwnPrompt], name: str) -> OwnPrompt | None:
+    """The prompt `-T memory_prompt=name` names among those a version `offered`: None
+    for the official one; a one-line error for one it does not offer."""
+    if name == OFFICIAL:
+        return None
+    if name not in offered:
+        raise PersonaMemArgumentError(
+            f"PersonaMem task parameter memory_prompt={name!r}: this dataset version offers "
+            f"{', '.join((OFFICIAL, *offered))}"
+        )
+    return offered[name]
 
 
 def retrieved_history(
@@ -49,31 +72,3 @@ def retrieved_history(
     if facts:
         history.append(ChatMessageUser(content="\n".join([FACTS_HEADER, *facts])))
     return history
-
-
-def paper_prompt(
-    items: Sequence[MemoryItem],
-    context: Sequence[ChatMessage],
-    top_k: int,
-    question: str,
-    options: Sequence[str],
-) -> list[ChatMessage]:
-    """The authors' baseline prompt: retrieved items, question, options one a line."""
-    retrieved = "\n".join(_paper_text(item, context) for item in items)
-    header = (
-        PAPER_HEADER.format(top_k=top_k)
-        if any(item.position is not None for item in items) or not items
-        else f"{FACTS_HEADER} "
-    )
-    text = PAPER_TEMPLATE.format(
-        header=header, retrieved=retrieved, question=question, options="\n".join(options)
-    )
-    return [ChatMessageSystem(content=PAPER_SYSTEM), ChatMessageUser(content=text)]
-
-
-def _paper_text(item: MemoryItem, context: Sequence[ChatMessage]) -> str:
-    """An item as the paper prompt shows it: a history message as its role and content."""
-    if item.position is None:
-        return item.text
-    message = context[item.position]
-    return embedded_text(HistoryMessage(item.position, message.role, message.text))

@@ -4,7 +4,7 @@ Candidates are exactly the messages the pool has added: `context[:end_index]`.
 
 - `dense` (the paper's): each message is embedded as its role and content together,
   `json.dumps({"role": ..., "content": ...})` (the authors' encoder), the question
-  (`user_question_or_message`) alone; the score is the dot product of the unit
+  (`AskedAt.message`) alone; the score is the dot product of the unit
   vectors; the `top_k` highest are kept, most similar first.
 - `bm25`: BM25 over the messages' content, lower-cased word tokens; no model needed.
   Lucene's variant with k1 = 1.5 and b = 0.75, the scores of the `bm25s` package

@@ -1,7 +1,8 @@
 """The grader's prompt and how its answer is read.
 
-The grader sees the user's message, the reply under test and the four candidate
-replies of the question (in a seeded order, numbered 1 to 4), and names the candidate
+The grader sees the user's message, the reply under test and the candidate replies of
+the question (its options, in a seeded order, numbered from 1; PersonaMem's and
+PersonaMem-v2's four), and names the candidate
 whose assumptions about the user (facts, current preferences, circumstances) the
 reply shares, or none. It does not see the history, nor which candidate is correct.
 The prompt is ours; its text is versioned (`GRADER_PROMPT_VERSION`, logged with every
@@ -18,11 +19,25 @@ from typing import Final, Literal
 GRADER_PROMPT_VERSION: Final = "1"
 """Bumped (with the task version) whenever the prompt's text or its reading changes."""
 
-GRADER_PROMPT: Final = """\
+_COUNTS: Final = dict(enumerate(("two", "three", "four", "five", "six", "seven", "eight"), 2))
+"""How the prompt writes a number of candidates (in digits beyond these)."""
+
+
+def grader_prompt_text(count: int) -> str:
+    """The grader's prompt for questions of `count` candidates; `{candidates}` is
+    `<candidate_1>...</candidate_1>` to `<candidate_{count}>`, each on its own lines."""
+    numbers = ", ".join(str(n) for n in range(1, count + 1))
+    return _GRADER_TEMPLATE.format(
+        count=_COUNTS.get(count, str(count)), numbers=numbers, message="{message}", reply="{reply}",
+        candidates="{candidates}",
+    )  # fmt: skip
+
+
+_GRADER_TEMPLATE: Final = """\
 You are checking what a chatbot's reply assumes about the user it is talking to.
 
 The user has talked with the chatbot before. Below are the user's latest message, the \
-chatbot's reply, and four candidate replies. The candidates differ in what they assume \
+chatbot's reply, and {count} candidate replies. The candidates differ in what they assume \
 about the user: facts about them, their current preferences, their circumstances.
 
 Decide which candidate's assumptions about the user the chatbot's reply shares. Judge \
@@ -41,17 +56,19 @@ equally, answer none.
 {candidates}
 
 Think briefly if you need to, then end with your verdict on its own line, in exactly \
-this form: <candidate>N</candidate>, where N is 1, 2, 3, 4 or none."""
-"""The grader's prompt; `{candidates}` is `<candidate_1>...</candidate_1>` to
-`<candidate_4>`, each on its own lines."""
+this form: <candidate>N</candidate>, where N is {numbers} or none."""
+
+GRADER_PROMPT: Final = grader_prompt_text(4)
+"""The grader's prompt for PersonaMem's and PersonaMem-v2's four candidates (the text a
+results card records)."""
 
 _VERDICT = re.compile(r"<candidate>\s*([^<]*?)\s*</candidate>", re.IGNORECASE)
 _PROMPT = re.compile(
     r"<user_message>\n(?P<message>.*)\n</user_message>\n\n<reply>\n(?P<reply>.*)\n</reply>\n\n"
-    r"(?P<candidates>(?:<candidate_\d>\n.*\n</candidate_\d>\n\n?)+)",
+    r"(?P<candidates>(?:<candidate_\d+>\n.*\n</candidate_\d+>\n\n?)+)",
     re.DOTALL,
 )
-_CANDIDATE = re.compile(r"<candidate_(\d)>\n(.*?)\n</candidate_\1>", re.DOTALL)
+_CANDIDATE = re.compile(r"<candidate_(\d+)>\n(.*?)\n</candidate_\1>", re.DOTALL)
 
 VerdictStatus = Literal["named", "none", "unreadable"]
 """A verdict: a candidate named; none of them; no verdict that can be read."""
@@ -70,7 +87,9 @@ def grader_prompt(message: str, reply: str, candidates: Sequence[str]) -> str:
     shown = "\n\n".join(
         f"<candidate_{i}>\n{text}\n</candidate_{i}>" for i, text in enumerate(candidates, 1)
     )
-    return GRADER_PROMPT.format(message=message, reply=reply, candidates=shown)
+    return grader_prompt_text(len(candidates)).format(
+        message=message, reply=reply, candidates=shown
+    )
 
 
 def read_verdict(answer: str, candidates: int) -> Verdict:

@@ -28,6 +28,7 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accurac
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.options import LETTERS, shown_options
 from inspect_personamem.parameters import Settings
 from inspect_personamem.scoring.grader.calibration import candidate_orders, grading_of
@@ -43,8 +44,8 @@ from inspect_personamem.scoring.grader.trials import (
     Trial,
     built_trials,
 )
-from inspect_personamem.scoring.metrics import grader_metrics, history_record
-from inspect_personamem.scoring.scorer import replied, unanswered
+from inspect_personamem.scoring.metrics import grader_metrics
+from inspect_personamem.scoring.scorer import Scoring, answered
 from inspect_personamem.types import GraderSource
 
 GRADER_ROLE = "grader"
@@ -56,11 +57,12 @@ names the models bound to roles in the run (`eval.model_roles`); `inspect score
 
 
 @scorer(metrics=[accuracy(), stderr(), *grader_metrics()])
+@answered
 def graded_scorer(
     grader: GraderSource = "role",
     calibration: Sequence[str] | None = None,
     seed: int | None = None,
-) -> Scorer:
+) -> Scoring:
     """Grade a free reply by the candidate whose assumptions about the user it shares.
 
     Args:
@@ -72,12 +74,10 @@ def graded_scorer(
     """
 
     async def score(state: TaskState, target: Target) -> Score:
-        if not replied(state):
-            return unanswered()
         model = grader_model(grader)
         question = str(state.sample_id)
         grading = grading_of(state.metadata, question, calibration, seed)
-        message = str(state.metadata["user_question_or_message"])
+        message = AskedAt.of(state.metadata).message
         reply = state.output.completion
         candidates = shown_options(state)
         order, reverse = candidate_orders(grading.seed, question, len(candidates))
@@ -101,7 +101,6 @@ def graded_scorer(
             "candidate_order": [LETTERS[i] for i in order],
             "grader_prompt": prompt,
             "grader_answer": answer,
-            **history_record(state),
         }
         if calibrating:
             verdicts = [check[2] for check in checks]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from inspect_personamem.data.contexts import ContextStore
+from inspect_personamem.datasets.v1.contexts import ContextStore
 from inspect_personamem.errors import PersonaMemDataError
 
 
