@@ -1,6 +1,6 @@
 """The log-probability back end an Inspect model gets, and the models that cannot have
 one (`answer/logprob/backend.py`; the hf/ and vllm/ back ends run in
-test_logprob_eval.py)."""
+test_solver.py)."""
 
 from __future__ import annotations
 
