@@ -1,18 +1,23 @@
 """Shared pieces of the log-likelihood tests: a synthetic split, a random model saved
-next to it, and a stand-in for vLLM's OpenAI-compatible completions server."""
+next to it, the prompts of its questions, and a stand-in for vLLM's OpenAI-compatible
+completions server."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
+from inspect_ai.model import ChatMessage, ChatMessageUser
 
+from inspect_personamem.answer.logprob.template import OptionPrompt, build_prompt
+from inspect_personamem.datasets.v1.contexts import open_context_store
 from inspect_personamem.datasets.v1.generator import generate_split
+from inspect_personamem.datasets.v1.records import QuestionRecord, read_questions
 from inspect_personamem.offline.random_model import save_random_model
 from support.servers.local import QuietHandler, serve
 
@@ -49,6 +54,34 @@ def make_setup(folder: Path, *, questions: int = 6) -> LocalSetup:
     corpus.append(questions_file.read_text(encoding="utf-8"))
     model = save_random_model(folder / "model", corpus)
     return LocalSetup(folder / "data", questions_file, contexts_file, model)
+
+
+def records(setup: LocalSetup) -> list[QuestionRecord]:
+    """The setup's questions, in file order."""
+    return read_questions(setup.questions, "32k")
+
+
+def prompt_for(setup: LocalSetup, tokenizer: Any, record: QuestionRecord) -> OptionPrompt:
+    """The prompt of `record`: its whole history, then its question and options."""
+    history = open_context_store(setup.contexts).history(record.context_id, record.end_index)
+    messages: list[ChatMessage] = [*history, ChatMessageUser(content=record.question)]
+    return build_prompt(tokenizer, messages, record.options.bodies())
+
+
+def assert_close(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> None:
+    """Log-probabilities of the same shape, equal within float error."""
+    assert [len(x) for x in a] == [len(x) for x in b]
+    assert (
+        max(abs(x - y) for u, v in zip(a, b, strict=True) for x, y in zip(u, v, strict=True)) < 1e-4
+    )
+
+
+def cached_bytes_per_token(model: Any) -> int:
+    """A token's keys and values over all layers, in bytes."""
+    config = model.config
+    head = config.hidden_size // config.num_attention_heads
+    size = torch.finfo(model.dtype).bits // 8
+    return int(2 * config.num_hidden_layers * config.num_key_value_heads * head * size)
 
 
 @contextmanager

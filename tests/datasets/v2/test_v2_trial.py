@@ -62,6 +62,7 @@ def accuracy(log: EvalLog) -> float:
     return float(log.results.scores[0].metrics["accuracy"].value)
 
 
+@pytest.mark.slow  # seven runs; as v1's `try` (offline/test_try_it.py), end to end
 def test_it_makes_the_seven_runs_on_the_oracle(tried: Tried) -> None:
     assert set(tried.runs) == {(a, h) for a in ("choice", "open") for h in ("full", "none")} | {
         ("choice", "evidence"),
@@ -86,6 +87,7 @@ def test_it_makes_the_seven_runs_on_the_oracle(tried: Tried) -> None:
     assert accuracy(tried.runs["choice", "tools"]) > 0.6  # it read the history through tools
 
 
+@pytest.mark.slow
 def test_chosen_answers_are_read_by_the_authors_rule(tried: Tried) -> None:
     for history in ("full", "none"):
         for sample in tried.runs["choice", history].samples or []:
@@ -94,6 +96,7 @@ def test_chosen_answers_are_read_by_the_authors_rule(tried: Tried) -> None:
             assert score.metadata is not None and score.metadata["status"] == "single"
 
 
+@pytest.mark.slow
 def test_open_answers_are_graded_by_the_oracle(tried: Tried) -> None:
     for history in ("full", "none"):
         log = tried.runs["open", history]
@@ -106,6 +109,7 @@ def test_open_answers_are_graded_by_the_oracle(tried: Tried) -> None:
             assert score.value == ("C" if right else "I")
 
 
+@pytest.mark.slow
 @pytest.mark.report
 def test_it_writes_the_report_of_the_seven_v2_runs_and_the_regrade(tried: Tried) -> None:
     assert tried.code == 0, tried.err

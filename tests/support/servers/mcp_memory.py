@@ -24,6 +24,7 @@ waits in the socket's queue instead of being refused.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import re
@@ -65,6 +66,25 @@ def stand_in_config(
         },
         **more,
     }
+
+
+GOOD_CONFIG = stand_in_config(Path("/records"))
+"""A valid config, for tests that change one key of it (`changed_config`)."""
+
+
+def changed_config(path: str, value: Any) -> dict[str, Any]:
+    """`GOOD_CONFIG` with the key at a dotted `path` set to `value` (deleted where it
+    is ...)."""
+    config = copy.deepcopy(GOOD_CONFIG)
+    *parents, last = path.split(".")
+    section = config
+    for key in parents:
+        section = section[key]
+    if value is ...:
+        del section[last]
+    else:
+        section[last] = value
+    return config
 
 
 def documented_config() -> dict[str, Any]:

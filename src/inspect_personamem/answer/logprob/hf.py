@@ -10,7 +10,7 @@ once and its attention cache is reused for the options.
   question's cache) needs bottom-right-aligned causal attention; transformers builds
   it as an explicit mask, which keeps SDPA off the flash kernel, so on CUDA such passes
   go through `torch.nn.attention.bias.causal_lower_right` instead (see
-  `_shared_prefix_attention`).
+  `attention.py`).
 - Options. All options of a question run as one packed sequence on the prefix's cache:
   each option's tokens at the positions right after the prefix, with a mask that lets
   a token see the prefix and the earlier tokens of its own option only. No copy of the
@@ -20,12 +20,9 @@ once and its attention cache is reused for the options.
   cache instead (`option_batch_size` at a time, to bound memory; padding sits after
   each option's tokens, so causal attention never lets a real token see it).
 
-The cache the shared path keeps is written in place (`ReservedLayer`): a pass after
-cached tokens writes its own keys and values only, where transformers' `DynamicLayer`
-concatenates, copying the whole cache on every pass (twice a question: the new tail,
-then the options). Its buffer grows by `CACHE_GROWTH` when a pass would overflow it, a
-copy the stats count (`ForwardStats.cache_copies`, `copied_bytes`), as they count the
-copies the padded route makes.
+The cache the shared path keeps is written in place (`kv_cache.py`); its copies, as
+the padded route's, are counted in the stats (`ForwardStats.cache_copies`,
+`copied_bytes`).
 
 Across questions the cache is kept: the next question's prefix reuses the longest
 common token prefix with the previous one, for two questions of one shared context
@@ -42,37 +39,28 @@ prefix's cache, and nothing is kept across questions.
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import torch
-from transformers import DynamicCache
-from transformers.cache_utils import DynamicLayer
 
+from inspect_personamem.answer.logprob.attention import FAST_ATTENTION, packed_mask
+from inspect_personamem.answer.logprob.kv_cache import (
+    Copied,
+    cache_bytes,
+    croppable,
+    croppable_model,
+    reserved_cache,
+)
 from inspect_personamem.answer.logprob.stats import ForwardStats, Scored
 from inspect_personamem.answer.logprob.template import OptionPrompt, common_prefix_length
-
-CACHE_GROWTH = 1.5
-"""A kept cache's buffer is reserved for this multiple of the tokens it must hold (at
-most the model's positions): the questions of one context add a tail each, and a buffer
-grown by a factor is copied a few times a context rather than on every pass."""
 
 MIN_REUSE = 0.25
 """A kept cache is used only when it covers this share of the new prefix: a small reuse
 (another context: only the first few template tokens in common) saves nothing, and a
 fresh start frees the old cache before the new one grows (and, where the attention
 after a cache needs an explicit mask, runs faster per token)."""
-
-FAST_ATTENTION = "personamem_shared_prefix"
-"""The name `_shared_prefix_attention` is registered under in transformers, and set as
-the model's attention implementation for the length of each call."""
-
-LOWER_RIGHT_DEVICES = ("cuda",)
-"""Devices on which a pass after cached tokens uses SDPA's bottom-right causal bias
-rather than an explicit mask (elsewhere PyTorch would build the same mask itself)."""
 
 _UNLIMITED = 10**9
 """Tokenizers without a real limit report a huge `model_max_length`."""
@@ -107,7 +95,7 @@ class SharedPrefixLogprobs:
             cache where packing is not possible).
         prefill_chunk: The most prefix tokens run in one pass; None: the whole prefix
             (or its new tail) at once.
-        fast_attention: Use `_shared_prefix_attention` (bottom-right causal attention
+        fast_attention: Use `attention.FAST_ATTENTION` (bottom-right causal attention
             without a mask after cached tokens; options' grouped-query attention
             without copying the cache) where the model's attention is sdpa.
     """
@@ -132,7 +120,7 @@ class SharedPrefixLogprobs:
         self._cached: tuple[int, ...] = ()
         config = model.config
         attention = getattr(config, "_attn_implementation", None)
-        self.croppable = _croppable_model(model)
+        self.croppable = croppable_model(model)
         """Every layer keeps all past positions (None: unknown until a cache exists)."""
         self.packed = bool(self.croppable) and attention in ("sdpa", "eager")
         """Options run as one packed sequence (else padded, on copies of the cache)."""
@@ -150,17 +138,17 @@ class SharedPrefixLogprobs:
         try:
             with torch.inference_mode(), self._attention():
                 last_logits = self._prefill(prompt.prefix, call)
-                croppable = self.croppable
-                if croppable is None:
-                    croppable = _croppable(self._cache)
+                can_crop = self.croppable
+                if can_crop is None:
+                    can_crop = croppable(self._cache)
                 results: list[list[float]] = []
                 for start in range(0, len(prompt.options), self.option_batch_size):
                     batch = prompt.options[start : start + self.option_batch_size]
                     if self.packed:
                         results += self._packed(batch, last_logits, call)
                     else:
-                        results += self._padded(batch, last_logits, call, croppable)
-                if not croppable:
+                        results += self._padded(batch, last_logits, call, can_crop)
+                if not can_crop:
                     self.reset()
         except BaseException:
             self.reset()  # a failure midway leaves the cache in an unknown state
@@ -264,7 +252,7 @@ class SharedPrefixLogprobs:
         options: Sequence[tuple[int, ...]],
         last_logits: torch.Tensor,
         stats: ForwardStats,
-        croppable: bool,
+        can_crop: bool,
     ) -> list[list[float]]:
         """Run `options` as one right-padded batch on the prefix's cache, then cut the
         cache back to the prefix; a cache that cannot be cut back is copied instead."""
@@ -274,14 +262,14 @@ class SharedPrefixLogprobs:
             ids[row, : len(option)] = torch.tensor(option)
         ids = ids.to(self.model.device)
         cache = self._cache
-        if not croppable:
+        if not can_crop:
             cache = copy.deepcopy(cache)
             _count_copy(stats, cache)
         if len(options) > 1:
             cache.batch_repeat_interleave(len(options))
             _count_copy(stats, cache)
         output = self._forward(stats, input_ids=ids, past_key_values=cache, use_cache=True)
-        if croppable:
+        if can_crop:
             if len(options) > 1:
                 cache.batch_select_indices(torch.tensor([0], device=ids.device))
                 _count_copy(stats, cache)
@@ -294,122 +282,6 @@ def _count_copy(stats: ForwardStats, cache: Any) -> None:
     """Count a copy of `cache` (the bytes it holds now, its copy's) in `stats`."""
     stats.cache_copies += 1
     stats.copied_bytes += cache_bytes(cache)
-
-
-def cache_bytes(cache: Any) -> int:
-    """The bytes of the keys and values `cache` holds (for a `ReservedLayer`, what it
-    holds, not its buffer)."""
-    return sum(
-        tensor.numel() * tensor.element_size()
-        for layer in cache.layers
-        for tensor in (layer.keys, layer.values)
-        if tensor is not None
-    )
-
-
-@dataclass
-class Copied:
-    """Bytes of cached keys and values copied so far, counted by a cache's layers."""
-
-    bytes: int = 0
-
-
-def reserved_cache(config: Any, copied: Copied, expected: int) -> DynamicCache:
-    """A cache for `config`'s model (full attention in every layer) whose layers are
-    `ReservedLayer`s sized for `expected` tokens at least (a prefix run in chunks fills
-    its buffer without outgrowing it), counting their copies in `copied`."""
-    cache = DynamicCache(config=config)
-    limit = getattr(config, "max_position_embeddings", None)
-    cache.layers = [ReservedLayer(limit, copied, expected) for _ in cache.layers]
-    return cache
-
-
-class ReservedLayer(DynamicLayer):  # type: ignore[no-untyped-call]
-    """A full-attention cache layer whose keys and values are written in place into a
-    buffer reserved ahead; `keys` and `values` are views of its first `length` positions.
-
-    transformers' `DynamicLayer` appends by `torch.cat`, so each pass after cached tokens
-    copies the whole layer's cache to a new tensor (and allocates one of a new size: on
-    CUDA, allocator churn). Here a pass writes its own tokens only; cutting back shortens
-    the view. When a pass would overflow the buffer, a new one of `CACHE_GROWTH` times
-    the tokens needed (at most `limit`, the model's positions, unless more are needed)
-    takes the cached entries over, a copy counted in `copied`. The first buffer is sized
-    for `expected` tokens at least.
-    """
-
-    def __init__(self, limit: int | None, copied: Copied, expected: int = 0) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
-        self.limit = limit
-        self.copied = copied
-        self.expected = expected
-        self.length = 0
-        self._key_buffer: torch.Tensor | None = None
-        self._value_buffer: torch.Tensor | None = None
-
-    def update(
-        self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        if not self.is_initialized:
-            self.device = key_states.device
-            self.is_initialized = True
-        end = self.length + key_states.shape[-2]
-        if self._key_buffer is None:
-            self._grow(key_states, value_states, max(end, self.expected))
-        elif end > self._key_buffer.shape[-2]:
-            self._grow(key_states, value_states, end)
-        assert self._key_buffer is not None and self._value_buffer is not None
-        self._key_buffer[..., self.length : end, :].copy_(key_states)
-        self._value_buffer[..., self.length : end, :].copy_(value_states)
-        self._set_length(end)
-        return self.keys, self.values  # type: ignore[return-value]
-
-    def crop(self, tokens_to_remove: int) -> None:
-        """Drop the last `-tokens_to_remove` positions (a negative count, as transformers')."""
-        if tokens_to_remove > 0:
-            raise ValueError("crop takes a negative count: the positions to drop")
-        if self.is_initialized:
-            self._set_length(self.length + tokens_to_remove)
-
-    def reset(self) -> None:
-        self._key_buffer = self._value_buffer = None
-        self.length = 0
-        super().reset()
-
-    def _grow(self, key_states: torch.Tensor, value_states: torch.Tensor, needed: int) -> None:
-        capacity = math.ceil(needed * CACHE_GROWTH)
-        if self.limit is not None:
-            capacity = max(needed, min(capacity, self.limit))
-        keys = key_states.new_empty((*key_states.shape[:-2], capacity, key_states.shape[-1]))
-        values = value_states.new_empty(
-            (*value_states.shape[:-2], capacity, value_states.shape[-1])
-        )
-        if self.length:
-            assert self.keys is not None and self.values is not None
-            keys[..., : self.length, :].copy_(self.keys)
-            values[..., : self.length, :].copy_(self.values)
-            self.copied.bytes += sum(t.numel() * t.element_size() for t in (self.keys, self.values))
-        self._key_buffer, self._value_buffer = keys, values
-
-    def _set_length(self, length: int) -> None:
-        assert self._key_buffer is not None and self._value_buffer is not None
-        self.length = length
-        self.keys = self._key_buffer[..., :length, :]
-        self.values = self._value_buffer[..., :length, :]
-
-
-def packed_mask(lengths: Sequence[int], past: int, dtype: torch.dtype, device: Any) -> torch.Tensor:
-    """The additive attention mask, shape (1, 1, total, past + total), of options packed
-    one after another behind `past` cached tokens: a token sees every cached token and
-    the earlier tokens of its own option."""
-    total = sum(lengths)
-    owner = torch.repeat_interleave(
-        torch.arange(len(lengths), device=device), torch.tensor(lengths, device=device)
-    )
-    index = torch.arange(total, device=device)
-    own = (owner[:, None] == owner[None, :]) & (index[None, :] <= index[:, None])
-    mask = torch.zeros(total, past + total, dtype=dtype, device=device)
-    mask[:, past:].masked_fill_(~own, torch.finfo(dtype).min)
-    return mask[None, None]
 
 
 def naive_option_logprobs(
@@ -444,111 +316,3 @@ def _split(values: list[float], lengths: Sequence[int]) -> list[list[float]]:
         rows.append(values[start : start + length])
         start += length
     return rows
-
-
-def _croppable(cache: Any) -> bool:
-    """Whether every layer of `cache` keeps all past positions, so it can be cut back."""
-    return not any(getattr(cache, "is_sliding", ())) and not any(getattr(cache, "is_linear", ()))
-
-
-def _croppable_model(model: Any) -> bool | None:
-    """Whether the model's cache can be cut back, from the empty cache its config makes;
-    None where this transformers cannot say before a cache exists."""
-    try:
-        return _croppable(DynamicCache(config=model.config))
-    except (TypeError, ValueError, AttributeError):
-        return None
-
-
-def _shared_prefix_attention(
-    module: Any,
-    query: torch.Tensor,
-    key: torch.Tensor,
-    value: torch.Tensor,
-    attention_mask: torch.Tensor | None,
-    **kwargs: Any,
-) -> tuple[torch.Tensor, None]:
-    """transformers' SDPA attention, with two routes of its own for what this module runs.
-
-    Under this implementation's name transformers builds no mask (it knows none for
-    it), so `attention_mask` is None except for the options' packed mask.
-
-    - No mask, as many queries as keys (a fresh prefill) or one query: transformers'
-      SDPA (`is_causal`, the flash kernel).
-    - No mask, fewer queries than keys (a pass after cached tokens): causal attention
-      aligned to the bottom right, as transformers would mask it. On CUDA it is
-      `causal_lower_right`, which SDPA runs on the flash kernel (grouped-query heads
-      unexpanded); elsewhere the mask is built and passed to transformers' SDPA.
-    - The packed options' mask with grouped-query heads: the query heads that share a key
-      head are stacked along the query axis, so the keys and values are read as cached
-      rather than copied once per query head (the mask is repeated instead, which is
-      small: a few hundred rows).
-    """
-    from transformers.integrations.sdpa_attention import repeat_kv, sdpa_attention_forward
-
-    q_length, kv_length = query.shape[2], key.shape[2]
-    groups = query.shape[1] // key.shape[1]
-    plain = all(
-        kwargs.get(name) is None for name in ("position_bias", "softcap", "sliding_window", "s_aux")
-    )
-    dropout = float(kwargs.get("dropout", 0.0))
-    scaling = kwargs.get("scaling")
-    if attention_mask is None and 1 < q_length < kv_length:
-        if not (plain and query.device.type in LOWER_RIGHT_DEVICES):
-            bottom_right = torch.ones(q_length, kv_length, dtype=torch.bool, device=query.device)
-            attention_mask = bottom_right.tril(kv_length - q_length)[None, None]
-            return sdpa_attention_forward(module, query, key, value, attention_mask, **kwargs)
-        from torch.nn.attention.bias import causal_lower_right
-
-        gqa = groups > 1 and _flash_takes_gqa(query, key, value, dropout)
-        if groups > 1 and not gqa:
-            key, value = repeat_kv(key, groups), repeat_kv(value, groups)
-        output = torch.nn.functional.scaled_dot_product_attention(
-            query,
-            key,
-            value,
-            attn_mask=causal_lower_right(q_length, kv_length),
-            dropout_p=dropout,
-            scale=scaling,
-            enable_gqa=gqa,
-        )
-        return output.transpose(1, 2).contiguous(), None
-    if (
-        attention_mask is not None
-        and plain
-        and groups > 1
-        and attention_mask.dim() == 4
-        and attention_mask.shape[1] == 1
-        and attention_mask.shape[2] == q_length
-    ):
-        batch, heads, _, dim = query.shape
-        stacked = query.reshape(batch, heads // groups, groups * q_length, dim)
-        output = torch.nn.functional.scaled_dot_product_attention(
-            stacked,
-            key,
-            value,
-            attn_mask=attention_mask[..., :kv_length].repeat(1, 1, groups, 1),
-            dropout_p=dropout,
-            scale=scaling,
-        )
-        output = output.reshape(batch, heads, q_length, value.shape[-1])
-        return output.transpose(1, 2).contiguous(), None
-    return sdpa_attention_forward(module, query, key, value, attention_mask, **kwargs)
-
-
-def _flash_takes_gqa(
-    query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, dropout: float
-) -> bool:
-    """Whether SDPA's flash kernel takes these tensors with grouped-query heads unexpanded."""
-    from torch.backends.cuda import SDPAParams, can_use_flash_attention
-
-    return bool(can_use_flash_attention(SDPAParams(query, key, value, None, dropout, False, True)))
-
-
-def _register() -> None:
-    from transformers import AttentionInterface
-
-    AttentionInterface.register(FAST_ATTENTION, _shared_prefix_attention)
-
-
-_register()

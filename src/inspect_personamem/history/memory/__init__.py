@@ -6,8 +6,9 @@
   on-disk cache.
 - `retrievers`: the built-in RAG memories, `dense` and `bm25`.
 - `mem0`: the Mem0 memory system (the `memory` extra).
-- `mcp`, `mcp_config`: an MCP server as the memory (the `memory` extra), and its
-  config.
+- `mcp`, `mcp_config`, `mcp_templates`, `mcp_results`: an MCP server as the memory
+  (the `memory` extra); its config; the tool calls' argument templates; a search
+  result read into items.
 - `prompts`: the retrieved items as a history, and the authors' `paper` prompt.
 
 The `rag` and `memory` history sources that use them are in `../retrieved.py`.

@@ -6,7 +6,7 @@ its guarantees hold unchanged: the server is given `context[:end_index]` and not
 past it, incrementally, and a memory that ran ahead, failed or was cancelled is closed
 and replaced. Each memory starts its own server over stdio (`server.command`), or
 opens its own session with one reached over streamable HTTP (`server.url`), with a
-fresh `{memory_id}` and `{scratch}` folder (`mcp_config.py`); `close()` stops it.
+fresh `{memory_id}` and `{scratch}` folder (`mcp_templates.py`); `close()` stops it.
 
 Why the `mcp` package's own client and not Inspect's `mcp_server_stdio()`: Inspect's
 MCP servers are tools for a model; they open a connection per asyncio task (each
@@ -57,14 +57,9 @@ from inspect_personamem.history.memory.interface import (
     MemoryComponentError,
     MemoryItem,
 )
-from inspect_personamem.history.memory.mcp_config import (
-    McpConfig,
-    McpConfigError,
-    ToolCall,
-    add_values,
-    fill,
-    read_items,
-)
+from inspect_personamem.history.memory.mcp_config import McpConfig, McpConfigError, ToolCall
+from inspect_personamem.history.memory.mcp_results import read_items
+from inspect_personamem.history.memory.mcp_templates import add_values, fill
 
 STOP_WAIT_SECONDS: Final = 10.0
 """How long the process waits, as it exits, for each server still running to stop (the

@@ -9,55 +9,31 @@ connects (`mcp.py`; the task connects once as it is made, also before any data a
 read): the tools exist, and every template fits the tool's input schema
 (`McpConfig.fitted`).
 
-Argument templates are JSON-like values whose strings may hold placeholders, `{name}`:
-a string that is one placeholder alone takes the value itself, of the type `KINDS`
-gives it (`{position}` an integer, `{messages}` a list), except where the tool's input
-schema takes a string there and not that type: an integer is then sent as its digits
-(the reference server names an entity by a string); elsewhere the value is written
-into the text. A template that no value of its type could make fit (text where the
-schema takes a number, a field it lacks or one it requires left out) is an error
-naming the config file, the tool and the field.
-
-Placeholders everywhere: `{context_id}`; `{memory_id}`, new for every memory (one per
-shared context, a new one at each rebuild); `{scratch}`, an empty folder of the
-memory's own, removed when its server stops. In `add.arguments`, per message:
-`{role}`, `{content}`, `{position}`; per session: `{text}` (the messages as
-`role: content` lines), `{messages}` (a list of `{"role", "content"}` objects) and
-`{position}` (the first message's). In `search.arguments`: `{query}` and `{top_k}`.
-
-Pure: no MCP client here; `read_items` reads a search result's text blocks and
-structured content.
+The templates and their placeholders: `mcp_templates.py`; a search result read as
+`Reading` says: `mcp_results.py`. Pure: no MCP client here.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.history.memory.interface import HistoryMessage, MemoryItem
+from inspect_personamem.history.memory.mcp_templates import (
+    COMMON,
+    PER_MESSAGE,
+    PER_SESSION,
+    PLACEHOLDER,
+    SEARCH,
+    AddPer,
+    Misfit,
+    at,
+    fit,
+)
 
-PLACEHOLDER: Final = re.compile(r"\{(\w+)\}")
-KINDS: Final[dict[str, str]] = {
-    "context_id": "string", "memory_id": "string", "scratch": "string", "role": "string",
-    "content": "string", "text": "string", "query": "string", "messages": "array",
-    "position": "integer", "top_k": "integer",
-}  # fmt: skip
-"""Each placeholder's JSON type: what a template that is the placeholder alone sends."""
-WORDS: Final = {
-    "string": "a string", "integer": "an integer", "number": "a number",
-    "boolean": "a boolean", "null": "null", "object": "an object", "array": "a list",
-}  # fmt: skip
-COMMON: Final = frozenset({"context_id", "memory_id", "scratch"})
-PER_MESSAGE: Final = COMMON | {"role", "content", "position"}
-PER_SESSION: Final = COMMON | {"text", "messages", "position"}
-SEARCH: Final = COMMON | {"query", "top_k"}
-
-AddPer = Literal["message", "session"]
 Results = Literal["text", "json"]
 
 
@@ -71,22 +47,6 @@ class McpConfigError(PersonaMemArgumentError):
         super().__init__(
             f"PersonaMem task parameter memory_config{named} (memory=mcp): {where}: {problem}"
         )
-
-
-class _Misfit(Exception):
-    """A template that does not fit the tool's input schema at `field`."""
-
-    def __init__(self, field: str, problem: str) -> None:
-        super().__init__(problem)
-        self.field, self.problem = field, problem
-
-
-@dataclass(frozen=True)
-class AsText:
-    """A template that is one placeholder alone, filled as text: the tool's input schema
-    takes a string there (`{position}` for an entity's name)."""
-
-    template: str
 
 
 @dataclass(frozen=True)
@@ -161,10 +121,10 @@ class McpConfig:
                 )  # fmt: skip
             schema = schemas[call.tool] or {}
             try:
-                arguments = _fit(call.arguments, schema, schema, "")
-            except _Misfit as misfit:
+                arguments = fit(call.arguments, schema, schema, "")
+            except Misfit as misfit:
                 raise McpConfigError(
-                    _at(f"{section}.arguments", misfit.field),
+                    at(f"{section}.arguments", misfit.field),
                     f"tool {call.tool!r} of the {self.server.name} {misfit.problem}",
                     self.file,
                 ) from None
@@ -219,202 +179,6 @@ def _parsed(config: Mapping[str, Any]) -> McpConfig:
         start_timeout=_seconds(config, "start_timeout", 60.0),
         call_timeout=_seconds(config, "call_timeout", 60.0),
     )
-
-
-def fill(template: Any, values: Mapping[str, Any]) -> Any:
-    """`template` with its placeholders replaced by `values` (checked to be known)."""
-    if isinstance(template, AsText):
-        return _text(template.template, values)
-    if isinstance(template, str):
-        whole = PLACEHOLDER.fullmatch(template)
-        if whole:
-            return values[whole.group(1)]
-        return _text(template, values)
-    if isinstance(template, Mapping):
-        return {key: fill(value, values) for key, value in template.items()}
-    if isinstance(template, list):
-        return [fill(value, values) for value in template]
-    return template
-
-
-def _text(template: str, values: Mapping[str, Any]) -> str:
-    return PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), template)
-
-
-def _fit(template: Any, schema: Mapping[str, Any], root: Mapping[str, Any], field: str) -> Any:
-    """`template` as the tool takes it at `field` (whose `schema` is part of `root`): a
-    lone integer placeholder wrapped in `AsText` where the schema takes a string and no
-    integer; a `_Misfit` where no value the template makes could fit."""
-    if isinstance(template, str):
-        whole = PLACEHOLDER.fullmatch(template)
-        kind = KINDS[whole.group(1)] if whole else "string"
-        if _taking(schema, root, kind) is not None:
-            if whole and whole.group(1) == "messages":  # a list of role/content objects
-                _fit([{"role": "{role}", "content": "{content}"}], schema, root, field)
-            return template
-        if kind == "integer" and _taking(schema, root, "string") is not None:
-            return AsText(template)
-        raise _Misfit(field, f"takes {_declared(schema, root)} here, and {template!r} is "
-                      f"{WORDS[kind]}")  # fmt: skip
-    kind = _kind(template)
-    taking = _taking(schema, root, kind)
-    if taking is None:
-        raise _Misfit(field, f"takes {_declared(schema, root)} here, not {WORDS[kind]}: "
-                      f"{json.dumps(template)[:80]}")  # fmt: skip
-    if isinstance(template, Mapping):
-        return _fit_object(template, taking, root, field)
-    if isinstance(template, list):
-        items = taking.get("items")
-        prefix = taking.get("prefixItems") or (items if isinstance(items, list) else [])
-        rest = items if isinstance(items, Mapping) else {}
-        return [
-            _fit(value, prefix[index] if index < len(prefix) else rest, root, f"{field}[{index}]")
-            for index, value in enumerate(template)
-        ]
-    return template
-
-
-def _fit_object(
-    template: Mapping[str, Any], schema: Mapping[str, Any], root: Mapping[str, Any], field: str
-) -> dict[str, Any]:
-    """An object template whose fields the schema takes, every field it requires given."""
-    properties = schema.get("properties") or {}
-    extra = schema.get("additionalProperties")
-    closed = bool(properties) and not (extra is True or isinstance(extra, Mapping))
-    for key in template:
-        if closed and key not in properties:
-            taken = ", ".join(sorted(properties))
-            raise _Misfit(_at(field, str(key)), f"takes no such field (it takes: {taken})")
-    missing = sorted(set(schema.get("required") or ()) - set(template))
-    if missing:
-        raise _Misfit(field, f"requires {', '.join(map(repr, missing))}, which the config does "
-                      "not give")  # fmt: skip
-    rest = extra if isinstance(extra, Mapping) else {}
-    return {
-        key: _fit(value, properties.get(key, rest), root, _at(field, key))
-        for key, value in template.items()
-    }
-
-
-def _kind(value: Any) -> str:
-    """A literal's JSON type."""
-    if value is None or isinstance(value, bool):
-        return "null" if value is None else "boolean"
-    if isinstance(value, int | float):
-        return "integer" if isinstance(value, int) else "number"
-    if isinstance(value, Mapping | list):
-        return "object" if isinstance(value, Mapping) else "array"
-    return "string"
-
-
-def _resolved(schema: Any, root: Mapping[str, Any]) -> Mapping[str, Any]:
-    """`schema`, its local `$ref` followed (`#/$defs/...`)."""
-    while isinstance(schema, Mapping) and str(schema.get("$ref", "")).startswith("#/"):
-        target: Any = root
-        for key in schema["$ref"][2:].split("/"):
-            target = target.get(key) if isinstance(target, Mapping) else None
-        schema = target
-    return schema if isinstance(schema, Mapping) else {}
-
-
-def _taking(schema: Any, root: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:
-    """The part of `schema` that takes a value of JSON type `kind` (the member of an
-    `anyOf` or `oneOf`; the schema itself where it names no type), or None."""
-    resolved = _resolved(schema, root)
-    members = resolved.get("anyOf") or resolved.get("oneOf")
-    if members:
-        for member in members:
-            found = _taking(member, root, kind)
-            if found is not None:
-                return found
-        return None
-    declared = resolved.get("type")
-    if declared is None:
-        return resolved
-    types = {declared} if isinstance(declared, str) else set(declared)
-    return resolved if kind in types or (kind == "integer" and "number" in types) else None
-
-
-def _declared(schema: Any, root: Mapping[str, Any]) -> str:
-    """The JSON types `schema` takes, in words."""
-    resolved = _resolved(schema, root)
-    members = resolved.get("anyOf") or resolved.get("oneOf")
-    if members:
-        return " or ".join(dict.fromkeys(_declared(member, root) for member in members))
-    declared = resolved.get("type")
-    types = [declared] if isinstance(declared, str) else list(declared or [])
-    return " or ".join(WORDS.get(str(t), str(t)) for t in types) or "anything"
-
-
-def _at(field: str, key: str) -> str:
-    """The dotted path of `key` in the object at `field` (either may be empty)."""
-    return ".".join(filter(None, [field, key]))
-
-
-def add_values(messages: Sequence[HistoryMessage], per: AddPer) -> list[dict[str, Any]]:
-    """The placeholder values of each add call for these messages: one per message, or
-    one for them all (a session, or part of one)."""
-    if per == "message":
-        return [{"role": m.role, "content": m.content, "position": m.position} for m in messages]
-    return [
-        {
-            "text": "\n".join(f"{m.role}: {m.content}" for m in messages),
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
-            "position": messages[0].position,
-        }
-    ]
-
-
-def read_items(texts: Sequence[str], structured: Any, reading: Reading) -> list[MemoryItem]:
-    """The items of a search result, from its text blocks and its structured content
-    (None where the server sent none); a `ValueError` saying what is malformed."""
-    if reading.results == "text":
-        return [MemoryItem(text=text) for text in texts]
-    value = structured
-    if value is None:
-        if not texts:
-            return []
-        if len(texts) > 1:
-            raise ValueError(f"{len(texts)} text blocks and no structured content, not one JSON")
-        try:
-            value = json.loads(texts[0])
-        except ValueError:
-            raise ValueError(f"text that is not JSON: {texts[0][:80]!r}") from None
-    for key in filter(None, reading.items.split(".")):
-        if not isinstance(value, Mapping) or key not in value:
-            raise ValueError(f"no key {reading.items!r} in {_shape(value)}")
-        value = value[key]
-    if not isinstance(value, list):
-        raise ValueError(f"{_shape(value)} at {reading.items or 'the top level'!r}, not a list")
-    return [_item(element, index, reading) for index, element in enumerate(value)]
-
-
-def _item(element: Any, index: int, reading: Reading) -> MemoryItem:
-    """One element of the result's list as an item."""
-    if isinstance(element, str):
-        return MemoryItem(text=element)
-    if not isinstance(element, Mapping):
-        raise ValueError(f"item {index} is {_shape(element)}, not a string or an object")
-    text = element.get(reading.text)
-    if isinstance(text, list) and all(isinstance(line, str) for line in text):
-        text = "\n".join(text)
-    if not isinstance(text, str):
-        raise ValueError(f"item {index} has no text in field {reading.text!r}")
-    score = element.get(reading.score) if reading.score else None
-    if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
-        raise ValueError(f"item {index}'s {reading.score!r} is {score!r}, not a number")
-    position = element.get(reading.position) if reading.position else None
-    if isinstance(position, str) and position.isdecimal():
-        position = int(position)
-    if position is not None and (isinstance(position, bool) or not isinstance(position, int)):
-        raise ValueError(f"item {index}'s {reading.position!r} is {position!r}, not an integer")
-    return MemoryItem(text=text, score=score, position=position)
-
-
-def _shape(value: Any) -> str:
-    return f"an object with keys {sorted(value)[:8]}" if isinstance(value, Mapping) else (
-        f"a {type(value).__name__}"
-    )  # fmt: skip
 
 
 def _server(section: Mapping[str, Any]) -> Server:

@@ -1,5 +1,6 @@
-"""`inspect eval` with answer=logprob: through the hf/ provider, and through the vllm/
-provider against a stand-in completions server."""
+"""`inspect eval` with answer=logprob, the solver end to end (`answer/logprob/solver.py`):
+through the hf/ provider, and through the vllm/ provider against a stand-in completions
+server."""
 
 from __future__ import annotations
 
@@ -17,15 +18,10 @@ pytestmark = pytest.mark.local_model
 from support.evidence import located  # noqa: E402
 from support.helpers import DISPLAY  # noqa: E402
 from support.logprob import LocalSetup, completions_server, make_setup  # noqa: E402
-from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
+from transformers import AutoModelForCausalLM  # noqa: E402
 
-from inspect_personamem.answer.logprob.hf import naive_option_logprobs  # noqa: E402
-from inspect_personamem.answer.logprob.server import CompletionsLogprobs, ServerResponseError  # noqa: E402
-from inspect_personamem.answer.logprob.template import OptionPrompt, build_prompt  # noqa: E402
 from inspect_personamem.data.asked import AskedAt  # noqa: E402
 from inspect_personamem.data.options import LETTERS  # noqa: E402
-from inspect_personamem.datasets.v1.contexts import open_context_store  # noqa: E402
-from inspect_personamem.datasets.v1.records import read_questions  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +58,7 @@ def check_samples(log: EvalLog) -> None:
             assert option["score"] == pytest.approx(option["logprob"] / option["tokens"])
         # the options were never shown: the question alone, then the chosen reply
         assert [m.role for m in sample.messages] == ["user", "assistant"]
-        assert sample.messages[0].text == sample.metadata["user_question_or_message"]
+        assert sample.messages[0].text == AskedAt.of(sample.metadata).message
 
 
 def test_hf_eval_end_to_end(setup: LocalSetup, tmp_path: Path) -> None:
@@ -149,40 +145,6 @@ def test_prefill_chunk_reaches_the_model_and_keeps_the_scores(
             assert u["logprob"] == pytest.approx(v["logprob"], abs=1e-4)
 
 
-def test_completions_logprobs_match_local_model(setup: LocalSetup) -> None:
-    import anyio
-
-    model = AutoModelForCausalLM.from_pretrained(setup.model)
-    tokenizer = AutoTokenizer.from_pretrained(setup.model)
-    context_id = read_questions(setup.questions, "32k")[0].context_id
-    history = open_context_store(setup.contexts).messages(context_id)[:6]
-    prompt: OptionPrompt = build_prompt(tokenizer, history, ["jazz river", "yoga", "a b", "x"])
-    requests: list[dict[str, Any]] = []
-    with completions_server(model, "tiny", 512, requests) as base_url:
-        server = CompletionsLogprobs(base_url, "tiny")
-        got = anyio.run(server.option_logprobs, prompt).logprobs
-        # one token of the server's window is left for the token each request generates
-        assert anyio.run(server.context_window) == 511
-        size = 511 - prompt.longest_option
-        full = OptionPrompt(prompt.prefix[:1] * size, prompt.options, prompt.texts)
-        anyio.run(server.option_logprobs, full)  # fills the window: accepted
-        longer = OptionPrompt(full.prefix[:1] + full.prefix, full.options, full.texts)
-        with pytest.raises(ServerResponseError, match="HTTP 400"):
-            anyio.run(server.option_logprobs, longer)
-    expected = naive_option_logprobs(model, prompt)
-    assert (
-        max(
-            abs(x - y)
-            for u, v in zip(got, expected, strict=True)
-            for x, y in zip(u, v, strict=True)
-        )
-        < 1e-4
-    )
-    request = requests[0]  # then the two window probes
-    assert request["echo"] is True and request["logprobs"] >= 0
-    assert request["prompt"] == [list(prompt.prefix + option) for option in prompt.options]
-
-
 def test_vllm_provider_eval_against_stand_in(setup: LocalSetup, tmp_path: Path) -> None:
     model = AutoModelForCausalLM.from_pretrained(setup.model)
     requests: list[dict[str, Any]] = []
@@ -242,7 +204,7 @@ def test_logprob_composes_with_every_history(
     assert log.samples is not None and len(log.samples) == 6
     for sample in log.samples:
         before = sample.messages[:-2]  # the history kept in the log, then question, reply
-        assert sample.messages[-2].text == sample.metadata["user_question_or_message"]
+        assert sample.messages[-2].text == AskedAt.of(sample.metadata).message
         if history["history"] == "rag":
             assert 0 < len(before) <= 3 and "memory" in sample.metadata
         elif history["history"] == "memory":
