@@ -84,7 +84,7 @@ def cases(chosen: list[EvalSample]) -> list[tuple[str, str, list[EvalSample]]]:
     version = VERSIONS["v1"]
     groups = {group.key: group for group in version.groups}
     found: list[tuple[str, str, list[EvalSample]]] = [("", "all questions", chosen)]
-    for key in version.evidence_groups:
+    for key in version.reported.evidence_groups:
         group = groups[key]
         for value in sorted({str(s.metadata[key]) for s in chosen}):
             mine = [s for s in chosen if str(s.metadata[key]) == value]
@@ -448,6 +448,6 @@ def test_personamem_v2_keeps_its_upper_bound_from_the_published_numbers(
     assert tables["v2_evidence_use"].title.startswith("PersonaMem-v2: Found against used")
     titles = {g.key: g.title for g in version.groups}
     by = {row["questions by"] for row in read_csv(out, "v2_evidence_use")}
-    assert by == {"", *(titles[key] for key in version.evidence_groups)}
+    assert by == {"", *(titles[key] for key in version.reported.evidence_groups)}
     against = {row["against"] for row in read_csv(out, "v2_evidence_bounds")}
     assert against == {UPPER_BOUND, "full history"}

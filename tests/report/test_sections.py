@@ -39,6 +39,6 @@ def test_a_version_without_sections_of_its_own_gets_the_common_ones(
     category = version.groups[0]
     columns = tables[f"v1_{category.metric}"].columns
     assert columns == ("run", *category.values.values(), "macro average", "questions")
-    assert tables["v1_overall"].note.count(version.cluster_words) == 1
+    assert tables["v1_overall"].note.count(version.reported.cluster_words) == 1
     families = {row[1] for row in tables["v1_estimates"].rows}
     assert families == {"overall", *(group.metric for group in version.groups)}

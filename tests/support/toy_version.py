@@ -198,9 +198,7 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
             "gap_bin", "gap", "turns since the evidence", values={"<5": "<5", "5-19": "5-19"}
         ),
     )
-    evidence_groups = ("skill", "gap_bin")
     cluster = "history"
-    cluster_words = "history (a history's questions are not independent)"
     estimate: Estimate | None = Estimate(requests)  # None in a test: a core-only version
     trying: Try | None = Try(
         "a synthetic PersonaMem-toy track",
@@ -223,7 +221,9 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
         published=Published(
             lambda: (PublishedNumber("paper", "full history", "", PUBLISHED, PUBLISHED, "", ""),),
             "Set beside, not equated.",
-        )
+        ),
+        cluster_words="history (a history's questions are not independent)",
+        evidence_groups=("skill", "gap_bin"),
     )
 
     def released_questions(self, selected: Mapping[str, str]) -> ReleasedFile:

@@ -117,24 +117,12 @@ class DatasetVersion(ABC, Generic[Q]):
     cluster: str
     """The sample metadata key its questions' errors are clustered by (the history
     they share)."""
-    cluster_words: str
-    """That, in words, for the report."""
-    evidence_groups: tuple[str, ...] = ()
-    """The group keys (`groups`) the report splits a retrieval run's found-against-used
-    table by: a category and a distance; none by default."""
-    earlier_evidence: str = ""
-    """Where its evidence was located before its samples recorded the rule that located
-    it (`Evidence.rule`), in words: the report notes a log whose samples record the
-    evidence without its rule as made under that rule; empty where it never changed."""
-    judged_note: str = ""
-    """What the report's overall table adds about runs whose answers this version
-    scores otherwise than the answer does (`scored_as`, `Run.judged`); none by default."""
     memory_prompts: Mapping[str, OwnPrompt] = MappingProxyType({})
     """The whole prompts around retrieved items its history sources offer besides the
     official one (`-T memory_prompt=NAME`: PersonaMem's `paper`); none by default."""
     reported: Reported = Reported()
     """What the report shows of it beyond every version's sections (`report/layouts.py`):
-    its layout and its published numbers; none by default."""
+    its layout, its published numbers and the notes its tables add; none by default."""
     estimate: Estimate | None = None
     """What the cost estimate reads of it; none: `estimate` does not offer it."""
     trying: Try | None = None

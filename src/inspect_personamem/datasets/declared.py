@@ -151,6 +151,19 @@ class Reported:
     published: Published | None = None
     """Numbers published about it, set beside its runs; none by default (a
     `BesideLayout` needs them)."""
+    cluster_words: str = ""
+    """What its questions' errors are clustered by (`DatasetVersion.cluster`), in words
+    for the overall table's note; by default the metadata key's name."""
+    evidence_groups: tuple[str, ...] = ()
+    """The group keys (`DatasetVersion.groups`) a retrieval run's found-against-used
+    table is split by: a category and a distance; none by default."""
+    earlier_evidence: str = ""
+    """Where its evidence was located before its samples recorded the rule that located
+    it (`Evidence.rule`), in words: the report notes a log whose samples record the
+    evidence without its rule as made under that rule; empty where it never changed."""
+    judged_note: str = ""
+    """What the overall table adds about runs whose answers this version scores
+    otherwise than the answer does (`scored_as`, `Run.judged`); none by default."""
 
     def __post_init__(self) -> None:
         if isinstance(self.layout, BesideLayout) and self.published is None:

@@ -186,11 +186,11 @@ def upper_bound_notes(summaries: Sequence[RunSummary]) -> list[str]:
 def earlier_rule_notes(summaries: Sequence[RunSummary]) -> list[str]:
     """For each run whose questions recorded their evidence but not the rule that
     located it, where its dataset version has since changed that rule
-    (`DatasetVersion.earlier_evidence`): its evidence figures were made under the
+    (`Reported.earlier_evidence`): its evidence figures were made under the
     earlier rule, read from the log, not from the rule the package has now."""
     notes = []
     for s in summaries:
-        earlier = s.run.entry.earlier_evidence
+        earlier = s.run.entry.reported.earlier_evidence
         recorded = [q for q in s.run.samples if q.evidence_located is not None]
         if earlier and recorded and not any(q.evidence_rule for q in recorded):
             notes.append(
@@ -203,9 +203,10 @@ def earlier_rule_notes(summaries: Sequence[RunSummary]) -> list[str]:
 
 
 def evidence_groups(version: DatasetVersion[Any]) -> list[Group]:
-    """The groups a version splits its retrieval runs' evidence by (`evidence_groups`)."""
+    """The groups a version splits its retrieval runs' evidence by
+    (`Reported.evidence_groups`)."""
     groups = {group.key: group for group in version.groups}
-    return [groups[key] for key in version.evidence_groups]
+    return [groups[key] for key in version.reported.evidence_groups]
 
 
 def use_by_value(

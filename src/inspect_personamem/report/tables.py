@@ -94,8 +94,9 @@ def overall_table(
 ) -> Table:
     """The results of a version's runs, one row per run; what was run is in
     `runs_table` (one table of both would be wider than a page). `name` is the table's
-    file stem; the version says what the errors are clustered by (`cluster_words`) and
-    what it adds about judged runs (`judged_note`)."""
+    file stem; the version declares what the errors are clustered by, in words, and
+    what it adds about judged runs (`Reported.cluster_words`, `judged_note`)."""
+    clustered_by = version.reported.cluster_words or f"`{version.cluster}`"
     columns = (
         "run", "accuracy", "ci95 low", "ci95 high", "stderr (clustered)", "questions scored",
         "questions planned", "contexts", "errored samples", "unanswered samples",
@@ -127,7 +128,7 @@ def overall_table(
         "effective number of questions (the questions over the design effect of sharing "
         "a history) with t(contexts−1), Inspect's `ci_wilson`; it stays inside [0, 1] "
         "and is not a point at 0 or 1. The standard error and interval are clustered by "
-        f"{version.cluster_words}: `contexts` counts them. With several epochs each "
+        f"{clustered_by}: `contexts` counts them. With several epochs each "
         "question counts once, "
         "with its mean over epochs. `unanswered samples`: stopped by an Inspect limit "
         "before the model replied, unscored (Inspect's metrics skip them too). `unparsed "
@@ -137,7 +138,7 @@ def overall_table(
         "compares every recomputed number with the metrics Inspect stored in the log (the "
         "notes above give the details)."
         + (UPPER_BOUND_NOTE if any(s.run.upper_bound for s in summaries) else "")
-        + version.judged_note,
+        + version.reported.judged_note,
         columns,
         rows,
     )

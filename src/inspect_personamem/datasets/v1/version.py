@@ -102,13 +102,7 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         Group("distance_to_ref_in_blocks", "sessions", "sessions elapsed", numeric=True),
         Group("distance_bin", "sessions_bin", "sessions elapsed (bins)"),
     )
-    evidence_groups = ("category", "distance_bin")
     memory_prompts = MappingProxyType({"paper": PAPER})
-    earlier_evidence = (
-        "the session `distance_to_ref_in_blocks` before the question's own, one session "
-        "further back than the token distance places it for 267 of 270 real 128k "
-        "questions (task versions before 2.3.0: docs/changelog.md)"
-    )
     reported = Reported(
         PaperLayout(
             question_type="category",
@@ -121,15 +115,23 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
             methods=published.published_methods,
             method_of=published.published_method,
             default_names=published.DEFAULT_NAMES,
-        )
+        ),
+        cluster_words=(
+            "shared context (questions over one history are not independent; Inspect's "
+            "`cluster='shared_context_id'`)"
+        ),
+        evidence_groups=("category", "distance_bin"),
+        earlier_evidence=(
+            "the session `distance_to_ref_in_blocks` before the question's own, one session "
+            "further back than the token distance places it for 267 of 270 real 128k "
+            "questions (task versions before 2.3.0: docs/changelog.md)"
+        ),
     )
     """The paper's figures and tables, and the runs next to the published numbers
-    (`report/paper.py`; the numbers: `datasets/v1/published.py`)."""
+    (`report/paper.py`; the numbers: `datasets/v1/published.py`); errors clustered by
+    shared context; retrieval's evidence split by question type and distance; and
+    where its evidence lay before task version 2.3.0."""
     cluster = "shared_context_id"  # questions over one history are not independent
-    cluster_words = (
-        "shared context (questions over one history are not independent; Inspect's "
-        "`cluster='shared_context_id'`)"
-    )
 
     estimate = Estimate(
         lambda selected, where: question_requests(check_split(selected["split"]), where)

@@ -132,7 +132,6 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         Group("sensitive_info", "sensitive_info", "sensitive information"),
         Group("distance_bin", "distance_bin", "distance to the evidence (tokens)"),
     )
-    evidence_groups = ("pref_type", "distance_bin")
     reported = Reported(
         BesideLayout(by="pref_type"),
         Published(
@@ -148,21 +147,23 @@ class PersonaMemV2(DatasetVersion[V2Question]):
             every_run_deviates=SEEDED,
             unchanged=f"none but the order: the authors' messages and answer rule, {SEEDED}",
         ),
+        cluster_words=(
+            "persona (a persona's questions share its history; Inspect's `cluster='persona_id'`)"
+        ),
+        evidence_groups=("pref_type", "distance_bin"),
+        judged_note=(
+            " A run judged against the preference label (`-T judge=preference`, the authors' "
+            "judge) has a score from 0 to 1 per question, not right or wrong: its `accuracy` "
+            "is the mean score, its interval Wilson's as for a share (an approximation), and "
+            "its `unparsed share` the replies that were empty or whose score the judge's "
+            "answer did not give."
+        ),
     )
     """Its runs beside the published numbers (`datasets/v2/published.py`), a figure of
     them and accuracy per preference type, its judged runs and its label groups
-    (`report/beside.py`)."""
+    (`report/beside.py`); errors clustered by persona; retrieval's evidence split by
+    preference type and distance; what a judged run's accuracy means."""
     cluster = "persona_id"  # a persona's questions share its history
-    cluster_words = (
-        "persona (a persona's questions share its history; Inspect's `cluster='persona_id'`)"
-    )
-    judged_note = (
-        " A run judged against the preference label (`-T judge=preference`, the authors' "
-        "judge) has a score from 0 to 1 per question, not right or wrong: its `accuracy` is "
-        "the mean score, its interval Wilson's as for a share (an approximation), and its "
-        "`unparsed share` the replies that were empty or whose score the judge's answer did "
-        "not give."
-    )
 
     estimate = Estimate(
         lambda selected, where: question_requests(
