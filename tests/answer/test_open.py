@@ -87,7 +87,8 @@ def test_no_grader_bound_is_one_line_before_any_data(small_split: Path) -> None:
 
 
 def test_the_paper_prompt_shows_options_and_is_refused(small_split: Path) -> None:
-    with pytest.raises(PersonaMemArgumentError, match="answer='open' the model never sees"):
+    refused = "answer='open', memory_prompt='paper': .* a prompt for answer='choice' only"
+    with pytest.raises(PersonaMemArgumentError, match=refused):
         TASKS["personamem_32k"](
             data_dir=str(small_split),
             answer="open",

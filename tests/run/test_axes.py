@@ -58,7 +58,8 @@ def test_an_argument_left_at_its_default_is_accepted(small_split: Path) -> None:
 def test_a_meaningless_combination_is_an_error_saying_why(small_split: Path) -> None:
     from inspect_personamem.run.tasks import TASKS
 
-    with pytest.raises(PersonaMemArgumentError, match="the model never sees the options"):
+    refused = "answer='logprob', memory_prompt='paper': .* a prompt for answer='choice' only"
+    with pytest.raises(PersonaMemArgumentError, match=refused):
         TASKS["personamem_32k"](
             data_dir=str(small_split), history="rag", retriever="bm25", memory_prompt="paper",
             answer="logprob",

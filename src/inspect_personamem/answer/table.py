@@ -27,15 +27,6 @@ CACHE_BREAKPOINTS = Parameter(
 )
 
 
-def _paper_prompt_refused(settings: Settings, why: str) -> str | None:
-    if settings.get("memory_prompt") == "paper":
-        return (
-            "memory_prompt='paper' is the authors' multiple-choice prompt (the model names "
-            f"a letter); {why}: leave memory_prompt out"
-        )
-    return None
-
-
 def _open_label(settings: Settings) -> str:
     # not `self-graded`: whether the grader is the model under test, the report's labels
     # say from who graded (`-T grader=self`, or the same model bound to the grader role)
@@ -59,16 +50,12 @@ def _open_refuses(settings: Settings) -> str | None:
             "-T grader=self grades with the model under test, but a grader is bound "
             "(--model-role grader=...): leave out one of the two"
         )
-    return _paper_prompt_refused(settings, "with answer='open' the model never sees the options")
+    return None
 
 
 def _logprob_label(settings: Settings) -> str:
     own = ANSWERS["logprob"].parameters
     return ", ".join(["logprob", *changed(settings, own, "normalization", "context_window")])
-
-
-def _logprob_refuses(settings: Settings) -> str | None:
-    return _paper_prompt_refused(settings, "with answer='logprob' the model never sees the options")
 
 
 ANSWERS: Final[dict[str, AxisValue]] = {
@@ -122,7 +109,6 @@ ANSWERS: Final[dict[str, AxisValue]] = {
         ),
         label=_logprob_label,
         order="grouped",
-        refuses=_logprob_refuses,
         writes_nothing="scores each option's likelihood as the model's reply: the model "
         "writes nothing",
     ),

@@ -170,7 +170,14 @@ def checked_point(arguments: Settings, version: DatasetVersion[Any]) -> Point:
                 f"PersonaMem task parameters history={point.history.name!r}, "
                 f"answer={point.answer.name!r}: {why}"
             )
-    own_prompt(version.memory_prompts, arguments["memory_prompt"])
+    own = own_prompt(version.memory_prompts, arguments["memory_prompt"])
+    if own is not None and point.answer.name not in own.answers:
+        raise PersonaMemArgumentError(
+            f"PersonaMem task parameters answer={point.answer.name!r}, "
+            f"memory_prompt={arguments['memory_prompt']!r}: memory_prompt="
+            f"{arguments['memory_prompt']!r} is {own.words}, a prompt for answer="
+            f"{' or '.join(repr(a) for a in own.answers)} only: leave memory_prompt out"
+        )
     version.check(arguments, point)
     return point
 

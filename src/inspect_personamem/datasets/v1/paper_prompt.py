@@ -72,5 +72,6 @@ PAPER = OwnPrompt(
         f"{_WHERE}:PAPER_HEADER": PAPER_HEADER,
         f"{_WHERE}:PAPER_TEMPLATE": PAPER_TEMPLATE,
     },
+    "the authors' multiple-choice prompt (the model names a letter)",
 )
 """`memory_prompt=paper`, as PersonaMem offers it."""

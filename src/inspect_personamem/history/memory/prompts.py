@@ -45,6 +45,10 @@ class OwnPrompt:
     prompt."""
     texts: Mapping[str, str]
     """Its fixed texts by where they are defined (`module.py:NAME`), for a results card."""
+    words: str
+    """What it is, for an error refusing it."""
+    answers: tuple[str, ...] = ("choice",)
+    """The answers whose prompt it is (`-T answer=`); the others compose their own."""
 
 
 def own_prompt(offered: Mapping[str, OwnPrompt], name: str) -> OwnPrompt | None:
