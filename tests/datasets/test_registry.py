@@ -7,7 +7,6 @@ import csv
 import importlib.util
 import inspect
 from importlib.metadata import entry_points
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -19,7 +18,6 @@ from support.tasks import assert_declares
 
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
-from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.run import tasks
 from inspect_personamem.run.build import TASK_VERSION
 from inspect_personamem.run.tasks import TASKS
@@ -77,11 +75,6 @@ def test_each_versions_tasks_declare_its_parameters(version: DatasetVersion[Any]
     assert_declares(TASKS[version.task], version)
     for value in version.fixed_values:
         assert_declares(TASKS[f"{version.task}_{value}"], version, value)
-
-
-def test_a_fixed_task_refuses_its_fixed_parameter(small_split: Path) -> None:
-    with pytest.raises(PersonaMemArgumentError, match="personamem_32k runs split=32k: leave out"):
-        TASKS["personamem_32k"](data_dir=str(small_split), split="128k")
 
 
 def test_tasks_yaml_and_the_readme_are_what_the_tables_generate() -> None:
