@@ -104,7 +104,7 @@ def test_a_saved_model_loads_back_with_its_tokenizer_and_gives_the_same_logits(
 
     folder = save_random_model(tmp_path / "m", CORPUS, hidden_size=8, layers=1, heads=2, seed=3)
     assert folder == tmp_path / "m"
-    model = AutoModelForCausalLM.from_pretrained(folder).eval()
+    model = AutoModelForCausalLM.from_pretrained(folder)  # in eval mode
     tokenizer = AutoTokenizer.from_pretrained(folder)
     config = model.config
     assert (config.hidden_size, config.num_attention_heads, config.num_key_value_heads) == (8, 2, 1)
