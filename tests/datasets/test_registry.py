@@ -7,7 +7,6 @@ import csv
 import importlib.util
 import inspect
 from importlib.metadata import entry_points
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -19,9 +18,7 @@ from support.tasks import assert_declares
 
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
-from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.run import tasks
-from inspect_personamem.run.arguments import parameters, scoring_defaults
 from inspect_personamem.run.build import TASK_VERSION
 from inspect_personamem.run.tasks import TASKS
 
@@ -78,19 +75,6 @@ def test_each_versions_tasks_declare_its_parameters(version: DatasetVersion[Any]
     assert_declares(TASKS[version.task], version)
     for value in version.fixed_values:
         assert_declares(TASKS[f"{version.task}_{value}"], version, value)
-
-
-def test_a_fixed_task_refuses_its_fixed_parameter(small_split: Path) -> None:
-    with pytest.raises(PersonaMemArgumentError, match="personamem_32k runs split=32k: leave out"):
-        TASKS["personamem_32k"](data_dir=str(small_split), split="128k")
-
-
-def test_every_parameter_says_whether_it_changes_what_is_scored() -> None:
-    first = VERSIONS["v1"]
-    defaults = scoring_defaults(first)
-    assert set(defaults) == {n for n, p in parameters(first).items() if p.scoring}
-    assert {"history", "answer", "top_k", "normalization"} <= set(defaults)
-    assert not {"data_dir", "order", "embedding_cache", "split"} & set(defaults)
 
 
 def test_tasks_yaml_and_the_readme_are_what_the_tables_generate() -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,16 +15,19 @@ from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 from inspect_ai.tool import ToolChoice, ToolInfo
 from support.helpers import mock_model, run_task, tool_calling_model
-from support.memories import SpyMemory, split_with_markers, tiny_sentence_transformer
+from support.memories import (
+    MARKER,
+    SpyMemory,
+    context_numbers,
+    split_with_markers,
+    tiny_sentence_transformer,
+)
 from support.servers.mcp_memory import records, stand_in_config
-from support.servers.openai_api import mem0_stand_in_config, prompt_tokens, serve_openai
+from support.servers.openai_api import serve_openai
 
-from inspect_personamem.data.contexts import NO_CONTEXTS
-from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.order import ORDERS
-from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.datasets.v1.contexts import ContextStore
-from inspect_personamem.datasets.v1.paper_prompt import PAPER, PAPER_SYSTEM, paper_prompt
+from inspect_personamem.datasets.v1.paper_prompt import PAPER_SYSTEM, paper_prompt
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.interface import (
     HistoryMessage,
@@ -33,14 +35,9 @@ from inspect_personamem.history.memory.interface import (
     MemoryItem,
 )
 from inspect_personamem.history.memory.pool import MemoryPool
-from inspect_personamem.history.memory.prompts import own_prompt, retrieved_history
 from inspect_personamem.history.memory.retrievers import embedded_text
-from inspect_personamem.history.retrieved import rag_history
-from inspect_personamem.history.seen import Past
-from inspect_personamem.history.system_messages import conversation
 
 TASK = "inspect_personamem/personamem_32k"
-MARKER = re.compile(r"marker(\d+)x(\d+)")
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +48,6 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(tiny_sentence_transformer(tmp_path_factory.mktemp("st")))
-
-
-def context_numbers(data: Path) -> dict[str, int]:
-    lines = (data / "shared_contexts_32k.jsonl").read_text(encoding="utf-8").splitlines()
-    return {next(iter(json.loads(line))): n for n, line in enumerate(lines) if line.strip()}
 
 
 def run(data: Path, log_dir: Path, limit: int | None = None, **task_args: Any) -> EvalLog:
@@ -312,25 +304,6 @@ def test_paper_prompt_is_the_authors_baseline_prompt() -> None:
     assert facts[1].text.startswith("# User facts: \nlikes tea\n\n# Question: Q")
 
 
-def test_official_prompt_keeps_chronological_order_and_roles() -> None:
-    context: list[ChatMessage] = [
-        ChatMessageSystem(content="persona"),
-        ChatMessageUser(content="u1"),
-        ChatMessageAssistant(content="a1"),
-        ChatMessageUser(content="u2"),
-    ]
-    final = [ChatMessageUser(content="question")]
-    items = [MemoryItem("u2", 0.9, 3), MemoryItem("p", 0.8, 0), MemoryItem("a1", 0.1, 2)]
-    sent = conversation(retrieved_history(items, context), final, "keep")
-    assert [(m.role, m.text) for m in sent] == [
-        ("system", "persona"), ("assistant", "a1"), ("user", "u2"), ("user", "question"),
-    ]  # fmt: skip
-    dropped = conversation(retrieved_history(items, context), final, "drop")
-    assert [m.text for m in dropped] == ["a1", "u2", "question"]
-    facts = conversation(retrieved_history([MemoryItem("likes tea")], context), final, "keep")
-    assert [m.text for m in facts] == ["# User facts:\nlikes tea", "question"]
-
-
 @pytest.mark.parametrize(
     ("memory", "expected"),
     [
@@ -424,60 +397,6 @@ def test_bad_memory_arguments_fail_before_any_sample(
         TASKS["personamem_32k"](data_dir=str(data), **arguments)
 
 
-@pytest.mark.memory
-def test_mem0_end_to_end_against_a_local_openai_stand_in(
-    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The real mem0ai package, its LLM and embedder served by the stand-in: facts are
-    extracted from each session as it arrives and searched per question."""
-    monkeypatch.setenv("MEM0_DIR", str(tmp_path / "mem0"))
-    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
-    with serve_openai() as (url, requests):
-        config = mem0_stand_in_config(url)
-        (tmp_path / "mem0.json").write_text(json.dumps(config), encoding="utf-8")
-        log = run(
-            data,
-            tmp_path / "logs",
-            history="memory",
-            memory="mem0",
-            memory_config=str(tmp_path / "mem0.json"),
-            order="grouped",
-            top_k=3,
-        )
-    assert log.status == "success", log.error
-    assert log.samples
-    numbers = context_numbers(data)
-    for sample in log.samples:
-        items = sample.metadata["memory"]["items"]
-        assert 0 < len(items) <= 3 and all(i["text"].startswith("User said: ") for i in items)
-        context = numbers[sample.metadata["shared_context_id"]]
-        end = sample.metadata["end_index_in_shared_context"]
-        for c, p in MARKER.findall(" ".join(i["text"] for i in items)):
-            assert (int(c), int(p)) == (context, int(p)) and int(p) < end
-    extraction = [r for r in requests if r["path"].endswith("/chat/completions")]
-    embedding = [r for r in requests if r["path"].endswith("/embeddings")]
-    assert extraction and len(extraction) >= len(
-        {s.metadata["shared_context_id"] for s in log.samples}
-    )
-    # per question: what its ingestion and search cost; summed, the run's totals, which
-    # match what the endpoint saw call for call and token for token
-    used: Counter[str] = Counter()
-    for sample in log.samples:
-        used.update(sample.metadata["memory"]["memory_usage"])
-    runs = [s.metadata["memory"]["run_memory_usage"] for s in log.samples]
-    run_totals = max(runs, key=lambda totals: totals.get("mem0_search_calls", 0))
-    assert used["mem0_llm_calls"] == len(extraction) > 0
-    assert used["mem0_llm_input_tokens"] == sum(prompt_tokens(r) for r in extraction)
-    assert used["mem0_embedding_calls"] == len(embedding) > 0
-    assert used["mem0_embedding_input_tokens"] == sum(
-        len(t.split())
-        for r in embedding
-        for t in ([r["input"]] if isinstance(r["input"], str) else r["input"])
-    )
-    assert used["mem0_add_calls"] > 0 and used["mem0_search_calls"] == len(log.samples)
-    assert run_totals == dict(used)
-
-
 def test_a_dense_embedder_that_cannot_be_had_fails_at_once_naming_what_to_pass(
     data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -492,19 +411,3 @@ def test_a_dense_embedder_that_cannot_be_had_fails_at_once_naming_what_to_pass(
     with pytest.raises(PersonaMemArgumentError, match="HF_HUB_OFFLINE is set") as error:
         TASKS["personamem_32k"](data_dir=str(data), history="rag")
     assert "-T retriever=bm25 (no model)" in str(error.value)
-
-
-def test_a_memory_prompt_is_one_the_dataset_version_offers() -> None:
-    """`paper` is PersonaMem's own prompt: a version that offers none refuses it, with
-    no refusal of its own."""
-
-    def locate(metadata: object) -> Evidence:
-        raise AssertionError("not asked")
-
-    offered = VERSIONS["v1"].memory_prompts
-    assert own_prompt(offered, "paper") is PAPER and own_prompt(offered, "official") is None
-    for prompts in (VERSIONS["v2"].memory_prompts, {}):
-        with pytest.raises(
-            PersonaMemArgumentError, match="memory_prompt='paper': .* offers official$"
-        ):
-            rag_history(Past(NO_CONTEXTS, locate, prompts), retriever="bm25", memory_prompt="paper")

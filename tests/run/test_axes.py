@@ -1,5 +1,6 @@
 """The two axes: what the model sees of the past x how it answers, each a table of
-small objects whose arguments are checked against it, and which compose."""
+small objects, which compose; a new source of history is one table entry (the checks
+of a run's arguments against the tables: `test_arguments.py`)."""
 
 from __future__ import annotations
 
@@ -13,57 +14,11 @@ from inspect_ai.model import ChatMessage
 from support.helpers import mock_model, run_task
 from support.history_source import recent_history
 
-from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history import table
 from inspect_personamem.parameters import AxisValue, Parameter
-from inspect_personamem.run.arguments import all_arguments, checked_point
 
 TASK = "inspect_personamem/personamem_32k"
-
-
-@pytest.mark.parametrize(
-    ("arguments", "ignored", "chosen"),
-    [
-        ({"normalization": "chars"}, "normalization", "history='full', answer='choice'"),
-        ({"prefill_chunk": 64}, "prefill_chunk", "history='full', answer='choice'"),
-        ({"top_k": 3}, "top_k", "history='full', answer='choice'"),
-        (
-            {"answer": "logprob", "cache_breakpoints": False},
-            "cache_breakpoints",
-            "answer='logprob'",
-        ),
-        ({"history": "rag", "memory": "mem0"}, "memory", "history='rag'"),
-    ],
-)
-def test_an_argument_of_a_value_not_chosen_is_an_error_naming_who_reads_it(
-    small_split: Path, arguments: dict[str, Any], ignored: str, chosen: str
-) -> None:
-    from inspect_personamem.run.tasks import TASKS
-
-    with pytest.raises(PersonaMemArgumentError, match=f"{ignored} have no effect with .*{chosen}"):
-        TASKS["personamem_32k"](data_dir=str(small_split), **arguments)
-
-
-def test_an_argument_left_at_its_default_is_accepted(small_split: Path) -> None:
-    from inspect_personamem.run.tasks import TASKS
-
-    task = TASKS["personamem_32k"](
-        data_dir=str(small_split), answer="logprob", cache_breakpoints=True
-    )
-    assert task.metadata is not None
-    assert (task.metadata["history"], task.metadata["answer"]) == ("full", "logprob")
-
-
-def test_a_meaningless_combination_is_an_error_saying_why(small_split: Path) -> None:
-    from inspect_personamem.run.tasks import TASKS
-
-    refused = "answer='logprob', memory_prompt='paper': .* a prompt for answer='choice' only"
-    with pytest.raises(PersonaMemArgumentError, match=refused):
-        TASKS["personamem_32k"](
-            data_dir=str(small_split), history="rag", retriever="bm25", memory_prompt="paper",
-            answer="logprob",
-        )  # fmt: skip
 
 
 def sent(log: EvalLog) -> dict[str, list[ChatMessage]]:
@@ -108,20 +63,6 @@ def test_every_history_composes_with_the_choice_answer(
             assert 0 < len(before) <= 3
         else:
             assert [m.text for m in before] == [f"# User facts:\nheld {end - 1}"]
-
-
-def test_a_history_read_through_tools_refuses_an_answer_that_writes_nothing() -> None:
-    """Read off the tables (`calls_tools`, `writes_nothing`), in one line naming the
-    answers that write."""
-    version = VERSIONS["v1"]
-    arguments = all_arguments({"history": "tools", "answer": "logprob"}, {}, version)
-    with pytest.raises(PersonaMemArgumentError) as error:
-        checked_point(arguments, version)
-    assert str(error.value) == (
-        "PersonaMem task parameters history='tools', answer='logprob': answer='logprob' "
-        "scores each option's likelihood as the model's reply: the model writes nothing, "
-        "so it cannot call the tools history='tools' offers; use answer='choice' or 'open'"
-    )
 
 
 RECENT = AxisValue(

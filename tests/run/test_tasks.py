@@ -78,7 +78,6 @@ class Recorder:
     ],
 )
 def test_a_misspelt_parameter_fails_naming_it(small_split: Path, name: str, value: object) -> None:
-    from inspect_personamem.run.tasks import TASKS
 
     with pytest.raises(ValueError, match=f"parameter {name}={value!r}"):
         TASKS["personamem_32k"](data_dir=str(small_split), **{name: value})
@@ -181,41 +180,7 @@ def test_a_relative_path_is_named_in_a_warning_and_the_log_retries_from_its_fold
     assert retried.samples is not None and len(retried.samples) == 4  # the run's limit
 
 
-@pytest.mark.parametrize(
-    ("arguments", "named"),
-    [
-        ({"history": "rag", "retriever": "bm25", "embedding_cache": "cache"}, "embedding_cache"),
-        ({"history": "rag", "retriever": "bm25", "embedding_cache": "none"}, None),
-        (
-            {
-                "history": "memory",
-                "memory": "support.memories:SpyMemory",
-                "memory_config": "m.yaml",
-            },
-            "memory_config",
-        ),
-        ({"history": "rag", "retriever": "dense", "embedder": "openai/x"}, None),
-    ],
-)
-def test_relative_path_arguments_are_named_and_names_are_not(
-    small_split: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    caplog: pytest.LogCaptureFixture,
-    arguments: dict[str, str],
-    named: str | None,
-) -> None:
-    """`embedding_cache=none` and a model name name no file; a relative file does."""
-    monkeypatch.chdir(small_split.parent)
-    monkeypatch.setenv("OPENAI_API_KEY", "not-used")
-    (small_split.parent / "m.yaml").write_text("a: 1\n", encoding="utf-8")
-    with caplog.at_level(logging.WARNING):
-        TASKS["personamem_32k"](data_dir=str(small_split), **arguments)
-    warned = " ".join(r.getMessage() for r in caplog.records if "relative to" in r.getMessage())
-    assert (f"{named}={arguments[named]}" in warned) if named else not warned
-
-
 def test_unknown_split_fails_naming_the_choices(small_split: Path) -> None:
-    from inspect_personamem.run.tasks import TASKS
 
     with pytest.raises(ValueError, match="split='64k': choose one of 32k, 128k, 1M"):
         TASKS["personamem"](split="64k", data_dir=str(small_split))

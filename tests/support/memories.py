@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -84,8 +85,18 @@ def tiny_sentence_transformer(folder: Path) -> Path:
     return folder / "st"
 
 
+MARKER = re.compile(r"marker(\d+)x(\d+)")
+"""A marker's context number and position, as `marker` writes them."""
+
+
 def marker(context: int, position: int) -> str:
     return f"marker{context}x{position}"
+
+
+def context_numbers(data: Path) -> dict[str, int]:
+    """Each shared context's number (its line in the file), as its markers name it."""
+    lines = (data / "shared_contexts_32k.jsonl").read_text(encoding="utf-8").splitlines()
+    return {next(iter(json.loads(line))): n for n, line in enumerate(lines) if line.strip()}
 
 
 def split_with_markers(folder: Path) -> Path:

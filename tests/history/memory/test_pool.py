@@ -10,12 +10,7 @@ import gc
 import json
 import logging
 import math
-import os
 import re
-import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -24,7 +19,6 @@ import pytest
 from inspect_ai.log import EvalLog
 from support.helpers import mock_model, run_task
 from support.memories import ClosingMemory, HangOnceMemory, SpyMemory, split_with_markers
-from support.servers.openai_api import mem0_stand_in_config, serve_openai
 
 from inspect_personamem.datasets.v1.contexts import ContextStore
 from inspect_personamem.history.memory import pool as pool_module
@@ -188,82 +182,3 @@ def test_memories_are_closed_when_dropped_and_when_the_pool_is_released(data: Pa
     del pool
     gc.collect()
     assert sorted(ClosingMemory.closed) == sorted([first, first, second])
-
-
-def stores(temporary: Path) -> list[str]:
-    """The Mem0 stores under `temporary` now. A run removes them as it ends, and a
-    folder removed while it is being listed makes the listing fail (pathlib's glob lets
-    FileNotFoundError through): what was there then is gone, and none is counted."""
-    try:
-        return [path.name for path in temporary.glob("personamem-mem0-*/qdrant-*")]
-    except FileNotFoundError:
-        return []
-
-
-def test_stores_removed_as_they_are_listed_are_not_there(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The race `stores` meets at the end of a run, forced: the run's folder is removed
-    just before the listing enters it."""
-    folder = tmp_path / "personamem-mem0-1"
-    (folder / "qdrant-a").mkdir(parents=True)
-    assert stores(tmp_path) == ["qdrant-a"]
-    scandir = os.scandir
-
-    def removed_first(path: Any) -> Any:
-        if not isinstance(path, int) and Path(path) == folder:  # rmtree lists by fd
-            shutil.rmtree(folder)
-        return scandir(path)
-
-    monkeypatch.setattr(os, "scandir", removed_first)
-    assert stores(tmp_path) == []
-
-
-RUN_MEM0 = """
-import json, sys
-from inspect_ai import eval
-logs = eval(
-    "inspect_personamem/personamem_32k", model="personamem/oracle",
-    model_args={"questions": sys.argv[3]}, task_args=json.loads(sys.argv[1]),
-    display="none", log_dir=sys.argv[2], limit=6,
-)
-print(logs[0].status)
-"""
-
-
-@pytest.mark.slow
-@pytest.mark.memory
-def test_mem0_leaves_no_store_behind(data: Path, tmp_path: Path) -> None:
-    """A whole `inspect eval` process with Mem0 (its LLM and embedder the loopback
-    stand-in): the stores it made in the temporary directory are gone when it ends."""
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
-    seen: list[str] = []
-    with serve_openai() as (url, requests):
-        config = mem0_stand_in_config(url)
-        (tmp_path / "mem0.json").write_text(json.dumps(config), encoding="utf-8")
-        task_args = {
-            "data_dir": str(data), "history": "memory", "memory": "mem0",
-            "memory_config": str(tmp_path / "mem0.json"),
-        }  # fmt: skip
-        env = {**os.environ, "TMPDIR": str(temporary)}
-        env.pop("MEM0_DIR", None)
-        # its output to files, not pipes: pipes no one reads while the run is watched
-        # fill (64 KiB) and stop it
-        with (
-            open(tmp_path / "out", "w", encoding="utf-8") as stdout,
-            open(tmp_path / "err", "w", encoding="utf-8") as stderr,
-        ):
-            process = subprocess.Popen(
-                [sys.executable, "-c", RUN_MEM0, json.dumps(task_args), str(tmp_path / "logs"),
-                 str(data / "questions_32k.csv")],
-                env=env, stdout=stdout, stderr=stderr, text=True,
-            )  # fmt: skip
-            while process.poll() is None:  # what the run holds while it runs
-                seen.extend(stores(temporary))
-                time.sleep(0.05)
-    out, err = ((tmp_path / name).read_text(encoding="utf-8") for name in ("out", "err"))
-    assert out.strip().endswith("success"), err[-2000:]
-    assert any(r["path"].endswith("/chat/completions") for r in requests)
-    assert seen  # the stores were there during the run
-    assert list(temporary.iterdir()) == []

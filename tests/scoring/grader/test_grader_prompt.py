@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from inspect_personamem.scoring.grader.calibration import calibration_questions, candidate_orders
 from inspect_personamem.scoring.grader.prompt import (
     GRADER_PROMPT,
     GRADER_PROMPT_VERSION,
@@ -71,20 +70,3 @@ def test_the_docs_print_the_prompt_of_this_version() -> None:
     assert found is not None, "docs/open-answers.md shows the grader prompt"
     assert found[1] == GRADER_PROMPT_VERSION
     assert found[2] == GRADER_PROMPT
-
-
-def test_the_calibration_set_is_fixed_by_the_seed_not_the_order() -> None:
-    ids = [f"q{i}" for i in range(100)]
-    chosen = calibration_questions(ids, 10, seed=3)
-    assert len(chosen) == 10 and chosen <= set(ids)
-    assert calibration_questions(list(reversed(ids)), 10, seed=3) == chosen
-    assert calibration_questions(ids, 10, seed=4) != chosen
-    assert calibration_questions(ids, 0, seed=3) == frozenset()
-    assert calibration_questions(ids[:5], 10, seed=3) == set(ids[:5])
-
-
-def test_the_second_order_moves_every_candidate() -> None:
-    for qid in ("a", "b", "c"):
-        order, reverse = candidate_orders(0, qid, 4)
-        assert sorted(order) == [0, 1, 2, 3]
-        assert all(order.index(c) != reverse.index(c) for c in range(4))
