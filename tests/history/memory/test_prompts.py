@@ -79,7 +79,7 @@ def test_a_memory_prompt_is_one_the_dataset_version_offers() -> None:
 
 
 def test_an_unoffered_prompt_s_error_lists_the_official_one_and_every_offered_one() -> None:
-    mine = OwnPrompt(lambda items, context, top_k, state: [], {"m.py:MINE": "text"})
+    mine = OwnPrompt(lambda items, context, top_k, state: [], {"m.py:MINE": "text"}, "mine")
     offered = {"mine": mine, "yours": mine}
     assert own_prompt(offered, "yours") is mine
     with pytest.raises(PersonaMemArgumentError) as error:
