@@ -25,7 +25,7 @@ from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.order import ORDERS
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.datasets.v1.contexts import ContextStore
-from inspect_personamem.datasets.v1.paper_prompt import PAPER, PAPER_SYSTEM, paper_prompt
+from inspect_personamem.datasets.v1.paper_prompt import PAPER
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.interface import (
     HistoryMessage,
@@ -289,27 +289,6 @@ def test_embeddings_computed_once_and_cached_on_disk(
     assert [s.metadata["memory"]["items"] for s in second.samples] == [
         s.metadata["memory"]["items"] for s in first.samples
     ]
-
-
-def test_paper_prompt_is_the_authors_baseline_prompt() -> None:
-    context: list[ChatMessage] = [
-        ChatMessageSystem(content="persona"),
-        ChatMessageUser(content="u1"),
-        ChatMessageAssistant(content="a1"),
-        ChatMessageUser(content="x"),
-    ]
-    # an item naming a position is shown as that message, whatever text it carries
-    items = [MemoryItem("forged", 0.9, 3), MemoryItem("forged too", 0.5, 1)]
-    options = ["(a) one", "(b) two", "(c) 3", "(d) 4"]
-    messages = paper_prompt(items, context, 5, "What now?", options)
-    assert messages[0] == ChatMessageSystem(content=PAPER_SYSTEM, id=messages[0].id)
-    assert messages[1].text == (
-        '# 5 most similar contexts to the question: \n{"role": "user", "content": "x"}\n'
-        '{"role": "user", "content": "u1"}\n\n'
-        "# Question: What now?\n\n# Choices: \n(a) one\n(b) two\n(c) 3\n(d) 4"
-    )
-    facts = paper_prompt([MemoryItem("likes tea")], context, 5, "Q", options)
-    assert facts[1].text.startswith("# User facts: \nlikes tea\n\n# Question: Q")
 
 
 def test_official_prompt_keeps_chronological_order_and_roles() -> None:
