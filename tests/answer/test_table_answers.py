@@ -65,7 +65,7 @@ def test_open_answers_take_a_bound_grader_or_self_but_not_both() -> None:
 
 
 def test_the_paper_prompt_is_refused_where_the_options_are_never_shown() -> None:
-    paper = {"history": "rag", "memory_prompt": "paper"}
+    paper: dict[str, Any] = {"history": "rag", "memory_prompt": "paper"}
     assert refusal("logprob", **paper) == (
         "memory_prompt='paper' is the authors' multiple-choice prompt (the model names a "
         "letter); with answer='logprob' the model never sees the options: leave memory_prompt "

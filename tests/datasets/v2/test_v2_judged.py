@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any, cast
 
 from inspect_ai import score
 from inspect_ai.event import ModelEvent
@@ -98,7 +99,7 @@ def scored(value: float, **metadata: object) -> SampleScore:
 
 
 def test_the_judges_figures_are_shares_of_all_answers_and_of_the_calibrated() -> None:
-    compute = judge_figures()
+    compute = cast(Any, judge_figures())
     figures = compute(
         [
             scored(0.5, status="read", calibration_separates=1),
@@ -116,7 +117,6 @@ def test_the_judges_figures_are_shares_of_all_answers_and_of_the_calibrated() ->
 
 
 def test_without_calibrated_questions_the_separation_is_not_a_number() -> None:
-    figures = judge_figures()([scored(1.0, status="read")])
-    assert isinstance(figures, dict)
+    figures = cast(Any, judge_figures())([scored(1.0, status="read")])
     assert figures["judge_calibrated"] == 0 and figures["judge_unread"] == 0.0
     assert math.isnan(float(figures["judge_separates"]))
