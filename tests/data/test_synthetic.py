@@ -8,6 +8,7 @@ import csv
 import random
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,11 @@ def test_a_table_is_written_as_pythons_csv_writer_writes_one(
     tmp_path: Path, line_end: str, last: bool, expected: bytes
 ) -> None:
     path = tmp_path / "t.csv"
-    rows = [{"a": 1, "b": "x, y"}, {"a": None, "b": 'say "hi"'}, {"a": True, "b": "two\nlines"}]
+    rows: list[dict[str, Any]] = [
+        {"a": 1, "b": "x, y"},
+        {"a": None, "b": 'say "hi"'},
+        {"a": True, "b": "two\nlines"},
+    ]
     write_table(path, ["a", "b"], rows, line_end=line_end, last_line_end=last)
     assert path.read_bytes() == expected
     with path.open(newline="", encoding="utf-8") as file:
