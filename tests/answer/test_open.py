@@ -78,27 +78,6 @@ def test_with_a_memory_system_too(small_split: Path, tmp_path: Path) -> None:
     assert log.results is not None and log.results.scores[0].name == "graded_scorer"
 
 
-def test_no_grader_bound_is_one_line_before_any_data(small_split: Path) -> None:
-    with pytest.raises(PersonaMemArgumentError) as info:
-        TASKS["personamem_32k"](data_dir=str(small_split), answer="open")
-    message = str(info.value)
-    assert "no grader is bound: add --model-role grader=<model>" in message
-    assert "-T grader=self" in message and "\n" not in message
-
-
-def test_the_paper_prompt_shows_options_and_is_refused(small_split: Path) -> None:
-    refused = "answer='open', memory_prompt='paper': .* a prompt for answer='choice' only"
-    with pytest.raises(PersonaMemArgumentError, match=refused):
-        TASKS["personamem_32k"](
-            data_dir=str(small_split),
-            answer="open",
-            history="rag",
-            retriever="bm25",
-            memory_prompt="paper",
-            grader="self",
-        )
-
-
 def test_grader_parameters_need_answer_open(small_split: Path) -> None:
     with pytest.raises(PersonaMemArgumentError, match="grader_calibration have no effect"):
         TASKS["personamem_32k"](data_dir=str(small_split), grader_calibration=10)

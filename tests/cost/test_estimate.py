@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.model import ModelCost
-from support.helpers import REAL_QUESTIONS, mock_model, require, run_task
+from support.helpers import mock_model, run_task
 
 from inspect_personamem.cli import main
 from inspect_personamem.cost.estimate import CostEstimate, Plan, estimate
@@ -75,19 +75,6 @@ def test_cost_with_and_without_caching(small_split: Path) -> None:
     )
 
 
-def test_estimate_command(small_split: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(
-        ["estimate", "--split", "32k", "--model", "openai/gpt-4.1", "--data-dir", str(small_split)]
-    )
-    out = capsys.readouterr().out
-    assert code == 0
-    assert "questions             24" in out
-    assert "cacheable share" in out and "order=interleaved, 10 concurrent" in out
-    shipped = "inspect_personamem/cost/model_costs.yaml, as of 2025-06"
-    assert f"{shipped}; https://platform.openai.com" in out
-    assert "cost without caching  $" in out and "cost with caching     $" in out
-
-
 def test_the_estimate_prices_a_batch_by_the_providers_terms(
     small_split: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -108,16 +95,6 @@ def test_the_estimate_prices_a_batch_by_the_providers_terms(
     main(["estimate", "--split", "32k", "--model", "x/y", "--data-dir", str(small_split),
           "--price-input", "1", "--price-cached-input", "0.1", "--price-output", "2"])  # fmt: skip
     assert "batch cost            no batch terms known for x" in capsys.readouterr().out
-
-
-def test_estimate_command_wants_all_three_prices(small_split: Path) -> None:
-    with pytest.raises(SystemExit, match="--price-input given without --price-cached-input"):
-        main(
-            [
-                "estimate", "--split", "32k", "--model", "x/y", "--data-dir", str(small_split),
-                "--price-input", "1",
-            ]
-        )  # fmt: skip
 
 
 def test_compare_reads_the_usage_the_provider_reported(
@@ -147,67 +124,3 @@ def test_compare_reads_the_usage_the_provider_reported(
     assert f"input tokens   {usage.input:,} (cached 0 = 0.0%" in out
     assert "cost           not logged (Inspect logs it where it has the price" in out
     assert "given on the command line" in out
-
-
-@pytest.mark.parametrize(
-    ("option", "value", "message"),
-    [
-        ("--concurrency", "0", "argument --concurrency: 0 is too small: at least 1 needed"),
-        ("--latency", "-5", "argument --latency: -5 is too small: more than 0 needed"),
-        ("--latency", "0", "argument --latency: 0 is too small: more than 0 needed"),
-        ("--cache-ttl", "-1", "argument --cache-ttl: -1 is too small: at least 0 needed"),
-        ("--output-tokens", "many", "argument --output-tokens: 'many' is not an integer"),
-        ("--price-input", "-1", "argument --price-input: -1 is too small: at least 0 needed"),
-    ],
-)
-def test_estimate_rejects_options_out_of_range(
-    small_split: Path, capsys: pytest.CaptureFixture[str], option: str, value: str, message: str
-) -> None:
-    with pytest.raises(SystemExit) as info:
-        main(["estimate", "--split", "32k", "--model", "x/y", "--data-dir", str(small_split),
-              option, value])  # fmt: skip
-    assert info.value.code == 2
-    assert message in capsys.readouterr().err
-
-
-def test_estimate_prints_data_errors_as_one_line_naming_its_own_option(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code = main(["estimate", "--split", "32k", "--model", "openai/gpt-4.1",
-                 "--data-dir", str(tmp_path / "nowhere")])  # fmt: skip
-    assert code == 2
-    assert capsys.readouterr().err == (
-        f"inspect-personamem estimate: {tmp_path / 'nowhere'} (given by --data-dir) is not a "
-        "folder. Put the file questions_32k.csv of bowen-upenn/PersonaMem-v1 in a folder and "
-        "point --data-dir there.\n"
-    )
-    code = main(["estimate", "--split", "32k", "--model", "x/unknown", "--data-dir",
-                 str(tmp_path), "--compare", str(tmp_path / "missing.eval")])  # fmt: skip
-    assert code == 2
-    assert "--compare " in capsys.readouterr().err
-
-
-def test_the_estimate_says_how_its_question_file_differs_from_the_release(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The real 32k file cut in half, alone in its folder (the estimate reads no
-    history): priced, with the difference on the line after the split."""
-    lines = require(REAL_QUESTIONS).read_bytes().split(b"\r\n")
-    (tmp_path / "questions_32k.csv").write_bytes(b"\r\n".join(lines[:303]))
-    code = main(["estimate", "--split", "32k", "--model", "openai/gpt-4.1",
-                 "--data-dir", str(tmp_path)])  # fmt: skip
-    assert code == 0
-    out = capsys.readouterr().out.splitlines()
-    assert out[1].startswith(
-        "data                  not the released file: 302 rows where the released "
-        "questions_32k.csv has 589 (287 missing: a cut file?); cut after question "
-    )
-    assert out[2] == "questions             302"
-
-
-def test_the_estimate_on_the_released_file_says_released(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    (tmp_path / "questions_32k.csv").write_bytes(require(REAL_QUESTIONS).read_bytes())
-    main(["estimate", "--split", "32k", "--model", "openai/gpt-4.1", "--data-dir", str(tmp_path)])
-    assert capsys.readouterr().out.splitlines()[1] == "data                  released"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from inspect_ai.log import EvalLog, resolve_sample_attachments
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+from inspect_ai.model import ChatMessage
 from inspect_ai.tool import ToolChoice, ToolInfo
 from support.helpers import mock_model, run_task, tool_calling_model
 from support.memories import (
@@ -27,12 +27,10 @@ from support.servers.openai_api import serve_openai
 
 from inspect_personamem.data.order import ORDERS
 from inspect_personamem.datasets.v1.contexts import ContextStore
-from inspect_personamem.datasets.v1.paper_prompt import PAPER_SYSTEM, paper_prompt
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.interface import (
     HistoryMessage,
     MemoryComponentError,
-    MemoryItem,
 )
 from inspect_personamem.history.memory.pool import MemoryPool
 from inspect_personamem.history.memory.retrievers import embedded_text
@@ -281,27 +279,6 @@ def test_embeddings_computed_once_and_cached_on_disk(
     assert [s.metadata["memory"]["items"] for s in second.samples] == [
         s.metadata["memory"]["items"] for s in first.samples
     ]
-
-
-def test_paper_prompt_is_the_authors_baseline_prompt() -> None:
-    context: list[ChatMessage] = [
-        ChatMessageSystem(content="persona"),
-        ChatMessageUser(content="u1"),
-        ChatMessageAssistant(content="a1"),
-        ChatMessageUser(content="x"),
-    ]
-    # an item naming a position is shown as that message, whatever text it carries
-    items = [MemoryItem("forged", 0.9, 3), MemoryItem("forged too", 0.5, 1)]
-    options = ["(a) one", "(b) two", "(c) 3", "(d) 4"]
-    messages = paper_prompt(items, context, 5, "What now?", options)
-    assert messages[0] == ChatMessageSystem(content=PAPER_SYSTEM, id=messages[0].id)
-    assert messages[1].text == (
-        '# 5 most similar contexts to the question: \n{"role": "user", "content": "x"}\n'
-        '{"role": "user", "content": "u1"}\n\n'
-        "# Question: What now?\n\n# Choices: \n(a) one\n(b) two\n(c) 3\n(d) 4"
-    )
-    facts = paper_prompt([MemoryItem("likes tea")], context, 5, "Q", options)
-    assert facts[1].text.startswith("# User facts: \nlikes tea\n\n# Question: Q")
 
 
 @pytest.mark.parametrize(

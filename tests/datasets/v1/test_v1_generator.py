@@ -10,13 +10,12 @@ import re
 from pathlib import Path
 
 import pytest
-from support.helpers import EXCERPT, REAL_QUESTIONS, require
+from support.helpers import EXCERPT
 
 from inspect_personamem.data.contexts import session_starts
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.datasets.v1.contexts import ContextStore
-from inspect_personamem.datasets.v1.fitting import write_fitting_contexts
 from inspect_personamem.datasets.v1.generator import (
     SHAPES,
     context_sizes,
@@ -191,21 +190,3 @@ def test_the_token_walk_finds_each_evidence_session_as_the_real_data_place_it(
 
 def _end(starts: list[int], session: int, size: int) -> int:
     return starts[session + 1] if session + 1 < len(starts) else size
-
-
-@pytest.mark.parametrize("source", ["excerpt", "real"])
-def test_histories_fitting_real_rows_hold_each_questions_evidence(
-    tmp_path: Path, source: str
-) -> None:
-    """What `try --questions` writes: the real distances located, each evidence session
-    holding its question's message."""
-    records = read_questions(EXCERPT if source == "excerpt" else require(REAL_QUESTIONS), "32k")
-    path = tmp_path / "contexts.jsonl"
-    write_fitting_contexts(path, [record.columns for record in records])
-    store = ContextStore(path)
-    for record in records:
-        evidence = VERSIONS["v1"].evidence(record.columns, store)
-        assert evidence.located, (record.question_id, evidence.where)
-        assert len(marked(evidence, record.question_id)) == 1
-        # the rows' token counts are of the real histories: their sessions locate it
-        assert evidence.rule == "sessions" and "is not the history's" in evidence.where

@@ -161,36 +161,6 @@ def test_the_command_reads_another_subset_and_the_environment_variable(
     )
 
 
-@pytest.mark.parametrize(
-    ("options", "message"),
-    [
-        (["--dataset", "v2"], "--dataset v2 needs --length (32k, 128k)"),
-        (["--dataset", "v2", "--subset", "val"], "--dataset v2 needs --length (32k, 128k)"),
-        ([], "--dataset v1 needs --split (32k, 128k, 1M)"),
-        (
-            ["--split", "32k", "--length", "32k"],
-            "--length is an option of --dataset v2, not v1: PersonaMem (v1) has its length "
-            "in --split",
-        ),
-        (
-            ["--split", "32k", "--subset", "benchmark"],
-            "--subset is an option of --dataset v2, not v1: PersonaMem (v1) is chosen by --split",
-        ),
-        (
-            ["--dataset", "v2", "--length", "32k", "--split", "32k"],
-            "--split is an option of --dataset v1, not v2: PersonaMem-v2 takes --subset and "
-            "--length",
-        ),
-    ],
-)
-def test_wrong_combinations_are_one_line_errors(
-    small_v2: Path, capsys: pytest.CaptureFixture[str], options: list[str], message: str
-) -> None:
-    code = main(["estimate", "--model", "x/y", "--data-dir", str(small_v2), *options])
-    assert code == 2
-    assert capsys.readouterr().err == f"inspect-personamem estimate: {message}\n"
-
-
 def test_a_folder_without_the_v2_question_file_is_named(
     small_split: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

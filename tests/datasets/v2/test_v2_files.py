@@ -40,29 +40,6 @@ LOAD = (
 )
 
 
-def test_the_spec_is_the_release() -> None:
-    assert (REPO, REVISION) == (
-        "bowen-upenn/PersonaMem-v2",
-        "87abb2e774588a8bc97d939640ac2843c84aa1f1",
-    )
-    assert PERSONAMEM_V2.license == "CC-BY-4.0"
-    files = [V2Source(subset).questions_file for subset in ("benchmark", "train", "val")]
-    assert files == [
-        "benchmark/text/benchmark.csv",
-        "benchmark/text/train.csv",
-        "benchmark/text/val.csv",
-    ]
-    assert {s: f.rows for s, f in PERSONAMEM_V2.released.items()} == {
-        "benchmark": 5000,
-        "train": 18_549,
-        "val": 2061,
-    }
-    assert PERSONAMEM_V2.released["benchmark"] == ReleasedFile(
-        5000, 42_426_457, "95f2a8a324aab7baf2af937feae12731369e2abf7cad5ab3e170594cb25a3e52"
-    )
-    assert V2Source().subset == "benchmark"
-
-
 def test_a_local_folder(small_v2: Path) -> None:
     questions = load_questions(V2Source(data_dir=small_v2))
     assert questions.file.path == (small_v2 / "benchmark/text/benchmark.csv").resolve()

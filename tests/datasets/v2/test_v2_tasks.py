@@ -9,23 +9,18 @@ import re
 from pathlib import Path
 
 import pytest
-from inspect_ai import score
-from inspect_ai.event import ModelEvent
-from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
-from support.helpers import DISPLAY, SMALL_V2, Reply, mock_model, run_task
+from support.helpers import SMALL_V2, Reply, mock_model, run_task
 from support.memories import RecordingMemory
 
 from inspect_personamem.datasets.v2.files import load_questions
 from inspect_personamem.datasets.v2.generator import generate_v2
 from inspect_personamem.datasets.v2.histories import HistoryStore
-from inspect_personamem.datasets.v2.judge import judge_prompt
-from inspect_personamem.datasets.v2.judged import preference_scorer
 from inspect_personamem.datasets.v2.prompt import APPENDED_SENTENCE, OPTIONS_INTRODUCTION
 from inspect_personamem.datasets.v2.spec import V2Source
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.run.tasks import TASKS
-from inspect_personamem.scoring.grader.scorer import GRADER_RECORD
 
 TASK = "inspect_personamem/personamem_v2_32k"
 QUESTIONS = Path("benchmark/text/benchmark.csv")
@@ -236,80 +231,6 @@ def test_open_answers_are_graded_through_the_grader_role(small_v2: Path, tmp_pat
     assert metrics["accuracy"] == 0.0 and metrics["grader_none"] == 1.0
     assert metrics["grader_identity"] == 1.0 and metrics["grader_calibrated"] == 3
     assert any(name.startswith("pref_type_") for name in metrics)
-
-
-def judge_run(
-    data: Path, log_dir: Path, judge: Reply, reply: str = "Sure, happy to help."
-) -> EvalLog:
-    log = run_task(
-        TASK,
-        mock_model(lambda messages: reply),
-        log_dir,
-        {"data_dir": str(data), "answer": "open", "judge": "preference", "grader_calibration": 4},
-        model_roles={"grader": mock_model(judge, name="mockllm/judge")},
-    )
-    assert log.status == "success", log.error
-    return log
-
-
-def test_the_authors_judge_scores_through_the_grader_role(small_v2: Path, tmp_path: Path) -> None:
-    correct = {r.correct_answer for r in load_questions(V2Source(data_dir=small_v2)).records}
-    prompts: list[str] = []
-
-    def judge(messages: list[ChatMessage]) -> str:
-        prompt = messages[-1].text
-        prompts.append(prompt)
-        reply = prompt.split("Model's response to evaluate:\n", 1)[1].split("\n\nIn this case")[0]
-        reply = reply.split("\n\nTask:")[0]
-        return "Reasoning.\n\\boxed{1.0}" if reply in correct else "\\boxed{0.25}"
-
-    log = judge_run(small_v2, tmp_path, judge)
-    assert log.results is not None and log.samples is not None
-    metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
-    assert metrics["accuracy"] == 0.25  # the mean score of the model's replies
-    assert metrics["judge_separates"] == 1.0 and metrics["judge_calibrated"] == 4
-    assert metrics["judge_unread"] == 0.0 and metrics["empty_reply"] == 0.0
-    for sample in log.samples:
-        assert sample.scores is not None
-        meta = sample.scores["preference_scorer"].metadata or {}
-        query, preference = sample.metadata["query"], sample.metadata["preference"]
-        assert meta["judge_prompt"] == judge_prompt(query, preference, "Sure, happy to help.")
-        assert APPENDED_SENTENCE not in meta["judge_prompt"]  # the query as the authors judge it
-    assert len(prompts) == len(log.samples) + 4 * 4
-
-
-def test_a_judged_run_is_rejudged_by_another_judge(small_v2: Path, tmp_path: Path) -> None:
-    """Inspect's `score` with the judge's scorer and no argument: each question's
-    calibration comes from its sample; the model under test is not asked again."""
-    log = judge_run(small_v2, tmp_path, lambda messages: "\\boxed{0.25}")
-    regraded = score(
-        read_eval_log(str(log.location)),
-        preference_scorer(),
-        model_roles={"grader": mock_model(lambda messages: "\\boxed{1.0}", name="mockllm/other")},
-        action="overwrite",
-        display=DISPLAY,
-    )
-    assert regraded.results is not None and regraded.samples is not None
-    metrics = {name: m.value for name, m in regraded.results.scores[0].metrics.items()}
-    assert metrics["accuracy"] == 1.0 and metrics["judge_calibrated"] == 4
-    for sample in regraded.samples:
-        assert sample.scores is not None
-        meta = sample.scores["preference_scorer"].metadata or {}
-        assert meta[GRADER_RECORD]["model"] == "mockllm/other"
-        assert sum(isinstance(e, ModelEvent) and e.role != "grader" for e in sample.events) == 1
-
-
-def test_a_judge_without_a_score_counts_zero_and_apart(small_v2: Path, tmp_path: Path) -> None:
-    log = judge_run(small_v2, tmp_path, lambda messages: "It is rather personal.")
-    assert log.results is not None
-    metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
-    assert metrics["accuracy"] == 0.0 and metrics["judge_unread"] == 1.0
-    assert metrics["judge_separates"] == 0.0
-
-
-def test_judge_needs_open_answers(small_v2: Path) -> None:
-    with pytest.raises(PersonaMemArgumentError, match="judge='preference' judges open answers"):
-        TASKS["personamem_v2_32k"](data_dir=str(small_v2), judge="preference")
 
 
 def test_questions_are_sent_interleaved_across_personas_unless_asked_otherwise(
