@@ -10,10 +10,9 @@ import math
 import shutil
 import statistics
 from pathlib import Path
-from typing import Any
 
 import pytest
-from inspect_ai.log import EvalSample, read_eval_log, read_eval_log_sample_summaries, write_eval_log
+from inspect_ai.log import EvalSample, read_eval_log, write_eval_log
 from support.helpers import mock_model, run_task
 from support.memories import SleepingMemory
 from support.reports import (
@@ -33,7 +32,6 @@ from inspect_personamem.report import build_report
 from inspect_personamem.report.accuracy import summarise
 from inspect_personamem.report.build import Report
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.read import samples as read_samples
 from inspect_personamem.report.read.logs import read_runs
 from inspect_personamem.report.sections import Inclusion, ReportContext
 from inspect_personamem.report.tables import Table
@@ -343,35 +341,6 @@ def test_every_version_gets_the_retrieval_sections(
     assert len(captions) == 2 and all(
         c.startswith("PersonaMem: Found against used: ") for c in captions
     )
-
-
-def test_retrieval_records_are_read_from_the_samples_only_where_a_summary_thinned_them(
-    evidence_logs: EvidenceLogs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A memory record over 1k (a memory system's items are texts) is thinned to text in
-    a summary: the report reads it from the sample. The upper bound's records fit, and
-    its log is read without a sample."""
-    log = read_eval_log(evidence_logs.rag)
-    for sample in log.samples or []:
-        sample.metadata["memory"]["items"].append({"text": "a fact " * 200, "score": 0.0})
-    write_eval_log(log, str(tmp_path / "long.eval"))
-    summaries = read_eval_log_sample_summaries(str(tmp_path / "long.eval"))
-    assert all(isinstance(s.metadata["memory"], str) for s in summaries)
-    [run] = read_runs([tmp_path / "long.eval"]).runs
-    by_id = {str(s.id): s.metadata for s in log.samples or []}
-    for result in run.samples:
-        record = by_id[result.id]
-        assert result.memory is not None and result.retrieval == record["retrieval"]["status"]
-        assert result.memory.searches == (record["memory"]["search_seconds"],)
-        assert result.memory.adds == tuple(record["memory"]["ingest_calls"])
-        assert result.evidence_located is record["evidence"]["located"]
-
-    def unread(*args: Any, **kwargs: Any) -> None:
-        raise AssertionError("read the samples")
-
-    monkeypatch.setattr(read_samples, "read_eval_log_samples", unread)
-    [bound] = read_runs([evidence_logs.evidence]).runs
-    assert all(s.evidence_located is not None and s.memory is None for s in bound.samples)
 
 
 def test_a_log_made_before_runs_recorded_retrieval_still_reads(
