@@ -1,5 +1,6 @@
 """The report's tables (`report/tables.py`): every value against a recomputation from the
-full samples, the paired comparisons (gain, floor, methods) and their question counts."""
+full samples, the methods side by side, Markdown escaped (the pairing itself:
+test_pairs.py)."""
 
 from __future__ import annotations
 
