@@ -343,29 +343,6 @@ def test_every_version_gets_the_retrieval_sections(
     )
 
 
-def test_a_log_made_before_runs_recorded_retrieval_still_reads(
-    evidence_logs: EvidenceLogs, tmp_path: Path
-) -> None:
-    """A memory run without `retrieval`, `evidence` or each add call's seconds: only the
-    memory's times are shown (no add calls), no found against used; a memory system's
-    embedding counts (the run's so far) show their largest."""
-    log = read_eval_log(evidence_logs.memory)
-    for i, sample in enumerate(log.samples or []):
-        for key in ("retrieval", "evidence"):
-            sample.metadata.pop(key)
-        sample.metadata["memory"].pop("ingest_calls")
-        sample.metadata["memory"]["embedding_counts"] = {"embedded": i, "cache_hits": 2 * i}
-    write_eval_log(log, str(tmp_path / "old.json"))
-    report = build_report([tmp_path / "old.json"], tmp_path / "out")
-    [row] = read_csv(tmp_path / "out", "memory_cost")
-    assert (row["add calls"], row["add p50 ms"]) == ("0", "")
-    assert float(row["search p50 ms"]) >= SleepingMemory.SLEEP * 1000
-    assert (row["texts embedded"], row["embedding cache hits"]) == (
-        str(float(QUESTIONS - 1)), str(float(2 * (QUESTIONS - 1))),
-    )  # fmt: skip
-    assert not any(t.name in {"evidence_use", "evidence_bounds"} for t in report.tables)
-
-
 def test_a_log_made_under_the_earlier_evidence_rule_is_noted_so(
     evidence_logs: EvidenceLogs, tmp_path: Path
 ) -> None:
