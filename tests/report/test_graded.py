@@ -20,8 +20,8 @@ from inspect_personamem.report.graded import (
 )
 from inspect_personamem.report.read.identity import Grader
 from inspect_personamem.report.read.samples import Calibration
-from inspect_personamem.scoring.grader.correction import Estimate
-from inspect_personamem.scoring.grader.trials import TRIAL_KINDS
+from inspect_personamem.scoring.grader.correction import Estimate, TrialCounts
+from inspect_personamem.scoring.grader.trials import TRIAL_KINDS, TrialKind
 
 OPEN = {"answer": "open"}
 GRADER = Grader(("mockllm/grader", ()))
@@ -36,7 +36,7 @@ def open_run(
     per_context = [[float(i % 2) for i in range(questions // 4)]] * 4
     samples = []
     for s in results(*per_context):
-        trials = {
+        trials: TrialCounts = {
             kind: {"trials": 2, "right": (right or {}).get(kind, 2), "named_correct": 0}
             for kind in TRIAL_KINDS
         }
@@ -53,7 +53,7 @@ def open_run(
 
 
 def test_a_kind_of_trial_fails_below_the_level_and_is_imprecise_when_wide() -> None:
-    generic = "generic"
+    generic: TrialKind = "generic"
     assert KindResult(generic, 0, 0, Estimate(math.nan, math.nan, math.nan)).finding == (
         "no trials"
     )

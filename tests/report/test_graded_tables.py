@@ -12,6 +12,7 @@ from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.graded_tables import grader_table, grader_tables, trial_table
 from inspect_personamem.report.read.identity import Grader
 from inspect_personamem.report.read.samples import Calibration
+from inspect_personamem.scoring.grader.correction import TrialCounts
 from inspect_personamem.scoring.grader.trials import RIGHT_VERDICTS, TRIAL_KINDS
 
 GRADER = Grader(("mockllm/grader", ()))
@@ -21,7 +22,9 @@ def graded(label: str, eval_id: str, calibrated: bool = True, **changes: object)
     """An open run over 8 questions in 4 histories, every other one right, each reply's
     verdict `(a)` or `(b)`; calibrated: each question with 4 trials of every kind, 3
     right."""
-    trials = {kind: {"trials": 4, "right": 3, "named_correct": 0} for kind in TRIAL_KINDS}
+    trials: TrialCounts = {
+        kind: {"trials": 4, "right": 3, "named_correct": 0} for kind in TRIAL_KINDS
+    }
     samples = [
         replace(
             s, statuses={"named": 1.0}, answers={1: "(a)" if s.value else "(b)"},

@@ -16,8 +16,14 @@ from inspect_personamem.report.paper import (
 )
 from inspect_personamem.report.sections import Inclusion
 
-LAYOUT = VERSIONS["v1"].reported.layout
-assert isinstance(LAYOUT, PaperLayout)
+
+def paper_layout() -> PaperLayout:
+    layout = VERSIONS["v1"].reported.layout
+    assert isinstance(layout, PaperLayout)
+    return layout
+
+
+LAYOUT = paper_layout()
 NAMES = {"mockllm/model-a": "GPT-4o"}
 SCORED = results([1.0, 0.0], [1.0, 1.0])
 

@@ -184,11 +184,12 @@ def test_a_retrieval_runs_memory_record_is_read_over_its_scored_epochs() -> None
     }  # fmt: skip
     epochs = [summary(2, "C", **second), summary(1, "I", **first)]
     result = sample_result("a.eval", "v1", SCORER, epochs, records_of("a.eval", epochs))
-    assert result is not None
+    assert result is not None and result.memory is not None
+    assert result.memory.memory == pytest.approx(0.8)
     assert result.memory == MemoryTime(
         searches=(0.4, 0.2),
         adds=(0.5, 0.5),
-        memory=pytest.approx(0.8),
+        memory=result.memory.memory,
         working=3.0,
         loop_blocked=0.05,
         embedding={"embedded": 12, "cache_hits": 3},
