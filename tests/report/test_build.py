@@ -52,7 +52,7 @@ def test_every_report_test_module_skips_naming_the_extra_without_matplotlib() ->
     marker this folder's tests carry, or, where a module imports the figures, by the
     module itself), saying which extra to install; none runs or errors."""
     folder = ROOT / "tests" / "report"
-    modules = sorted(str(path.relative_to(ROOT)) for path in folder.glob("test_*.py"))
+    modules = sorted(str(path.relative_to(ROOT)) for path in folder.rglob("test_*.py"))
     code = (
         "import sys; sys.modules['matplotlib'] = None\n"
         "import pytest\n"

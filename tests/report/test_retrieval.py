@@ -10,10 +10,9 @@ import math
 import shutil
 import statistics
 from pathlib import Path
-from typing import Any
 
 import pytest
-from inspect_ai.log import EvalSample, read_eval_log, read_eval_log_sample_summaries, write_eval_log
+from inspect_ai.log import EvalSample, read_eval_log, write_eval_log
 from support.helpers import mock_model, run_task
 from support.memories import SleepingMemory
 from support.reports import (
@@ -33,7 +32,6 @@ from inspect_personamem.report import build_report
 from inspect_personamem.report.accuracy import summarise
 from inspect_personamem.report.build import Report
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.read import samples as read_samples
 from inspect_personamem.report.read.logs import read_runs
 from inspect_personamem.report.sections import Inclusion, ReportContext
 from inspect_personamem.report.tables import Table
@@ -343,58 +341,6 @@ def test_every_version_gets_the_retrieval_sections(
     assert len(captions) == 2 and all(
         c.startswith("PersonaMem: Found against used: ") for c in captions
     )
-
-
-def test_retrieval_records_are_read_from_the_samples_only_where_a_summary_thinned_them(
-    evidence_logs: EvidenceLogs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A memory record over 1k (a memory system's items are texts) is thinned to text in
-    a summary: the report reads it from the sample. The upper bound's records fit, and
-    its log is read without a sample."""
-    log = read_eval_log(evidence_logs.rag)
-    for sample in log.samples or []:
-        sample.metadata["memory"]["items"].append({"text": "a fact " * 200, "score": 0.0})
-    write_eval_log(log, str(tmp_path / "long.eval"))
-    summaries = read_eval_log_sample_summaries(str(tmp_path / "long.eval"))
-    assert all(isinstance(s.metadata["memory"], str) for s in summaries)
-    [run] = read_runs([tmp_path / "long.eval"]).runs
-    by_id = {str(s.id): s.metadata for s in log.samples or []}
-    for result in run.samples:
-        record = by_id[result.id]
-        assert result.memory is not None and result.retrieval == record["retrieval"]["status"]
-        assert result.memory.searches == (record["memory"]["search_seconds"],)
-        assert result.memory.adds == tuple(record["memory"]["ingest_calls"])
-        assert result.evidence_located is record["evidence"]["located"]
-
-    def unread(*args: Any, **kwargs: Any) -> None:
-        raise AssertionError("read the samples")
-
-    monkeypatch.setattr(read_samples, "read_eval_log_samples", unread)
-    [bound] = read_runs([evidence_logs.evidence]).runs
-    assert all(s.evidence_located is not None and s.memory is None for s in bound.samples)
-
-
-def test_a_log_made_before_runs_recorded_retrieval_still_reads(
-    evidence_logs: EvidenceLogs, tmp_path: Path
-) -> None:
-    """A memory run without `retrieval`, `evidence` or each add call's seconds: only the
-    memory's times are shown (no add calls), no found against used; a memory system's
-    embedding counts (the run's so far) show their largest."""
-    log = read_eval_log(evidence_logs.memory)
-    for i, sample in enumerate(log.samples or []):
-        for key in ("retrieval", "evidence"):
-            sample.metadata.pop(key)
-        sample.metadata["memory"].pop("ingest_calls")
-        sample.metadata["memory"]["embedding_counts"] = {"embedded": i, "cache_hits": 2 * i}
-    write_eval_log(log, str(tmp_path / "old.json"))
-    report = build_report([tmp_path / "old.json"], tmp_path / "out")
-    [row] = read_csv(tmp_path / "out", "memory_cost")
-    assert (row["add calls"], row["add p50 ms"]) == ("0", "")
-    assert float(row["search p50 ms"]) >= SleepingMemory.SLEEP * 1000
-    assert (row["texts embedded"], row["embedding cache hits"]) == (
-        str(float(QUESTIONS - 1)), str(float(2 * (QUESTIONS - 1))),
-    )  # fmt: skip
-    assert not any(t.name in {"evidence_use", "evidence_bounds"} for t in report.tables)
 
 
 def test_a_log_made_under_the_earlier_evidence_rule_is_noted_so(

@@ -13,7 +13,9 @@ import re
 import struct
 import subprocess
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,9 @@ from inspect_ai.model import ChatMessage, Model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from inspect_personamem.report import build_report
+from inspect_personamem.report.accuracy import RunSummary, summarise
 from inspect_personamem.report.build import Report
+from inspect_personamem.report.read.runs import Run, setting_defaults
 from inspect_personamem.report.read.samples import SampleResult
 from support.helpers import DISPLAY, mock_model
 
@@ -210,6 +214,48 @@ def results(*contexts: list[float]) -> list[SampleResult]:
         for c, values in enumerate(contexts)
         for i, value in enumerate(values)
     ]
+
+
+def a_run(samples: Sequence[SampleResult] = (), **changes: Any) -> Run:
+    """A complete v1 run of `mockllm/model-a` on the released 128k split, written by hand
+    (no log): every setting at its default but those in `changes["settings"]`, and the
+    other fields `changes` names."""
+    settings = setting_defaults("v1") | changes.pop("settings", {})
+    run = Run(
+        location="a.eval",
+        eval_id="eval-a",
+        task="inspect_personamem/personamem_128k",
+        version="3",
+        benchmark="v1",
+        split="128k",
+        selected={"split": "128k"},
+        model="mockllm/model-a",
+        model_args={},
+        base_url=None,
+        generate_config={},
+        settings=settings,
+        created=datetime(2025, 1, 1, tzinfo=timezone.utc),
+        status="success",
+        epochs=1,
+        reducer="mean",
+        planned=len(samples),
+        dataset_size=len(samples),
+        samples=tuple(samples),
+        errors=0,
+        unanswered=0,
+        limits={},
+        stored_metrics=None,
+        stored_ids=None,
+        data_release="released",
+        data_checked=None,
+        data_source=None,
+    )
+    return replace(run, **changes)
+
+
+def a_summary(label: str, samples: Sequence[SampleResult], **changes: Any) -> RunSummary:
+    """`a_run(samples, **changes)` summarised under `label`."""
+    return summarise(a_run(samples, **changes), label)
 
 
 def by_measure(rows: list[dict[str, str]], key: str) -> dict[tuple[str, str], dict[str, str]]:

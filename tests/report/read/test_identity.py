@@ -1,6 +1,8 @@
-"""Who a run's model and grader are, read from real logs of the offline oracle: the
-same model bound as its own grader is self-graded as `-T grader=self` is; a base URL
-is part of a model, and a grader's generation settings part of the grader."""
+"""Who a run's model and grader are (`report/read/identity.py`): a model's identity and
+a grader's from their configs, the grader of an open run from its scores or its roles;
+and, read from real logs of the offline oracle, the same model bound as its own grader
+is self-graded as `-T grader=self` is, a base URL is part of a model, and a grader's
+generation settings part of the grader."""
 
 from __future__ import annotations
 
@@ -11,12 +13,21 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import GenerateConfig, Model, get_model
+from inspect_ai.model import GenerateConfig, Model, ModelConfig, get_model
+from inspect_ai.scorer import Score
 
 from inspect_personamem.datasets.v1.generator import generate_split
 from inspect_personamem.report import build_report
+from inspect_personamem.report.errors import ReportError
 from inspect_personamem.report.glance import CAVEATS
 from inspect_personamem.report.labels import run_labels
+from inspect_personamem.report.read.identity import (
+    Grader,
+    generation_settings,
+    graded_by,
+    grader_of,
+    model_identity,
+)
 from inspect_personamem.report.read.logs import read_runs
 from inspect_personamem.report.read.runs import Run
 
@@ -133,3 +144,58 @@ def test_a_base_url_is_part_of_the_model(logs: Logs) -> None:
         f"{ORACLE} (base_url=http://a.test/v1)",
         f"{ORACLE} (base_url=http://b.test/v1)",
     ]
+
+
+def test_a_models_identity_is_its_name_arguments_as_text_and_base_url() -> None:
+    """Arguments as text (JSON but for strings), sorted, where it runs (`device`) left
+    out; the base URL among them where one was given."""
+    assert model_identity("hf/local", {"model_path": "/m", "device": "cuda:0"}, None) == (
+        "hf/local",
+        (("model_path", "/m"),),
+    )
+    assert model_identity(ORACLE, {"decay": 0.1, "opts": {"b": 1, "a": [2]}}, "http://x") == (
+        ORACLE,
+        (("base_url", "http://x"), ("decay", "0.1"), ("opts", '{"a": [2], "b": 1}')),
+    )
+
+
+def test_a_graders_settings_are_those_that_change_its_replies() -> None:
+    """How a model is called (retries, timeouts, connections, cache) is not part of a
+    grader; what it replies (temperature, max_tokens) is, shown among its arguments."""
+    config = GenerateConfig(temperature=0.5, max_tokens=64, max_retries=3, timeout=10)
+    assert generation_settings(config) == {"temperature": "0.5", "max_tokens": "64"}
+    grader = grader_of(ModelConfig(model=ORACLE, config=config, args={"accuracy": 0.9}))
+    assert grader == Grader(
+        (ORACLE, (("accuracy", "0.9"),)), (("max_tokens", "64"), ("temperature", "0.5"))
+    )
+    assert grader.shown == (
+        ORACLE, (("accuracy", "0.9"), ("max_tokens", "64"), ("temperature", "0.5")),
+    )  # fmt: skip
+
+
+def _recorded(model: str) -> Score:
+    """A score whose metadata names the model that graded it."""
+    record = ModelConfig(model=model, config=GenerateConfig()).model_dump()
+    return Score(value="C", metadata={"grader_model": record})
+
+
+def test_an_open_runs_grader_is_the_one_its_scores_name_else_its_role() -> None:
+    """Only open runs have one; the scores' record (a re-grade's) over the header's
+    role; without a record, `grader=self` is the model itself, else the first model
+    bound to the grader role; a role never bound, or two graders named, is refused."""
+    model = (ORACLE, ())
+    role = {"grader": [ModelConfig(model="mockllm/first"), ModelConfig(model="mockllm/next")]}
+    open_, self_ = {"answer": "open", "grader": "role"}, {"answer": "open", "grader": "self"}
+    assert graded_by({"answer": "choice"}, model, role, [_recorded("mockllm/x")]) is None
+    assert graded_by(open_, model, role, [_recorded("mockllm/x"), Score(value="I")]) == Grader(
+        ("mockllm/x", ())
+    )
+    assert graded_by(self_, model, None, [Score(value="C")]) == Grader(model)
+    assert graded_by(open_, model, role, []) == Grader(("mockllm/first", ()))
+    with pytest.raises(ReportError, match="records no model bound to it"):
+        graded_by(open_, model, {}, [])
+    with pytest.raises(ReportError, match="name 2 different graders"):
+        graded_by(open_, model, role, [_recorded("mockllm/x"), _recorded("mockllm/y")])
+    thinned = Score(value="C", metadata={"grader_model": "{'model': ..."})
+    with pytest.raises(ReportError, match="grader_model cannot be read"):
+        graded_by(open_, model, role, [thinned])

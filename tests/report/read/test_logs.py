@@ -1,17 +1,20 @@
-"""The runs read out of Inspect logs (`report/read/`): which logs are PersonaMem runs,
-what a run and its questions hold, and what is counted rather than scored."""
+"""PersonaMem runs read out of Inspect logs (`report/read/logs.py`): which files are
+logs and which logs are PersonaMem runs, how a log's arguments become a run's settings
+(version 1's `method=` too), what is counted rather than scored, and each grading of a
+log's replies read as a run of its own."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
+import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 from support.helpers import mock_model
 from support.reports import (
     QUESTIONS,
     Logs,
-    MethodLogs,
     close,
     hashed_answer,
     mean,
@@ -19,10 +22,10 @@ from support.reports import (
     run,
 )
 
-from inspect_personamem.datasets.v1.spec import PERSONAMEM
 from inspect_personamem.report import build_report
+from inspect_personamem.report.errors import ReportError
 from inspect_personamem.report.labels import run_labels
-from inspect_personamem.report.read.logs import read_runs
+from inspect_personamem.report.read.logs import gradings, log_files, read_runs
 
 
 def test_reads_every_run_and_skips_other_tasks(logs: Logs) -> None:
@@ -128,76 +131,50 @@ def test_samples_stopped_by_a_limit_are_counted_not_scored(logs: Logs, tmp_path:
     )
 
 
-def test_a_memory_systems_own_tokens_are_read_from_its_samples(
-    method_logs: MethodLogs, tmp_path: Path
+def test_log_files_are_every_eval_and_json_file_oldest_first_hidden_folders_aside(
+    tmp_path: Path,
 ) -> None:
-    """The memory run with what a memory system reports per question grafted in (LLM
-    and embedder tokens, and a count that is not tokens); the mock model has no price."""
-    log = read_eval_log(method_logs.memory)
-    for sample in log.samples or []:
-        sample.metadata["memory"]["memory_usage"] = {
-            "llm_input_tokens": 7, "llm_output_tokens": 2, "embedding_input_tokens": 3,
-            "llm_calls": 5,
-        }  # fmt: skip
-    write_eval_log(log, str(tmp_path / "memory.json"))
-    build_report([tmp_path / "memory.json"], tmp_path / "out")
-    [row] = read_csv(tmp_path / "out", "cost")
-    assert (row["memory input tokens"], row["memory output tokens"]) == ("10.0", "2.0")
-    assert row["USD"] == row["USD per point"] == ""
+    """A folder is searched recursively for `.eval` and `.json` files, oldest first
+    (by modification time), leaving out hidden folders and other suffixes; a file named
+    is taken as it is, whatever its suffix; a path that does not exist is refused."""
+    folder = tmp_path / "logs"
+    (folder / "sub").mkdir(parents=True)
+    (folder / ".hidden").mkdir()
+    files = {
+        "new.eval": 300, "sub/old.json": 100, "middle.eval": 200, ".hidden/x.eval": 50,
+        "notes.txt": 10,
+    }  # fmt: skip
+    for name, mtime in files.items():
+        (folder / name).write_text("", encoding="utf-8")
+        os.utime(folder / name, (mtime, mtime))
+    named = tmp_path / "named.log"
+    named.write_text("", encoding="utf-8")
+    assert log_files([folder, named]) == [
+        str(folder / "sub" / "old.json"),
+        str(folder / "middle.eval"),
+        str(folder / "new.eval"),
+        str(named),
+    ]
+    with pytest.raises(ReportError, match="missing: no such log file or folder"):
+        log_files([tmp_path / "missing"])
 
 
-def test_a_log_made_before_the_repository_was_renamed_reads_as_before(
-    logs: Logs, tmp_path: Path
-) -> None:
-    """A log of task version 2.2.0: the repository's former name at its former pin, on
-    the released data as the task recorded it. Its repository is read by its current
-    name (a setting like today's runs'), its pin as it was, its data as released."""
-    log = read_eval_log(logs.locations["a_full"], header_only=True)
-    former, pin = "bowen-upenn/PersonaMem", "2d676b2aeeddd1ee2ff4ff611bf867fcb2261d6e"
-    log.eval.task_args.update(repo_id=former, revision=pin)
-    log.eval.metadata = {
-        **(log.eval.metadata or {}),
-        "data_source": f"hf://datasets/{former}@{pin}",
-        "data_release": "released",
-    }
-    write_eval_log(log, str(tmp_path / "old.json"))
-    [old] = read_runs([tmp_path / "old.json"]).runs
-    assert (old.settings["repo_id"], old.settings["revision"]) == (PERSONAMEM.repo_id, pin)
-    assert old.data_release == "released" and not old.unreleased and not old.marks
-
-
-def test_how_a_run_ran_is_read_from_its_log_and_an_older_log_is_said_to_predate_it(
-    logs: Logs, tmp_path: Path
-) -> None:
-    """What the task wrote into the log of how it ran (`run/facts.py`) describes the run,
-    not the installed package's axis tables: a later package reads an earlier run as it
-    ran. A log made before tasks wrote it is described by the installed package, and a
-    note says so."""
-    log = read_eval_log(logs.locations["a_full"])
-    assert log.eval.metadata is not None
-    facts = log.eval.metadata["facts"]
-    assert (facts["upper_bound"], facts["scored_as"], facts["judged"]) == (False, "chosen", False)
-    assert facts["scoring_defaults"]["history"] == "full"
-    log.eval.metadata["facts"] = {
-        **facts,
-        "upper_bound": True,
-        "scored_as": "judged",
-        "judged": True,
-        "scoring_defaults": {**facts["scoring_defaults"], "history": "none"},
-        "evidence_rule": "a rule since changed",
-    }
-    write_eval_log(log, str(tmp_path / "later.eval"))
-    del log.eval.metadata["facts"]
-    write_eval_log(log, str(tmp_path / "older.eval"))
-    [later] = read_runs([tmp_path / "later.eval"]).runs
-    assert later.upper_bound and later.judged and later.scored_as == "judged"
-    assert later.settings["history"] == "full" and "history=full" in later.changed_settings
-    assert later.evidence_located_by == "a rule since changed" and not later.described_by
-    older_read = read_runs([tmp_path / "older.eval"])
-    [older] = older_read.runs
-    assert not older.upper_bound and not older.judged and older.scored_as == "chosen"
-    assert "history=full" not in older.changed_settings
-    assert older.prompts == facts["prompts"]  # today's package sends the same texts
-    assert older.evidence_located_by == facts["evidence_rule"]
-    assert older.described_by.startswith("described by the installed package, version ")
-    assert f"older.eval (mockllm/model-a): {older.described_by}" in older_read.notes
+def test_each_grading_appended_to_a_log_is_read_as_a_run_of_its_own(logs: Logs) -> None:
+    """The task's scorer first, then each score `inspect score --action append` wrote
+    beside it (the scorer's name and a number); a score of another name is not one; a
+    log whose scorer is not the task's reads by its first."""
+    header = read_eval_log(logs.locations["a_full"], header_only=True)
+    assert gradings(header) == ["personamem_scorer"]
+    assert header.results is not None
+    [score] = header.results.scores
+    header.results.scores += [
+        score.model_copy(update={"name": name})
+        for name in ("personamem_scorer2", "other_scorer1", "personamem_scorer_x")
+    ]
+    assert gradings(header) == ["personamem_scorer", "personamem_scorer2"]
+    assert header.eval.scorers is not None
+    header.eval.scorers = [
+        s.model_copy(update={"name": "graded_scorer"}) for s in header.eval.scorers
+    ]
+    header.results.scores = [score.model_copy(update={"name": "graded_scorer1"})]
+    assert gradings(header) == ["graded_scorer", "graded_scorer1"]
