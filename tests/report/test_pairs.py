@@ -114,6 +114,22 @@ def test_the_floor_is_the_one_sharing_the_most_questions_then_the_most_accurate(
     )
 
 
+def test_a_run_without_an_interval_against_its_floor_is_said_not_shown_above_it() -> None:
+    """A run right on every question its floor got wrong differs by +1 on each: every
+    difference the same, so no interval. It is not said to be below the floor, nor
+    above it: not shown above, with no interval, and why."""
+    ten = results([1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0])
+    floor = a_summary("floor", [replace(s, value=0.0) for s in ten], model=FLOOR_MODEL)
+    level = a_summary("level", [replace(s, value=0.0) for s in ten], model="mockllm/model-b")
+    pairs = floor_pairs([a_summary("run", ten), floor, level])
+    assert not_above_floor(pairs) == [
+        "run: not shown above the shortcut floor overall (floor: 0.000; difference +1.000, "
+        "no interval: one shared history, or every question's difference the same)",
+        "level: NOT above the shortcut floor overall (floor: 0.000; difference +0.000, "
+        "no interval: one shared history, or every question's difference the same)",
+    ]
+
+
 def test_the_methods_of_one_model_and_split_are_grouped_no_history_first() -> None:
     """A model's full, no-history and RAG runs make one group over the questions all of
     them scored, no history and full history first, then by label; another model's

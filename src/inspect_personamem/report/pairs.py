@@ -7,6 +7,7 @@ all of them scored. The analyses the tables and figures render.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -112,17 +113,26 @@ def floor_pairs(summaries: Sequence[RunSummary]) -> list[FloorPair]:
 
 
 def not_above_floor(pairs: Sequence[FloorPair]) -> list[str]:
-    """A note for each run whose overall accuracy is not above its floor's."""
+    """A note for each run whose overall accuracy is not shown above its floor's: the
+    difference's interval holds 0 or lies below it, or there is no interval (one shared
+    history, or every question's difference the same), which shows nothing either way."""
     notes = []
     for p in pairs:
         measures = dict(differences(p.run, p.floor, {}))
         d = measures.get("overall")
-        if d is not None and not d.low > 0:
-            notes.append(
-                f"{p.run.label}: NOT above the shortcut floor overall ({p.floor.label}: "
-                f"{p.floor.overall.accuracy:.3f}; difference {d.difference:+.3f}, 95% interval "
-                f"{d.low:+.3f} to {d.high:+.3f})"
-            )
+        if d is None or d.low > 0:
+            continue
+        unknown = math.isnan(d.low)
+        verdict = "not shown above" if unknown and d.difference > 0 else "NOT above"
+        interval = (
+            "no interval: one shared history, or every question's difference the same"
+            if unknown
+            else f"95% interval {d.low:+.3f} to {d.high:+.3f}"
+        )
+        notes.append(
+            f"{p.run.label}: {verdict} the shortcut floor overall ({p.floor.label}: "
+            f"{p.floor.overall.accuracy:.3f}; difference {d.difference:+.3f}, {interval})"
+        )
     return notes
 
 
