@@ -27,6 +27,20 @@ def test_rows_are_read_with_their_first_line_and_extra_columns_kept(tmp_path: Pa
     ]
 
 
+def test_lines_before_the_header_are_skipped_and_lines_keep_the_file_count(
+    tmp_path: Path,
+) -> None:
+    path = write(tmp_path, b'# version=2\r\nquestion_id,text\r\nq1,"two\r\nlines"\r\nq2,b\r\n')
+    rows = list(read_rows(path, {"question_id", "text"}, preamble=1))
+    assert rows == [
+        (3, {"question_id": "q1", "text": "two\r\nlines"}),
+        (5, {"question_id": "q2", "text": "b"}),
+    ]
+    bad = write(tmp_path, b"# version=2\nquestion_id,text\nq1,a\nq2\n")
+    with pytest.raises(PersonaMemDataError, match="line 4, field 'text': value missing"):
+        list(read_rows(bad, {"question_id", "text"}, preamble=1))
+
+
 @pytest.mark.parametrize(
     ("data", "problem"),
     [

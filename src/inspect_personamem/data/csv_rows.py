@@ -6,7 +6,9 @@ allowed); a byte that is not UTF-8 is an error naming its row and column, found 
 reading undecodable bytes as placeholders first. A row with more or fewer fields than
 the header is an error. A cell longer than the csv module's field size limit (131,072
 characters unless the process raised it) is an error naming its row and column; the
-limit is left as it is. Columns besides the required ones are allowed and kept.
+limit is left as it is. Columns besides the required ones are allowed and kept. Lines
+before the header (`preamble`, such as PersonaMem-v3's `# queries_csv_version=2`) are
+skipped, their check left to the caller; line numbers stay the file's.
 """
 
 from __future__ import annotations
@@ -28,35 +30,42 @@ _QUOTED = re.compile(r'"[^"]*(?:"|\Z)')
 
 
 def read_rows(
-    path: Path, columns: Collection[str], *, named_by_question_id: bool = False
+    path: Path,
+    columns: Collection[str],
+    *,
+    named_by_question_id: bool = False,
+    preamble: int = 0,
 ) -> Iterator[tuple[int, dict[str, str]]]:
     """(first line of the row, the row) for every row of the CSV file at `path`, whose
-    header must name every one of `columns`.
+    header (after `preamble` lines) must name every one of `columns`.
 
     Errors name the file, the line and the column; with `named_by_question_id`, also
     the row's `question_id` cell (for a version whose rows are known by it)."""
     with path.open(newline="", encoding="utf-8-sig", errors="surrogateescape") as file:
+        for _ in range(preamble):
+            file.readline()
         reader = csv.DictReader(file)
         fieldnames: Sequence[str] = ()
-        start = 1
+        start = preamble + 1
         try:
             fieldnames = reader.fieldnames or ()
             for name in fieldnames:
                 where = not_utf8(name)
                 if where is not None:
                     raise PersonaMemDataError.at(
-                        path, f"header: {where}{RESAVE}", line=1, field=shown(name)
+                        path, f"header: {where}{RESAVE}", line=start, field=shown(name)
                     )
             missing = set(columns) - set(fieldnames)
             if missing:
                 raise PersonaMemDataError.at(path, f"missing columns: {', '.join(sorted(missing))}")
-            start = reader.line_num + 1
+            start = preamble + reader.line_num + 1
             for row in reader:
                 yield start, _checked(path, row, start, named_by_question_id)
-                start = reader.line_num + 1
+                start = preamble + reader.line_num + 1
         except csv.Error as ex:
             # the csv reader's own count: DictReader's is updated only after a row is read
-            raise _unreadable(path, ex, start, reader.reader.line_num, fieldnames) from None
+            end = preamble + reader.reader.line_num
+            raise _unreadable(path, ex, start, end, fieldnames) from None
 
 
 def parse_int(text: str) -> int:
