@@ -10,12 +10,12 @@ import json
 from pathlib import Path
 
 import pytest
+from support.helpers import SHARED_DATA, require
 
 from inspect_personamem.datasets.v3.records import COLUMNS, VERSION_LINE, read_queries
-from inspect_personamem.datasets.v3.tasks import FAMILY_NAMES, TASK_TYPES, tasks_of
 from inspect_personamem.errors import PersonaMemDataError
 
-EXCERPTS = Path(__file__).resolve().parents[4] / "shared" / "data" / "personamem_v3"
+EXCERPTS = SHARED_DATA / "personamem_v3"
 
 
 def row(**changes: str) -> dict[str, str]:
@@ -57,18 +57,6 @@ def write(
     path = tmp_path / "queries.csv"
     path.write_text(first + "\r\n" + text.getvalue(), encoding="utf-8", newline="")
     return path
-
-
-def test_the_tasks_are_31_in_5_families() -> None:
-    assert len(TASK_TYPES) == 31
-    counts = {family: len(tasks_of(family)) for family in FAMILY_NAMES}
-    assert counts == {
-        "personalization": 5,
-        "recommendation": 5,
-        "over_personalization": 6,
-        "agentic_tasks": 9,
-        "agentic_proactiveness": 6,
-    }
 
 
 def test_a_row_is_read_with_every_cell_parsed(tmp_path: Path) -> None:
@@ -157,10 +145,7 @@ def test_a_short_row_is_named_by_its_line(tmp_path: Path) -> None:
 
 def test_the_real_excerpt_of_persona_105_is_read(tmp_path: Path) -> None:
     """The excerpt's verbatim block is the file's first lines, cut at a row's end."""
-    source = EXCERPTS / "benchmark_105_queries_csv_head.txt"
-    if not source.exists():
-        pytest.skip(f"{source} is not here (../shared is outside the repository)")
-    text = source.read_text(encoding="utf-8")
+    text = require(EXCERPTS / "benchmark_105_queries_csv_head.txt").read_text(encoding="utf-8")
     block = text.split("=== VERBATIM START ===\n", 1)[1].split("=== VERBATIM END ===", 1)[0]
     path = tmp_path / "queries.csv"
     path.write_text(block, encoding="utf-8")
