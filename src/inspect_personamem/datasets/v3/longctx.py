@@ -1,0 +1,92 @@
+"""The long-context setting's history text: a persona's masked view as one block of text,
+after the authors' `serialize_history_for_context` (`evaluation/inference_utils.py`
+@00c8a9f0, with `_compact_event`).
+
+The text is, as theirs: `# User profile` and the profile's safe slice as indented JSON;
+then per app (instagram, facebook, threads, chatbot, in that order) a header
+`# App: {app} — {n} events` and one compact JSON object per event, one a line, in time
+order. A compact event keeps `t` (source_timestamp), `when` (formatted_timestamp),
+`action` (interaction_format.action_label), `user_message`, `type`
+(source_interaction_type), `hashtags`, `content_type`, `title` and `caption` (where the
+content has the key), `desc` (a non-empty overall_description), `conversation` (a
+non-empty one, turns as released) and `inferred_prefs` (each preference's
+`persona_item` and `category`: the authors show the model these), dropping values that
+are None, "" or []. JSON is written as theirs is (`ensure_ascii=False`, default
+separators). It is built from `streams.visible`, so it holds nothing at or after the
+query's time and no leak field.
+
+Where ours differs, and why:
+- token annotations (`[Preface tokens: ...]`, `~N tokens (running total before: ...)`,
+  `[After {app}: running total N]`) are written only when a `count_tokens` is given:
+  theirs count with tiktoken (or characters / 4 without it), a count tied to a tokenizer
+  that is not the model's; without a counter the lines are left out, not made up;
+- no budget sampling: theirs thins an app's events when the text would pass the budget
+  (700k tokens in `run_eval.py`@07bce3cd); their prompts ran ≈416-417k tokens
+  (`RESULTS_SECTION.md`@32a47dd3), under it, so the published runs did not thin;
+- `apps` may add `ai_studio` (the authors' view has the four apps alone); the calendar
+  and trending have no serialisation of theirs and are left out;
+- an `interaction_format` of null reads as empty (theirs would fail on it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from inspect_personamem.datasets.v3.streams import AUTHORS_APPS, App, PersonaView
+
+
+def compact_event(event: Mapping[str, Any]) -> dict[str, Any]:
+    """An event (its visible fields) trimmed to what the long-context text shows."""
+    form = event.get("interaction_format") or {}
+    out: dict[str, Any] = {
+        "t": event.get("source_timestamp"),
+        "when": event.get("formatted_timestamp"),
+        "action": form.get("action_label"),
+        "user_message": form.get("user_message"),
+        "type": event.get("source_interaction_type"),
+        "hashtags": event.get("source_hashtags", []),
+        "content_type": event.get("content_type"),
+    }
+    content = event.get("content") or {}
+    if "title" in content:
+        out["title"] = content.get("title")
+    if "caption" in content:
+        out["caption"] = content.get("caption")
+    if content.get("overall_description"):
+        out["desc"] = content["overall_description"]
+    if event.get("conversation"):
+        out["conversation"] = event["conversation"]
+    if event.get("preferences"):
+        out["inferred_prefs"] = [
+            {"persona_item": p.get("persona_item"), "category": p.get("category")}
+            for p in event["preferences"]
+        ]
+    return {key: value for key, value in out.items() if value not in (None, "", [])}
+
+
+def history_text(
+    view: PersonaView,
+    apps: Sequence[App] = AUTHORS_APPS,
+    count_tokens: Callable[[str], int] | None = None,
+) -> str:
+    """The long-context history of `view`, as the authors lay it out."""
+    preface = "# User profile\n" + json.dumps(dict(view.profile), ensure_ascii=False, indent=2)
+    running = count_tokens(preface) if count_tokens else 0
+    note = f"\n\n[Preface tokens: {running}; running total: {running}]" if count_tokens else ""
+    sections = [preface + note + "\n"]
+    for app in apps:
+        compacts = [compact_event(e.visible_fields) for e in view.events if e.app == app]
+        body = "\n".join(json.dumps(c, ensure_ascii=False) for c in compacts)
+        header = f"\n# App: {app} — {len(compacts)} events"
+        if count_tokens:
+            tokens = count_tokens(body)
+            header += f", ~{tokens} tokens (running total before: {running})"
+        sections.append(header + "\n")
+        if body:
+            sections.append(body)
+        if count_tokens:
+            running += tokens
+            sections.append(f"\n[After {app}: running total {running}]\n")
+    return "\n".join(sections)
