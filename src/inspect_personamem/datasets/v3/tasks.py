@@ -2,9 +2,13 @@
 
 Families and their order: the paper's Figure 4 (scripts/export_hf_release.py, `FIG4`,
 newest stored copy). Headline key and kind: evaluation/task_registry.py@8e2a111f
-(`PRIMARY_METRIC`), the newest readable copy (79,073 characters; 03237d09 and 05fa5d10
-are older and differ: see the NOTES of the branch). `rules.accuracy_value` turns a row's
-metrics into the authors' 0-100 under that key and kind.
+(`PRIMARY_METRIC`), the newest readable copy (79,073 characters). Older copies differ
+(03237d09: recall_at_5 / recall_at_1 for the ranking tasks, recall@1 for the lifecycle,
+inverted leak rates for the three text over-personalization tasks, tail_passed for the
+repetition tasks; the shared PERSONAMEM_V3.md §3 still quotes some of those). Where
+8e2a111f gives `preference_shift_consistency` as 0-10 the shared doc says a 0-3 judge:
+8e2a111f is followed. `rules.accuracy_value` turns a row's metrics into the authors'
+0-100 under that key and kind.
 """
 
 from __future__ import annotations
