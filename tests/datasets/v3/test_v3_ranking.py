@@ -176,7 +176,8 @@ def test_no_positive_with_filler_one_is_all_fillers_against_all_fillers() -> Non
 
 def test_repeats_and_strangers_are_graded_as_listed() -> None:
     # The reconstruction grades each listed item: the held-out five times ->
-    # 2 x D = 5.8969184 over 3.9484592 = 1.4934733 (above 1: the authors' handling of repeats is unknown).
+    # 2 x D = 5.8969184 over 3.9484592 = 1.4934733 (above 1: how the authors treat
+    # repeats is unknown).
     assert graded_ndcg_at_k([3, 3, 3, 3, 3], {3}, set()) == pytest.approx(1.4934733, abs=1e-6)
     # an unhashable or off-slate item is a filler: [[3], 99, 3] -> gains [1, 1, 2]
     # = 1 + 0.6309298 + 1.0 = 2.6309298 -> 0.6663181
