@@ -1,6 +1,21 @@
 """PersonaMem-v3 (Jiang et al., 2026): per persona, five apps' event streams, a calendar
-and a profile, masked at each query's time; 31 task types in 5 families. Groundwork:
-the query rows (`records`), the streams and their masked view (`streams`) and the
-long-context text (`longctx`); not yet a registered version (`docs/development.md`,
-"Where PersonaMem-v3 will sit"). The data is CC-BY-NC-4.0 (derived from
-facebook/gistbench)."""
+and a profile, masked at each query's time; 31 task types in 5 families. Groundwork, not
+yet a registered version (`docs/development.md`, "Where PersonaMem-v3 will sit"):
+
+- `tasks`: the table of the 31 task types (`TASK_TYPES`), one `TaskType` each: family,
+  headline metric key, kind and raw scale, judged or not; and the pipeline's own
+  `task_family` codes (`FAMILY_CODES`).
+- `records`: the query rows of `queries.csv`, each bad cell a one-line error.
+- `streams`: a persona's streams read once; `visible(persona, T)`, the authors' mask and
+  stripped fields. `longctx`: the long-context text after the authors'
+  `serialize_history_for_context`.
+- `ranking`: how a reply's ranking is read, graded NDCG@k over a candidate slate (the
+  three ranking tasks) and the lifecycle task's match rate and score.
+- `rules`: the other rules: the substantive-reply gate, leak rate, tail diversity of the
+  repetition tasks, geo-shift correctness, warn/foil paired F1, the accuracy-scale
+  conversions to 0-100 and the polarity-aware rubric combiner.
+
+Each rule follows one file of bowen-upenn/PersonaMem-v3 at a named commit (its docstring
+says which); the code is ours (the authors' is MIT, not copied here). The data is
+CC-BY-NC-4.0 (derived from facebook/gistbench).
+"""

@@ -91,7 +91,7 @@ class V3Query:
     @property
     def family(self) -> Family:
         """The paper's family of the task type."""
-        return TASK_TYPES[self.task_type]
+        return TASK_TYPES[self.task_type].family
 
 
 def read_queries(path: Path) -> list[V3Query]:
