@@ -4,63 +4,20 @@ persona 105's `queries.csv` (@4756046e, `../shared/data/personamem_v3/`) read wh
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from pathlib import Path
 
 import pytest
 from support.helpers import SHARED_DATA, require
+from support.v3_backend import query_row, write_queries
 
-from inspect_personamem.datasets.v3.records import COLUMNS, VERSION_LINE, read_queries
+from inspect_personamem.datasets.v3.records import COLUMNS, read_queries
 from inspect_personamem.errors import PersonaMemDataError
 
 EXCERPTS = SHARED_DATA / "personamem_v3"
 
 
-def row(**changes: str) -> dict[str, str]:
-    """A valid row (modelled on persona 105's row seq 3, cut short), with `changes`."""
-    cells = {
-        "query_id": "105:0003:recsys_2026-04-04_a5",
-        "seq": "3",
-        "user_id": "105",
-        "task_family": "e_followup",
-        "task_type": "personalized_recommendation",
-        "instance_id": "recsys_2026-04-04_a5",
-        "ts": "1775332800",
-        "ts_iso": "2026-04-04T20:00:00+00:00",
-        "query_text": "[system prompt] Rank the candidate slate for this user.",
-        "app_context": "",
-        "entry_point": "chatbot_routed",
-        "mcp_tools_allowed": "none",
-        "state_write_policy": "read_only",
-        "expected_response_kind": "ranking",
-        "rubric_tags": "recall@5;ndcg_at_k;mrr",
-        "display_rubric": "(+) Top-1 must be the held-out item.;(-) Hard negatives last.",
-        "instance_json": json.dumps({"held_out_idx": 9, "candidates": []}),
-    }
-    cells.update(changes)
-    return cells
-
-
-def write(
-    tmp_path: Path,
-    rows: list[dict[str, str]],
-    *,
-    first: str = VERSION_LINE,
-    columns: tuple[str, ...] = COLUMNS,
-) -> Path:
-    text = io.StringIO()
-    writer = csv.DictWriter(text, columns, extrasaction="ignore", lineterminator="\r\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    path = tmp_path / "queries.csv"
-    path.write_text(first + "\r\n" + text.getvalue(), encoding="utf-8", newline="")
-    return path
-
-
 def test_a_row_is_read_with_every_cell_parsed(tmp_path: Path) -> None:
-    second = row(
+    second = query_row(
         query_id="105:0004:x_1",
         seq="4",
         instance_id="x_1",
@@ -69,7 +26,7 @@ def test_a_row_is_read_with_every_cell_parsed(tmp_path: Path) -> None:
         app_context="threads",
         rubric_tags="",
     )
-    [first, other] = read_queries(write(tmp_path, [row(), second]))
+    [first, other] = read_queries(write_queries(tmp_path, [query_row(), second]))
     assert first.line == 3 and other.line == 4
     assert (first.seq, first.ts, first.user_id) == (3, 1775332800, "105")
     assert first.family == "recommendation" and first.task_family == "e_followup"
@@ -83,7 +40,7 @@ def test_a_row_is_read_with_every_cell_parsed(tmp_path: Path) -> None:
 
 def test_an_older_file_without_display_rubric_is_read(tmp_path: Path) -> None:
     columns = tuple(c for c in COLUMNS if c != "display_rubric")
-    [query] = read_queries(write(tmp_path, [row()], columns=columns))
+    [query] = read_queries(write_queries(tmp_path, [query_row()], columns=columns))
     assert query.display_rubric is None
 
 
@@ -107,7 +64,7 @@ def test_an_older_file_without_display_rubric_is_read(tmp_path: Path) -> None:
 def test_each_malformed_cell_is_named_by_line_query_and_field(
     tmp_path: Path, changes: dict[str, str], field: str, problem: str
 ) -> None:
-    path = write(tmp_path, [row(**changes)])
+    path = write_queries(tmp_path, [query_row(**changes)])
     with pytest.raises(PersonaMemDataError) as error:
         read_queries(path)
     message = str(error.value)
@@ -119,25 +76,25 @@ def test_each_malformed_cell_is_named_by_line_query_and_field(
 def test_the_version_line_must_be_the_first(tmp_path: Path) -> None:
     for first in ("# queries_csv_version=1", "query_id,seq"):
         with pytest.raises(PersonaMemDataError, match="line 1: expected '# queries_csv_vers"):
-            read_queries(write(tmp_path, [row()], first=first))
+            read_queries(write_queries(tmp_path, [query_row()], first=first))
 
 
 def test_a_missing_column_is_named(tmp_path: Path) -> None:
     columns = tuple(c for c in COLUMNS if c != "ts")
     with pytest.raises(PersonaMemDataError, match="queries.csv: missing columns: ts"):
-        read_queries(write(tmp_path, [row()], columns=columns))
+        read_queries(write_queries(tmp_path, [query_row()], columns=columns))
 
 
 def test_a_repeated_query_or_a_second_persona_is_refused(tmp_path: Path) -> None:
     with pytest.raises(PersonaMemDataError, match="line 4, .*field 'query_id': repeats line 3"):
-        read_queries(write(tmp_path, [row(), row()]))
-    other = row(query_id="115:0004:x", seq="4", user_id="115", instance_id="x")
+        read_queries(write_queries(tmp_path, [query_row(), query_row()]))
+    other = query_row(query_id="115:0004:x", seq="4", user_id="115", instance_id="x")
     with pytest.raises(PersonaMemDataError, match="field 'user_id': '115' where line 3"):
-        read_queries(write(tmp_path, [row(), other]))
+        read_queries(write_queries(tmp_path, [query_row(), other]))
 
 
 def test_a_short_row_is_named_by_its_line(tmp_path: Path) -> None:
-    path = write(tmp_path, [row()])
+    path = write_queries(tmp_path, [query_row()])
     path.write_bytes(path.read_bytes() + b"105:0009:y,9,105\r\n")
     with pytest.raises(PersonaMemDataError, match="line 4, field '.*': value missing"):
         read_queries(path)
