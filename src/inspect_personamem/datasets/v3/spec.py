@@ -1,0 +1,244 @@
+"""PersonaMem-v3 as released: repository, revision, licence, the two layouts its files come
+in, and what a folder of them must hold.
+
+Sources: `../shared/docs/PERSONAMEM_V3.md` section 1 and `../shared/data/personamem_v3/`
+(full commit hashes in its COMMITS.md).
+
+- The hub dataset `bowen-upenn/PersonaMem-v3` (`HUB`): per persona `backend/{uid}/` with
+  the profile, the app files, the calendar and the queries as `test.json` (the newest
+  pipeline writes it instead of `queries.csv`; its `instance_full` is what the authors'
+  runner reads), "a first cohort of 100 personas". Its commit could not be read here:
+  `HUB_REVISION` is not a pin yet (`HUB_REVISION_VERIFIED`).
+- A checkout of the authors' GitHub repository of the same name (`CHECKOUT`): queries in
+  `benchmark/{uid}/queries.csv` (`records.read_queries`), the persona's files in
+  `backend/{uid}/`, for five personas (`GITHUB_PERSONAS`); it also holds legacy persona
+  files (`backend/251/`, flat `backend/{uid}_*`), which have no queries and are passed by.
+
+A persona folder must hold `profile.json` and the four apps of the authors' masked view
+(`streams.AUTHORS_APPS`); `ai_studio.json`, `calendar.json` and `trending.json` are read
+where present (`streams.read_persona`); `ai_studio_memory.json` and `persona.html` are
+released but not read. `check_folder` finds the layout and personas of a `data_dir` and
+names the first missing file in one line.
+
+Licence: the code is MIT; the data, derived from facebook/gistbench, is CC-BY-NC-4.0
+(non-commercial), which every page and card that shows v3 must say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final, Literal
+
+from inspect_personamem.data.release import PinnedSource, Release, ReleasedFile
+from inspect_personamem.datasets.v3.streams import AUTHORS_APPS
+from inspect_personamem.errors import PersonaMemDataError
+
+REPO_ID: Final = "bowen-upenn/PersonaMem-v3"
+"""The hub dataset and the GitHub repository share this name."""
+HUB_REVISION: Final = "main"
+"""NOT A PIN, NOT YET VERIFIED: no commit of the hub repository could be read (this
+machine has no network; the shared sheet names none). Replace with the hub's 40-hex
+commit, and set `HUB_REVISION_VERIFIED`, before the version is registered."""
+HUB_REVISION_VERIFIED: Final = False
+"""Whether `HUB_REVISION` is a commit read off the hub (a test holds the two together)."""
+LICENSE: Final = "CC-BY-NC-4.0"
+LICENSE_NOTE: Final = (
+    "PersonaMem-v3's data is derived from facebook/gistbench and licensed CC-BY-NC-4.0: "
+    "non-commercial use only, with attribution (the authors' code is MIT)."
+)
+"""The words every page and card that shows v3 carries."""
+DATA_DIR_ENV: Final = "PERSONAMEM_V3_DATA_DIR"
+"""Environment variable naming a local folder in either layout (air-gapped use)."""
+
+GITHUB_PERSONAS: Final = ("105", "115", "229", "282", "760")
+"""The personas whose full v3 files the GitHub repository holds (`backend/{uid}/` and
+`benchmark/{uid}/queries.csv`)."""
+GITHUB_REVISION: Final = "4756046e56c8500aab3bad306610da78709c89df"
+"""The GitHub commit whose `benchmark/105/queries.csv` and `backend/105/` app files were
+read together (the shared excerpts are of it): the one `CHECKOUT_RELEASED` describes."""
+GITHUB_QUERY_ROWS: Final[Mapping[str, Mapping[str, int]]] = {
+    "105": {
+        "4756046e56c8500aab3bad306610da78709c89df": 124,
+        "1b47d8b87533e2ad4b861b5334f0d130370b1353": 129,
+    },
+}
+"""Query rows of a persona's `queries.csv` at each GitHub commit it was read at. Which of
+105's two is newer is not known (no commit dates were readable); 1b47d8b8's rows differ
+in `user_query` wording, so the two are different data, not a cut."""
+CHECKOUT_RELEASED: Final[Mapping[str, ReleasedFile]] = {
+    # 1,219,083 characters, not bytes (the file has non-ASCII text and likely CRLF line
+    # ends): its size in bytes and digest are unknown
+    "benchmark/105/queries.csv": ReleasedFile(
+        GITHUB_QUERY_ROWS["105"][GITHUB_REVISION], None, unit="queries", of_pinned_revision=False
+    ),
+}
+"""What is known of a checkout's files at `GITHUB_REVISION`: not the hub's revision, so a
+difference is marked, never an error (`ReleasedFile.of_pinned_revision`)."""
+
+PERSONA_FILES: Final = ("profile.json", *(f"{app}.json" for app in AUTHORS_APPS))
+"""What every persona folder must hold: `streams.read_persona` refuses a folder without."""
+PERSONA_FILES_READ_IF_PRESENT: Final = ("ai_studio.json", "calendar.json", "trending.json")
+PERSONA_FILES_NOT_READ: Final = ("ai_studio_memory.json", "persona.html")
+"""Released beside the rest, and not read here (the authors' memory writer's output;
+a page for people)."""
+
+LayoutName = Literal["hub", "checkout"]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a layout keeps a persona's queries and files, `{uid}` standing for it."""
+
+    name: LayoutName
+    queries: str
+    backend: str
+    where: str
+    """Whose layout it is, in words."""
+
+    def queries_file(self, uid: str) -> str:
+        return self.queries.format(uid=uid)
+
+    def persona_folder(self, uid: str) -> str:
+        return self.backend.format(uid=uid)
+
+    def persona_files(self, uid: str) -> tuple[str, ...]:
+        """The files a persona of this layout must have, its queries first."""
+        folder = self.persona_folder(uid)
+        return (self.queries_file(uid), *(f"{folder}/{name}" for name in PERSONA_FILES))
+
+
+HUB: Final = Layout("hub", "backend/{uid}/test.json", "backend/{uid}", f"the hub dataset {REPO_ID}")
+CHECKOUT: Final = Layout(
+    "checkout",
+    "benchmark/{uid}/queries.csv",
+    "backend/{uid}",
+    f"a checkout of github.com/{REPO_ID}",
+)
+LAYOUTS: Final = (CHECKOUT, HUB)
+"""In the order a folder is tried: a checkout's `benchmark/` decides it."""
+
+
+@dataclass(frozen=True)
+class V3Spec(Release):
+    """PersonaMem-v3's release: its layouts and what is known of their files."""
+
+    layouts: tuple[Layout, ...]
+    github_personas: tuple[str, ...]
+    github_revision: str
+    released: Mapping[str, ReleasedFile]
+    """What is known of a file, by its path inside its layout."""
+    license_note: str
+
+
+PERSONAMEM_V3: Final = V3Spec(
+    name="PersonaMem-v3",
+    repo_id=REPO_ID,
+    revision=HUB_REVISION,
+    license=LICENSE,
+    layouts=LAYOUTS,
+    github_personas=GITHUB_PERSONAS,
+    github_revision=GITHUB_REVISION,
+    released=CHECKOUT_RELEASED,
+    license_note=LICENSE_NOTE,
+)
+"""PersonaMem-v3 (Jiang et al., 2026; arXiv 2608.21381 per third-party pages only)."""
+
+
+@dataclass(frozen=True)
+class V3Folder:
+    """A `data_dir` checked: its layout and the personas it holds, each with every
+    file it must have."""
+
+    root: Path
+    layout: Layout
+    personas: tuple[str, ...]
+
+    def queries_file(self, uid: str) -> Path:
+        return self.root / self.layout.queries_file(uid)
+
+    def persona_folder(self, uid: str) -> Path:
+        return self.root / self.layout.persona_folder(uid)
+
+
+def check_folder(
+    root: Path,
+    personas: tuple[str, ...] | None = None,
+    given_by: str = "-T data_dir",
+) -> V3Folder:
+    """`root`'s layout and personas (`personas`, or every one with a queries file), each
+    persona's files there; else one line naming the first missing file."""
+    if not root.is_dir():
+        raise PersonaMemDataError(f"{root} (given by {given_by}) is not a folder.")
+    layout = layout_of(root, given_by)
+    found = personas_in(root, layout)
+    wanted = found if personas is None else personas
+    if not wanted:
+        raise PersonaMemDataError(
+            f"{root} (given by {given_by}) holds no persona's {layout.queries} ({layout.where})."
+        )
+    for uid in wanted:
+        for name in layout.persona_files(uid):
+            if not (root / name).is_file():
+                raise PersonaMemDataError(
+                    f"{root} (given by {given_by}) lacks {name}, which persona {uid} needs "
+                    f"({layout.where}: {_needs(layout)})."
+                )
+    return V3Folder(root, layout, tuple(wanted))
+
+
+def layout_of(root: Path, given_by: str = "-T data_dir") -> Layout:
+    """A checkout where `root` has a `benchmark/` folder; the hub's where it has
+    `backend/` and no `benchmark/`; else one line saying what either would hold."""
+    if (root / "benchmark").is_dir():
+        return CHECKOUT
+    if (root / "backend").is_dir():
+        return HUB
+    either = " or ".join(f"{layout.queries} ({layout.where})" for layout in LAYOUTS)
+    raise PersonaMemDataError(
+        f"{root} (given by {given_by}) is not PersonaMem-v3: it holds neither {either}."
+    )
+
+
+def personas_in(root: Path, layout: Layout) -> tuple[str, ...]:
+    """The personas with a queries file in `root`, numbers in numeric order."""
+    before, after = layout.queries.split("{uid}")
+    found = [
+        path.relative_to(root).as_posix().removeprefix(before).removesuffix(after)
+        for path in root.glob(layout.queries.replace("{uid}", "*"))
+        if path.is_file()
+    ]
+    return tuple(sorted(found, key=_uid_order))
+
+
+def _uid_order(uid: str) -> tuple[int, int, str]:
+    return (0, int(uid), "") if uid.isdigit() else (1, 0, uid)
+
+
+def _needs(layout: Layout) -> str:
+    folder = layout.persona_folder("{uid}")
+    files = ", ".join(PERSONA_FILES)
+    return f"{layout.queries} and {folder}/ with {files}"
+
+
+@dataclass(frozen=True)
+class V3Source(PinnedSource):
+    """Where a run's PersonaMem-v3 files come from: `data_dir` (either layout), else the
+    PERSONAMEM_V3_DATA_DIR variable, else the hub at `repo_id`/`revision` (the spec's,
+    unless given; reading from the hub is still to come)."""
+
+    data_dir: str | Path | None = None
+    repo_id: str | None = None
+    revision: str | None = None
+    spec: V3Spec = field(default=PERSONAMEM_V3)
+    data_dir_option: str = "-T data_dir"
+
+    @property
+    def data_dir_env(self) -> str:
+        return DATA_DIR_ENV
+
+    @property
+    def wanted(self) -> str:
+        """The files a folder must hold (for advice)."""
+        return " or ".join(f"{_needs(layout)} ({layout.where})" for layout in LAYOUTS)
