@@ -6,12 +6,19 @@ malformed event named; and persona 105's real items from the shared excerpts."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.v3_backend import excerpt_values, write_persona
+from support.v3_backend import (
+    PROFILE,
+    STRIPPED_PREFERENCE,
+    T,
+    event,
+    excerpt_values,
+    persona_folder,
+    write_persona,
+)
 
 from inspect_personamem.datasets.v3.longctx import history_text
 from inspect_personamem.datasets.v3.streams import (
@@ -25,90 +32,6 @@ from inspect_personamem.datasets.v3.streams import (
     visible,
 )
 from inspect_personamem.errors import PersonaMemDataError
-
-STRIPPED_PREFERENCE = (
-    "split",
-    "over_personalization_irrelevant",
-    "update_history",
-    "confidence_score_init",
-    "confidence_cross_referenced",
-    "stereotype_mark",
-    "hidden_persona_labels",
-)
-"""`_LEAK_FIELDS_PREF` of evaluation/backend_query.py@00c8a9f0, copied here so that a
-field dropped from the module's list is still checked (event level: `split`)."""
-T = 1_775_300_000
-OFFSETS = (-86_400, -1, 0, 1, 3_600)
-"""Event times around the query time T: before, just before, at, just after, after."""
-
-
-def leak(field: str, key: str) -> Any:
-    """A stripped field's value carrying the marker `LEAK-{field}-{key}`."""
-    marker = f"LEAK-{field}-{key}"
-    if field in ("hidden_persona_labels",):
-        return [marker]
-    if field in ("update_history", "over_personalization_irrelevant"):
-        return [{"note": marker}]
-    return marker
-
-
-def event(app: str, n: int, ts: int) -> dict[str, Any]:
-    """An event whose every shown text carries `EV{n}X`, and every leak field a marker."""
-    mark = f"EV{n}X"
-    preference: dict[str, Any] = {"persona_item": f"{mark} item", "category": f"{mark} cat"}
-    preference |= {field: leak(field, mark) for field in STRIPPED_PREFERENCE}
-    preference["motivation_audit"] = {"decision": f"KEEP-{mark}"}
-    return {
-        "source_object_id": str(1000 + n),
-        "source_timestamp": ts,
-        "formatted_timestamp": f"{mark} when",
-        "source_hashtags": [f"#{mark}"],
-        "source_interaction_type": "explicit_positive",
-        "interaction_format": {"app": app, "action_label": f"{mark} did", "user_message": mark},
-        "content_type": "image",
-        "content": {"title": f"{mark} title", "caption": mark, "overall_description": mark},
-        "conversation": [{"role": "user", "content": f"{mark} said"}],
-        "preferences": [preference],
-        "split": leak("split", mark),
-    }
-
-
-PROFILE: dict[str, Any] = {
-    "user_id": "7",
-    "name": "Ada Example",
-    "bio": "a bio",
-    "big_five": {"openness": "high"},
-    "hidden_personas": [{"label": "LEAK-profile-hidden"}],
-    "preferences": [{"persona_item": "LEAK-profile-preferences"}],
-    "friends": [{"display_name": "LEAK-profile-friends"}],
-    "proactive_trigger_candidates": {"close_friend_update": "LEAK-profile-proactive"},
-    "user_voice": {"idiolect": "LEAK-profile-voice"},
-}
-
-
-def persona_folder(tmp_path: Path, seed: int | None) -> tuple[Path, set[int], set[int]]:
-    """A persona with events of every app around T (two per app at T - 1, so that ties
-    are in the file), a calendar change at each offset; shuffled by `seed` unless None.
-    Returns the folder and the event numbers before T and at or after it."""
-    shuffle = random.Random(seed).shuffle if seed is not None else (lambda items: None)
-    before: set[int] = set()
-    after: set[int] = set()
-    apps: dict[str, list[Any]] = {}
-    n = 0
-    for app in APPS:
-        items = []
-        for offset in (*OFFSETS, -1):
-            n += 1
-            items.append(event(app, n, T + offset))
-            (before if offset < 0 else after).add(n)
-        shuffle(items)
-        apps[app] = items
-    calendar = [
-        {"mod_id": f"mod_{i}", "ts": T + offset, "action": "added", "entry": {"title": f"CAL{i}X"}}
-        for i, offset in enumerate(OFFSETS)
-    ]
-    shuffle(calendar)
-    return write_persona(tmp_path / "7", PROFILE, apps, calendar), before, after
 
 
 def dump(view: PersonaView) -> str:
