@@ -66,20 +66,30 @@ def compact_event(event: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in out.items() if value not in (None, "", [])}
 
 
+def profile_card(profile: Mapping[str, Any]) -> str:
+    """The text's preface: `# User profile` and the profile's safe slice as indented JSON."""
+    return "# User profile\n" + json.dumps(dict(profile), ensure_ascii=False, indent=2)
+
+
+def event_line(event: Mapping[str, Any]) -> str:
+    """An event's line in the text: its compact form as one line of JSON."""
+    return json.dumps(compact_event(event), ensure_ascii=False)
+
+
 def history_text(
     view: PersonaView,
     apps: Sequence[App] = AUTHORS_APPS,
     count_tokens: Callable[[str], int] | None = None,
 ) -> str:
     """The long-context history of `view`, as the authors lay it out."""
-    preface = "# User profile\n" + json.dumps(dict(view.profile), ensure_ascii=False, indent=2)
+    preface = profile_card(view.profile)
     running = count_tokens(preface) if count_tokens else 0
     note = f"\n\n[Preface tokens: {running}; running total: {running}]" if count_tokens else ""
     sections = [preface + note + "\n"]
     for app in apps:
-        compacts = [compact_event(e.visible_fields) for e in view.events if e.app == app]
-        body = "\n".join(json.dumps(c, ensure_ascii=False) for c in compacts)
-        header = f"\n# App: {app} — {len(compacts)} events"
+        lines = [event_line(e.visible_fields) for e in view.events if e.app == app]
+        body = "\n".join(lines)
+        header = f"\n# App: {app} — {len(lines)} events"
         if count_tokens:
             tokens = count_tokens(body)
             header += f", ~{tokens} tokens (running total before: {running})"

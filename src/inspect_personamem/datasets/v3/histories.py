@@ -1,0 +1,136 @@
+"""PersonaMem-v3 histories as the history sources read them (`data.contexts.Contexts`),
+and what a query fills of `data.asked.AskedAt`.
+
+A context is a persona (its id the `user_id`). Its messages are its timeline: message 0
+the profile's safe slice (`longctx.profile_card`, a system message, as v2's persona card
+is), then one message per event of `apps` (the authors' four by default) in time order,
+each its compact line (`longctx.event_line`, prefixed with its app): the
+same events, fields and masking as `streams.visible`, read once (`PersonaStreams`).
+
+A query at time T is asked after `end_index = 1 + (events of apps with
+source_timestamp < T)` (`end_index_at`): its point in the persona's history is its time,
+counted in messages. Not T itself: the other readers of `AskedAt.end_index` (the memory
+pool's leak-free rule, the tools, the order and the prompt cache's breakpoints) read it
+as a number of messages of `messages(user_id)`, and a timestamp there would let them
+see every event. Since the events are in time order, `messages[:end_index]` is exactly
+the events before T, and a persona's queries by ascending end index are in time order.
+
+`history(user_id, end_index)`, which `history=full` reads, has two layouts:
+
+- `authors`: one user message, the authors' long-context text (`longctx.history_text`)
+  of `streams.visible(persona, T)`, T the time of the first event not shown: the same
+  events, grouped by app as theirs are. It is not a prefix of `messages`, and the text
+  at a later T is not an extension of the text at an earlier one (each app's block
+  grows in the middle), so a prompt cache shares little more than the profile;
+- `events`: `messages[:end_index]`, the timeline itself (ours: time order, one event a
+  message), whose histories extend one another, so a persona's queries in time order
+  share their prefix.
+
+The calendar and trending tags are in neither (the authors' long-context text has
+neither).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from typing import Final, Literal
+
+from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
+
+from inspect_personamem.data.asked import AskedAt
+from inspect_personamem.datasets.v3.longctx import event_line, history_text, profile_card
+from inspect_personamem.datasets.v3.records import V3Query
+from inspect_personamem.datasets.v3.streams import (
+    AUTHORS_APPS,
+    App,
+    Event,
+    PersonaStreams,
+)
+
+HistoryLayout = Literal["authors", "events"]
+LAYOUTS: Final[tuple[HistoryLayout, ...]] = ("authors", "events")
+
+
+class PersonaContexts:
+    """The personas of a `PersonaStreams` under the interface history sources read: a
+    context is a persona, its messages its timeline, a query's history all of it
+    before the query's time (`end_index_at`)."""
+
+    def __init__(
+        self,
+        streams: PersonaStreams,
+        layout: HistoryLayout = "authors",
+        apps: Sequence[App] = AUTHORS_APPS,
+    ) -> None:
+        if layout not in LAYOUTS:
+            raise ValueError(f"unknown history layout {layout!r}; one of {', '.join(LAYOUTS)}")
+        self.streams = streams
+        self.layout = layout
+        self.apps = tuple(apps)
+        self._events: dict[str, tuple[Event, ...]] = {}
+        self._messages: dict[str, tuple[ChatMessage, ...]] = {}
+
+    def events(self, user_id: str) -> tuple[Event, ...]:
+        """The persona's events of `apps`, in time order: `messages[1:]`."""
+        events = self._events.get(user_id)
+        if events is None:
+            persona = self.streams.persona(user_id)
+            events = tuple(event for event in persona.events if event.app in self.apps)
+            self._events[user_id] = events
+        return events
+
+    def end_index_at(self, user_id: str, t: int) -> int:
+        """The history end of a query at `t` (unix seconds): the profile, and the events
+        strictly before `t`."""
+        return 1 + bisect.bisect_left(self.events(user_id), t, key=_time)
+
+    def messages(self, context_id: str) -> tuple[ChatMessage, ...]:
+        messages = self._messages.get(context_id)
+        if messages is None:
+            card = profile_card(self.streams.visible(context_id, 0).profile)
+            messages = (
+                ChatMessageSystem(content=card),
+                *(
+                    ChatMessageUser(content=f"[{e.app}] {event_line(e.visible_fields)}")
+                    for e in self.events(context_id)
+                ),
+            )
+            self._messages[context_id] = messages
+        return messages
+
+    def history(self, context_id: str, end_index: int) -> Sequence[ChatMessage]:
+        events = self.events(context_id)
+        if not 0 <= end_index <= 1 + len(events):
+            raise ValueError(
+                f"history end {end_index} of persona {context_id} is outside 0 to {1 + len(events)}"
+            )
+        if self.layout == "events" or end_index == 0:
+            return self.messages(context_id)[:end_index]
+        shown = end_index - 1
+        t = events[shown].source_timestamp if shown < len(events) else _after(events)
+        view = self.streams.visible(context_id, t)
+        if sum(event.app in self.apps for event in view.events) != shown:
+            raise ValueError(
+                f"history end {end_index} of persona {context_id} falls between events of "
+                f"one time ({t}): no query's time ends there"
+            )
+        return (ChatMessageUser(content=history_text(view, self.apps)),)
+
+
+def _time(event: Event) -> int:
+    return event.source_timestamp
+
+
+def _after(events: Sequence[Event]) -> int:
+    """A time after every event (the history end that shows them all)."""
+    return events[-1].source_timestamp + 1 if events else 0
+
+
+def asked_at(query: V3Query, contexts: PersonaContexts) -> AskedAt:
+    """What the axes read of a query: the persona's history (`user_id`) up to the
+    query's time (`ts`, as `end_index_at` counts it), the model answering the row's
+    `query_text`. The cache's breakpoints are added with the rest of a persona's
+    queries (`data.order.prefix_ends`)."""
+    end = contexts.end_index_at(query.user_id, query.ts)
+    return AskedAt(history=query.user_id, end_index=end, message=query.query_text)

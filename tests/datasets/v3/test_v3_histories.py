@@ -1,0 +1,115 @@
+"""PersonaMem-v3 histories as `Contexts` (`datasets/v3/histories.py`): a persona's
+timeline, a query's end counted from its time, both layouts masked strictly before it
+(by markers, in file order and shuffled), the authors' layout the long-context text of
+`visible(persona, T)`, ours a prefix; and the `AskedAt` a query fills."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from inspect_ai.model import ChatMessage
+from support.v3_backend import T, persona_folder, query_row, write_persona, write_queries
+
+from inspect_personamem.data.asked import AskedAt
+from inspect_personamem.data.contexts import Contexts, sample_history
+from inspect_personamem.datasets.v3.histories import HistoryLayout, PersonaContexts, asked_at
+from inspect_personamem.datasets.v3.longctx import history_text
+from inspect_personamem.datasets.v3.records import read_queries
+from inspect_personamem.datasets.v3.streams import APPS, AUTHORS_APPS, App, PersonaStreams
+
+SEEDS = (None, 1, 2)
+"""File order, and two shuffles."""
+
+
+def contexts_at(
+    tmp_path: Path,
+    seed: int | None,
+    layout: HistoryLayout = "authors",
+    apps: Sequence[App] = AUTHORS_APPS,
+) -> tuple[PersonaContexts, set[int], set[int]]:
+    """The marked persona's contexts, and its event numbers before T and at or after."""
+    folder, before, after = persona_folder(tmp_path, seed)
+    return PersonaContexts(PersonaStreams(folder.parent), layout, apps), before, after
+
+
+def text(messages: Sequence[ChatMessage]) -> str:
+    return "\n".join(message.text for message in messages)
+
+
+def shown_events(history: str, numbers: set[int]) -> set[int]:
+    return {n for n in numbers if f"EV{n}X" in history}
+
+
+def test_a_query_ends_after_the_profile_and_the_events_before_its_time(tmp_path: Path) -> None:
+    contexts, before, _ = contexts_at(tmp_path, None)
+    # three events of each of the authors' four apps are before T (two of them at T - 1)
+    assert contexts.end_index_at("7", T) == 1 + 3 * len(AUTHORS_APPS)
+    # each app has one event at T
+    assert contexts.end_index_at("7", T + 1) == contexts.end_index_at("7", T) + len(AUTHORS_APPS)
+    assert contexts.end_index_at("7", 0) == 1
+    everything = PersonaContexts(contexts.streams, apps=APPS)
+    assert everything.end_index_at("7", T) == 1 + 3 * len(APPS)
+
+
+@pytest.mark.parametrize("layout", ["authors", "events"])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_no_history_shows_the_future_or_a_leak_field(
+    tmp_path: Path, layout: HistoryLayout, seed: int | None
+) -> None:
+    contexts, before, after = contexts_at(tmp_path, seed, layout, APPS)
+    end = contexts.end_index_at("7", T)
+    for shown in (text(contexts.history("7", end)), text(contexts.messages("7")[:end])):
+        assert shown_events(shown, before) == before
+        assert shown_events(shown, after) == set()
+        assert "LEAK-" not in shown and "CAL" not in shown
+        assert "KEEP-" not in shown  # the audit stays in the visible fields, not the text
+
+
+def test_the_authors_layout_is_the_long_context_text_at_the_querys_time(tmp_path: Path) -> None:
+    contexts, _, _ = contexts_at(tmp_path, 3)
+    [message] = contexts.history("7", contexts.end_index_at("7", T))
+    assert message.role == "user"
+    assert message.content == history_text(contexts.streams.visible("7", T))
+    assert "Ada Example" in message.content and "LEAK-profile" not in message.content
+
+
+def test_our_layout_is_the_timeline_and_earlier_histories_are_prefixes(tmp_path: Path) -> None:
+    contexts, _, _ = contexts_at(tmp_path, 4, "events")
+    messages = contexts.messages("7")
+    assert messages[0].role == "system" and "LEAK-profile" not in str(messages[0].content)
+    assert all(str(m.content).startswith("[") for m in messages[1:])
+    early, late = contexts.end_index_at("7", T - 1), contexts.end_index_at("7", T + 2)
+    assert contexts.history("7", late)[:early] == contexts.history("7", early)
+    assert list(contexts.history("7", late)) == list(messages[:late])
+
+
+def test_an_end_between_events_of_one_time_is_refused_in_the_authors_layout(
+    tmp_path: Path,
+) -> None:
+    post = {"source_timestamp": 10, "interaction_format": {}}
+    apps = {"instagram": [dict(post, source_object_id=str(i)) for i in range(2)]}
+    write_persona(tmp_path / "8", {"user_id": "8"}, apps)
+    contexts = PersonaContexts(PersonaStreams(tmp_path))
+    assert [contexts.end_index_at("8", t) for t in (10, 11)] == [1, 3]
+    with pytest.raises(ValueError, match="falls between events of one time"):
+        contexts.history("8", 2)
+    with pytest.raises(ValueError, match="outside 0 to 3"):
+        contexts.history("8", 4)
+    assert contexts.history("8", 0) == ()
+    assert len(PersonaContexts(contexts.streams, layout="events").history("8", 2)) == 2
+
+
+def test_a_query_is_asked_after_its_persona_up_to_its_time(tmp_path: Path) -> None:
+    contexts, before, after = contexts_at(tmp_path, None)
+    iso = datetime.fromtimestamp(T, timezone.utc).isoformat()
+    row = query_row(query_id="7:0003:q", user_id="7", instance_id="q", ts=str(T), ts_iso=iso)
+    [query] = read_queries(write_queries(tmp_path / "benchmark" / "7", [row]))
+    asked = asked_at(query, contexts)
+    assert asked == AskedAt("7", contexts.end_index_at("7", T), query.query_text)
+    store: Contexts = contexts
+    history = text(sample_history(store, asked.metadata()))
+    authors_apps = {n for n in before if f"EV{n}X" in text(contexts.messages("7"))}
+    assert shown_events(history, before) == authors_apps and not shown_events(history, after)
