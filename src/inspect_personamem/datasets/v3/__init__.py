@@ -5,10 +5,13 @@ yet a registered version (`docs/development.md`, "Where PersonaMem-v3 will sit")
 - `tasks`: the table of the 31 task types (`TASK_TYPES`), one `TaskType` each: family,
   headline metric key, kind and raw scale, judged or not; and the pipeline's own
   `task_family` codes (`FAMILY_CODES`).
+- `spec`: the release (repository, licence, revision not yet pinned), the hub's and a
+  GitHub checkout's layouts, what a `data_dir` must hold.
 - `records`: the query rows of `queries.csv`, each bad cell a one-line error.
 - `streams`: a persona's streams read once; `visible(persona, T)`, the authors' mask and
   stripped fields. `longctx`: the long-context text after the authors'
-  `serialize_history_for_context`.
+  `serialize_history_for_context`. `histories`: the streams as `data.contexts.Contexts`,
+  and the `AskedAt` a query fills.
 - `ranking`: how a reply's ranking is read, graded NDCG@k over a candidate slate (the
   three ranking tasks) and the lifecycle task's match rate and score.
 - `rules`: the other rules: the substantive-reply gate, leak rate, tail diversity of the
