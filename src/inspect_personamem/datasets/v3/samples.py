@@ -47,9 +47,12 @@ Where ours differs, and why:
 - the repetition tasks run a cluster of queries in one sequence, each prompt listing the
   model's own earlier replies (`run_task_c1c`); a sample here is one query asked as the
   cluster's first, with no earlier replies (a solver that threads a cluster is later work);
-- task types whose runner was not read (`INFERRED`) use the chatbot template on the
-  instance's `user_query`, as `personal_qa_hallucination`'s runner says its sibling
-  `hidden_persona_implicit_qa` does.
+- six task types whose runner was not read at all (geo shift, hidden-persona QA,
+  preference shift, lifecycle, new suggestions, sycophancy) use the chatbot template on
+  the instance's `user_query`, as `personal_qa_hallucination`'s runner says its sibling
+  `hidden_persona_implicit_qa` does; a lifecycle or geo-shift slate, if their instances
+  hold one, is not shown yet. The nine agentic types take the template's parameter names
+  as the instance's field names (`agentic_tasks.run_task` not read).
 """
 
 from __future__ import annotations
