@@ -11,7 +11,8 @@ yet a registered version (`docs/development.md`, "Where PersonaMem-v3 will sit")
 - `streams`: a persona's streams read once; `visible(persona, T)`, the authors' mask and
   stripped fields. `longctx`: the long-context text after the authors'
   `serialize_history_for_context`. `histories`: the streams as `data.contexts.Contexts`,
-  and the `AskedAt` a query fills.
+  and the `AskedAt` a query fills. `samples`: a query row as a sample (the task's
+  prompt without the history; the scorer-only fields apart).
 - `ranking`: how a reply's ranking is read, graded NDCG@k over a candidate slate (the
   three ranking tasks) and the lifecycle task's match rate and score.
 - `rules`: the other rules: the substantive-reply gate, leak rate, tail diversity of the
