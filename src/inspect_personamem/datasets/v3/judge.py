@@ -21,7 +21,9 @@ is read from content):
   newest stored personalization_rubric.py (33,210 characters, "rubric v3") drops the
   per-dim calls for ONE unified judge call (`judge_unified_rubric_prompt`, 0-10, 80/20
   primary/secondary weighting, penalty checks, `combined_max_possible` 10) whose prompt
-  text is in no stored prompts.py of the authors; see NOTES in the module's report.
+  text is in no stored prompts.py of the authors (a third party's transcription of it
+  exists; it is not the authors' file and is not followed). The published numbers most
+  likely come from that unified judge: a later step must reconcile.
 - Proactive judge: `judge_proactive_action_prompt` of that 79,210-character prompts.py
   (0-10 per dim), read as evaluation/judges.py@be786102 reads it (`judge_proactive_action`,
   clamped to 0-10, sum / 50). dc56d425's copy of the prompt asks for 0-3 per dim, which
