@@ -18,6 +18,9 @@ yet a registered version (`docs/development.md`, "Where PersonaMem-v3 will sit")
 - `rules`: the other rules: the substantive-reply gate, leak rate, tail diversity of the
   repetition tasks, geo-shift correctness, warn/foil paired F1, the accuracy-scale
   conversions to 0-100 and the polarity-aware rubric combiner.
+- `judge`: the authors' judge prompts (fixed texts verbatim, with their digests), which
+  rubric dimensions apply to which task, and how a judge's reply is read (a reply that
+  gives no score is `Unreadable`, never 0). No scorer yet.
 
 Each rule follows one file of bowen-upenn/PersonaMem-v3 at a named commit (its docstring
 says which); the code is ours (the authors' is MIT, not copied here). The data is
