@@ -1,6 +1,6 @@
 """PersonaMem-v3 rules other than ranking: the substantive gate, leak rate, tail
-diversity, geo shift, paired F1, the 0-100 conversions and the rubric combiner. Expected
-values are worked by hand in the comments."""
+diversity, geo shift, a warn/foil row, paired F1, the 0-100 conversions and the rubric
+combiner. Expected values are worked by hand in the comments."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from inspect_personamem.datasets.v3.rules import (
     jaccard,
     keyword_leak,
     micro_accuracy,
+    mistake_row,
     paired_f1,
     personalization_leak,
     privacy_leak,
@@ -236,6 +237,43 @@ def test_the_geo_text_is_the_json_response_field_or_the_reply() -> None:
 
 
 # --- paired F1 ------------------------------------------------------------------------------
+
+
+# --- active_mistake_prevention: one row ---------------------------------------------------
+
+
+def test_a_warn_row_needs_a_warning_half_the_frame_and_no_leak() -> None:
+    text = "Heads up: your dentist visit clashes with the Denver flight."
+    # "Heads up" matches; must_mention [dentist, denver, passport] -> 2 of 3 >= 0.5
+    row = mistake_row(text, None, "warn", ["Dentist", "denver", "passport"], ["salary"])
+    assert (row.warning_issued, row.leak, row.correct) == (True, False, True)
+    assert row.must_mention_coverage == pytest.approx(2 / 3)
+    assert row.metrics()["correct_warn"] == 1 and row.metrics()["correct_foil"] == 0
+    # one of three terms (1/3 < 0.5): not correct; a must-not term named: not correct
+    assert not mistake_row(text, None, "warn", ["dentist", "x1", "x2"]).correct
+    assert not mistake_row(text, None, "warn", [], ["DENVER"]).correct
+    # no phrase, but the reply's own flag says it warned
+    assert mistake_row("Your 3pm overlaps the 2pm.", True, "warn").correct
+    # a short warn reply is not gated (no gate on the warn side)
+    assert mistake_row("Warning!", None, "warn").substantive is False
+    assert mistake_row("Warning!", None, "warn").correct
+
+
+def test_the_warning_phrases_are_whole_words() -> None:
+    assert not mistake_row("the flagged contradicts", False, "warn").warning_issued
+    assert mistake_row("a contradic here", False, "warn").warning_issued
+    assert mistake_row("Actually, no", False, "warn").warning_issued
+
+
+def test_a_foil_row_needs_a_substantive_silent_reply() -> None:
+    assert mistake_row(LONG_REPLY, False, "foil").correct
+    # LONG_REPLY has no warning phrase; "make sure" is one
+    assert not mistake_row(LONG_REPLY + " make sure", False, "foil").correct
+    assert not mistake_row(LONG_REPLY, True, "foil").correct
+    short = mistake_row("Sounds good, enjoy!", False, "foil")
+    assert (short.substantive, short.correct) == (False, False)
+    assert short.metrics()["skip_reason"] == "non_substantive_foil"
+    assert not mistake_row(LONG_REPLY, False, "other").correct
 
 
 def test_paired_f1_is_the_harmonic_mean() -> None:

@@ -19,6 +19,7 @@ from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.datasets.v3.histories import PersonaContexts
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import (
+    CANDIDATE_COUNT,
     PROMPTS,
     SCORER_KEY,
     SCORER_ONLY,
@@ -141,6 +142,7 @@ def test_no_scorer_only_field_reaches_the_input_or_the_choices(tmp_path: Path) -
         assert "HIDDEN" not in AskedAt.of(meta).message
         # the markers are all there for the scorers, so the check above is not vacuous
         assert set(meta[SCORER_KEY]) >= SCORER_ONLY
+        assert meta[SCORER_KEY][CANDIDATE_COUNT] == len(VISIBLE["candidates"])
         scorer = json.dumps(meta[SCORER_KEY])
         n = query.seq
         for mark in ("PRIVATEX", "DRIFTX", "GOLDX", "FOILX", "RUBRICX", "TAGX"):

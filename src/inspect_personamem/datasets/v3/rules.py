@@ -421,6 +421,96 @@ def e6_paired(rows: Iterable[tuple[str, Mapping[str, object]]]) -> PairedResult 
     return PairedResult(len(pairs), w_rate, f_rate, _mean(both), paired_f1(w_rate, f_rate))
 
 
+# --- active_mistake_prevention: one row (e6_active_mistake_prevention.py@4206dddf) ----
+
+_WARN_PHRASES: Final = (
+    r"warn(?:ing)?", "caution", r"heads?\s*up", r"be\s+aware", r"be\s+careful", "careful",
+    "alert", "attention", "flag", r"concern(?:ed)?", "worried", "worry", r"note\s+that",
+    r"keep\s+in\s+mind", r"bear\s+in\s+mind", r"make\s+sure", r"might\s+want\s+to",
+    r"you\s+may\s+want\s+to", r"you\s+might\s+want\s+to", r"wanted\s+to\s+let\s+you\s+know",
+    r"just\s+so\s+you\s+know", r"double[-\s]?check", r"before\s+you", "contradic", "conflict",
+    "mismatch", r"don'?t\s+forget", r"heads[-\s]?up", r"actually[,\s]+",
+)  # fmt: skip
+WARN_PHRASE: Final = re.compile(r"\b(" + "|".join(_WARN_PHRASES) + r")\b", re.IGNORECASE)
+"""What counts as a warning in a reply (`_WARN_PHRASE_RE`): whole-word phrases, so
+`flagged` or `contradicts` do not match while `flag` and `contradic` would."""
+MENTION_COVERAGE_MIN: Final = 0.5
+
+
+def _mentions(text: str, term: str) -> bool:
+    """`_term_present`: the stripped, lower-cased term as a substring; empty never."""
+    term = term.strip().lower()
+    return bool(term) and term in text.lower()
+
+
+@dataclass(frozen=True)
+class MistakeRow:
+    """`score_e6_instance`'s metrics of one warn or foil row (coverage unrounded; the
+    authors round it to 3 places)."""
+
+    polarity: str
+    warning_issued: bool
+    regex_warn: bool
+    self_warn: bool
+    must_mention_coverage: float
+    leak: bool
+    substantive: bool
+    correct: bool
+
+    def metrics(self) -> dict[str, object]:
+        """The row's metrics under the authors' keys (`accuracy_value` reads `correct`,
+        `e6_paired` reads `correct_warn` and `correct_foil`)."""
+        metrics: dict[str, object] = {
+            "polarity": self.polarity,
+            "warning_issued": int(self.warning_issued),
+            "regex_warn": int(self.regex_warn),
+            "self_warn": int(self.self_warn),
+            "must_mention_coverage": self.must_mention_coverage,
+            "leak": int(self.leak),
+            "correct_warn": int(self.correct) if self.polarity == "warn" else 0,
+            "correct_foil": int(self.correct) if self.polarity == "foil" else 0,
+            "correct": int(self.correct),
+            "response_is_substantive": int(self.substantive),
+        }
+        if self.polarity == "foil" and not self.substantive:
+            metrics["skip_reason"] = "non_substantive_foil"
+        return metrics
+
+
+def mistake_row(
+    text: str,
+    warned: object,
+    polarity: str,
+    must_mention: Sequence[str] = (),
+    must_not_mention: Sequence[str] = (),
+) -> MistakeRow:
+    """One active-mistake-prevention row (`score_e6_instance`, the same at 11d3bf48).
+
+    `text` is the reply's `response` field or the whole reply (`geo_reply_text`), and
+    `warned` the reply's own `warned` field (truthy = a warning). A warning is issued
+    when `WARN_PHRASE` matches or `warned` is truthy; coverage is the share of
+    `must_mention` terms the text holds (1 with none); a leak is any `must_not_mention`
+    term in it. A warn row is correct iff warned, coverage >= 0.5 and no leak (no gate);
+    a foil row iff the text is substantive (`is_substantive`: 15 distinct tokens),
+    did not warn and did not leak; any other polarity is never correct.
+    """
+    regex_warn = WARN_PHRASE.search(text) is not None
+    self_warn = bool(warned)
+    issued = regex_warn or self_warn
+    terms = [str(term) for term in must_mention]
+    coverage = sum(_mentions(text, t) for t in terms) / len(terms) if terms else 1.0
+    leak = any(_mentions(text, str(term)) for term in must_not_mention)
+    substantive = is_substantive(text)
+    polarity = polarity.lower()
+    if polarity == "warn":
+        correct = issued and coverage >= MENTION_COVERAGE_MIN and not leak
+    elif polarity == "foil":
+        correct = substantive and not issued and not leak
+    else:
+        correct = False
+    return MistakeRow(polarity, issued, regex_warn, self_warn, coverage, leak, substantive, correct)
+
+
 # --- 0-100 accuracy (scripts/aggregate_eval.py@19bc3eec `_accuracy_value`) ------------
 
 ScaleKind = Literal[

@@ -110,13 +110,42 @@ SCORER_ONLY: Final = frozenset(
         "hidden_persona",
         "hidden_profile",
         "profile",
+        # the geo-shift answer (local_recommendation_geo_shift.py@03f5e860 `_emit_leg`)
+        "current_city",
+        "current_region",
+        "current_country",
+        "prior_city",
+        "prior_region",
+        "prior_country",
+        "groundtruth",
+        # the warn/foil pair and its frame (e6_active_mistake_prevention.py@11d3bf48)
+        "polarity",
+        "pair_id",
+        "expected_warning_frame",
+        "mistake_summary",
+        "is_persona_safety",
+        "cross_signal_signals",
+        # the lifecycle probe's phase and answer (e5_horizon_lifecycle.py@b8d90778)
+        "phase",
+        "canonical_id",
+        "persona_item",
+        "matching_indices",
+        "expected_stop_ts",
+        "stop_condition_type",
+        "stop_condition_description",
     }
 )
 """Instance keys no prompt may read: the gold and foil replies, the ground truth and its
 slices, the slate's answer indices, the judge's cards and polarity, the repetition
 cluster's rule inputs (`prompts.py`@dc56d425 says they "would leak the test's judgment
-criteria"), the scenario's notes (`scenario_prompt` keeps them out), and any profile.
+criteria"), the scenario's notes (`scenario_prompt` keeps them out), any profile, and
+what the rule scorers read (`scorers.py`): the geo-shift cities, the warn/foil polarity
+and frame, the lifecycle probe's phase, canonical and on-topic indices (E5's own prompt
+names none of them: "leaking any of those collapsed this into instruction-following").
 Keys with a leading underscore (`_sensitive_event_topic`, ...) are refused as well."""
+CANDIDATE_COUNT: Final = "candidate_count"
+"""Key, among the scorer fields, of the number of the instance's `candidates` (the
+slate's size, which the ranking rules need; the candidates themselves are shown)."""
 SCORER_COLUMNS: Final = ("display_rubric", "rubric_tags", "expected_response_kind")
 """Row columns kept for the scorers only."""
 
@@ -901,6 +930,8 @@ def _scorer_fields(query: V3Query) -> dict[str, Any]:
     fields["display_rubric"] = query.display_rubric
     fields["rubric_tags"] = list(query.rubric_tags)
     fields["expected_response_kind"] = query.expected_response_kind
+    candidates = query.instance.get("candidates")
+    fields[CANDIDATE_COUNT] = len(candidates) if isinstance(candidates, list) else 0
     return fields
 
 

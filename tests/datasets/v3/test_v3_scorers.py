@@ -1,0 +1,392 @@
+"""PersonaMem-v3's scorer and metrics: each rule-scored task type on a hand-worked reply,
+the substantive gate, a judged type left unscored, and the metrics (micro, macro, per
+family and type with intervals clustered by persona, the lifecycle pairs, paired F1) on
+hand-made scores. Expected values are worked by hand in the comments."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, cast
+
+import anyio
+import pytest
+from inspect_ai._util.registry import registry_info
+from inspect_ai.model import ModelName, ModelOutput
+from inspect_ai.scorer import SampleScore, Score, Target, Value, stderr
+from inspect_ai.solver import TaskState
+
+from inspect_personamem.datasets.v3.samples import CANDIDATE_COUNT, SCORER_KEY
+from inspect_personamem.datasets.v3.scorers import (
+    JUDGED_PENDING,
+    RULE_TASKS,
+    Row,
+    clustered_mean,
+    headline_rows,
+    v3_accuracy,
+    v3_by_family,
+    v3_by_type,
+    v3_gated,
+    v3_paired_f1,
+    v3_scorer,
+)
+from inspect_personamem.datasets.v3.tasks import TASK_TYPES
+from inspect_personamem.report.differences import t_quantile
+
+# 20 distinct tokens of 3+ characters: substantive.
+LONG_REPLY = (
+    "Here are some weekend ideas: visit the farmers market, try a new hiking trail, "
+    "bake sourdough bread, read novels, call friends"
+)
+D2, D3, D4, D5 = (1 / math.log2(n) for n in (2, 3, 4, 5))
+"""The NDCG discounts of ranks 1-4 (1 / log2(rank + 1))."""
+D6 = 1 / math.log2(6)
+GEO = "local_recommendation_geo_shift"
+
+
+def state(
+    task_type: str,
+    reply: str | None,
+    fields: dict[str, Any] | None = None,
+    query_id: str = "105:0001:inst",
+) -> TaskState:
+    asked = TaskState(
+        model=ModelName("m/m"),
+        sample_id=query_id,
+        epoch=1,
+        input="?",
+        messages=[],
+        metadata={
+            "task_type": task_type,
+            "user_id": "105",
+            "query_id": query_id,
+            SCORER_KEY: fields or {},
+        },
+    )
+    if reply is not None:
+        asked.output = ModelOutput.from_content("m/m", reply)
+    return asked
+
+
+def scored(
+    task_type: str, reply: str | None, fields: dict[str, Any] | None = None, **kw: str
+) -> Score:
+    return cast(Score, anyio.run(v3_scorer(), state(task_type, reply, fields, **kw), Target("")))
+
+
+def meta(score: Score) -> dict[str, Any]:
+    return score.metadata or {}
+
+
+def test_the_scorer_is_registered_as_v3_scorer() -> None:
+    assert registry_info(v3_scorer).name.endswith("v3_scorer")
+
+
+def test_the_rule_scored_types_are_the_six_not_judged() -> None:
+    assert {name for name, task in TASK_TYPES.items() if not task.judged} == RULE_TASKS
+    assert len(RULE_TASKS) == 6
+
+
+# --- the ranking tasks ----------------------------------------------------------------
+
+
+def test_personalized_recommendation_is_graded_ndcg_at_5() -> None:
+    fields = {"held_out_idx": 2, "hard_negative_idxs": [3], CANDIDATE_COUNT: 4}
+    score = scored("personalized_recommendation", '{"ranked_indexes": [2, 0, 3, 1]}', fields)
+    # grades: 2 (held out), 1 (filler), -2 (hard negative), 1 (filler)
+    # DCG = 2/1 + 1/log2(3) - 2/2 + 1/log2(5) = 2.06161
+    # ideal = [2, 1, 1, 1, 1]: 2 + 1/log2(3) + 1/2 + 1/log2(5) + 1/log2(6) = 3.94846
+    # NDCG = 0.52213 -> 52.21
+    dcg = 2 * D2 + D3 - 2 * D4 + D5
+    ideal = 2 * D2 + D3 + D4 + D5 + D6
+    assert score.value == pytest.approx(100 * dcg / ideal)
+    assert score.value == pytest.approx(52.213, abs=1e-3)
+    assert meta(score)["raw"] == pytest.approx(dcg / ideal)
+    assert (meta(score)["kind"], meta(score)["metric"]) == ("fraction", "ndcg_at_5")
+    assert (meta(score)["counted"], meta(score)["gated"]) == (True, False)
+    assert meta(score)["family"] == "recommendation"
+
+
+def test_at_ai_reads_ranked_indices_and_falls_back_to_the_identity() -> None:
+    fields = {"positive_indices": [1], "carveout_indices": [0], CANDIDATE_COUNT: 3}
+    # [1, 1] is no permutation of 0..2: the identity [0, 1, 2]
+    # DCG = -2/1 + 2/log2(3) + 1/2 = -0.23814; ideal [2, 1, 1, 1, 1] = 3.94846
+    # NDCG = -0.06031 -> -6.03 (not clamped: the authors' clamp is unknown)
+    score = scored("at_ai_directive_followup", '{"ranked_indices": [1, 1]}', fields)
+    expected = (-2 * D2 + 2 * D3 + D4) / (2 * D2 + D3 + D4 + D5 + D6)
+    assert score.value == pytest.approx(100 * expected)
+    assert score.value == pytest.approx(-6.031, abs=1e-3)
+
+
+def test_hidden_persona_without_hard_negatives_is_binary() -> None:
+    fields = {"held_out_idx": 0, "hard_negative_idxs": [], CANDIDATE_COUNT: 2}
+    # filler grade 0: DCG = 0 + 2/log2(3) = 1.26186; ideal [2, 0, 0, 0, 0] = 2
+    # NDCG = 0.63093 -> 63.09
+    score = scored("hidden_persona_recommendation", '{"ranked_indexes": [1, 0]}', fields)
+    assert score.value == pytest.approx(100 * D3)
+    assert score.value == pytest.approx(63.093, abs=1e-3)
+
+
+# --- geo shift ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        # the JSON `response` names the current city: 1 -> 100
+        ('```json\n{"response": "Try Blue Bottle in Oakland tonight."}\n```', 100.0),
+        # the region counts as the current place: 1 -> 100
+        ('{"response": "Plenty of options in California."}', 100.0),
+        # the prior city, whatever else: 0 -> 0
+        ('{"response": "Oakland or, as in Boston, a diner."}', 0.0),
+        # neither: 0.5 -> 50
+        ("Any cozy cafe with good light works.", 50.0),
+    ],
+)
+def test_geo_shift_reads_the_response_field(reply: str, expected: float) -> None:
+    fields = {"current_city": "Oakland", "prior_city": "Boston", "current_region": "California"}
+    score = scored("local_recommendation_geo_shift", reply, fields)
+    assert score.value == expected
+    assert meta(score)["raw"] == expected / 100
+
+
+# --- active mistake prevention --------------------------------------------------------
+
+FRAME = {"expected_warning_frame": {"must_mention": ["dentist", "Denver"], "must_not_mention": []}}
+
+
+def test_a_warn_row_that_warns_is_correct() -> None:
+    reply = (
+        '{"response": "Heads up: your dentist appointment overlaps your Denver flight.", '
+        '"warned": true}'
+    )
+    # "Heads up" matches; both terms named (coverage 1 >= 0.5); no leak: correct -> 100
+    score = scored("active_mistake_prevention", reply, {**FRAME, "polarity": "warn"})
+    assert score.value == 100.0
+    assert meta(score)["row_metrics"]["correct_warn"] == 1
+    assert meta(score)["join"] == {"kind": "mistake", "pair": "inst", "side": "warn"}
+
+
+def test_a_short_foil_reply_is_gated_to_zero() -> None:
+    # "Sure." is 1 distinct token: the foil side's gate makes it wrong -> 0, gated
+    score = scored(
+        "active_mistake_prevention", '{"response": "Sure.", "warned": false}', {"polarity": "foil"}
+    )
+    assert score.value == 0.0
+    assert (meta(score)["gated"], meta(score)["substantive"]) == (True, False)
+    assert "gate" in (score.explanation or "")
+    # a substantive silent foil reply is right -> 100
+    right = scored("active_mistake_prevention", LONG_REPLY, {"polarity": "foil"})
+    assert (right.value, meta(right)["gated"]) == (100.0, False)
+
+
+def test_no_other_rule_type_is_gated() -> None:
+    # a 1-token reply to the geo task is not gated (the authors' runner writes no flag)
+    score = scored("local_recommendation_geo_shift", "Oakland", {"current_city": "Oakland"})
+    assert (score.value, meta(score)["gated"], meta(score)["substantive"]) == (100.0, False, False)
+
+
+# --- lifecycle -----------------------------------------------------------------------
+
+
+def test_a_lifecycle_probe_is_its_match_rate_and_not_counted_alone() -> None:
+    fields = {
+        "phase": "pre",
+        "canonical_id": "trip",
+        "matching_indices": [0, 1],
+        CANDIDATE_COUNT: 5,
+    }
+    # top 3 {0, 1, 2} holds 2 of the matching: 2 / 3 -> value 66.67, no headline of its own
+    score = scored("short_vs_long_term_lifecycle", '{"ranked_indices": [0, 1, 2, 3, 4]}', fields)
+    assert score.value == pytest.approx(200 / 3)
+    assert (meta(score)["counted"], meta(score)["accuracy"]) == (False, None)
+    assert meta(score)["join"] == {"kind": "lifecycle", "pair": "trip", "side": "pre"}
+
+
+# --- unscored ---------------------------------------------------------------------------
+
+
+def test_a_judged_type_is_unscored_never_zero() -> None:
+    score = scored("chatbot_personalized_response", LONG_REPLY)
+    assert isinstance(score.value, float) and math.isnan(score.value)
+    assert meta(score)["status"] == JUDGED_PENDING
+    assert score.reason == "judge_not_built"
+
+
+def test_a_question_never_replied_to_is_unscored() -> None:
+    score = scored("personalized_recommendation", None)
+    assert isinstance(score.value, float) and math.isnan(score.value)
+
+
+# --- the metrics -----------------------------------------------------------------------
+
+
+def sample(task_type: str, user: str, value: float, n: int, **extra: Any) -> SampleScore:
+    """A score as the scorer leaves it (only what the metrics read)."""
+    query_id = extra.pop("query_id", f"{user}:{n:04d}:i{n}")
+    metadata = {
+        "task_type": task_type,
+        "user_id": user,
+        "query_id": query_id,
+        "counted": True,
+        "gated": False,
+        "substantive": True,
+        **extra,
+    }
+    return SampleScore(score=Score(value=value, metadata=metadata), sample_id=query_id)
+
+
+def probe(user: str, side: str, rate: float, n: int, pair: str = "trip") -> SampleScore:
+    return sample(
+        "short_vs_long_term_lifecycle",
+        user,
+        100 * rate,
+        n,
+        counted=False,
+        join={"kind": "lifecycle", "pair": pair, "side": side},
+    )
+
+
+SCORES = [
+    sample("personalized_recommendation", "A", 100.0, 1),
+    sample("local_recommendation_geo_shift", "A", 50.0, 2),
+    probe("A", "pre", 1.0, 3),
+    probe("A", "post", 0.0, 4),
+    sample("personalized_recommendation", "B", 0.0, 5),
+    sample("local_recommendation_geo_shift", "B", 100.0, 6),
+    probe("B", "pre", 2 / 3, 7),  # no post probe: unpaired, counts nowhere
+    sample("personalized_recommendation", "C", 50.0, 8, gated=True, substantive=False),
+]
+"""Rows: A rec 100, A geo 50, A lifecycle 50 x (1 + 1 - 0) = 100, B rec 0, B geo 100,
+C rec 50."""
+
+
+def run(metric: Any, scores: list[SampleScore]) -> dict[str, float]:
+    return cast(dict[str, float], cast(Value, metric(scores)))
+
+
+def test_the_lifecycle_pair_is_made_from_its_two_probes() -> None:
+    rows, unpaired = headline_rows(SCORES)
+    assert Row("A", "short_vs_long_term_lifecycle", 100.0) in rows
+    assert len(rows) == 6
+    assert unpaired == 1
+    # pre 2/3, post 1/3: score 1/3 -> 50 x 4/3 = 66.67
+    rows, _ = headline_rows([probe("D", "pre", 2 / 3, 1), probe("D", "post", 1 / 3, 2)])
+    assert [row.value for row in rows] == [pytest.approx(200 / 3)]
+
+
+def test_micro_and_macro_with_their_clustered_intervals() -> None:
+    values = run(v3_accuracy(), SCORES)
+    # micro: (100 + 50 + 100 + 0 + 100 + 50) / 6 = 66.67
+    assert values["micro"] == pytest.approx(400 / 6)
+    # macro: rec (100 + 0 + 50) / 3 = 50, geo (50 + 100) / 2 = 75, lifecycle 100 -> 75
+    assert values["macro"] == pytest.approx(75.0)
+    assert (values["rows"], values["personas"], values["lifecycle_unpaired"]) == (6, 3, 1)
+    # micro's clustered stderr: deviations from 66.67 summed per persona:
+    # A 33.3 - 16.7 + 33.3 = 50, B -66.7 + 33.3 = -33.3, C -16.7;
+    # sqrt((2500 + 1111.1 + 277.8) x 3 / 2) / 6 = 12.729; t(2) = 4.303
+    half = 12.729 * t_quantile(2)
+    assert values["micro_low"] == pytest.approx(400 / 6 - half, abs=1e-2)
+    assert values["micro_high"] == pytest.approx(400 / 6 + half, abs=1e-2)
+    assert values["macro_low"] < 75.0 < values["macro_high"]
+
+
+def test_the_micro_error_is_inspect_s_clustered_stderr() -> None:
+    rows, _ = headline_rows(SCORES)
+    inspect_scores = [
+        SampleScore(score=Score(value=row.value), sample_id=i, sample_metadata={"u": row.user})
+        for i, row in enumerate(rows)
+    ]
+    expected = cast(float, cast(Any, stderr(cluster="u"))(inspect_scores))
+    assert clustered_mean(rows).stderr == pytest.approx(expected)
+    assert expected == pytest.approx(12.729, abs=1e-3)
+
+
+def test_one_persona_gives_no_interval() -> None:
+    estimate = clustered_mean([Row("A", "personalized_recommendation", 50.0)])
+    assert estimate.value == 50.0
+    assert math.isnan(estimate.low) and math.isnan(estimate.high)
+
+
+def test_no_spread_gives_no_interval() -> None:
+    # two personas, each type one row: the macro's deviations are all 0
+    rows = [Row("A", "personalized_recommendation", 80.0), Row("B", GEO, 100.0)]
+    macro = clustered_mean(rows, lambda row: row.task_type)
+    assert macro.value == 90.0
+    assert math.isnan(macro.low) and math.isnan(macro.high)
+    # the micro has spread: 90 -+ t(1) x 10 (deviations -10, +10: sqrt(200 x 2) / 2 = 10)
+    micro = clustered_mean(rows)
+    assert micro.stderr == pytest.approx(10.0)
+    assert micro.high == pytest.approx(90 + 10 * t_quantile(1))
+
+
+def test_per_family_and_per_type() -> None:
+    families = run(v3_by_family(), SCORES)
+    # recommendation: rec 100, 0, 50 and lifecycle 100 -> 62.5; personalization: 50, 100
+    assert families["family_recommendation"] == pytest.approx(62.5)
+    assert families["family_personalization"] == pytest.approx(75.0)
+    assert families["family_recommendation_low"] < 62.5 < families["family_recommendation_high"]
+    assert "family_agentic_tasks" not in families
+    assert list(families)[:3] == [
+        "family_personalization",
+        "family_personalization_low",
+        "family_personalization_high",
+    ]
+    types = run(v3_by_type(), SCORES)
+    assert types["type_personalized_recommendation"] == pytest.approx(50.0)
+    assert types["type_local_recommendation_geo_shift"] == pytest.approx(75.0)
+    # one pair from one persona: a value without an interval
+    assert types["type_short_vs_long_term_lifecycle"] == 100.0
+    assert math.isnan(types["type_short_vs_long_term_lifecycle_low"])
+
+
+def test_gated_replies_are_counted() -> None:
+    assert run(v3_gated(), SCORES) == {"gated": 1, "non_substantive": 1}
+
+
+def test_unscored_and_judged_scores_count_nowhere() -> None:
+    judged = SampleScore(
+        score=Score.unscored(metadata={"task_type": "agentic_dm_digest", "user_id": "A"}),
+        sample_id="j",
+    )
+    assert run(v3_accuracy(), [*SCORES, judged]) == run(v3_accuracy(), SCORES)
+
+
+def test_paired_f1_joins_warn_and_foil_rows() -> None:
+    amp = "active_mistake_prevention"
+    rows = [
+        sample(amp, "105", 100.0, 1, query_id="105:0001:e6_105_p1_warn"),
+        sample(amp, "105", 0.0, 2, query_id="105:0002:e6_105_p1_foil"),
+        sample(amp, "105", 0.0, 3, query_id="105:0003:e6_105_p2_warn"),
+        sample(amp, "105", 100.0, 4, query_id="105:0004:e6_105_p2_foil"),
+        sample(amp, "105", 100.0, 5, query_id="105:0005:e6_105_p3_warn"),
+    ]
+    values = run(v3_paired_f1(), [*SCORES, *rows])
+    # warn [1, 0, 1] -> 2/3; foil [0, 1] -> 1/2; complete pairs p1 (1, 0), p2 (0, 1): 0
+    # F1 = 2 x 2/3 x 1/2 / (2/3 + 1/2) = (2/3) / (7/6) = 4/7
+    assert values["amp_warn_recall"] == pytest.approx(2 / 3)
+    assert values["amp_foil_precision"] == pytest.approx(0.5)
+    assert values["amp_paired_correct"] == 0.0
+    assert values["amp_paired_f1"] == pytest.approx(4 / 7)
+    assert values["amp_pairs"] == 3
+    # each row also counts in the micro, as 100 x correct (the authors' `paired_correct`)
+    assert run(v3_accuracy(), rows)["micro"] == pytest.approx(60.0)
+    assert run(v3_paired_f1(), SCORES) == {}
+
+
+def test_the_scorer_s_own_scores_feed_the_metrics() -> None:
+    fields = {
+        "phase": "pre",
+        "canonical_id": "trip",
+        "matching_indices": [0, 1],
+        CANDIDATE_COUNT: 5,
+    }
+    pre = scored("short_vs_long_term_lifecycle", '{"ranked_indices": [0, 1, 2, 3, 4]}', fields)
+    post = scored(
+        "short_vs_long_term_lifecycle",
+        '{"ranked_indices": [4, 3, 0, 1, 2]}',
+        {**fields, "phase": "post"},
+        query_id="105:0002:inst",
+    )
+    # pre 2/3, post: top 3 {4, 3, 0} holds 1 -> 1/3; pair 50 x (1 + 1/3) = 66.67
+    scores = [SampleScore(score=s, sample_id=str(i)) for i, s in enumerate((pre, post))]
+    assert run(v3_accuracy(), scores)["micro"] == pytest.approx(200 / 3)
