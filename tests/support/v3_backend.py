@@ -1,44 +1,22 @@
-"""PersonaMem-v3 persona folders for the tests: written from Python values, and the
-shared excerpts of persona 105's real files (`../shared/data/personamem_v3/`,
-CC-BY-NC-4.0, from bowen-upenn/PersonaMem-v3) cut into whole JSON values."""
+"""PersonaMem-v3 persona folders for the tests: written from Python values (by the
+generator's writers, `write_persona` and `write_queries`, so that one piece of code writes
+the files), and the shared excerpts of persona 105's real files
+(`../shared/data/personamem_v3/`, CC-BY-NC-4.0, from bowen-upenn/PersonaMem-v3) cut into
+whole JSON values."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import random
 from pathlib import Path
 from typing import Any
 
-from inspect_personamem.datasets.v3.records import COLUMNS, VERSION_LINE
+from inspect_personamem.datasets.v3.generator import write_persona as write_persona
+from inspect_personamem.datasets.v3.generator import write_queries as write_queries
 from inspect_personamem.datasets.v3.streams import APPS
 from support.helpers import SHARED_DATA, require
 
 V3_EXCERPTS = SHARED_DATA / "personamem_v3"
-
-
-def write_persona(
-    folder: Path,
-    profile: dict[str, Any],
-    apps: dict[str, list[Any]],
-    calendar: list[Any] | None = None,
-    trending: dict[str, Any] | None = None,
-) -> Path:
-    """`folder` holding a persona's files; each of the four required apps empty unless
-    given; calendar and trending only when given."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "profile.json").write_text(json.dumps(profile), encoding="utf-8")
-    for app in ("instagram", "facebook", "threads", "chatbot"):
-        apps.setdefault(app, [])
-    for app, events in apps.items():
-        (folder / f"{app}.json").write_text(json.dumps(events), encoding="utf-8")
-    if calendar is not None:
-        text = json.dumps({"modifications": calendar})
-        (folder / "calendar.json").write_text(text, encoding="utf-8")
-    if trending is not None:
-        (folder / "trending.json").write_text(json.dumps(trending), encoding="utf-8")
-    return folder
 
 
 def excerpt_values(name: str) -> list[Any]:
@@ -87,25 +65,6 @@ def query_row(**changes: str) -> dict[str, str]:
     }
     cells.update(changes)
     return cells
-
-
-def write_queries(
-    folder: Path,
-    rows: list[dict[str, str]],
-    *,
-    first: str = VERSION_LINE,
-    columns: tuple[str, ...] = COLUMNS,
-) -> Path:
-    """`folder/queries.csv` holding `rows` after the version line `first`, CRLF line ends
-    as the released file appears to have."""
-    text = io.StringIO()
-    writer = csv.DictWriter(text, columns, extrasaction="ignore", lineterminator="\r\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "queries.csv"
-    path.write_text(first + "\r\n" + text.getvalue(), encoding="utf-8", newline="")
-    return path
 
 
 # --- a persona marked for the time-mask tests ---------------------------------------
