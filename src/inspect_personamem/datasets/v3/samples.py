@@ -133,6 +133,17 @@ SCORER_ONLY: Final = frozenset(
         "expected_stop_ts",
         "stop_condition_type",
         "stop_condition_description",
+        # the judged types' answers, which the generator writes (names ours where the
+        # authors' builders were not read: generator.FIELDS_OURS)
+        "gold_topic",
+        "gold_hashtags",
+        "fatigued_hashtags",
+        "leak_set_hashtags",
+        "trigger_kind",
+        "subtype",
+        "false_claim",
+        "correct_stance",
+        "cluster_id",
     }
 )
 """Instance keys no prompt may read: the gold and foil replies, the ground truth and its
