@@ -54,7 +54,8 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from functools import cache
+from typing import Any, Final, cast
 
 from inspect_ai.scorer import (
     Metric,
@@ -62,8 +63,10 @@ from inspect_ai.scorer import (
     Score,
     Target,
     Value,
+    ci,
     metric,
     scorer,
+    stderr,
     value_to_float,
 )
 from inspect_ai.solver import TaskState
@@ -90,7 +93,6 @@ from inspect_personamem.datasets.v3.tasks import (
     TASK_TYPES,
     task_accuracy,
 )
-from inspect_personamem.report.differences import t_quantile
 from inspect_personamem.scoring.scorer import Scoring, answered
 
 GEO_TASK: Final = "local_recommendation_geo_shift"
@@ -273,6 +275,20 @@ def headline_rows(scores: Sequence[SampleScore]) -> tuple[list[Row], int]:
         else:
             unpaired += len(sides)
     return rows, unpaired
+
+
+@cache
+def t_quantile(df: int) -> float:
+    """Student's t at 95% (two-sided) with `df` degrees of freedom, read off Inspect's
+    `ci` as `report.differences.t_quantile` reads it (the same computation: a version
+    may not import the report, which imports the registry)."""
+    scores = [
+        SampleScore(score=Score(value=float(i == 0)), sample_id=i, sample_metadata={"c": i})
+        for i in range(df + 1)
+    ]
+    apply = cast(Callable[[list[SampleScore]], Any], ci(0.95, cluster="c"))
+    error = cast(Callable[[list[SampleScore]], Any], stderr(cluster="c"))(scores)
+    return float((apply(scores)["upper"] - 1 / (df + 1)) / error)
 
 
 @dataclass(frozen=True)
