@@ -1,0 +1,339 @@
+"""PersonaMem-v3 as a dataset version: its entry in `datasets.registry`.
+
+Per persona a `queries.csv` (a checkout of the authors' GitHub repository: `spec.CHECKOUT`)
+and the persona's app streams; a query at time T is asked after the events strictly
+before T (`histories.PersonaContexts`), its input the authors' task prompt without the
+history (`samples`), its reply scored by `scorers.v3_scorer` on the authors' 0-100 (the
+six rule-scored task types; the judged ones unscored until their judges are built).
+
+What is not here yet, and why:
+- the hub: its revision is not pinned (`spec.HUB_REVISION_VERIFIED`) and the shape of its
+  `test.json` is unknown, so a run needs a folder (`-T data_dir`, PERSONAMEM_V3_DATA_DIR)
+  in the checkout's layout; a folder in the hub's layout is refused in one line;
+- a task per family: `family` selects within the one task (`personamem_v3`), so
+  `fixed_values` is empty;
+- the declared data (`reported`, `estimate`, `trying`, `offline`): none yet, so the
+  report shows v3's runs in the common sections and `estimate`, `try`, the oracle and
+  the floor do not offer it;
+- evidence: only generated folders say where a query's evidence lies (the generator's
+  `_generated_evidence`); for the release it is "not located".
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from inspect_ai.dataset import Dataset, MemoryDataset
+from inspect_ai.scorer import Metric, SampleScore, Scorer, Value, metric, value_to_float
+
+from inspect_personamem.data.asked import KEY as ASKED_KEY
+from inspect_personamem.data.contexts import Contexts
+from inspect_personamem.data.evidence import Evidence, spans_of
+from inspect_personamem.data.files import ReadFile, data_checked, data_release, synthetic
+from inspect_personamem.data.order import prefix_ends
+from inspect_personamem.data.release import ReleasedFile
+from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
+from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
+from inspect_personamem.datasets.v3.records import V3Query, read_queries
+from inspect_personamem.datasets.v3.samples import SCORER_KEY, query_to_sample
+from inspect_personamem.datasets.v3.scorers import (
+    Row,
+    clustered_mean,
+    v3_metrics,
+    v3_scorer,
+)
+from inspect_personamem.datasets.v3.spec import (
+    CHECKOUT,
+    DATA_DIR_ENV,
+    PERSONAMEM_V3,
+    V3Source,
+    check_folder,
+)
+from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.datasets.v3.tasks import FAMILIES, TASK_TYPES
+from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
+from inspect_personamem.parameters import Parameter, Point, Settings
+
+TASK: Final = "personamem_v3"
+"""PersonaMem-v3's task name."""
+ALL: Final = "all"
+"""`family=all`: every task family."""
+FAMILY_CHOICES: Final = (ALL, *FAMILIES)
+UNCHECKED: Final = "unchecked: "
+"""How `data_release` begins where nothing is known of any file the run read."""
+NOT_LOCATED: Final = (
+    "not located: the release does not say which events a query's answer rests on "
+    "(only generated folders do)"
+)
+
+
+@dataclass(frozen=True)
+class V3Question:
+    """A query row with its point in its persona's history (`data.order.Asked`)."""
+
+    query: V3Query
+    end_index: int
+    path: Path
+    """Its persona's queries file."""
+
+    @property
+    def context_id(self) -> str:
+        return self.query.user_id
+
+    @property
+    def question_id(self) -> str:
+        return self.query.query_id
+
+
+def _scored_rows(scores: Sequence[SampleScore], key: str) -> dict[str, list[Row]]:
+    """The counted rule-scored samples (lifecycle probes, counted only as pairs, left
+    out) by the value of their sample metadata `key`."""
+    to_float = value_to_float()
+    groups: dict[str, list[Row]] = defaultdict(list)
+    for s in scores:
+        meta = s.score.metadata or {}
+        value = to_float(s.score.value)
+        if not meta.get("counted") or math.isnan(value):
+            continue
+        sample = s.sample_metadata or {}
+        user = str(meta.get("user_id") or sample.get("user_id") or "")
+        groups[str(sample.get(key) or "none")].append(Row(user, str(meta["task_type"]), value))
+    return groups
+
+
+@metric
+def v3_by_metadata(key: str, prefix: str) -> Metric:
+    """Per value of the sample metadata `key` (`<prefix>_<value>`): the mean of its
+    counted rule-scored rows on 0-100, with `_low` and `_high` clustered by persona.
+    Lifecycle pairs are counted in `v3_accuracy`, by family and by type only."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        values: dict[str, float] = {}
+        for name, rows in sorted(_scored_rows(scores, key).items()):
+            values |= clustered_mean(rows).named(f"{prefix}_{name}")
+        return values
+
+    return compute
+
+
+class PersonaMemV3(DatasetVersion[V3Question]):
+    """PersonaMem-v3 (Jiang et al., 2026), text queries from a checkout's layout."""
+
+    key = "v3"
+    release = PERSONAMEM_V3
+    task = TASK
+    summary = (
+        "PersonaMem-v3: act for a user across five apps' event streams, each query asked "
+        "after the events before its time (the authors' task prompt; CC-BY-NC-4.0 data)."
+    )
+    data_dir_help = (
+        "a checkout of github.com/bowen-upenn/PersonaMem-v3 (benchmark/<uid>/queries.csv, "
+        "backend/<uid>/ with the profile and app files; the hub is not read yet)"
+    )
+    data_dir_env = DATA_DIR_ENV
+    selectors = (
+        Parameter(
+            "family",
+            ALL,
+            str,
+            "PersonaMem-v3 task family: all, or one of the paper's five.",
+            choices=FAMILY_CHOICES,
+            scoring=False,  # recorded apart, as a split is
+        ),
+    )
+    fixed = "family"
+    own = (
+        Parameter(
+            "history_layout",
+            "authors",
+            str,
+            "history=full: authors (their long-context text at the query's time, one "
+            "message) or events (one message per event in time order, which a prompt cache "
+            "shares across a persona's queries).",
+            choices=LAYOUTS,
+        ),
+    )
+    groups = (
+        Group("family", "family", "task family (the paper's)", values={f: f for f in FAMILIES}),
+        Group("task_type", "type", "task type", values={t: t for t in TASK_TYPES}),
+        Group("task_family", "pipeline_family", "task family (the pipeline's)"),
+        Group("app_context", "app", "app context"),
+    )
+    cluster = "user_id"  # a persona's queries share its streams
+
+    @property
+    def fixed_values(self) -> tuple[str, ...]:
+        """None: `family` selects within `personamem_v3`; no task per family yet."""
+        return ()
+
+    def released_questions(self, selected: Mapping[str, str]) -> ReleasedFile:
+        """A question file per persona; the only one whose rows are known is persona
+        105's `queries.csv` at the GitHub commit read (not the hub's revision)."""
+        return PERSONAMEM_V3.released["benchmark/105/queries.csv"]
+
+    def released_files(self, selected: Mapping[str, str]) -> dict[str, ReleasedFile]:
+        """What is known of any released file: persona 105's queries at the GitHub commit
+        read (nothing of the hub's files, nor of the app files)."""
+        return dict(PERSONAMEM_V3.released)
+
+    def check(self, arguments: Settings, point: Point) -> None:
+        """What PersonaMem-v3 has no meaning for, in one line each."""
+        if point.answer.name == "logprob":
+            raise PersonaMemArgumentError(
+                "PersonaMem-v3 takes no answer='logprob': its queries have no options to "
+                "score (a reply is ranked, judged or read by rules); leave answer out"
+            )
+        if point.answer.name == "open":
+            raise PersonaMemArgumentError(
+                "PersonaMem-v3 takes no answer='open': its grader picks one of four "
+                "candidate replies, which v3's queries do not have (the task prompt is "
+                "sent as is and scored by v3's rules); leave answer out"
+            )
+        if arguments["memory_prompt"] != "official":
+            raise PersonaMemArgumentError(
+                f"PersonaMem-v3 takes no memory_prompt={arguments['memory_prompt']!r}: "
+                "it has only the official prompt; leave memory_prompt out"
+            )
+
+    def _source(self, arguments: Settings) -> V3Source:
+        return V3Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"])
+
+    def _root(self, source: V3Source) -> tuple[Path, str]:
+        """The folder to read and what named it; a one-line error where none is named."""
+        if source.data_dir is not None:
+            return Path(source.data_dir), source.data_dir_option
+        env_dir = os.environ.get(DATA_DIR_ENV)
+        if env_dir:
+            return Path(env_dir), DATA_DIR_ENV
+        raise PersonaMemDataError(
+            f"PersonaMem-v3 is not read from the hub yet (its revision is not pinned and "
+            f"its test.json not read): pass -T data_dir=<{self.data_dir_help}>, or set "
+            f"{DATA_DIR_ENV}"
+        )
+
+    def load(self, arguments: Settings, reads_history: bool) -> Loaded[V3Question]:
+        """Every persona's queries of the folder (of `family`, unless all), each with its
+        point in its persona's history; the streams are read in any case (a query's point
+        is counted in events before its time)."""
+        source = self._source(arguments)
+        root, given_by = self._root(source)
+        folder = check_folder(root, given_by=given_by)
+        if folder.layout is not CHECKOUT:
+            raise PersonaMemDataError(
+                f"{root} (given by {given_by}) is in the hub's layout, whose test.json is not "
+                f"read yet: point it at {self.data_dir_help}"
+            )
+        family = one_of("family", arguments["family"], FAMILY_CHOICES)
+        contexts = PersonaContexts(
+            PersonaStreams(root / "backend"),
+            layout=one_of("history_layout", arguments["history_layout"], LAYOUTS),
+        )
+        questions: list[V3Question] = []
+        read: list[ReadFile] = []
+        names: list[str] = []
+        for uid in folder.personas:
+            path = folder.queries_file(uid)
+            rows = read_queries(path)
+            name = folder.layout.queries_file(uid)
+            names.extend(folder.layout.persona_files(uid))
+            released = PERSONAMEM_V3.released.get(name)
+            if released is not None:
+                read.append(_read_file(path, name, released, len(rows)))
+            questions.extend(
+                V3Question(q, asked_at(q, contexts).end_index, path)
+                for q in rows
+                if family == ALL or q.family == family
+            )
+        if not questions:
+            raise PersonaMemDataError(
+                f"{root} (given by {given_by}) holds no query of family {family!r}"
+            )
+        release = synthetic(source, names) or (
+            data_release(source, read)
+            if read
+            else f"{UNCHECKED}nothing is known of the released {', '.join(names[:1])} and the "
+            "rest (no size, digest or row count read)"
+        )
+        return Loaded(
+            questions=questions,
+            contexts=contexts,
+            metadata={
+                "family": family,
+                "personas": list(folder.personas),
+                "data_source": f"local folder {root.resolve()} ({folder.layout.where})",
+                "data_release": release,
+                "data_checked": data_checked(read) or "nothing known of the files read",
+                "license": PERSONAMEM_V3.license_note,
+            },
+        )
+
+    def dataset(
+        self,
+        questions: Sequence[V3Question],
+        loaded: Loaded[V3Question],
+        arguments: Settings,
+        point: Point,
+    ) -> Dataset:
+        """The queries' samples in the order given, each with the history ends a prompt
+        cache shares with its persona's earlier queries."""
+        contexts = loaded.contexts
+        assert isinstance(contexts, PersonaContexts)
+        ends = prefix_ends(questions)
+        samples = []
+        for question in questions:
+            sample = query_to_sample(question.query, contexts, question.path)
+            metadata = dict(sample.metadata or {})
+            metadata[ASKED_KEY] = {
+                **metadata[ASKED_KEY],
+                "cache_prefix_ends": ends[question.question_id],
+            }
+            sample.metadata = metadata
+            samples.append(sample)
+        name = f"{self.task}_{arguments['family']}"
+        return MemoryDataset(samples, name=name, shuffled=False)
+
+    def evidence(self, metadata: Mapping[str, Any], contexts: Contexts) -> Evidence:
+        """The events a generated folder says a query's answer rests on (its instance's
+        `_generated_evidence`, each before the query's time); for the release, none
+        (`NOT_LOCATED`). Calendar changes are in no history message and are left out."""
+        refs = (metadata.get(SCORER_KEY) or {}).get("_generated_evidence")
+        if not refs or not isinstance(contexts, PersonaContexts):
+            return Evidence((), (), NOT_LOCATED)
+        user = str(metadata["user_id"])
+        end = int(metadata[ASKED_KEY]["end_index"])
+        at = {(e.app, e.source_object_id): 1 + i for i, e in enumerate(contexts.events(user))}
+        positions = [p for ref in refs if (p := at.get((ref["app"], ref["id"]), end)) < end]
+        if not positions:
+            return Evidence((), (), "generated evidence: none of its events is in the history")
+        messages = contexts.messages(user)
+        spans = spans_of(positions)
+        shown = tuple(messages[p] for p in sorted(set(positions)))
+        where = f"generated: {len(shown)} of the {len(refs)} events named, {len(spans)} span(s)"
+        return Evidence(spans, shown, where)
+
+    def scorer(self, point: Point, arguments: Settings) -> Scorer:
+        """The rule-scored task types' headlines (`scorers.v3_scorer`); judged ones unscored."""
+        return v3_scorer()
+
+    def metrics(self, scored_as: str) -> list[Metric | dict[str, list[Metric]]]:
+        """v3's own (`scorers.v3_metrics`: micro and macro, per family and type, the gated
+        replies, the warn/foil paired F1), and per pipeline family and app context."""
+        return [
+            *v3_metrics(),
+            v3_by_metadata("task_family", "pipeline_family"),
+            v3_by_metadata("app_context", "app"),
+        ]
+
+
+def _read_file(path: Path, name: str, released: ReleasedFile, rows: int) -> ReadFile:
+    return ReadFile(path, name, released, lambda: released.difference(name, path, rows))
+
+
+VERSION: Final = PersonaMemV3()
+"""PersonaMem-v3's entry in the registry."""
