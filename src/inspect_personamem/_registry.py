@@ -15,6 +15,7 @@ from inspect_personamem.run.tasks import (
     personamem_v2,
     personamem_v2_32k,
     personamem_v2_128k,
+    personamem_v3,
 )
 
 
@@ -47,5 +48,6 @@ __all__ = [
     "personamem_v2",
     "personamem_v2_32k",
     "personamem_v2_128k",
+    "personamem_v3",
     "personamem_models",
 ]

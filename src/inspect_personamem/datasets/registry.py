@@ -13,10 +13,11 @@ from typing import Any, Final
 from inspect_personamem.datasets import base
 from inspect_personamem.datasets.v1 import version as v1
 from inspect_personamem.datasets.v2 import version as v2
+from inspect_personamem.datasets.v3 import version as v3
 from inspect_personamem.errors import PersonaMemArgumentError
 
 VERSIONS: Final[dict[str, base.DatasetVersion[Any]]] = {
-    entry.key: entry for entry in (v1.VERSION, v2.VERSION)
+    entry.key: entry for entry in (v1.VERSION, v2.VERSION, v3.VERSION)
 }
 """Every dataset version by its short name (`--dataset`), the first the default."""
 

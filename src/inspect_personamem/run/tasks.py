@@ -22,6 +22,7 @@ from inspect_personamem.run.build import build_task, task_arguments
 
 V1: Final = VERSIONS["v1"]
 V2: Final = VERSIONS["v2"]
+V3: Final = VERSIONS["v3"]
 
 
 @task
@@ -372,6 +373,53 @@ def personamem_v2_128k(
     return build_task(V2, task_arguments(V2, locals(), "128k"))
 
 
+@task
+def personamem_v3(
+    family: str = "all",
+    data_dir: str | None = None,
+    repo_id: str = "bowen-upenn/PersonaMem-v3",
+    revision: str = "main",
+    history: str = "full",
+    answer: str = "choice",
+    system_messages: str = "keep",
+    history_layout: str = "authors",
+    keep_history_in_log: bool = False,
+    order: str | None = None,
+    interleave_block: int = 10,
+    # history=rag
+    retriever: str = "dense",
+    # history=rag, history=tools
+    embedder: str = "BAAI/bge-m3",
+    embedding_cache: str | None = None,
+    # history=rag, history=memory, history=tools
+    top_k: int = 5,
+    # history=rag, history=memory
+    memory_prompt: str = "official",
+    # history=memory, history=tools
+    memory: str | None = None,
+    memory_config: str | None = None,
+    # history=tools
+    search: str = "bm25",
+    tool_budget: int = 6,
+    tool_result_chars: int = 6000,
+    # answer=choice, answer=open
+    cache_breakpoints: bool = True,
+    # answer=logprob
+    normalization: str = "tokens",
+    context_window: int | None = None,
+    option_batch_size: int = 4,
+    prefill_chunk: int | None = None,
+    # answer=open
+    grader: str = "role",
+    grader_calibration: int = 50,
+    grader_seed: int = 0,
+    **unknown: Any,
+) -> Task:
+    """PersonaMem-v3: act for a user across five apps' event streams, each query asked
+    after the events before its time (the authors' task prompt; CC-BY-NC-4.0 data)."""
+    return build_task(V3, task_arguments(V3, locals()))
+
+
 TASKS: Final[dict[str, Callable[..., Task]]] = {
     "personamem": personamem,
     "personamem_32k": personamem_32k,
@@ -380,5 +428,6 @@ TASKS: Final[dict[str, Callable[..., Task]]] = {
     "personamem_v2": personamem_v2,
     "personamem_v2_32k": personamem_v2_32k,
     "personamem_v2_128k": personamem_v2_128k,
+    "personamem_v3": personamem_v3,
 }
 """Every task by name, as Inspect registers it."""

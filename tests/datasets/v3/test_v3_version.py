@@ -1,0 +1,193 @@
+"""PersonaMem-v3's entry (`datasets/v3/version.py`) end to end: its task runs under
+`inspect eval` on a generated folder with history=full and history=none, the rule-scored
+queries scored, the judged ones unscored, v3's metrics in the results; what the model is
+sent holds no event at or after the query's time (the decoys the generator places there
+included) and no scorer-only answer; and what v3 has no meaning for is refused in one
+line."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import ChatMessage
+from support.helpers import mock_model
+
+from inspect_personamem.data.asked import AskedAt
+from inspect_personamem.datasets.registry import VERSIONS, version_of_task
+from inspect_personamem.datasets.v3.generator import generate
+from inspect_personamem.datasets.v3.histories import PersonaContexts
+from inspect_personamem.datasets.v3.longctx import event_line
+from inspect_personamem.datasets.v3.samples import SCORER_KEY
+from inspect_personamem.datasets.v3.spec import V3Folder
+from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.datasets.v3.tasks import TASK_TYPES
+from inspect_personamem.datasets.v3.version import NOT_LOCATED, VERSION
+from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
+from inspect_personamem.run.tasks import personamem_v3
+
+TASK = "inspect_personamem/personamem_v3"
+REPLY = json.dumps(
+    {
+        "ranked_indices": list(range(16)),
+        "response": "Here is a careful answer that names several distinct concrete things "
+        "about your week, your plans in the city and what you said you wanted to try next.",
+    }
+)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> V3Folder:
+    return generate(tmp_path_factory.mktemp("v3"), personas=2, queries_per_type=1, seed=5)
+
+
+def test_it_is_registered_with_its_one_task() -> None:
+    assert VERSIONS["v3"] is VERSION
+    assert VERSION.task_names == ("personamem_v3",)
+    assert version_of_task(TASK) is VERSION
+    assert VERSION.cluster == "user_id"
+
+
+def _texts(messages: list[ChatMessage]) -> str:
+    return "\n".join(message.text for message in messages)
+
+
+def _lines(folder: V3Folder) -> dict[str, list[tuple[int, str, str]]]:
+    """Per persona, each event of the history's apps: its time, `app:id` and the line a
+    history would show it as."""
+    contexts = PersonaContexts(PersonaStreams(folder.root / "backend"))
+    return {
+        uid: [
+            (e.source_timestamp, f"{e.app}:{e.source_object_id}", event_line(e.visible_fields))
+            for e in contexts.events(uid)
+        ]
+        for uid in folder.personas
+    }
+
+
+@pytest.mark.parametrize("history", ["full", "none"])
+def test_it_runs_end_to_end_and_nothing_after_a_query_reaches_the_model(
+    folder: V3Folder, tmp_path: Path, history: str
+) -> None:
+    sent: list[str] = []
+
+    def reply(messages: list[ChatMessage]) -> str:
+        sent.append(_texts(messages))
+        return REPLY
+
+    (log,) = inspect_eval(
+        TASK,
+        model=mock_model(reply),
+        task_args={
+            "data_dir": str(folder.root),
+            "history": history,
+            "keep_history_in_log": True,
+        },
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    assert log.samples is not None and log.results is not None
+    assert len(log.samples) == len(sent) == 2 * len(TASK_TYPES)
+    assert (log.eval.metadata or {})["data_release"].startswith("synthetic: ")
+
+    lines = _lines(folder)
+    checked_decoys = 0
+    statuses: dict[str, set[str]] = defaultdict(set)
+    for sample in log.samples:
+        metadata = sample.metadata
+        asked = AskedAt.of(metadata)
+        uid, t = str(metadata["user_id"]), int(metadata["ts"])
+        # what the model received for this sample: the messages before its reply
+        received = _texts([m for m in sample.messages if m.role != "assistant"])
+        assert received in sent
+        before = {line for ts, _, line in lines[uid] if ts < t}
+        for ts, _, line in lines[uid]:
+            if ts >= t and line not in before:  # every event at or after T
+                assert line not in received, (sample.id, ts, t)
+        shown_as = {ref: line for _, ref, line in lines[uid]}
+        for ref in metadata[SCORER_KEY]["_generated_decoys"]:
+            assert ref["ts"] > t
+            decoy = shown_as.get(f"{ref['app']}:{ref['id']}")
+            if decoy is not None and decoy not in before:
+                assert decoy not in received, (sample.id, ref)
+                checked_decoys += 1
+        gold = metadata[SCORER_KEY].get("example_response")
+        if isinstance(gold, str) and len(gold) > 20:
+            assert gold not in received
+        assert "_generated" not in received
+        if history == "full":  # the history before T is there, all of it
+            assert asked.end_index > 1 and all(line in received for line in before)
+        score = next(iter((sample.scores or {}).values()))
+        task = TASK_TYPES[str(metadata["task_type"])]
+        value = float(score.value) if isinstance(score.value, int | float) else math.nan
+        statuses[str((score.metadata or {}).get("status"))].add(metadata["task_type"])
+        if task.judged:
+            assert math.isnan(value), sample.id
+        else:
+            assert not math.isnan(value) and 0 <= value <= 100, sample.id
+    assert checked_decoys > 0
+    assert statuses["judged: not built yet"] == {n for n, t in TASK_TYPES.items() if t.judged}
+    metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    assert {"micro", "macro", "rows", "personas", "gated", "amp_paired_f1"} <= set(metrics)
+    assert metrics["personas"] == 2 and not math.isnan(metrics["micro"])
+    assert any(name.startswith("family_") for name in metrics)
+    assert any(name.startswith("type_") for name in metrics)
+    assert any(name.startswith("app_") for name in metrics)
+    assert any(name.startswith("pipeline_family_") for name in metrics)
+
+
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        ({"answer": "logprob"}, "answer='logprob'"),
+        ({"answer": "open", "grader": "self"}, "answer='open'"),
+        (
+            {"history": "rag", "retriever": "bm25", "memory_prompt": "paper"},
+            "memory_prompt='paper'",
+        ),
+        ({"family": "cooking"}, "family='cooking'"),
+    ],
+)
+def test_what_v3_has_no_meaning_for_is_refused_in_one_line(
+    folder: V3Folder, given: dict[str, Any], says: str
+) -> None:
+    with pytest.raises(PersonaMemArgumentError, match=says) as raised:
+        personamem_v3(data_dir=str(folder.root), **given)
+    assert "\n" not in str(raised.value)
+
+
+def test_without_a_folder_it_says_the_hub_is_not_read_yet(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("PERSONAMEM_V3_DATA_DIR", raising=False)
+    with pytest.raises(PersonaMemDataError, match="not read from the hub yet"):
+        personamem_v3()
+
+
+def test_a_family_selects_its_queries(folder: V3Folder) -> None:
+    task = personamem_v3(data_dir=str(folder.root), family="recommendation")
+    families = {(s.metadata or {})["family"] for s in task.dataset}
+    assert families == {"recommendation"}
+
+
+def test_evidence_is_located_only_where_the_generator_says_and_before_the_query(
+    folder: V3Folder,
+) -> None:
+    task = personamem_v3(data_dir=str(folder.root), history="evidence")
+    contexts = PersonaContexts(PersonaStreams(folder.root / "backend"))
+    located = 0
+    for sample in task.dataset:
+        metadata = sample.metadata or {}
+        evidence = VERSION.evidence(metadata, contexts)
+        end = AskedAt.of(metadata).end_index
+        assert all(stop <= end for _, stop in evidence.spans)
+        located += evidence.located
+        real = {**metadata, SCORER_KEY: {}}
+        assert VERSION.evidence(real, contexts).where == NOT_LOCATED
+    assert located > 0
