@@ -70,9 +70,18 @@ def _lines(folder: V3Folder) -> dict[str, list[tuple[int, str, str]]]:
     }
 
 
-@pytest.mark.parametrize("history", ["full", "none"])
+@pytest.mark.parametrize(
+    ("history", "more"),
+    [
+        ("full", {}),
+        ("none", {}),
+        ("full", {"order": "random"}),
+        ("full", {"history_layout": "events"}),
+    ],
+    ids=["full", "none", "full-random-order", "full-events-layout"],
+)
 def test_it_runs_end_to_end_and_nothing_after_a_query_reaches_the_model(
-    folder: V3Folder, tmp_path: Path, history: str
+    folder: V3Folder, tmp_path: Path, history: str, more: dict[str, Any]
 ) -> None:
     sent: list[str] = []
 
@@ -87,6 +96,7 @@ def test_it_runs_end_to_end_and_nothing_after_a_query_reaches_the_model(
             "data_dir": str(folder.root),
             "history": history,
             "keep_history_in_log": True,
+            **more,
         },
         log_dir=str(tmp_path / "logs"),
         display="none",
