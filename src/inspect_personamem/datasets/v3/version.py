@@ -12,9 +12,10 @@ What is not here yet, and why:
   in the checkout's layout; a folder in the hub's layout is refused in one line;
 - a task per family: `family` selects within the one task (`personamem_v3`), so
   `fixed_values` is empty;
-- the declared data (`reported`, `estimate`, `trying`, `offline`): none yet, so the
-  report shows v3's runs in the common sections and `estimate`, `try`, the oracle and
-  the floor do not offer it;
+- the declared data (`reported`, `estimate`, `trying`, `offline`): none yet, so
+  `estimate`, `try`, the oracle and the floor do not offer it, and the report has nothing
+  of its own for it (whether its common sections read a v3 log, whose metrics are v3's
+  own and have no `accuracy`, the viewer's headline, is not tested yet);
 - evidence: only generated folders say where a query's evidence lies (the generator's
   `_generated_evidence`); for the release it is "not located".
 """
