@@ -24,11 +24,17 @@ if TYPE_CHECKING:
     from inspect_personamem.cost.estimate import CostEstimate
 
 
+def offered() -> dict[str, DatasetVersion[Any]]:
+    """The versions `estimate` offers: those that declare its requests (`estimate`), in
+    the registry's order."""
+    return {key: version for key, version in VERSIONS.items() if version.estimate is not None}
+
+
 def selector_options() -> dict[str, list[DatasetVersion[Any]]]:
-    """Every version's selectors as options (`--split`, ...) -> the versions taking each,
-    in the registry's order."""
+    """Every offered version's selectors as options (`--split`, ...) -> the versions
+    taking each, in the registry's order."""
     options: dict[str, list[DatasetVersion[Any]]] = {}
-    for version in VERSIONS.values():
+    for version in offered().values():
         for selector in version.selectors:
             options.setdefault(option_flag(selector.name), []).append(version)
     return options
@@ -47,9 +53,9 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     parser.add_argument(
         "--dataset",
-        choices=tuple(VERSIONS),
-        default=next(iter(VERSIONS)),
-        help=", ".join(f"{key}: {version.name}" for key, version in VERSIONS.items()),
+        choices=tuple(offered()),
+        default=next(iter(offered())),
+        help=", ".join(f"{key}: {version.name}" for key, version in offered().items()),
     )
     for flag, versions in selector_options().items():
         choices = {c: None for v in versions for c in _selector(v, flag).choices}
