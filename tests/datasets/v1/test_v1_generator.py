@@ -193,7 +193,7 @@ def _end(starts: list[int], session: int, size: int) -> int:
     return starts[session + 1] if session + 1 < len(starts) else size
 
 
-@pytest.mark.parametrize("source", ["excerpt", "real"])
+@pytest.mark.parametrize("source", ["excerpt", pytest.param("real", marks=pytest.mark.slow)])
 def test_histories_fitting_real_rows_hold_each_questions_evidence(
     tmp_path: Path, source: str
 ) -> None:

@@ -101,6 +101,7 @@ def test_scored_by_the_authors_rule(longest_run: tuple[EvalLog, list[list[ChatMe
         assert (sample.scores["v2_choice_scorer"].metadata or {})["pattern"] == 2  # Final Answer:
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_answer_the_known_weakness_reads_t_and_counts_it(small_v2: Path, tmp_path: Path) -> None:
     log = run(small_v2, tmp_path, lambda messages: "Answer: the second one")
     assert log.results is not None
@@ -115,6 +116,7 @@ def test_answer_the_known_weakness_reads_t_and_counts_it(small_v2: Path, tmp_pat
     }
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_options_in_a_user_message_where_asked(small_v2: Path, tmp_path: Path) -> None:
     roles: list[str] = []
 
@@ -195,6 +197,7 @@ def with_label_markers(folder: Path) -> None:
     ],  # fmt: skip
 )
 @pytest.mark.parametrize("answer", ["choice", "open"])
+@pytest.mark.slow  # an end-to-end run
 def test_no_label_reaches_the_model_a_retriever_or_a_memory(
     small_v2: Path, tmp_path: Path, history: dict[str, str], answer: str
 ) -> None:
@@ -222,6 +225,7 @@ def test_no_label_reaches_the_model_a_retriever_or_a_memory(
         assert RecordingMemory.added and set(RecordingMemory.added.values()) == {1}
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_open_answers_are_graded_through_the_grader_role(small_v2: Path, tmp_path: Path) -> None:
     log = run_task(
         TASK,
@@ -252,6 +256,7 @@ def judge_run(
     return log
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_the_authors_judge_scores_through_the_grader_role(small_v2: Path, tmp_path: Path) -> None:
     correct = {r.correct_answer for r in load_questions(V2Source(data_dir=small_v2)).records}
     prompts: list[str] = []
@@ -278,6 +283,7 @@ def test_the_authors_judge_scores_through_the_grader_role(small_v2: Path, tmp_pa
     assert len(prompts) == len(log.samples) + 4 * 4
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_judged_run_is_rejudged_by_another_judge(small_v2: Path, tmp_path: Path) -> None:
     """Inspect's `score` with the judge's scorer and no argument: each question's
     calibration comes from its sample; the model under test is not asked again."""
@@ -299,6 +305,7 @@ def test_a_judged_run_is_rejudged_by_another_judge(small_v2: Path, tmp_path: Pat
         assert sum(isinstance(e, ModelEvent) and e.role != "grader" for e in sample.events) == 1
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_judge_without_a_score_counts_zero_and_apart(small_v2: Path, tmp_path: Path) -> None:
     log = judge_run(small_v2, tmp_path, lambda messages: "It is rather personal.")
     assert log.results is not None
