@@ -17,7 +17,7 @@ from support.helpers import ROOT
 @pytest.mark.parametrize(
     "command",
     [
-        ["prices", "--batch"],
+        pytest.param(["prices", "--batch"], marks=pytest.mark.slow),  # a process of its own
         # one handler in `cli.main` serves every subcommand: the others end to end only
         pytest.param(["prices", "--path"], marks=pytest.mark.slow),
         pytest.param(

@@ -92,6 +92,7 @@ HEAVY = ("torch", "transformers", "sentence_transformers", "mem0", "matplotlib")
 """Libraries of the extras: loaded by what uses them, never by an import alone."""
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_importing_a_tool_loads_no_heavy_library_and_no_tool_above_it() -> None:
     """The report loads no task builder and no offline tool; the command (which loads
     the report too) no task builder; neither loads an extra's library."""

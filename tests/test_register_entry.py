@@ -38,6 +38,7 @@ def written(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # the script in a process of its own
 def test_the_written_entry_is_valid_and_lists_every_registered_task(tmp_path: Path) -> None:
     out = tmp_path / "eval.yaml"
     done = written(

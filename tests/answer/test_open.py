@@ -25,6 +25,7 @@ INSPECT = Path(sys.executable).parent / "inspect"
     ("history", "extra"),
     [("full", {}), ("none", {}), ("rag", {"retriever": "bm25", "top_k": 3})],
 )
+@pytest.mark.slow  # an end-to-end run
 def test_the_model_gets_the_user_message_alone_after_the_history(
     small_split: Path, tmp_path: Path, history: str, extra: dict[str, object]
 ) -> None:
@@ -65,6 +66,7 @@ def test_the_model_gets_the_user_message_alone_after_the_history(
         assert sample.messages[0].text == sample.metadata["user_question_or_message"]
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_with_a_memory_system_too(small_split: Path, tmp_path: Path) -> None:
     log = open_run(
         small_split,

@@ -60,6 +60,7 @@ def always_searching(
     return [("search_history", {"query": "garden"})]
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_model_calling_more_often_than_the_budget_is_made_to_answer_and_counted(
     small_split: Path, tmp_path: Path
 ) -> None:
@@ -79,6 +80,7 @@ def test_a_model_calling_more_often_than_the_budget_is_made_to_answer_and_counte
     assert values["unparsed"] == 0
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_model_that_calls_tools_when_told_to_answer_is_scored_on_what_it_wrote(
     small_split: Path, tmp_path: Path
 ) -> None:
@@ -93,6 +95,7 @@ def test_a_model_that_calls_tools_when_told_to_answer_is_scored_on_what_it_wrote
     assert metrics(log)["unparsed"] == 1
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_calls_past_the_budget_in_one_turn_are_refused(small_split: Path, tmp_path: Path) -> None:
     def greedy(
         messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice
@@ -113,6 +116,7 @@ def test_calls_past_the_budget_in_one_turn_are_refused(small_split: Path, tmp_pa
         assert (record["asked"], record["errors"], record["finished"]) == (5, 2, True)
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_malformed_calls_are_answered_with_an_error_and_counted(
     small_split: Path, tmp_path: Path
 ) -> None:
@@ -137,6 +141,7 @@ def test_malformed_calls_are_answered_with_an_error_and_counted(
     assert metrics(log)["tool_errors"] == 9
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_question_a_limit_stops_between_tool_calls_is_not_scored(
     small_split: Path, tmp_path: Path
 ) -> None:
@@ -177,6 +182,7 @@ def test_the_log_keeps_the_question_the_calls_their_results_and_the_reply(
 
 
 @pytest.mark.parametrize("answer", ["choice", "open"])
+@pytest.mark.slow  # an end-to-end run
 def test_a_model_that_calls_no_tool_answers_as_without_history(
     small_split: Path, tmp_path: Path, answer: str
 ) -> None:

@@ -34,6 +34,7 @@ def test_token_counts_come_from_the_question_file(small_split: Path) -> None:
     assert result.ideal_cached_tokens == ideal_cached_tokens(requests_for(records))
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_limit_counts_the_questions_inspect_eval_limit_asks(
     small_split: Path, tmp_path: Path
 ) -> None:
@@ -97,6 +98,7 @@ def test_the_estimate_prices_a_batch_by_the_providers_terms(
     assert "batch cost            no batch terms known for x" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_compare_reads_the_usage_the_provider_reported(
     small_split: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -145,7 +145,11 @@ def test_other_repository_and_revision(small_split: Path, tmp_path: Path) -> Non
             "the hub's host personamem-test.invalid cannot be",
             marks=pytest.mark.slow,
         ),
-        ("http://127.0.0.1:{port}", "no connection to the hub at 127.0.0.1:{port}"),
+        pytest.param(  # a process of its own
+            "http://127.0.0.1:{port}",
+            "no connection to the hub at 127.0.0.1:{port}",
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_an_unreachable_hub_fails_at_once_not_after_retries(
@@ -232,6 +236,7 @@ def test_a_run_that_reads_the_history_still_needs_the_context_file(tmp_path: Pat
         data_release(real_questions(tmp_path / "data"))
 
 
+@pytest.mark.slow  # the real question file
 def test_generated_histories_beside_the_real_questions_are_synthetic(tmp_path: Path) -> None:
     """What `inspect-personamem try --questions` writes: a run that reads the generated
     contexts is on synthetic data, one that reads only the real questions is not."""
@@ -242,6 +247,7 @@ def test_generated_histories_beside_the_real_questions_are_synthetic(tmp_path: P
     assert data_release(folder, "none") == "released"
 
 
+@pytest.mark.slow  # the real question file
 def test_unmarked_contexts_are_checked_against_the_released_contexts(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -279,6 +285,7 @@ def test_a_question_file_cut_at_a_row_boundary_says_where(
     )
 
 
+@pytest.mark.slow  # the real question file
 def test_a_question_file_cut_inside_its_last_number_names_the_row(tmp_path: Path) -> None:
     """The last row's end index loses its last digit: as many rows, valid CSV, the row
     still readable; the row table names it as cut short."""

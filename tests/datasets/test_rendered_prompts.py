@@ -86,7 +86,10 @@ def _digest(case: str, data: Path, log_dir: Path) -> tuple[str, str]:
     return hashlib.sha256(payload.encode()).hexdigest(), every_text
 
 
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize(  # each an end-to-end run: v1's choice answer in the fast suite
+    "case", [case if case == "v1 choice" else pytest.param(case, marks=pytest.mark.slow)
+             for case in CASES]
+)  # fmt: skip
 def test_what_the_model_is_sent_is_pinned(
     case: str, small_split: Path, small_v2: Path, tmp_path: Path
 ) -> None:

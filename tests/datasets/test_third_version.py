@@ -41,6 +41,7 @@ def cli(*args: str, env_root: Path) -> tuple[int, str]:
     return code, out.getvalue()
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_its_task_runs_under_inspect_eval(registered_toy: Tasks, tmp_path: Path) -> None:
     data = tmp_path / "toy"
     questions = generate(data, "short", questions=12)

@@ -62,6 +62,7 @@ def pairs(messages: Sequence[ChatMessage]) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("answer", ["choice", "open"])
 @pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.slow  # an end-to-end run
 def test_the_model_is_sent_the_evidence_then_the_question(
     version: str, answer: str, data: Path, tmp_path: Path
 ) -> None:
@@ -106,6 +107,7 @@ def snippets(data: Path) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.slow  # an end-to-end run
 def test_a_memory_returning_exactly_the_evidence_finds_all_of_it(
     version: str, data: Path, tmp_path: Path
 ) -> None:
@@ -121,6 +123,7 @@ def test_a_memory_returning_exactly_the_evidence_finds_all_of_it(
     assert {s.metadata["retrieval"]["status"] for s in log.samples or []} == {"found"}
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_memory_returning_the_questions_own_session_finds_only_evidence_there(
     small_split: Path, tmp_path: Path
 ) -> None:
@@ -137,6 +140,7 @@ def test_a_memory_returning_the_questions_own_session_finds_only_evidence_there(
     assert values["evidence_found"] == values["evidence_mrr"] == own / len(samples)
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_items_without_positions_are_counted_apart_never_as_misses(
     small_split: Path, tmp_path: Path
 ) -> None:
@@ -146,6 +150,7 @@ def test_items_without_positions_are_counted_apart_never_as_misses(
     assert all(math.isnan(values[name]) for name in ("evidence_found", "evidence_recall"))
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_memorys_add_and_search_times_reach_the_log_and_the_metrics(
     small_split: Path, tmp_path: Path
 ) -> None:
@@ -162,6 +167,7 @@ def test_a_memorys_add_and_search_times_reach_the_log_and_the_metrics(
     assert calls > 0
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_bm25_finds_most_questions_evidence_on_generated_v1_data(
     small_split: Path, tmp_path: Path
 ) -> None:

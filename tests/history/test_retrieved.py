@@ -146,8 +146,8 @@ def logged(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Logged:
 
 
 @pytest.mark.parametrize(
-    "order",  # the default (interleaved) and the one that rebuilds memories in the fast suite
-    [pytest.param(None, id="default"), "random"]
+    "order",  # the default (interleaved) first, then the one that rebuilds memories
+    [pytest.param(None, id="default"), pytest.param("random", marks=pytest.mark.slow)]
     + [
         pytest.param(o, marks=pytest.mark.slow)
         for o in ORDERS
@@ -156,10 +156,14 @@ def logged(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Logged:
 )
 @pytest.mark.parametrize(
     "method",
-    [
-        pytest.param(method, marks=pytest.mark.memory) if method in NEEDS_MEMORY_EXTRA else method
+    [  # the fast suite runs the whole history in the default order; the rest end to end
+        pytest.param(method, marks=pytest.mark.memory)
+        if method in NEEDS_MEMORY_EXTRA
+        else method
+        if method == "generate"
+        else pytest.param(method, marks=pytest.mark.slow)
         for method in sorted(METHODS)
-    ],
+    ],  # fmt: skip
 )
 def test_nothing_past_the_end_index_reaches_the_model(
     data: Path, tmp_path: Path, method: str, order: str | None, request: pytest.FixtureRequest,
@@ -223,6 +227,7 @@ def test_nothing_past_the_end_index_reaches_the_model(
     assert calls or method != "memory-mcp"
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_ascending_order_adds_each_message_once(logged: Logged) -> None:
     log, spies = logged("memory", None)  # the default order: by end index in each context
     assert log.samples
@@ -239,6 +244,7 @@ def test_ascending_order_adds_each_message_once(logged: Logged) -> None:
     assert sum(s.metadata["memory"]["added_messages"] for s in log.samples) == sum(longest.values())
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_lower_end_index_rebuilds_the_memory(logged: Logged) -> None:
     log, spies = logged("memory", "random")
     assert log.samples
@@ -288,6 +294,7 @@ def test_embeddings_computed_once_and_cached_on_disk(
         ("support.memories:MalformedMemory", "search result 0 is dict, not a str or MemoryItem"),
     ],
 )
+@pytest.mark.slow  # an end-to-end run
 def test_a_failing_memory_names_the_question_and_the_component(
     data: Path, tmp_path: Path, memory: str, expected: str
 ) -> None:
@@ -319,6 +326,7 @@ def test_a_failed_add_never_leaves_a_partial_memory(data: Path) -> None:
     assert found.items[0].text == f"held {len(first) - 1}"
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_failing_embedding_endpoint_names_the_question(
     data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -335,6 +343,7 @@ def test_a_failing_embedding_endpoint_names_the_question(
     assert "HTTP 503" in log.error.message
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_dense_retrieval_through_an_openai_compatible_endpoint(
     data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

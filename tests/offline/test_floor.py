@@ -26,6 +26,7 @@ def floor_run(data: Path, log_dir: Path, rule: str, **task_args: object) -> Eval
 
 
 @pytest.mark.parametrize("shuffle", [None, 3])
+@pytest.mark.slow  # an end-to-end run
 def test_longest_picks_the_longest_option_shown(
     small_split: Path, tmp_path: Path, shuffle: int | None
 ) -> None:
@@ -72,6 +73,7 @@ def test_random_is_repeatable_and_uses_every_letter() -> None:
     assert set(picks) == {0, 1, 2, 3}
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_floor_arguments_and_prompts_it_cannot_read(small_split: Path, tmp_path: Path) -> None:
     with pytest.raises(PersonaMemArgumentError, match="rule='shortest': choose one of"):
         get_model("personamem/floor", rule="shortest")
@@ -86,6 +88,7 @@ def test_floor_arguments_and_prompts_it_cannot_read(small_split: Path, tmp_path:
     assert "reads the official prompt" in log.error.message
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_the_floor_answers_personamem_v2_prompts(small_v2: Path, tmp_path: Path) -> None:
     """Longest option on v2: right exactly where the correct answer is the one longest."""
     (log,) = inspect_eval(

@@ -63,6 +63,7 @@ def sure_oracle_run(
 
 
 @pytest.mark.parametrize(("chance", "expected"), [(1.0, 1.0), (0.0, 0.0)])
+@pytest.mark.slow  # an end-to-end run
 def test_oracle_answers_right_with_the_chosen_probability(
     small_split: Path, tmp_path: Path, chance: float, expected: float
 ) -> None:
@@ -77,6 +78,7 @@ def test_oracle_answers_right_with_the_chosen_probability(
         ("personamem_v2_32k", "small_v2", "benchmark/text/benchmark.csv"),
     ],
 )
+@pytest.mark.slow  # an end-to-end run
 def test_oracle_runs_and_scores_the_evidence_alone_on_both_versions(
     task: str, data: str, questions: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
@@ -97,6 +99,7 @@ def test_oracle_runs_and_scores_the_evidence_alone_on_both_versions(
         ("personamem_v2_32k", "small_v2", "benchmark/text/benchmark.csv"),
     ],
 )
+@pytest.mark.slow  # an end-to-end run
 def test_oracle_searches_reads_then_answers_with_history_tools(
     task: str, data: str, questions: str, answer: str, tmp_path: Path,
     request: pytest.FixtureRequest,
@@ -193,6 +196,7 @@ def test_oracle_with_a_question_file_missing_here_says_what_to_pass(
         OracleModel("oracle", questions=missing)
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_oracle_names_a_question_it_does_not_know(small_split: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
     generate_split(other, "32k", contexts=1, min_messages=20, max_messages=30, questions=2, seed=9)

@@ -39,6 +39,7 @@ def sent(log: EvalLog) -> dict[str, list[ChatMessage]]:
         {"history": "memory", "memory": "support.memories:SpyMemory"},
     ],
 )
+@pytest.mark.slow  # a run per history
 def test_every_history_composes_with_the_choice_answer(
     small_split: Path, tmp_path: Path, history: dict[str, Any]
 ) -> None:

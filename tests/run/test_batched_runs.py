@@ -39,15 +39,13 @@ HISTORIES: dict[str, dict[str, Any]] = {
     "rag": {"history": "rag", "retriever": "bm25", "top_k": 3},
     "memory": {"history": "memory", "memory": "support.memories:SpyMemory"},
 }
-FAST = {("full", "choice"), ("none", "open"), ("memory", "choice")}
-"""The combinations the fast suite runs (each about 1.5 s, an open one 3.5 s): every
-answer, and a source of each kind (the history, none, a plug-in)."""
 COMBINATIONS = [
-    pytest.param(history, answer, id=f"{history}-{answer}",
-                 marks=() if (history, answer) in FAST else pytest.mark.slow)
+    pytest.param(history, answer, id=f"{history}-{answer}", marks=pytest.mark.slow)
     for history in HISTORIES
     for answer in ("choice", "open")
 ]  # fmt: skip
+"""Every combination, each two runs (one through the stand-in Batch API server): slow,
+all of them (each about 1.5 s on an idle machine, an open one 3.5 s)."""
 
 
 @pytest.fixture(scope="module")

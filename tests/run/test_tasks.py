@@ -155,6 +155,7 @@ def test_the_inspect_command_prints_a_deliberate_error_alone(
     assert not (tmp_path / "logs").exists()
 
 
+@pytest.mark.slow  # a run and its retry
 def test_a_relative_path_is_named_in_a_warning_and_the_log_retries_from_its_folder(
     small_split: Path,
     tmp_path: Path,
@@ -204,7 +205,10 @@ def default_run(split: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[
     return log, recorder
 
 
-@pytest.mark.parametrize("policy", ["keep", "merge", "drop"])
+@pytest.mark.parametrize(  # the default's run is read by other tests too: the fast one
+    "policy", ["keep", pytest.param("merge", marks=pytest.mark.slow),
+               pytest.param("drop", marks=pytest.mark.slow)]
+)  # fmt: skip
 def test_history_joined_at_solve_time_under_each_policy(
     split: Path, tmp_path: Path, policy: str, default_run: tuple[EvalLog, Recorder]
 ) -> None:
@@ -237,6 +241,7 @@ def test_history_joined_at_solve_time_under_each_policy(
         assert all(m.role != "system" for sent in recorder.sent.values() for m in sent)
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_keep_history_in_log_leaves_it_in_the_messages(small_split: Path, tmp_path: Path) -> None:
     log = run_task(
         "inspect_personamem/personamem_32k",
@@ -251,6 +256,7 @@ def test_keep_history_in_log_leaves_it_in_the_messages(small_split: Path, tmp_pa
         assert len(sample.messages) == end + 2
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_no_history_sends_the_question_alone(small_split: Path, tmp_path: Path) -> None:
     recorder = Recorder()
     log = run_task(
@@ -285,6 +291,7 @@ def test_metric_values_match_a_recomputation(
     assert {score_of(s).answer for s in log.samples} == {"(c)"}
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_unanswered_and_ambiguous_replies_count_as_incorrect(
     small_split: Path, tmp_path: Path
 ) -> None:
@@ -304,6 +311,7 @@ def test_unanswered_and_ambiguous_replies_count_as_incorrect(
     assert sorted(statuses) == ["multiple"] * 3 + ["none"] * 3
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_shuffled_options_are_scored_against_the_remapped_target(
     small_split: Path, tmp_path: Path
 ) -> None:

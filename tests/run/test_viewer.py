@@ -22,6 +22,7 @@ def answered_c(small_split: Path, tmp_path: Path) -> EvalLog:
     )
 
 
+@pytest.mark.slow  # a run read through the viewer's data
 def test_the_log_declares_accuracy_its_headline(answered_c: EvalLog) -> None:
     assert answered_c.eval.headline_metric is not None
     assert answered_c.eval.headline_metric.metric == "accuracy"
@@ -31,6 +32,7 @@ def test_the_log_declares_accuracy_its_headline(answered_c: EvalLog) -> None:
     assert resolved.metric.value == answered_c.results.scores[0].metrics["accuracy"].value
 
 
+@pytest.mark.slow  # a run read through the viewer's data
 def test_the_sample_list_shows_the_logged_scorer_as_its_verdict_column(
     answered_c: EvalLog,
 ) -> None:
@@ -44,6 +46,7 @@ def test_the_sample_list_shows_the_logged_scorer_as_its_verdict_column(
     assert ids[:4] == ["sampleId", "input", "target", "answer"]
 
 
+@pytest.mark.slow  # a run read through the viewer's data
 def test_the_score_panel_names_the_correct_options_text(answered_c: EvalLog) -> None:
     for sample in answered_c.samples or []:
         assert sample.scores is not None

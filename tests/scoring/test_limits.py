@@ -93,6 +93,7 @@ def answer_a(messages: list[ChatMessage]) -> str:
     return "<final_answer>(a)"
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_message_limit_leaves_questions_unscored(small_split: Path, tmp_path: Path) -> None:
     log = run_task(
         TASK, mock_model(answer_a), tmp_path, {"data_dir": str(small_split)}, message_limit=40
@@ -111,6 +112,7 @@ def test_a_time_limit_on_a_hanging_model_leaves_questions_unscored(
     assert scored and limited
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_token_limit_leaves_questions_unscored(small_split: Path, tmp_path: Path) -> None:
     def a_token_a_message(
         messages: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig
@@ -127,6 +129,7 @@ def test_a_token_limit_leaves_questions_unscored(small_split: Path, tmp_path: Pa
     assert scored and limited
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_cost_limit_leaves_questions_unscored(small_split: Path, tmp_path: Path) -> None:
     """Priced by the package's table (Inspect's `--model-cost-config`), a question whose
     first call costs more than `--cost-limit` is stopped as by any other limit. The
@@ -147,6 +150,7 @@ def test_a_cost_limit_leaves_questions_unscored(small_split: Path, tmp_path: Pat
     assert limited == sum(cost > limit for cost in spent) > 0 and scored
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_every_history_and_method_is_unscored_when_stopped(
     small_split: Path, tmp_path: Path
 ) -> None:

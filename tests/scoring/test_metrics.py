@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
 from inspect_ai.scorer import CORRECT, INCORRECT, SampleScore, Score
 from inspect_ai.util import registry_info
 from support.helpers import mock_model, run_task
@@ -90,6 +91,7 @@ def test_unparsed_of_no_scores_is_nan() -> None:
     assert math.isnan(unparsed()([]))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_groups_are_stored_in_order_in_a_real_log(tmp_path: Path) -> None:
     """`inspect view` shows the metrics in the log's order: sessions by number (10 after
     9, not after 1), categories in the paper's order with their macro average last."""

@@ -18,7 +18,7 @@ from inspect_personamem.datasets.v1.generator import evidence_marker
 from inspect_personamem.datasets.v1.records import read_questions
 
 
-@pytest.mark.parametrize("source", ["excerpt", "real"])
+@pytest.mark.parametrize("source", ["excerpt", pytest.param("real", marks=pytest.mark.slow)])
 def test_histories_fitting_real_rows_hold_each_questions_evidence(
     tmp_path: Path, source: str
 ) -> None:

@@ -105,6 +105,7 @@ def test_interleaving_caches_what_file_order_loses(small_v2: Path) -> None:
     assert in_file.better_order() == "interleaved"
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_limit_counts_the_questions_inspect_eval_limit_asks(
     small_v2: Path, tmp_path: Path
 ) -> None:

@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
 from inspect_ai import score
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, read_eval_log
@@ -39,6 +40,7 @@ def judge_run(
     return log
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_the_authors_judge_scores_through_the_grader_role(small_v2: Path, tmp_path: Path) -> None:
     correct = {r.correct_answer for r in load_questions(V2Source(data_dir=small_v2)).records}
     prompts: list[str] = []
@@ -65,6 +67,7 @@ def test_the_authors_judge_scores_through_the_grader_role(small_v2: Path, tmp_pa
     assert len(prompts) == len(log.samples) + 4 * 4
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_judged_run_is_rejudged_by_another_judge(small_v2: Path, tmp_path: Path) -> None:
     """Inspect's `score` with the judge's scorer and no argument: each question's
     calibration comes from its sample; the model under test is not asked again."""
@@ -86,6 +89,7 @@ def test_a_judged_run_is_rejudged_by_another_judge(small_v2: Path, tmp_path: Pat
         assert sum(isinstance(e, ModelEvent) and e.role != "grader" for e in sample.events) == 1
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_judge_without_a_score_counts_zero_and_apart(small_v2: Path, tmp_path: Path) -> None:
     log = judge_run(small_v2, tmp_path, lambda messages: "It is rather personal.")
     assert log.results is not None

@@ -158,6 +158,7 @@ def test_decay_takes_its_step_for_each_distance_bin_past_the_first(
     assert all(by_bin[0]) and not any(by_bin[2])
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_prompt_not_in_the_file_is_named(v2_data: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
     generate_v2(other, shape=SHAPE, seed=9)

@@ -96,6 +96,7 @@ def test_scored_by_the_authors_rule(longest_run: tuple[EvalLog, list[list[ChatMe
         assert (sample.scores["v2_choice_scorer"].metadata or {})["pattern"] == 2  # Final Answer:
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_answer_the_known_weakness_reads_t_and_counts_it(small_v2: Path, tmp_path: Path) -> None:
     log = run(small_v2, tmp_path, lambda messages: "Answer: the second one")
     assert log.results is not None
@@ -110,6 +111,7 @@ def test_answer_the_known_weakness_reads_t_and_counts_it(small_v2: Path, tmp_pat
     }
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_options_in_a_user_message_where_asked(small_v2: Path, tmp_path: Path) -> None:
     roles: list[str] = []
 
@@ -179,6 +181,7 @@ def with_label_markers(folder: Path) -> None:
         writer.writerows(rows)
 
 
+@pytest.mark.slow  # an end-to-end run
 @pytest.mark.parametrize(
     "history",
     [
@@ -217,6 +220,7 @@ def test_no_label_reaches_the_model_a_retriever_or_a_memory(
         assert RecordingMemory.added and set(RecordingMemory.added.values()) == {1}
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_open_answers_are_graded_through_the_grader_role(small_v2: Path, tmp_path: Path) -> None:
     log = run_task(
         TASK,

@@ -63,6 +63,7 @@ def no_model_call(log: EvalLog) -> bool:
         (True, "names position True, not an integer"),
     ],
 )
+@pytest.mark.slow  # an end-to-end run
 def test_an_item_outside_the_visible_history_stops_the_run_naming_it(
     data: Path, tmp_path: Path, position: object, problem: str
 ) -> None:
@@ -76,6 +77,7 @@ def test_an_item_outside_the_visible_history_stops_the_run_naming_it(
     assert no_model_call(log)
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_an_item_too_long_stops_the_run_naming_it(data: Path, tmp_path: Path) -> None:
     log = run_memory(data, tmp_path, "support.memories:HugeItemMemory", limit=3)
     assert log.status == "error" and log.error is not None

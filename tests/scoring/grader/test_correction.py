@@ -99,6 +99,7 @@ def _simulated_run(seed: int) -> Run:
     return replies, sensitivity, false
 
 
+@pytest.mark.slow  # 200 simulated runs
 def test_the_interval_covers_the_true_accuracy_the_judged_one_misses() -> None:
     """200 simulated runs: the 95% interval covers the true accuracy in at least 90%
     of them, and the corrected accuracy is nearly unbiased, where the judged accuracy

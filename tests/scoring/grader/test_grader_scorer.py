@@ -71,6 +71,7 @@ def test_oracle_as_model_and_grader(small_split: Path, tmp_path: Path) -> None:
         assert meta["self_graded"] is False
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_the_oracle_errs_with_its_chance_and_the_grader_sees_it(
     small_split: Path, tmp_path: Path
 ) -> None:
@@ -94,6 +95,7 @@ KINDS = ("identity", "generic", "mixed", "length", "reorder")
         (wrong, (0.0, 0.0, 0.0, 0.0, 1.0), 0.0),
     ],
 )
+@pytest.mark.slow  # an end-to-end run
 def test_each_grader_shows_in_the_trials_of_its_kind(
     small_split: Path,
     tmp_path: Path,
@@ -134,6 +136,7 @@ def test_each_grader_shows_in_the_trials_of_its_kind(
         assert 0.0 < found["accuracy"] < 1.0
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_the_accuracy_is_corrected_by_the_rates_the_trials_measured(
     small_split: Path, tmp_path: Path
 ) -> None:
@@ -150,6 +153,7 @@ def test_the_accuracy_is_corrected_by_the_rates_the_trials_measured(
     assert found["accuracy_corrected"] < found["accuracy_corrected_high"]
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_grader_answering_nonsense_is_counted_unreadable(
     small_split: Path, tmp_path: Path
 ) -> None:
@@ -160,6 +164,7 @@ def test_a_grader_answering_nonsense_is_counted_unreadable(
     assert {meta["status"] for meta in scores(log)} == {"unreadable"}
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_calibration_zero_skips_it(small_split: Path, tmp_path: Path) -> None:
     log = open_run(
         small_split, tmp_path, {"grader": "personamem/oracle"}, limit=3, grader_calibration=0
@@ -169,6 +174,7 @@ def test_calibration_zero_skips_it(small_split: Path, tmp_path: Path) -> None:
     assert found["grader_identity"] != found["grader_identity"]  # NaN: nothing measured
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_self_grading_only_when_asked_and_marked(small_split: Path, tmp_path: Path) -> None:
     asked: list[str] = []
 
@@ -196,6 +202,7 @@ def test_self_grading_only_when_asked_and_marked(small_split: Path, tmp_path: Pa
     assert metrics(log)["grader_none"] == 1.0
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_the_grader_is_recorded_alike_however_the_model_under_test_grades(
     small_split: Path, tmp_path: Path
 ) -> None:
@@ -214,6 +221,7 @@ def test_the_grader_is_recorded_alike_however_the_model_under_test_grades(
     assert records[0] == records[1]
 
 
+@pytest.mark.slow  # an end-to-end run
 def test_a_failing_grader_leaves_the_question_unscored(small_split: Path, tmp_path: Path) -> None:
     def reply(messages: list[ChatMessage]) -> str:
         raise RuntimeError("grader service down")

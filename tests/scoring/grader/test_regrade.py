@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from inspect_ai import score
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
@@ -41,6 +42,7 @@ def gradings(log: EvalLog) -> dict[str, tuple[list[str], bool]]:
     return found
 
 
+@pytest.mark.slow  # a run, then its regrading
 def test_an_open_run_regraded_by_another_grader(small_split: Path, tmp_path: Path) -> None:
     """Graded first by a grader that always names the first candidate, then re-graded
     by the oracle, which names the candidate the reply is."""
@@ -73,6 +75,7 @@ def test_an_open_run_regraded_by_another_grader(small_split: Path, tmp_path: Pat
     assert run.grader is not None and run.grader.model == (ORACLE, ())
 
 
+@pytest.mark.slow  # a run, then its regrading
 def test_inspect_score_regrades_from_the_log_alone(small_split: Path, tmp_path: Path) -> None:
     """`inspect score LOG --scorer inspect_personamem/graded_scorer --model-role
     grader=...`, with no scorer argument: the run's candidate orders (of a seed not the

@@ -114,6 +114,7 @@ def _right(trial: Trial) -> int | None:
     return None if named is None else trial.order[named]
 
 
+@pytest.mark.slow  # the real file
 def test_the_oracle_gives_the_right_verdict_on_every_trial_of_the_real_file() -> None:
     with require(REAL_QUESTIONS).open(encoding="utf-8", newline="") as file:
         rows = list(csv.DictReader(file))

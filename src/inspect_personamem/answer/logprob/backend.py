@@ -20,12 +20,17 @@ without the `local` extra.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import anyio
-from inspect_ai.model import Model
+from inspect_ai.model import Model, ModelAPI
+
+if TYPE_CHECKING:
+    from inspect_ai.model._providers.hf import HuggingFaceAPI
+    from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
 
 from inspect_personamem.answer.logprob.stats import ForwardStats, Scored
 from inspect_personamem.answer.logprob.template import OptionPrompt, PrefixEncoder
@@ -58,12 +63,12 @@ async def backend_for(
     option_batch_size: int,
     prefill_chunk: int | None = None,
 ) -> Backend:
-    """The back end for `model`; raise if its provider cannot give prompt log-probabilities."""
-    from inspect_ai.model._providers.hf import HuggingFaceAPI
-    from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
+    """The back end for `model`; raise if its provider cannot give prompt log-probabilities.
 
+    The provider is told apart without importing its module (Inspect's hf/ provider
+    imports torch): a model of that provider was made by it, so its module is loaded."""
     api = model.api
-    if isinstance(api, HuggingFaceAPI):
+    if _is_hf(api):
         from inspect_personamem.answer.logprob.hf import SharedPrefixLogprobs
         from inspect_personamem.answer.logprob.hf import context_window as hf_context_window
 
@@ -85,7 +90,7 @@ async def backend_for(
             stats=logprobs.stats,
             encoder=PrefixEncoder(api.tokenizer),
         )
-    if isinstance(api, OpenAICompatibleAPI):
+    if _is_openai_compatible(api):
         from transformers import AutoTokenizer
 
         from inspect_personamem.answer.logprob.server import CompletionsLogprobs
@@ -111,6 +116,24 @@ async def backend_for(
         f"provider of {model.name!r} cannot give: use hf/<model> (local transformers) or "
         "vllm/<model> (a vLLM server)"
     )
+
+
+def _is_hf(api: ModelAPI) -> TypeGuard[HuggingFaceAPI]:
+    """Whether `api` is Inspect's hf/ provider, without importing it (nor torch)."""
+    return _is_instance(api, "inspect_ai.model._providers.hf", "HuggingFaceAPI")
+
+
+def _is_openai_compatible(api: ModelAPI) -> TypeGuard[OpenAICompatibleAPI]:
+    """Whether `api` is an OpenAI-compatible provider (vllm/, openai-api/), without
+    importing it."""
+    return _is_instance(api, "inspect_ai.model._providers.openai_compatible", "OpenAICompatibleAPI")
+
+
+def _is_instance(api: ModelAPI, module: str, name: str) -> bool:
+    """Whether `api` is an instance of class `name` of `module`: never true where the
+    module is not loaded, so it is not imported to ask."""
+    loaded = sys.modules.get(module)
+    return loaded is not None and isinstance(api, getattr(loaded, name))
 
 
 def _require_chat_template(tokenizer: Any, name: str) -> None:
