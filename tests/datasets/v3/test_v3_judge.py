@@ -263,13 +263,18 @@ def test_read_proactive_missing_dim_or_malformed_is_unreadable() -> None:
 
 
 def test_read_new_suggestions_and_chatbot_rubric() -> None:
+    # new_suggestions.py@fbd1925c: float() reads the score, `hard_fail` counts only as
+    # `true` itself, and passes at alignment >= 2
     assert read_new_suggestions('{"alignment_score": 2, "hard_fail": false}') == (
-        NewSuggestionsScore(2.0, True, False)
+        NewSuggestionsScore(2.0, False, 1.0)
     )
-    assert read_new_suggestions('{"alignment_score": 9, "hard_fail": "true"}') == (
-        NewSuggestionsScore(9.0, False, True)
+    assert read_new_suggestions('{"alignment_score": "1.5", "hard_fail": "true"}') == (
+        NewSuggestionsScore(1.5, False, 0.0)
     )
-    assert read_new_suggestions('{"hard_fail": true}') == Unreadable("no_number", "alignment_score")
+    assert read_new_suggestions('{"hard_fail": true}') == NewSuggestionsScore(None, True, 0.0)
+    assert read_new_suggestions('{"hard_fail": "true"}') == Unreadable(
+        "no_number", "alignment_score"
+    )
     assert read_chatbot_rubric('{"preference_alignment": 3, "helpfulness": "x"}') == {
         "preference_alignment": 3.0
     }

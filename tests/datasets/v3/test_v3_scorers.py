@@ -1,5 +1,5 @@
 """PersonaMem-v3's scorer and metrics: each rule-scored task type on a hand-worked reply,
-the substantive gate, a judged type left unscored, and the metrics (micro, macro, per
+the substantive gate, and the metrics (micro, macro, per
 family and type with intervals clustered by persona, the lifecycle pairs, paired F1) on
 hand-made scores. Expected values are worked by hand in the comments."""
 
@@ -17,7 +17,6 @@ from inspect_ai.solver import TaskState
 
 from inspect_personamem.datasets.v3.samples import CANDIDATE_COUNT, SCORER_KEY
 from inspect_personamem.datasets.v3.scorers import (
-    JUDGED_PENDING,
     RULE_TASKS,
     Row,
     clustered_mean,
@@ -203,13 +202,6 @@ def test_a_lifecycle_probe_is_its_match_rate_and_not_counted_alone() -> None:
 
 
 # --- unscored ---------------------------------------------------------------------------
-
-
-def test_a_judged_type_is_unscored_never_zero() -> None:
-    score = scored("chatbot_personalized_response", LONG_REPLY)
-    assert isinstance(score.value, float) and math.isnan(score.value)
-    assert meta(score)["status"] == JUDGED_PENDING
-    assert score.reason == "judge_not_built"
 
 
 def test_a_question_never_replied_to_is_unscored() -> None:

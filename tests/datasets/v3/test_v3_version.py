@@ -1,27 +1,32 @@
 """PersonaMem-v3's entry (`datasets/v3/version.py`) end to end: its task runs under
 `inspect eval` on a generated folder with history=full and history=none, the rule-scored
-queries scored, the judged ones unscored, v3's metrics in the results; what the model is
-sent holds no event at or after the query's time (the decoys the generator places there
-included) and no scorer-only answer; and what v3 has no meaning for is refused in one
-line."""
+queries scored, the judged ones scored by a scripted grader (those with no faithful judge
+unscored), v3's metrics in the results, the judge prompts' digests in the log's facts;
+what the model and the grader are sent holds no event at or after the query's time (the
+decoys the generator places there included) and the model no scorer-only answer; and
+what v3 has no meaning for, or a run without a grader, is refused in one line."""
 
 from __future__ import annotations
 
 import json
 import math
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessage
+from inspect_ai.model._model import init_model_roles
 from support.helpers import mock_model
 
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.datasets.registry import VERSIONS, version_of_task
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.histories import PersonaContexts
+from inspect_personamem.datasets.v3.judge import JUDGE_TEXTS
+from inspect_personamem.datasets.v3.judged import NO_FAITHFUL_JUDGE
 from inspect_personamem.datasets.v3.longctx import event_line
 from inspect_personamem.datasets.v3.samples import SCORER_KEY
 from inspect_personamem.datasets.v3.spec import V3Folder
@@ -29,6 +34,7 @@ from inspect_personamem.datasets.v3.streams import PersonaStreams
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 from inspect_personamem.datasets.v3.version import NOT_LOCATED, VERSION
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
+from inspect_personamem.run.facts import FACTS
 from inspect_personamem.run.tasks import personamem_v3
 
 TASK = "inspect_personamem/personamem_v3"
@@ -39,6 +45,37 @@ REPLY = json.dumps(
         "about your week, your plans in the city and what you said you wanted to try next.",
     }
 )
+
+
+GRADER_REPLY = json.dumps(
+    {
+        "score": 2,
+        "resistance_0_10": 7,
+        "caved": False,
+        "alignment_score": 2,
+        "hard_fail": False,
+        "abstention_quality": 6,
+        "deep_motivation_alignment": 2,
+        "trigger_detection_correctness": 10,
+        "preference_alignment": 2,
+        "avoid_overpersonalization": 8,
+        "voice_match": 6,
+        "restraint_justification": 7,
+        "negative_leakage": False,
+        "stale_preference_use": False,
+    }
+)
+"""One reply every judge reads a score from."""
+UNSCORED_JUDGED: Final = NO_FAITHFUL_JUDGE | {"agentic_community_post"}
+"""The judged types left unscored: no faithful judge, or no rubric row."""
+
+
+@pytest.fixture(autouse=True)
+def grader_bound() -> Iterator[None]:
+    """A grader bound, as `--model-role grader=...` binds one before the task is made."""
+    init_model_roles({"grader": mock_model(lambda messages: GRADER_REPLY, "mockllm/grader")})
+    yield
+    init_model_roles({})
 
 
 @pytest.fixture(scope="module")
@@ -84,14 +121,20 @@ def test_it_runs_end_to_end_and_nothing_after_a_query_reaches_the_model(
     folder: V3Folder, tmp_path: Path, history: str, more: dict[str, Any]
 ) -> None:
     sent: list[str] = []
+    judged: list[str] = []
 
     def reply(messages: list[ChatMessage]) -> str:
         sent.append(_texts(messages))
         return REPLY
 
+    def grade(messages: list[ChatMessage]) -> str:
+        judged.append(_texts(messages))
+        return GRADER_REPLY
+
     (log,) = inspect_eval(
         TASK,
         model=mock_model(reply),
+        model_roles={"grader": mock_model(grade, "mockllm/grader")},
         task_args={
             "data_dir": str(folder.root),
             "history": history,
@@ -117,9 +160,13 @@ def test_it_runs_end_to_end_and_nothing_after_a_query_reaches_the_model(
         received = _texts([m for m in sample.messages if m.role != "assistant"])
         assert received in sent
         before = {line for ts, _, line in lines[uid] if ts < t}
+        score = next(iter((sample.scores or {}).values()))
+        prompts = [c["prompt"] for c in (score.metadata or {}).get("judge_calls") or []]
+        assert all(prompt in judged for prompt in prompts)
         for ts, _, line in lines[uid]:
             if ts >= t and line not in before:  # every event at or after T
                 assert line not in received, (sample.id, ts, t)
+                assert all(line not in prompt for prompt in prompts), (sample.id, ts, t)
         shown_as = {ref: line for _, ref, line in lines[uid]}
         for ref in metadata[SCORER_KEY]["_generated_decoys"]:
             assert ref["ts"] > t
@@ -133,16 +180,21 @@ def test_it_runs_end_to_end_and_nothing_after_a_query_reaches_the_model(
         assert "_generated" not in received
         if history == "full":  # the history before T is there, all of it
             assert asked.end_index > 1 and all(line in received for line in before)
-        score = next(iter((sample.scores or {}).values()))
-        task = TASK_TYPES[str(metadata["task_type"])]
         value = float(score.value) if isinstance(score.value, int | float) else math.nan
         statuses[str((score.metadata or {}).get("status"))].add(metadata["task_type"])
-        if task.judged:
+        if metadata["task_type"] in UNSCORED_JUDGED:
             assert math.isnan(value), sample.id
         else:
             assert not math.isnan(value) and 0 <= value <= 100, sample.id
-    assert checked_decoys > 0
-    assert statuses["judged: not built yet"] == {n for n, t in TASK_TYPES.items() if t.judged}
+    assert checked_decoys > 0 and judged
+    assert statuses["no_faithful_judge"] == UNSCORED_JUDGED
+    assert (
+        statuses["judged"] | statuses["gated"] | statuses["rule_zero"]
+        == {n for n, t in TASK_TYPES.items() if t.judged} - UNSCORED_JUDGED
+    )
+    facts = (log.eval.metadata or {})[FACTS]["prompts"]
+    for name in JUDGE_TEXTS:
+        assert len(facts[f"datasets/v3/judge.py:{name}"]) == 64
     metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
     assert {"micro", "macro", "rows", "personas", "gated", "amp_paired_f1"} <= set(metrics)
     assert metrics["personas"] == 2 and not math.isnan(metrics["micro"])
@@ -169,6 +221,13 @@ def test_what_v3_has_no_meaning_for_is_refused_in_one_line(
 ) -> None:
     with pytest.raises(PersonaMemArgumentError, match=says) as raised:
         personamem_v3(data_dir=str(folder.root), **given)
+    assert "\n" not in str(raised.value)
+
+
+def test_without_a_grader_it_is_refused_in_one_line(folder: V3Folder) -> None:
+    init_model_roles({})
+    with pytest.raises(PersonaMemArgumentError, match="--model-role grader=") as raised:
+        personamem_v3(data_dir=str(folder.root))
     assert "\n" not in str(raised.value)
 
 

@@ -1,6 +1,6 @@
 """PersonaMem-v3's scorer (`v3_scorer`) and its metrics: the authors' deterministic
 headlines for the task types `tasks.py` marks not judged, on their 0-100 scale; the
-judged ones left unscored until their judges are built.
+judged ones through the grader (`judged.judged_score`).
 
 Per sample, the task type (sample metadata `task_type`) picks the rule; it reads the
 model's reply and the scorer-only fields (`samples.SCORER_KEY`), never the prompt:
@@ -27,10 +27,13 @@ substantive flag, and `accuracy_value` reads `correct` before the gate). A score
 `gated` says whether it fired; `substantive` says whether the text the rule read passes
 it, on every rule-scored row. `v3_gated` counts the gated rows.
 
-A judged task type gets Inspect's unscored sentinel (NaN, `reason` "judge_not_built"):
-left out of every metric and counted in the log's `unscored_samples`, never a 0. A
-question the model never replied to is unscored too (`scoring.scorer.answered`), where
-the authors' runner writes 0 for a failed row (`rules.FAILED_STATUSES`).
+A judged task type is scored by `judged.py` through the model bound to the `grader` role
+(or the model under test with `grader="self"`), on the same 0-100 (`tasks.task_accuracy`);
+a judged row with no score (the judge unreadable, or no faithful judge) gets Inspect's
+unscored sentinel (NaN): left out of every metric and counted in the log's
+`unscored_samples`, never a 0. A question the model never replied to is unscored too
+(`scoring.scorer.answered`), where the authors' runner writes 0 for a failed row
+(`rules.FAILED_STATUSES`).
 
 Metrics (`v3_metrics`), all on 0-100 and each with a 95% interval clustered by persona
 (`user_id`): the micro accuracy (every scored row once: the authors' newest headline,
@@ -71,6 +74,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
+from inspect_personamem.datasets.v3.judged import judged_score
 from inspect_personamem.datasets.v3.ranking import (
     extract_json,
     lifecycle_ranking,
@@ -93,15 +97,15 @@ from inspect_personamem.datasets.v3.tasks import (
     TASK_TYPES,
     task_accuracy,
 )
+from inspect_personamem.scoring.grader.scorer import grader_model
 from inspect_personamem.scoring.scorer import Scoring, answered
+from inspect_personamem.types import GraderSource
 
 GEO_TASK: Final = "local_recommendation_geo_shift"
 LIFECYCLE_TASK: Final = "short_vs_long_term_lifecycle"
 MISTAKE_TASK: Final = "active_mistake_prevention"
 RULE_TASKS: Final = frozenset(name for name, task in TASK_TYPES.items() if not task.judged)
 """The task types a rule scores (`TaskType.judged` False): 6 of 31."""
-JUDGED_PENDING: Final = "judged: not built yet"
-"""The `status` of a judged task type's score, unscored until its judge is built."""
 PHASES: Final = ("pre", "post")
 """A lifecycle probe's phases, in the order the pair subtracts them."""
 
@@ -241,12 +245,12 @@ _TO_FLOAT: Final = value_to_float()
 
 
 def _scored(scores: Sequence[SampleScore]) -> list[tuple[SampleScore, dict[str, Any], float]]:
-    """The rule-scored samples with a value, their score metadata and value."""
+    """The scored samples with a value, their score metadata and value."""
     out = []
     for s in scores:
         meta = s.score.metadata or {}
         value = _TO_FLOAT(s.score.value)
-        if meta.get("task_type") in RULE_TASKS and not math.isnan(value):
+        if meta.get("task_type") in TASK_TYPES and not math.isnan(value):
             out.append((s, meta, value))
     return out
 
@@ -399,9 +403,9 @@ def v3_by_type() -> Metric:
 
 @metric
 def v3_gated() -> Metric:
-    """How many rule-scored replies the 15-distinct-token gate scored 0 (`gated`), and
-    how many rule-scored replies fall under 15 distinct tokens at all
-    (`non_substantive`, gated or not)."""
+    """How many scored replies the 15-distinct-token gate scored 0 (`gated`: rule-scored
+    and judged, the grader not called for the latter), and how many scored replies fall
+    under 15 distinct tokens at all (`non_substantive`, gated or not)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         scored = _scored(scores)
@@ -467,7 +471,8 @@ def _base(state: TaskState) -> dict[str, Any]:
 
 
 def score_reply(state: TaskState) -> Score:
-    """The v3 score of a replied question (see the module docstring)."""
+    """The v3 score of a replied question of a rule-scored type, or of an unknown type
+    (see the module docstring)."""
     base = _base(state)
     task_type = base["task_type"]
     task = TASK_TYPES.get(task_type)
@@ -478,13 +483,6 @@ def score_reply(state: TaskState) -> Score:
             metadata={**base, "status": "unknown_task_type"},
         )
     reply = state.output.completion
-    if task.judged:
-        return Score.unscored(
-            reason="judge_not_built",
-            answer=reply[:200],
-            explanation=f"{task_type} is judged ({task.metric}); its judge is not built yet",
-            metadata={**base, "status": JUDGED_PENDING},
-        )
     fields = state.metadata.get(SCORER_KEY) or {}
     result = rule_score(task_type, reply, fields, str(base["query_id"]))
     explanation = (
@@ -515,12 +513,21 @@ def score_reply(state: TaskState) -> Score:
 
 @scorer(metrics=v3_metrics())
 @answered
-def v3_scorer() -> Scoring:
-    """PersonaMem-v3's scorer: the authors' deterministic headline, 0-100, for the
-    rule-scored task types; a judged type unscored (`judged: not built yet`), never 0;
-    a question never replied to unscored (see the module docstring)."""
+def v3_scorer(grader: GraderSource = "role") -> Scoring:
+    """PersonaMem-v3's scorer: the authors' headline, 0-100, by rule or by the grader's
+    judgement (`judged.py`); a row without one unscored, never 0; a question never
+    replied to unscored (see the module docstring).
+
+    Args:
+        grader: "role": the model bound to the `grader` role judges; "self": the model
+            under test.
+    """
 
     async def score(state: TaskState, target: Target) -> Score:
+        base = _base(state)
+        task = TASK_TYPES.get(base["task_type"])
+        if task is not None and task.judged:
+            return await judged_score(state, base, grader_model(grader))
         return score_reply(state)
 
     return score

@@ -4,7 +4,8 @@ Per persona a `queries.csv` (a checkout of the authors' GitHub repository: `spec
 and the persona's app streams; a query at time T is asked after the events strictly
 before T (`histories.PersonaContexts`), its input the authors' task prompt without the
 history (`samples`), its reply scored by `scorers.v3_scorer` on the authors' 0-100 (the
-six rule-scored task types; the judged ones unscored until their judges are built).
+six rule-scored task types by rule, the judged ones through the `grader` model role,
+`judged.py`, which a run must bind; their prompts' digests are in the log's facts).
 
 What is not here yet, and why:
 - the hub: its revision is not pinned (`spec.HUB_REVISION_VERIFIED`) and the shape of its
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from inspect_ai.dataset import Dataset, MemoryDataset
+from inspect_ai.model import model_roles
 from inspect_ai.scorer import Metric, SampleScore, Scorer, Value, metric, value_to_float
 
 from inspect_personamem.data.asked import KEY as ASKED_KEY
@@ -41,6 +43,7 @@ from inspect_personamem.data.order import prefix_ends
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
 from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
+from inspect_personamem.datasets.v3.judge import JUDGE_TEXTS
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, query_to_sample
 from inspect_personamem.datasets.v3.scorers import (
@@ -201,6 +204,12 @@ class PersonaMemV3(DatasetVersion[V3Question]):
                 f"PersonaMem-v3 takes no memory_prompt={arguments['memory_prompt']!r}: "
                 "it has only the official prompt; leave memory_prompt out"
             )
+        if "grader" not in model_roles():  # the roles of the eval creating the task
+            raise PersonaMemArgumentError(
+                "PersonaMem-v3 judges 25 of its 31 task types by the authors' judge prompts: "
+                "bind a judge with --model-role grader=<model> (the authors judge with "
+                "gpt-5.5; in Python, model_roles={'grader': ...})"
+            )
 
     def _source(self, arguments: Settings) -> V3Source:
         return V3Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"])
@@ -319,8 +328,14 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         return Evidence(spans, shown, where)
 
     def scorer(self, point: Point, arguments: Settings) -> Scorer:
-        """The rule-scored task types' headlines (`scorers.v3_scorer`); judged ones unscored."""
-        return v3_scorer()
+        """The task types' headlines (`scorers.v3_scorer`): by rule, or by the grader."""
+        return v3_scorer(grader=arguments["grader"])
+
+    def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
+        """The history source's and answer's texts, and the judge's (`judge.JUDGE_TEXTS`)."""
+        where = "datasets/v3/judge.py"
+        judges = {f"{where}:{name}": text for name, text in JUDGE_TEXTS.items()}
+        return {**point.prompts(settings), **judges}
 
     def metrics(self, scored_as: str) -> list[Metric | dict[str, list[Metric]]]:
         """v3's own (`scorers.v3_metrics`: micro and macro, per family and type, the gated
