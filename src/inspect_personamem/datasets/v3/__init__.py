@@ -20,9 +20,12 @@ yet a registered version (`docs/development.md`, "Where PersonaMem-v3 will sit")
   conversions to 0-100 and the polarity-aware rubric combiner.
 - `judge`: the authors' judge prompts (fixed texts verbatim, with their digests), which
   rubric dimensions apply to which task, and how a judge's reply is read (a reply that
-  gives no score is `Unreadable`, never 0). No judged scorer yet.
-- `scorers`: `v3_scorer`, the rule-scored task types' headlines on the authors' 0-100
-  (the judged ones unscored, never 0), and its metrics: micro and macro accuracy, per
+  gives no score is `Unreadable`, never 0).
+- `judged`: the judged task types scored through the `grader` model role with those
+  prompts, on the authors' 0-100; an unreadable judgement, and the four types no
+  readable judge scores, unscored (never 0).
+- `scorers`: `v3_scorer`, every task type's headline on the authors' 0-100 (by rule, or
+  through `judged`), and its metrics: micro and macro accuracy, per
   family and task type, each with an interval clustered by persona; the lifecycle pairs
   and the warn/foil paired F1 joined over the samples; the gated replies counted.
 

@@ -206,7 +206,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             )
         if "grader" not in model_roles():  # the roles of the eval creating the task
             raise PersonaMemArgumentError(
-                "PersonaMem-v3 judges 25 of its 31 task types by the authors' judge prompts: "
+                "PersonaMem-v3 scores most of its task types by the authors' judge prompts: "
                 "bind a judge with --model-role grader=<model> (the authors judge with "
                 "gpt-5.5; in Python, model_roles={'grader': ...})"
             )
