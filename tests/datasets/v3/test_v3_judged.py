@@ -141,36 +141,45 @@ def test_a_rubric_row_worked_by_hand_with_a_privacy_leak() -> None:
     assert leaked.accuracy == pytest.approx(200 / 6)
 
 
-@pytest.mark.parametrize(
-    ("reply", "fields", "reason"),
-    [
-        # a telegraph phrase, whatever the case
-        ("Since you LOVE sourdough, " + LONG, {}, "telegraph_phrase_match: 'Since you LOVE'"),
-        # five words of the held-out preference pasted into the reply
-        (
-            LONG + " and slow sourdough baking on weekends, too",
-            {"held_out_preference": {"persona_item": "likes slow sourdough baking on weekends"}},
-            "pref_verbatim_insertion: 'slow sourdough baking on weekends'",
-        ),
-    ],
-)
-def test_a_telegraphing_reply_loses_its_telegraph_point(
-    reply: str, fields: dict[str, Any], reason: str
-) -> None:
+def test_a_telegraphing_reply_loses_its_telegraph_point() -> None:
     # over_personalization_context_shift, every dim at 3: relationship_aware 3 +
-    # telegraph 0 = 3 of 6 -> 50 (66.67 when it passes)
-    reply = json.dumps({"response": reply})
-    result = row("over_personalization_context_shift", reply, Judge({"score": 3}), fields)
+    # telegraph 0 = 3 of 6 -> 50 (66.67 when it passes); the phrase in any case
+    reply = json.dumps({"response": "Since you LOVE sourdough, " + LONG})
+    result = row("over_personalization_context_shift", reply, Judge({"score": 3}))
     assert result.metrics["telegraph_avoidance_score"] == 0.0
-    assert result.metrics["telegraph_avoidance_reason"] == reason
+    assert result.metrics["telegraph_avoidance_reason"] == (
+        "telegraph_phrase_match: 'Since you LOVE'"
+    )
     assert result.accuracy == pytest.approx(50.0)
 
 
-def test_a_short_preference_is_not_checked_for_pasting() -> None:
-    # under 12 characters: only the phrases count
-    fields = {"groundtruth_preference": "baking bread"[:11]}
-    result = row("agentic_vague_refind", reply_json(), Judge({"score": 3}), fields)
-    assert result.metrics["telegraph_avoidance_score"] == 1.0
+def test_an_agentic_reply_is_judged_by_its_summary() -> None:
+    # the agentic dispatch: response, else summary, else reply_to_user, else the reply
+    judge = Judge({"score": 3})
+    reply = json.dumps({"summary": LONG, "decision_points": ["a"], "reasoning": "r"})
+    row("agentic_group_dm_summary", reply, judge)
+    for prompt in judge.prompts:
+        judged = prompt.split("## Agent output to judge", 1)[1]
+        assert judged.strip().startswith(LONG) and "decision_points" not in judged
+
+
+def test_the_context_shift_ground_truth_carries_the_scenario() -> None:
+    fields = {
+        "name": "Gift for a friend",
+        "notes": "the friend, not the user, likes tea",
+        "forbidden_items": [{"persona_item": "matcha rituals", "category": "food"}, {"x": 1}],
+        "carve_out": {"topic": "caffeine"},
+    }
+    judge = Judge({"score": 3})
+    shown = {"query": "what should I get my friend?"}
+    row("over_personalization_context_shift", reply_json(), judge, fields, shown)
+    prompt = judge.prompts[0]
+    assert (
+        '"query_text": "what should I get my friend?\\n\\n[Scenario — Gift for a friend: '
+        'the friend, not the user, likes tea]"'
+    ) in prompt
+    assert '"scenario_off_limits_preferences": [' in prompt and "matcha rituals" in prompt
+    assert '"user_opted_out_topic": "caffeine"' in prompt
 
 
 def test_the_rubric_judge_sees_the_instance_ground_truth_and_the_reply() -> None:

@@ -16,11 +16,16 @@ What each judge reads (bowen-upenn/PersonaMem-v3; `judge.JUDGE_OF` names the fil
   as `user_negatives_nearby`, `privacy_flagged_prefs`), where the authors rebuild it from
   the backend (`build_source_a`), so the contradictions, style references and friends
   are absent and `stale_preference_use` never fails; (2) the leak similarity is the
-  authors' token-Jaccard fallback, not MiniLM; (3) `telegraph_avoidance` is
+  authors' token-Jaccard fallback, not MiniLM. `telegraph_avoidance` is
   `telegraph_check` (their `_validate_no_creepy_phrasing`, llm_postprocess.py, the
-  stored copy of 192,699 characters whose commit the index does not show) on the
-  instance's `held_out_preference`, `groundtruth_preference` or `target_pref` (which of
-  them their runners put in the ground truth was not read). A type with no
+  stored copy of 192,699 characters whose commit the index does not show), phrases only:
+  their runners' ground truth (`build_source_a`) holds no held-out preference for its
+  paste check. `over_personalization_context_shift` adds the scenario as their
+  rejudge script (scripts/rejudge_existing.py) rebuilds it: `query_text` with the
+  scenario's name and notes, `scenario_off_limits_preferences` from `forbidden_items`,
+  `user_opted_out_topic` from `carve_out`. The agentic types judge the reply's
+  `response`, `summary` or `reply_to_user` (tasks/agentic_tasks.py, the generic
+  dispatch), the others its `response`. A type with no
   APPLICABILITY row (`agentic_community_post`) has no maximum: unscored, as the authors'
   aggregate leaves it out. The newest pipeline replaced these per-dim calls with one
   unified judge (0-10) whose prompt is in no readable version (`judge.py`), so the
@@ -128,12 +133,8 @@ TELEGRAPH_PHRASE: Final = re.compile(
 )
 """The phrases that telegraph a profile of the user (`_TELEGRAPH_PHRASE_RE`, the
 192,699-character llm_postprocess.py)."""
-_PREF_TOKEN: Final = re.compile(r"[a-z0-9][a-z0-9\-']*")
-_PREF_VERBS: Final = (
-    "enjoys ", "likes ", "loves ", "interested in ", "engages with ", "follows ", "values ",
-)  # fmt: skip
-PASTE_WORDS: Final = 5
-PASTE_MIN_CHARS: Final = 12
+AGENTIC_TEXT_KEYS: Final = ("response", "summary", "reply_to_user")
+"""The reply fields the agentic dispatch judges, the first non-empty one."""
 
 
 @dataclass(frozen=True)
@@ -174,14 +175,19 @@ async def judge_row(
     """Score one judged row: `fields` the scorer-only instance fields, `shown` what the
     model was shown (the query), `ask` the judge. See the module docstring."""
     kind, why = JUDGE_OF[task_type]
-    text = reply if kind == "new_suggestions" else judged_text(reply)
+    if kind == "new_suggestions":
+        text = reply
+    elif kind == "rubric":
+        text = rubric_text(task_type, reply)
+    else:
+        text = judged_text(reply)
     if kind == "not_built":
         return JudgedRow("no_faithful_judge", {}, None, text, note=why)
     if task_type not in UNGATED and not is_substantive(text):
         metrics: dict[str, object] = {"non_substantive_response": 1}
         return JudgedRow("gated", metrics, task_accuracy(task_type, metrics), text)
     if kind == "rubric":
-        return await _rubric(task_type, text, fields, ask)
+        return await _rubric(task_type, text, fields, shown, ask)
     if kind == "proactive":
         return await _proactive(task_type, reply, fields, ask)
     if kind == "new_suggestions":
@@ -206,64 +212,63 @@ async def judge_row(
     return JudgedRow("judged", read, task_accuracy(task_type, read), text, call)
 
 
-def telegraph_check(response: str, held_out: object = None) -> tuple[bool, str]:
-    """`_validate_no_creepy_phrasing`: fails on a `TELEGRAPH_PHRASE`, or where the held-out
-    preference (an object's `persona_item`, or text) of 12 characters or more has a run of
-    5 of its words (also after a leading "likes " and the like) pasted into the reply;
-    (passed, the reason it failed)."""
-    text = response.strip()
-    if not text:
-        return True, ""
-    match = TELEGRAPH_PHRASE.search(text)
-    if match:
-        return False, f"telegraph_phrase_match: {match.group(0)!r}"
-    if held_out is None:
-        return True, ""
-    item = held_out.get("persona_item") or "" if isinstance(held_out, dict) else held_out
-    pref = " ".join(str(item).strip().lower().split())
-    if len(pref) < PASTE_MIN_CHARS:
-        return True, ""
-    said = " ".join(_PREF_TOKEN.findall(" ".join(text.lower().split())))
-    variants = [pref]
-    verb = next((v for v in _PREF_VERBS if pref.startswith(v)), None)
-    if verb is not None:
-        variants.append(pref[len(verb) :])
-    for variant in variants:
-        words = _PREF_TOKEN.findall(variant)
-        for i in range(len(words) - PASTE_WORDS + 1):
-            phrase = " ".join(words[i : i + PASTE_WORDS])
-            if phrase in said:
-                return False, f"pref_verbatim_insertion: {phrase!r}"
-    return True, ""
+def telegraph_check(response: str) -> tuple[bool, str]:
+    """`_validate_no_creepy_phrasing` with no held-out preference: fails on a
+    `TELEGRAPH_PHRASE`; (passed, the reason it failed)."""
+    match = TELEGRAPH_PHRASE.search(response.strip())
+    return (False, f"telegraph_phrase_match: {match.group(0)!r}") if match else (True, "")
 
 
-def held_out_preference(fields: Mapping[str, Any]) -> object:
-    """The preference the telegraph check reads: `held_out_preference`, else
-    `groundtruth_preference`, else `target_pref` (the first truthy)."""
-    return (
-        fields.get("held_out_preference")
-        or fields.get("groundtruth_preference")
-        or fields.get("target_pref")
-    )
+def rubric_text(task_type: str, reply: str) -> str:
+    """The text the rubric judges: for an agentic type the first non-empty of
+    `AGENTIC_TEXT_KEYS`, for the others the `response`; else the whole reply."""
+    if not task_type.startswith("agentic_"):
+        return judged_text(reply)
+    parsed = extract_json(reply)
+    if isinstance(parsed, dict):
+        for key in AGENTIC_TEXT_KEYS:
+            value = parsed.get(key)
+            if isinstance(value, str) and value:
+                return value
+    return reply
 
 
-def rubric_ground_truth(fields: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """The rubric's ground truth from the instance (`build_source_a`'s keys it can fill)."""
+def rubric_ground_truth(
+    task_type: str, fields: Mapping[str, Any], shown: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The rubric's ground truth from the instance: `build_source_a`'s keys it can fill,
+    and for the context-shift scenario what the authors' rejudge script adds."""
     slice_ = fields.get("gt_slice")
     avoid = slice_.get("avoid") if isinstance(slice_, dict) else None
-    return {
+    truth: dict[str, Any] = {
         "user_top_preferences": _items(fields.get("top_k_relevant_prefs")),
         "user_negatives_nearby": _items(avoid),
         "privacy_flagged_prefs": _items(fields.get("privacy_flagged_prefs")),
     }
+    if task_type == "over_personalization_context_shift":
+        query = shown.get("query") or shown.get("user_query") or ""
+        scenario = f"{fields.get('name', '')}: {fields.get('notes', '')}"
+        truth["query_text"] = f"{query}\n\n[Scenario — {scenario}]"
+        forbidden = [it for it in _items(fields.get("forbidden_items")) if it.get("persona_item")]
+        if forbidden:
+            truth["scenario_off_limits_preferences"] = [
+                {"persona_item": it.get("persona_item", ""), "category": it.get("category", "")}
+                for it in forbidden
+            ]
+        carve_out = fields.get("carve_out")
+        if isinstance(carve_out, dict) and carve_out:
+            truth["user_opted_out_topic"] = carve_out.get("topic", "")
+    return truth
 
 
 def _items(value: object) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-async def _rubric(task_type: str, text: str, fields: Mapping[str, Any], ask: Ask) -> JudgedRow:
-    truth = rubric_ground_truth(fields)
+async def _rubric(
+    task_type: str, text: str, fields: Mapping[str, Any], shown: Mapping[str, Any], ask: Ask
+) -> JudgedRow:
+    truth = rubric_ground_truth(task_type, fields, shown)
     applicable = judge.APPLICABILITY.get(task_type, {})
     hard_fails = {
         dim: bool(privacy_leak(text, items).hard_fail)
@@ -287,7 +292,7 @@ async def _rubric(task_type: str, text: str, fields: Mapping[str, Any], ask: Ask
     }
     telegraph = None
     if applicable.get("telegraph_avoidance"):
-        passed, why = telegraph_check(text, held_out_preference(fields))
+        passed, why = telegraph_check(text)
         telegraph = 1.0 if passed else 0.0
         metrics |= {"telegraph_avoidance_score": telegraph, "telegraph_avoidance_reason": why}
     result = judge.combine_rubric(task_type, readings, hard_fails, telegraph)

@@ -108,6 +108,7 @@ SCORER_ONLY: Final = frozenset(
         "forbidden_items",
         "carve_out",
         "notes",
+        "name",
         "hidden_persona",
         "hidden_profile",
         "profile",
