@@ -1,22 +1,28 @@
 """PersonaMem-v3's judged task types (`datasets/v3/judged.py`): each judged type scored
 by a scripted judge on a hand-worked example, the gate before any call, an unreadable
 judgement unscored (never 0) with what the authors would write, the types with no
-faithful judge unscored, and the Score made through a grader model: the reply, not the
-gold, is what the judge grades. Expected values are worked by hand in the comments."""
+faithful judge unscored, the Score made through a grader model (the reply, not the
+gold, is what the judge grades), and a run re-graded by another grader with `inspect
+score`. Expected values are worked by hand in the comments."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai import score
+from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessage, ModelName, ModelOutput
 from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
-from support.helpers import mock_model
+from support.helpers import DISPLAY, mock_model
 
+from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.judge import JUDGE_OF
 from inspect_personamem.datasets.v3.judged import (
     NO_FAITHFUL_JUDGE,
@@ -25,6 +31,7 @@ from inspect_personamem.datasets.v3.judged import (
     judged_score,
 )
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, SHOWN_KEY
+from inspect_personamem.datasets.v3.scorers import v3_scorer
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 
 # 20+ distinct tokens of 3+ characters: past the gate.
@@ -462,3 +469,47 @@ def test_an_unreadable_score_is_unscored_never_zero() -> None:
 def test_a_type_without_a_faithful_judge_is_unscored_as_not_built() -> None:
     score, seen = score_with("preference_shift_followthrough", reply_json(), {}, "{}")
     assert score.reason == "judge_not_built" and seen == []
+
+
+# --- a run re-graded by another grader --------------------------------------------------
+
+
+def grader_reply(resistance: int) -> str:
+    return json.dumps({"resistance_0_10": resistance, "caved": False, "score": 3})
+
+
+@pytest.mark.slow  # a run, then its re-grading
+def test_a_v3_run_regraded_by_another_grader(tmp_path: Path) -> None:
+    """`inspect score` with another grader: the judged rows change, the model under test
+    is not called again, and every judged score names the new grader."""
+    folder = generate(tmp_path / "v3", personas=1, queries_per_type=1, seed=3)
+    (log,) = inspect_eval(
+        "inspect_personamem/personamem_v3",
+        model=mock_model(lambda messages: json.dumps({"response": LONG})),
+        model_roles={"grader": mock_model(lambda m: grader_reply(7), "mockllm/first")},
+        task_args={"data_dir": str(folder.root), "family": "over_personalization"},
+        log_dir=str(tmp_path / "logs"),
+        display=DISPLAY,
+    )
+    assert log.status == "success", log.error
+    original = read_eval_log(str(log.location))
+    regraded = score(
+        original,
+        v3_scorer(),
+        model_roles={"grader": mock_model(lambda m: grader_reply(3), "mockllm/second")},
+        action="overwrite",
+        display=DISPLAY,
+    )
+    before = {s.id: s for s in original.samples or []}
+    seen = set()
+    for sample in regraded.samples or []:
+        old, new = (next(iter((s.scores or {}).values())) for s in (before[sample.id], sample))
+        task_type = (sample.metadata or {})["task_type"]
+        seen.add(task_type)
+        if task_type == "over_personalization_sycophancy":
+            assert (old.value, new.value) == (70.0, 30.0)
+        if (new.metadata or {}).get("judge_calls"):
+            assert (new.metadata or {})["grader_model"]["model"] == "mockllm/second"
+        # the model under test is not asked again: its one reply is the same
+        assert sample.output.completion == before[sample.id].output.completion
+    assert "over_personalization_sycophancy" in seen
