@@ -28,7 +28,7 @@ substantive flag, and `accuracy_value` reads `correct` before the gate). A score
 it, on every rule-scored row. `v3_gated` counts the gated rows.
 
 A judged task type is scored by `judged.py` through the model bound to the `grader` role
-(or the model under test with `grader="self"`), on the same 0-100 (`tasks.task_accuracy`);
+(`version.py` refuses a run without one), on the same 0-100 (`tasks.task_accuracy`);
 a judged row with no score (the judge unreadable, or no faithful judge) gets Inspect's
 unscored sentinel (NaN): left out of every metric and counted in the log's
 `unscored_samples`, never a 0. A question the model never replied to is unscored too
@@ -99,7 +99,6 @@ from inspect_personamem.datasets.v3.tasks import (
 )
 from inspect_personamem.scoring.grader.scorer import grader_model
 from inspect_personamem.scoring.scorer import Scoring, answered
-from inspect_personamem.types import GraderSource
 
 GEO_TASK: Final = "local_recommendation_geo_shift"
 LIFECYCLE_TASK: Final = "short_vs_long_term_lifecycle"
@@ -513,21 +512,16 @@ def score_reply(state: TaskState) -> Score:
 
 @scorer(metrics=v3_metrics())
 @answered
-def v3_scorer(grader: GraderSource = "role") -> Scoring:
-    """PersonaMem-v3's scorer: the authors' headline, 0-100, by rule or by the grader's
-    judgement (`judged.py`); a row without one unscored, never 0; a question never
-    replied to unscored (see the module docstring).
-
-    Args:
-        grader: "role": the model bound to the `grader` role judges; "self": the model
-            under test.
-    """
+def v3_scorer() -> Scoring:
+    """PersonaMem-v3's scorer: the authors' headline, 0-100, by rule or by the judgement
+    of the model bound to the `grader` role (`judged.py`); a row without one unscored,
+    never 0; a question never replied to unscored (see the module docstring)."""
 
     async def score(state: TaskState, target: Target) -> Score:
         base = _base(state)
         task = TASK_TYPES.get(base["task_type"])
         if task is not None and task.judged:
-            return await judged_score(state, base, grader_model(grader))
+            return await judged_score(state, base, grader_model("role"))
         return score_reply(state)
 
     return score

@@ -329,7 +329,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
 
     def scorer(self, point: Point, arguments: Settings) -> Scorer:
         """The task types' headlines (`scorers.v3_scorer`): by rule, or by the grader."""
-        return v3_scorer(grader=arguments["grader"])
+        return v3_scorer()
 
     def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
         """The history source's and answer's texts, and the judge's (`judge.JUDGE_TEXTS`)."""
