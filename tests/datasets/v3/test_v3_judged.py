@@ -218,6 +218,13 @@ def test_an_unreadable_rubric_dim_leaves_the_row_unscored_with_the_authors_value
     assert "relationship_aware" in result.note
 
 
+def test_an_agentic_reply_is_judged_whatever_its_length() -> None:
+    # the agentic dispatch has no gate: "Done." is judged; + dims at 3 (pa, ra) and
+    # telegraph 1: 7 of 9 -> 77.78
+    result = row("agentic_dm_digest", json.dumps({"summary": "Done."}), Judge({"score": 3}))
+    assert result.status == "judged" and result.accuracy == pytest.approx(700 / 9)
+
+
 def test_community_post_has_no_rubric_row_and_is_unscored() -> None:
     result = row("agentic_community_post", reply_json(), Judge(never))
     assert (result.status, result.accuracy) == ("no_faithful_judge", None)

@@ -51,10 +51,11 @@ The text judged is the reply's JSON `response` where it has one, else the whole 
 reply, as their runner does.
 
 The 15-distinct-token gate (`rules.is_substantive`) comes first where the authors'
-runner applies it or was not read (the brief's rule): a shorter text scores 0 without a
-call (`gated`). Where the runner was read and has no gate (`UNGATED`: the proactive
-types, whose right answer may be a terse silence, hidden-persona QA and new
-suggestions) the reply is judged whatever its length.
+runner applies it or was not read (issue 38: such replies score 0): a shorter text
+scores 0 without a call (`gated`). Where the runner was read and has no gate
+(`UNGATED`: the proactive types, whose right answer may be a terse silence,
+hidden-persona QA, new suggestions and the nine agentic types) the reply is judged
+whatever its length.
 
 A judge reply that gives no score is unscored (`judge_unreadable`, Inspect's NaN, counted
 in the log's `unscored_samples` and by status), where the authors' scripts write 0 (new
@@ -110,9 +111,11 @@ UNGATED: Final = frozenset(
         "proactive_overactive_check",
         "hidden_persona_implicit_qa",
         "new_suggestions_chatbot",
+        *(name for name in TASK_TYPES if name.startswith("agentic_")),
     }
 )
-"""Judged types whose runner was read and applies no substantive gate."""
+"""Judged types whose runner was read and applies no substantive gate (the agentic
+types: the generic dispatch of tasks/agentic_tasks.py writes no substantive flag)."""
 PROACTIVE_WORDS_MAX: Final = 30
 PROACTIVE_VERBOSE_FACTOR: Final = 0.7
 
