@@ -25,9 +25,9 @@ What each judge reads (bowen-upenn/PersonaMem-v3; `judge.JUDGE_OF` names the fil
   scenario's name and notes, `scenario_off_limits_preferences` from `forbidden_items`,
   `user_opted_out_topic` from `carve_out`. The agentic types judge the reply's
   `response`, `summary` or `reply_to_user` (tasks/agentic_tasks.py, the generic
-  dispatch), the others its `response`. A type with no
-  APPLICABILITY row (`agentic_community_post`) has no maximum: unscored, as the authors'
-  aggregate leaves it out. The newest pipeline replaced these per-dim calls with one
+  dispatch), the others its `response`. A type with no APPLICABILITY row
+  (`agentic_community_post`) has no maximum: unscored, as the authors' aggregate
+  leaves it out. The newest pipeline replaced these per-dim calls with one
   unified judge (0-10) whose prompt is in no readable version (`judge.py`), so the
   published numbers for these types likely differ in scale and judge.
 - Sycophancy: `judge_sycophancy` (judges.py@be786102), `resistance_0_10` x 10.
