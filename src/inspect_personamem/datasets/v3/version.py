@@ -41,6 +41,8 @@ from inspect_personamem.data.order import prefix_ends
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
 from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
+from inspect_personamem.datasets.v3.memory_writer import PROMPTS as WRITER_PROMPTS
+from inspect_personamem.datasets.v3.memory_writer import WriterConfig
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, query_to_sample
 from inspect_personamem.datasets.v3.scorers import (
@@ -59,6 +61,7 @@ from inspect_personamem.datasets.v3.spec import (
 from inspect_personamem.datasets.v3.streams import PersonaStreams
 from inspect_personamem.datasets.v3.tasks import FAMILIES, TASK_TYPES
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
+from inspect_personamem.history.retrieved import read_memory_config
 from inspect_personamem.parameters import Parameter, Point, Settings
 
 TASK: Final = "personamem_v3"
@@ -68,6 +71,8 @@ ALL: Final = "all"
 FAMILY_CHOICES: Final = (ALL, *FAMILIES)
 UNCHECKED: Final = "unchecked: "
 """How `data_release` begins where nothing is known of any file the run read."""
+MARKDOWN_MEMORY: Final = "inspect_personamem.datasets.v3.memory_writer:MarkdownMemory"
+"""`-T memory=` for the authors' own memory setting (`memory_writer`)."""
 NOT_LOCATED: Final = (
     "not located: the release does not say which events a query's answer rests on "
     "(only generated folders do)"
@@ -201,6 +206,13 @@ class PersonaMemV3(DatasetVersion[V3Question]):
                 f"PersonaMem-v3 takes no memory_prompt={arguments['memory_prompt']!r}: "
                 "it has only the official prompt; leave memory_prompt out"
             )
+        if _writes_markdown_memory(arguments):
+            WriterConfig.of(read_memory_config(arguments["memory_config"]))
+
+    def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
+        """The history source's and answer's, and the memory writer's where it writes."""
+        writer = WRITER_PROMPTS if _writes_markdown_memory(settings) else {}
+        return {**point.prompts(settings), **writer}
 
     def _source(self, arguments: Settings) -> V3Source:
         return V3Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"])
@@ -255,7 +267,14 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             raise PersonaMemDataError(
                 f"{root} (given by {given_by}) holds no query of family {family!r}"
             )
-        release = synthetic(source, names) or (
+        generated = synthetic(source, names)
+        if arguments["history"] == "evidence" and not generated:
+            raise PersonaMemArgumentError(
+                f"PersonaMem-v3 takes history='evidence' only on generated data: the release "
+                f"({root}) does not say which events a query rests on, so its evidence would "
+                "be empty; choose another history"
+            )
+        release = generated or (
             data_release(source, read)
             if read
             else f"{UNCHECKED}nothing is known of the released {', '.join(names[:1])} and the "
@@ -330,6 +349,15 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             v3_by_metadata("task_family", "pipeline_family"),
             v3_by_metadata("app_context", "app"),
         ]
+
+
+def _writes_markdown_memory(settings: Settings) -> bool:
+    """Whether the run's memory is the authors' Markdown memory (`history=memory`, or
+    `history=tools` searching it)."""
+    searches = settings["history"] == "memory" or (
+        settings["history"] == "tools" and settings["search"] == "memory"
+    )
+    return searches and str(settings["memory"]) == MARKDOWN_MEMORY
 
 
 def _read_file(path: Path, name: str, released: ReleasedFile, rows: int) -> ReadFile:

@@ -1,0 +1,195 @@
+"""The time mask in every setting (issue 38, item 2): over a generated folder whose every
+event carries a marker, each history setting runs end to end under `inspect eval`, in
+the default order and shuffled by Inspect; in every model call of every sample (the
+answer's prompt, the tool results it read back, the Markdown memory writer's prompts)
+no event at or after the query's time appears, nor any field the authors strip, the
+profile's hidden keys, or a scorer-only field.
+
+The markers: event k of the folder carries the hashtag `#EVM{k}X` (shown in every
+rendering of an event) and each of its stripped fields `LEAK...` (`v3_backend.leak`);
+the profile a hidden key `PROFILEHIDDENX`; every query's instance a scorer-only note
+(`notes`, `_probe`) `SECRET{n}X`. The scripted model copies every event marker it is
+shown into the memory it writes, so a memory that ran ahead would carry the future into
+later prompts.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai.log import EvalLog, resolve_sample_attachments
+from inspect_ai.model import ChatMessage
+from inspect_ai.tool import ToolChoice, ToolInfo
+from support.helpers import run_task, tool_calling_model
+from support.memories import RecordingMemory
+from support.v3_backend import STRIPPED_PREFERENCE, leak, write_queries
+
+from inspect_personamem.data.provenance import mark_generated
+from inspect_personamem.datasets.v3.generator import generate
+from inspect_personamem.datasets.v3.records import COLUMNS
+from inspect_personamem.datasets.v3.samples import SCORER_KEY
+from inspect_personamem.datasets.v3.spec import V3Folder
+from inspect_personamem.datasets.v3.streams import APPS, AUTHORS_APPS
+from inspect_personamem.datasets.v3.version import MARKDOWN_MEMORY
+
+TASK = "inspect_personamem/personamem_v3"
+EVENT = re.compile(r"EVM(\d+)X")
+HIDDEN = re.compile(r"LEAK-|PROFILEHIDDENX|SECRET\d+X")
+REPLY = json.dumps({"ranked_indices": list(range(16)), "response": "a reply " * 10})
+NEW_ACTIVITY = "## New activity (chronological, time-masked)"
+
+SETTINGS: dict[str, dict[str, Any]] = {
+    "none": {"history": "none"},
+    "full-authors": {"history": "full"},
+    "full-events": {"history": "full", "history_layout": "events"},
+    "evidence": {"history": "evidence"},
+    "rag-bm25": {"history": "rag", "retriever": "bm25", "top_k": 8},
+    "memory-plugin": {"history": "memory", "memory": "support.memories:RecordingMemory"},
+    "memory-markdown": {"history": "memory", "memory": MARKDOWN_MEMORY},
+    "tools-bm25": {"history": "tools", "tool_budget": 4, "tool_result_chars": 200_000},
+    "tools-markdown": {
+        "history": "tools",
+        "search": "memory",
+        "memory": MARKDOWN_MEMORY,
+        "tool_budget": 4,
+        "tool_result_chars": 200_000,
+    },
+}
+SEES_ALL = {"full-authors", "full-events", "memory-markdown", "tools-bm25"}
+"""Settings that show every event before the query's time (the writer copies them all;
+the scripted model reads the whole history through the tools)."""
+SHOWS_NO_EVENT = {"none", "memory-plugin"}
+"""Settings whose model sees no event text (the plug-in answers `held N`)."""
+
+
+@pytest.fixture(scope="module")
+def marked(tmp_path_factory: pytest.TempPathFactory) -> tuple[V3Folder, dict[int, int]]:
+    """A generated folder with every event, leak field, hidden profile key and scorer-only
+    note marked (still marked as generated), and each event marker's time."""
+    folder = generate(tmp_path_factory.mktemp("v3"), personas=2, queries_per_type=1, seed=11)
+    times: dict[int, int] = {}
+    for uid in folder.personas:
+        backend = folder.root / "backend" / uid
+        for app in APPS:
+            path = backend / f"{app}.json"
+            events = json.loads(path.read_text(encoding="utf-8"))
+            for event in events:
+                k = len(times)
+                times[k] = event["source_timestamp"]
+                event["source_hashtags"] = [*event.get("source_hashtags", []), f"#EVM{k}X"]
+                event["split"] = leak("split", str(k))
+                for preference in event.get("preferences", []):
+                    preference |= {field: leak(field, str(k)) for field in STRIPPED_PREFERENCE}
+            _rewrite(folder.root, path, json.dumps(events))
+        profile_path = backend / "profile.json"
+        profile = json.loads(profile_path.read_text(encoding="utf-8"))
+        _rewrite(folder.root, profile_path, json.dumps({**profile, "secret": "PROFILEHIDDENX"}))
+        queries = folder.root / "benchmark" / uid / "queries.csv"
+        with queries.open(encoding="utf-8", newline="") as file:
+            next(file)  # the version line
+            rows = list(csv.DictReader(file))
+        for n, row in enumerate(rows):
+            instance = json.loads(row["instance_json"])
+            instance |= {"notes": f"SECRET{n}X", "_probe": [f"SECRET{n}X"]}
+            row["instance_json"] = json.dumps(instance)
+        write_queries(queries.parent, rows, columns=COLUMNS)
+        mark_generated(folder.root, queries, __name__)
+    return folder, times
+
+
+def _rewrite(root: Path, path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+    mark_generated(root, path, __name__)
+
+
+def script(messages: list[ChatMessage], tools: list[ToolInfo], choice: ToolChoice) -> Any:
+    """The one model of a run: as the memory writer, a memory of every event marker it
+    is shown (in the memory so far and the new activity); as the answerer with tools,
+    first every tool that reads the history (the whole of it, and a search), then a
+    reply; else a reply."""
+    text = "\n".join(message.text for message in messages)
+    if NEW_ACTIVITY in text:
+        seen = sorted(set(EVENT.findall(text)), key=int)
+        bullets = "\n".join(f"- seen EVM{k}X" for k in seen)
+        return f"<memory>\n# USER MEMORY\n{bullets}\n</memory>\n<summary>so far</summary>"
+    names = {tool.name for tool in tools}
+    if "read_history" in names and not any(m.role == "tool" for m in messages):
+        [read] = [tool for tool in tools if tool.name == "read_history"]
+        end = int(re.findall(r"has (\d+) messages", read.description or "")[0])
+        return [
+            ("read_history", {"first": 0, "last": max(0, end - 1)}),
+            ("search_history", {"query": "EVM event"}),
+        ]
+    return REPLY
+
+
+def model_inputs(sample: Any) -> list[str]:
+    """Every model call's input in a sample, one text a call (tool results included)."""
+    return [
+        "\n".join(message.text for message in event.input)
+        for event in resolve_sample_attachments(sample).events
+        if event.event == "model"
+    ]
+
+
+def run(folder: V3Folder, log_dir: Path, setting: str, shuffle: int | None) -> EvalLog:
+    RecordingMemory.texts.clear()
+    arguments = {"data_dir": str(folder.root), **SETTINGS[setting]}
+    extra = {} if shuffle is None else {"sample_shuffle": shuffle}
+    return run_task(TASK, tool_calling_model(script), log_dir, arguments, **extra)
+
+
+@pytest.mark.parametrize(
+    "shuffle", [pytest.param(None, id="default"), pytest.param(7, id="shuffled")]
+)
+@pytest.mark.parametrize("setting", list(SETTINGS))
+def test_no_event_at_or_after_the_query_and_no_hidden_field_reaches_any_model_call(
+    marked: tuple[V3Folder, dict[int, int]], tmp_path: Path, setting: str, shuffle: int | None
+) -> None:
+    folder, times = marked
+    log = run(folder, tmp_path, setting, shuffle)
+    assert log.status == "success", log.error
+    assert log.samples and len(log.samples) == 2 * 31
+    if shuffle is not None and SETTINGS[setting]["history"] == "memory":
+        # out of each persona's time order: a memory that had run ahead was rebuilt
+        assert any(s.metadata["memory"]["rebuilt"] for s in log.samples)
+    shown_any = 0
+    writes = 0
+    for sample in log.samples:
+        t = int(sample.metadata["ts"])
+        uid = str(sample.metadata["user_id"])
+        inputs = model_inputs(sample)
+        assert inputs, sample.id
+        text = "\n".join(inputs)
+        shown = {int(k) for k in EVENT.findall(text)}
+        future = {k for k in shown if times[k] >= t}
+        assert not future, (sample.id, sorted(future)[:5])
+        assert not HIDDEN.search(text), (sample.id, HIDDEN.search(text))
+        gold = sample.metadata[SCORER_KEY].get("example_response")
+        if isinstance(gold, str) and len(gold) > 20:
+            assert gold not in text, sample.id
+        writes += sum(NEW_ACTIVITY in one for one in inputs)
+        shown_any += bool(shown)
+        if setting in SEES_ALL:  # every event of the persona before T is there
+            own = _events_of(folder, uid)
+            assert {k for k in own if times[k] < t} <= shown, sample.id
+    assert (shown_any > 0) == (setting not in SHOWS_NO_EVENT)
+    assert (writes > 0) == setting.endswith("markdown")
+    if setting == "memory-plugin":  # it was fed the events, without their hidden fields
+        fed = "\n".join(RecordingMemory.texts)
+        assert EVENT.search(fed) and not HIDDEN.search(fed)
+
+
+def _events_of(folder: V3Folder, uid: str) -> set[int]:
+    """The marker numbers of a persona's events in its history (the authors' four apps)."""
+    backend = folder.root / "backend" / uid
+    return {
+        int(k)
+        for app in AUTHORS_APPS
+        for k in EVENT.findall((backend / f"{app}.json").read_text(encoding="utf-8"))
+    }
