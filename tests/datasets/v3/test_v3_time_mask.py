@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +30,15 @@ from support.helpers import run_task, tool_calling_model
 from support.memories import RecordingMemory
 from support.v3_backend import STRIPPED_PREFERENCE, leak, write_queries
 
-from inspect_personamem.data.provenance import mark_generated
+from inspect_personamem.data.provenance import MARK, mark_generated
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.records import COLUMNS
 from inspect_personamem.datasets.v3.samples import SCORER_KEY
 from inspect_personamem.datasets.v3.spec import V3Folder
 from inspect_personamem.datasets.v3.streams import APPS, AUTHORS_APPS
 from inspect_personamem.datasets.v3.version import MARKDOWN_MEMORY
+from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.run.tasks import personamem_v3
 
 TASK = "inspect_personamem/personamem_v3"
 EVENT = re.compile(r"EVM(\d+)X")
@@ -193,3 +196,36 @@ def _events_of(folder: V3Folder, uid: str) -> set[int]:
         for app in AUTHORS_APPS
         for k in EVENT.findall((backend / f"{app}.json").read_text(encoding="utf-8"))
     }
+
+
+def test_evidence_is_refused_on_data_not_generated(
+    marked: tuple[V3Folder, dict[int, int]], tmp_path: Path
+) -> None:
+    folder, _ = marked
+    copy = tmp_path / "copy"
+    shutil.copytree(folder.root, copy)
+    (copy / MARK).unlink()  # no longer known as generated: taken for the release
+    personamem_v3(data_dir=str(copy), history="full")
+    with pytest.raises(PersonaMemArgumentError, match="only on generated data") as raised:
+        personamem_v3(data_dir=str(copy), history="evidence")
+    assert "\n" not in str(raised.value)
+
+
+def test_a_personas_queries_are_sent_in_time_order_by_default(
+    marked: tuple[V3Folder, dict[int, int]],
+) -> None:
+    folder, _ = marked
+
+    def times(order: str | None) -> dict[str, list[int]]:
+        task = personamem_v3(data_dir=str(folder.root), **({"order": order} if order else {}))
+        by_persona: dict[str, list[int]] = {}
+        for sample in task.dataset:
+            metadata = sample.metadata or {}
+            by_persona.setdefault(str(metadata["user_id"]), []).append(int(metadata["ts"]))
+        return by_persona
+
+    default = times(None)
+    assert len(default) == 2 and all(len(ts) == 31 for ts in default.values())
+    assert all(ts == sorted(ts) for ts in default.values())
+    assert times("grouped") == default  # the same per-persona order, personas one after the other
+    assert any(ts != sorted(ts) for ts in times("random").values())
