@@ -28,6 +28,7 @@ from inspect_ai.model import ChatMessage
 from inspect_ai.tool import ToolChoice, ToolInfo
 from support.helpers import run_task, tool_calling_model
 from support.memories import RecordingMemory
+from support.servers.mcp_memory import stand_in_config
 from support.v3_backend import STRIPPED_PREFERENCE, leak, write_queries
 
 from inspect_personamem.data.provenance import MARK, mark_generated
@@ -54,6 +55,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "rag-bm25": {"history": "rag", "retriever": "bm25", "top_k": 8},
     "memory-plugin": {"history": "memory", "memory": "support.memories:RecordingMemory"},
     "memory-markdown": {"history": "memory", "memory": MARKDOWN_MEMORY},
+    "memory-mcp": {"history": "memory", "memory": "mcp", "top_k": 8},  # the stand-in server
     "tools-bm25": {"history": "tools", "tool_budget": 4, "tool_result_chars": 200_000},
     "tools-markdown": {
         "history": "tools",
@@ -143,14 +145,23 @@ def model_inputs(sample: Any) -> list[str]:
 def run(folder: V3Folder, log_dir: Path, setting: str, shuffle: int | None) -> EvalLog:
     RecordingMemory.texts.clear()
     arguments = {"data_dir": str(folder.root), **SETTINGS[setting]}
+    if setting == "memory-mcp":
+        (log_dir / "mcp-records").mkdir()
+        config = log_dir / "mcp.json"
+        config.write_text(json.dumps(stand_in_config(log_dir / "mcp-records")), encoding="utf-8")
+        arguments["memory_config"] = str(config)
     extra = {} if shuffle is None else {"sample_shuffle": shuffle}
     return run_task(TASK, tool_calling_model(script), log_dir, arguments, **extra)
 
 
 @pytest.mark.parametrize(
-    "shuffle", [pytest.param(None, id="default"), pytest.param(7, id="shuffled")]
+    "shuffle",  # the fast suite runs the default order; Inspect's shuffle end to end too
+    [pytest.param(None, id="default"), pytest.param(7, id="shuffled", marks=pytest.mark.slow)],
 )
-@pytest.mark.parametrize("setting", list(SETTINGS))
+@pytest.mark.parametrize(
+    "setting",
+    [pytest.param(s, marks=pytest.mark.memory) if s == "memory-mcp" else s for s in SETTINGS],
+)
 def test_no_event_at_or_after_the_query_and_no_hidden_field_reaches_any_model_call(
     marked: tuple[V3Folder, dict[int, int]], tmp_path: Path, setting: str, shuffle: int | None
 ) -> None:
