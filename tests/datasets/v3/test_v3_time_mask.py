@@ -15,6 +15,7 @@ later prompts.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import re
@@ -29,11 +30,13 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from support.helpers import run_task, tool_calling_model
 from support.memories import RecordingMemory
 from support.servers.mcp_memory import stand_in_config
+from support.servers.openai_api import mem0_stand_in_config, serve_openai
 from support.v3_backend import STRIPPED_PREFERENCE, leak, write_queries
 
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.provenance import MARK, mark_generated
 from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.records import COLUMNS
+from inspect_personamem.datasets.v3.records import COLUMNS, read_queries
 from inspect_personamem.datasets.v3.samples import SCORER_KEY
 from inspect_personamem.datasets.v3.spec import V3Folder
 from inspect_personamem.datasets.v3.streams import APPS, AUTHORS_APPS
@@ -56,6 +59,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "memory-plugin": {"history": "memory", "memory": "support.memories:RecordingMemory"},
     "memory-markdown": {"history": "memory", "memory": MARKDOWN_MEMORY},
     "memory-mcp": {"history": "memory", "memory": "mcp", "top_k": 8},  # the stand-in server
+    "memory-mem0": {"history": "memory", "memory": "mem0", "top_k": 8},  # a stand-in LLM
     "tools-bm25": {"history": "tools", "tool_budget": 4, "tool_result_chars": 200_000},
     "tools-markdown": {
         "history": "tools",
@@ -68,6 +72,8 @@ SETTINGS: dict[str, dict[str, Any]] = {
 SEES_ALL = {"full-authors", "full-events", "memory-markdown", "tools-bm25"}
 """Settings that show every event before the query's time (the writer copies them all;
 the scripted model reads the whole history through the tools)."""
+NEEDS_MEMORY = {"memory-mcp", "memory-mem0"}
+"""Settings that need the memory extra."""
 SHOWS_NO_EVENT = {"none", "memory-plugin"}
 """Settings whose model sees no event text (the plug-in answers `held N`)."""
 
@@ -145,13 +151,18 @@ def model_inputs(sample: Any) -> list[str]:
 def run(folder: V3Folder, log_dir: Path, setting: str, shuffle: int | None) -> EvalLog:
     RecordingMemory.texts.clear()
     arguments = {"data_dir": str(folder.root), **SETTINGS[setting]}
-    if setting == "memory-mcp":
-        (log_dir / "mcp-records").mkdir()
-        config = log_dir / "mcp.json"
-        config.write_text(json.dumps(stand_in_config(log_dir / "mcp-records")), encoding="utf-8")
-        arguments["memory_config"] = str(config)
     extra = {} if shuffle is None else {"sample_shuffle": shuffle}
-    return run_task(TASK, tool_calling_model(script), log_dir, arguments, **extra)
+    config = log_dir / "memory.json"
+    with contextlib.ExitStack() as stack:
+        if setting == "memory-mcp":
+            (log_dir / "mcp-records").mkdir()
+            config.write_text(json.dumps(stand_in_config(log_dir / "mcp-records")))
+            arguments["memory_config"] = str(config)
+        if setting == "memory-mem0":  # its facts are the lines it is given, as they are
+            url, _ = stack.enter_context(serve_openai())
+            config.write_text(json.dumps({**mem0_stand_in_config(url), "add_batch": 40}))
+            arguments["memory_config"] = str(config)
+        return run_task(TASK, tool_calling_model(script), log_dir, arguments, **extra)
 
 
 @pytest.mark.parametrize(
@@ -160,7 +171,7 @@ def run(folder: V3Folder, log_dir: Path, setting: str, shuffle: int | None) -> E
 )
 @pytest.mark.parametrize(
     "setting",
-    [pytest.param(s, marks=pytest.mark.memory) if s == "memory-mcp" else s for s in SETTINGS],
+    [pytest.param(s, marks=pytest.mark.memory) if s in NEEDS_MEMORY else s for s in SETTINGS],
 )
 def test_no_event_at_or_after_the_query_and_no_hidden_field_reaches_any_model_call(
     marked: tuple[V3Folder, dict[int, int]], tmp_path: Path, setting: str, shuffle: int | None
@@ -240,3 +251,21 @@ def test_a_personas_queries_are_sent_in_time_order_by_default(
     assert all(ts == sorted(ts) for ts in default.values())
     assert times("grouped") == default  # the same per-persona order, personas one after the other
     assert any(ts != sorted(ts) for ts in times("random").values())
+
+
+def test_a_row_without_a_user_message_is_searched_with_its_prompt(
+    marked: tuple[V3Folder, dict[int, int]],
+) -> None:
+    folder, _ = marked
+    texts = {
+        row.query_id: row.query_text
+        for uid in folder.personas
+        for row in read_queries(folder.queries_file(uid))
+    }
+    kinds = set()
+    for sample in personamem_v3(data_dir=str(folder.root), history="rag", retriever="bm25").dataset:
+        text = texts[str(sample.id)]
+        kinds.add(bool(text.strip()))
+        expected = text if text.strip() else sample.input
+        assert AskedAt.of(sample.metadata or {}).message == expected, sample.id
+    assert kinds == {True, False}
