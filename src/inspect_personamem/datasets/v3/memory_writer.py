@@ -49,7 +49,14 @@ Where ours differs, and why:
   their @00c8a9f0), which has no `event_location`: no `| loc=` part is written; events
   of one second are in the order of `streams` (app, then file), theirs by app then id;
 - a memory item may carry at most `interface.MAX_ITEM_CHARACTERS`: a memory past that
-  (a cap far above the default) is an error, not cut.
+  (a cap far above the default) is an error, not cut;
+- the answerer is sent the memory as `history=memory` sends any memory's facts (one user
+  message under `# User facts:`, before the task prompt); how the authors' answer prompt
+  places it was not read;
+- the writer's calls are made within the sample whose query needed them, so they count in
+  that sample's model usage (a cost of the setting; without a `memory` role, under the
+  evaluated model's name); a memory dropped and rebuilt (another order, a retry:
+  `version.PersonaMemV3.dataset`) is written again.
 """
 
 from __future__ import annotations

@@ -17,7 +17,16 @@ What is not here yet, and why:
   of its own for it (whether its common sections read a v3 log, whose metrics are v3's
   own and have no `accuracy`, the viewer's headline, is not tested yet);
 - evidence: only generated folders say where a query's evidence lies (the generator's
-  `_generated_evidence`); for the release it is "not located".
+  `_generated_evidence`); for the release it is "not located", and `history=evidence`,
+  which would send an empty history, is refused in one line.
+
+Its memory settings: `history=rag`, `history=tools` and `history=memory` with any memory
+system (Mem0, an MCP server, a plug-in) read the persona's timeline, one message per
+event (`histories.PersonaContexts`), through the memory pool: fed in time order, searched
+with the row's `query_text` (its prompt where it has none), never past the query's time.
+The authors' own memory setting is `-T memory=` `MARKDOWN_MEMORY` (`memory_writer`), its
+prompt's digest in the run's facts; its `memory_config` is checked before data are read.
+`tests/datasets/v3/test_v3_time_mask.py` runs every setting over marked events.
 """
 
 from __future__ import annotations
@@ -301,7 +310,17 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         point: Point,
     ) -> Dataset:
         """The queries' samples in the order given, each with the history ends a prompt
-        cache shares with its persona's earlier queries."""
+        cache shares with its persona's earlier queries.
+
+        The order given is `order`'s (default `interleaved`: personas round-robined, each
+        persona's queries by ascending end index, so in time order; `grouped`: persona
+        after persona, each in time order): a query's history (`history_layout=events`)
+        then extends its persona's previous one, and a memory fed in time order takes
+        each event once. Inspect's `--sample-shuffle` reorders the samples after this:
+        a persona's queries run out of time order, so a prompt cache shares less, and a
+        memory holding events past a query's time is dropped and rebuilt from the
+        persona's start (the Markdown memory writes it again: more calls, and chunks
+        closing elsewhere), never read ahead."""
         contexts = loaded.contexts
         assert isinstance(contexts, PersonaContexts)
         ends = prefix_ends(questions)
