@@ -28,7 +28,7 @@ from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage
 from inspect_ai.tool import ToolChoice, ToolInfo
 from support.helpers import run_task, tool_calling_model
-from support.memories import RecordingMemory
+from support.memories import RecordingMemory, tiny_sentence_transformer
 from support.servers.mcp_memory import stand_in_config
 from support.servers.openai_api import mem0_stand_in_config, serve_openai
 from support.v3_backend import STRIPPED_PREFERENCE, leak, write_queries
@@ -56,6 +56,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "full-events": {"history": "full", "history_layout": "events"},
     "evidence": {"history": "evidence"},
     "rag-bm25": {"history": "rag", "retriever": "bm25", "top_k": 8},
+    "rag-dense": {"history": "rag", "top_k": 8, "embedding_cache": "none"},  # a tiny model
     "memory-plugin": {"history": "memory", "memory": "support.memories:RecordingMemory"},
     "memory-markdown": {"history": "memory", "memory": MARKDOWN_MEMORY},
     "memory-mcp": {"history": "memory", "memory": "mcp", "top_k": 8},  # the stand-in server
@@ -72,7 +73,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
 SEES_ALL = {"full-authors", "full-events", "memory-markdown", "tools-bm25"}
 """Settings that show every event before the query's time (the writer copies them all;
 the scripted model reads the whole history through the tools)."""
-NEEDS_MEMORY = {"memory-mcp", "memory-mem0"}
+NEEDS_MEMORY = {"rag-dense", "memory-mcp", "memory-mem0"}
 """Settings that need the memory extra."""
 SHOWS_NO_EVENT = {"none", "memory-plugin"}
 """Settings whose model sees no event text (the plug-in answers `held N`)."""
@@ -148,9 +149,18 @@ def model_inputs(sample: Any) -> list[str]:
     ]
 
 
-def run(folder: V3Folder, log_dir: Path, setting: str, shuffle: int | None) -> EvalLog:
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tiny_sentence_transformer(tmp_path_factory.mktemp("st")))
+
+
+def run(
+    folder: V3Folder, log_dir: Path, setting: str, shuffle: int | None, embedder: str | None
+) -> EvalLog:
     RecordingMemory.texts.clear()
     arguments = {"data_dir": str(folder.root), **SETTINGS[setting]}
+    if embedder is not None:
+        arguments["embedder"] = embedder
     extra = {} if shuffle is None else {"sample_shuffle": shuffle}
     config = log_dir / "memory.json"
     with contextlib.ExitStack() as stack:
@@ -174,10 +184,15 @@ def run(folder: V3Folder, log_dir: Path, setting: str, shuffle: int | None) -> E
     [pytest.param(s, marks=pytest.mark.memory) if s in NEEDS_MEMORY else s for s in SETTINGS],
 )
 def test_no_event_at_or_after_the_query_and_no_hidden_field_reaches_any_model_call(
-    marked: tuple[V3Folder, dict[int, int]], tmp_path: Path, setting: str, shuffle: int | None
+    marked: tuple[V3Folder, dict[int, int]],
+    tmp_path: Path,
+    setting: str,
+    shuffle: int | None,
+    request: pytest.FixtureRequest,
 ) -> None:
     folder, times = marked
-    log = run(folder, tmp_path, setting, shuffle)
+    embedder = request.getfixturevalue("tiny_model") if setting == "rag-dense" else None
+    log = run(folder, tmp_path, setting, shuffle, embedder)
     assert log.status == "success", log.error
     assert log.samples and len(log.samples) == 2 * 31
     if shuffle is not None and SETTINGS[setting]["history"] == "memory":
