@@ -40,11 +40,13 @@ Where ours differs, and why:
   authors with tiktoken where installed: a tokenizer tied to one provider is not the
   writer's, and counting offline must not download one; `usage()` reports the tokens
   the provider counted, theirs their own count of prompt and reply;
-- their newest `run_eval.py` (read at a later commit than 11d3bf48) snapshots the memory
-  at each midnight UTC instead, a query reading the last snapshot before it (a day
-  stale at worst, to save build calls); ours writes in every event before the query;
-- a query's checkpoint is taken at the times of the queries run, not of every query of
-  the persona: a run of one family closes chunks at other points than a run of all;
+- a later `run_eval.py` of theirs (a version read without its commit, 53,427
+  characters) snapshots the memory at each midnight UTC instead, a query reading the
+  last snapshot before it (up to a day stale, to save build calls); ours writes in
+  every event before the query, as `build_checkpoints` does at each query time;
+- a memory is flushed at the times of the queries run: in a run of all a persona's
+  queries in time order its chunks close where theirs do (token counts aside); a run of
+  some (one family, `--limit`) flushes at fewer times, so its chunks close elsewhere;
 - the event line is rendered from our compact event (`longctx.compact_event`, after
   their @00c8a9f0), which has no `event_location`: no `| loc=` part is written; events
   of one second are in the order of `streams` (app, then file), theirs by app then id;
