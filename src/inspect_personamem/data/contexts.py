@@ -92,3 +92,12 @@ def sample_history(store: Contexts, metadata: Mapping[str, Any]) -> Sequence[Cha
     index."""
     asked = AskedAt.of(metadata)
     return store.history(asked.history, asked.end_index)
+
+
+def sample_messages(store: Contexts, metadata: Mapping[str, Any]) -> Sequence[ChatMessage]:
+    """A question's visible messages, `messages(context)[:end_index]`: what the positions
+    of the memory pool, its items and the history tools count. Where a version's
+    `history` is that prefix (v1, v2) the two are one; where it lays the same past out
+    otherwise (PersonaMem-v3's long-context text, one message), tools read these."""
+    asked = AskedAt.of(metadata)
+    return store.messages(asked.history)[: asked.end_index]

@@ -1,10 +1,11 @@
 """`history=tools`: the model searches and reads its own history through tools.
 
 The model is sent no history before the question. It is offered tools over exactly the
-history it may see, `context[:end_index]` (`data.contexts.sample_history`; for
-PersonaMem-v2 the persona's history, never a label column), calls them up to
-`tool_budget` times and then answers (`answer/tool_loop.py`); the answer is scored as
-every other run's.
+history it may see, `context[:end_index]` (`data.contexts.sample_messages`, the messages
+the memory pool's positions count; for PersonaMem-v2 the persona's history, never a label
+column; for PersonaMem-v3 one message per event, whatever its `history_layout`), calls
+them up to `tool_budget` times and then answers (`answer/tool_loop.py`); the answer is
+scored as every other run's.
 
 - `search_history(query)`: the `top_k` messages most relevant to the query, from a
   `MemoryPool` built as `history=rag` builds its (`search=bm25`, the default, or
@@ -42,7 +43,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.tool import Tool, ToolDef, ToolError
 
 from inspect_personamem.data.asked import AskedAt
-from inspect_personamem.data.contexts import Contexts, sample_history, session_starts
+from inspect_personamem.data.contexts import Contexts, sample_messages, session_starts
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.embeddings import CachedEmbedder
@@ -97,7 +98,7 @@ def tools_history(
     async def see(state: TaskState) -> Seen:
         question = QuestionTools(
             state,
-            sample_history(past.contexts, state.metadata),
+            sample_messages(past.contexts, state.metadata),
             past.evidence(state),
             Searcher(pool, embeddings, top_k),
             tool_budget,

@@ -382,3 +382,21 @@ def test_mem0_leaves_no_store_behind(data: Path, tmp_path: Path) -> None:
     assert any(r["path"].endswith("/chat/completions") for r in requests)
     assert seen  # the stores were there during the run
     assert list(temporary.iterdir()) == []
+
+
+def test_add_batch_gives_mem0_at_most_that_many_messages_an_add(
+    stand_in: type[StandInMemory],
+) -> None:
+    memory = Mem0Memory("ctx", {"add_batch": 2})
+    (made,) = stand_in.made
+    assert "add_batch" not in made.settings  # the adapter's, not Mem0's
+    anyio.run(memory.add, [HistoryMessage(i, "user", f"m{i}") for i in range(5)])
+    assert [[m["content"] for m in added] for added, _ in made.added] == [
+        ["m0", "m1"],
+        ["m2", "m3"],
+        ["m4"],
+    ]
+    assert memory.usage()["mem0_add_calls"] == 3
+    for bad in (0, True, "40"):
+        with pytest.raises(MemoryComponentError, match="add_batch"):
+            Mem0Memory("ctx", {"add_batch": bad})

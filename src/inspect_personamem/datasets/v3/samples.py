@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -962,12 +962,18 @@ def _target(query: V3Query, task: TaskPrompt) -> str | list[str]:
 
 def query_to_sample(query: V3Query, contexts: PersonaContexts, path: Path | str) -> Sample:
     """One query row as a sample: the task's prompt without the history as input, the
-    slate's lines as choices (ranking tasks only), what the scorers read apart."""
+    slate's lines as choices (ranking tasks only), what the scorers read apart. What a
+    memory or retriever is searched with (`AskedAt.message`) is the row's `query_text`,
+    or the prompt where it has none (Mem0 refuses an empty query; the authors' Mem0
+    mode takes the most recent facts instead)."""
     task = PROMPTS[query.task_type]
     shown = Shown(query, path)
     prompt = task.build(shown)
+    asked = asked_at(query, contexts)
+    if not asked.message.strip():  # no user message (a ranking or proactive row)
+        asked = replace(asked, message=prompt.text)
     metadata: dict[str, Any] = {
-        **asked_at(query, contexts).metadata(),
+        **asked.metadata(),
         "query_id": query.query_id,
         "user_id": query.user_id,
         "task_type": query.task_type,

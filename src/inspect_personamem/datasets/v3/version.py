@@ -18,7 +18,16 @@ What is not here yet, and why:
   of its own for it (whether its common sections read a v3 log, whose metrics are v3's
   own and have no `accuracy`, the viewer's headline, is not tested yet);
 - evidence: only generated folders say where a query's evidence lies (the generator's
-  `_generated_evidence`); for the release it is "not located".
+  `_generated_evidence`); for the release it is "not located", and `history=evidence`,
+  which would send an empty history, is refused in one line.
+
+Its memory settings: `history=rag`, `history=tools` and `history=memory` with any memory
+system (Mem0, an MCP server, a plug-in) read the persona's timeline, one message per
+event (`histories.PersonaContexts`), through the memory pool: fed in time order, searched
+with the row's `query_text` (its prompt where it has none), never past the query's time.
+The authors' own memory setting is `-T memory=` `MARKDOWN_MEMORY` (`memory_writer`), its
+prompt's digest in the run's facts; its `memory_config` is checked before data are read.
+`tests/datasets/v3/test_v3_time_mask.py` runs every setting over marked events.
 """
 
 from __future__ import annotations
@@ -44,6 +53,8 @@ from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
 from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
 from inspect_personamem.datasets.v3.judge import JUDGE_TEXTS
+from inspect_personamem.datasets.v3.memory_writer import PROMPTS as WRITER_PROMPTS
+from inspect_personamem.datasets.v3.memory_writer import WriterConfig
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, query_to_sample
 from inspect_personamem.datasets.v3.scorers import (
@@ -62,6 +73,7 @@ from inspect_personamem.datasets.v3.spec import (
 from inspect_personamem.datasets.v3.streams import PersonaStreams
 from inspect_personamem.datasets.v3.tasks import FAMILIES, TASK_TYPES
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
+from inspect_personamem.history.retrieved import read_memory_config
 from inspect_personamem.parameters import Parameter, Point, Settings
 
 TASK: Final = "personamem_v3"
@@ -71,6 +83,8 @@ ALL: Final = "all"
 FAMILY_CHOICES: Final = (ALL, *FAMILIES)
 UNCHECKED: Final = "unchecked: "
 """How `data_release` begins where nothing is known of any file the run read."""
+MARKDOWN_MEMORY: Final = "inspect_personamem.datasets.v3.memory_writer:MarkdownMemory"
+"""`-T memory=` for the authors' own memory setting (`memory_writer`)."""
 NOT_LOCATED: Final = (
     "not located: the release does not say which events a query's answer rests on "
     "(only generated folders do)"
@@ -210,6 +224,16 @@ class PersonaMemV3(DatasetVersion[V3Question]):
                 "bind a judge with --model-role grader=<model> (the authors judge with "
                 "gpt-5.5; in Python, model_roles={'grader': ...})"
             )
+        if _writes_markdown_memory(arguments):
+            WriterConfig.of(read_memory_config(arguments["memory_config"]))
+
+    def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
+        """The history source's and answer's texts, the judge's (`judge.JUDGE_TEXTS`), and
+        the memory writer's where it writes."""
+        where = "datasets/v3/judge.py"
+        judges = {f"{where}:{name}": text for name, text in JUDGE_TEXTS.items()}
+        writer = WRITER_PROMPTS if _writes_markdown_memory(settings) else {}
+        return {**point.prompts(settings), **judges, **writer}
 
     def _source(self, arguments: Settings) -> V3Source:
         return V3Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"])
@@ -264,7 +288,14 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             raise PersonaMemDataError(
                 f"{root} (given by {given_by}) holds no query of family {family!r}"
             )
-        release = synthetic(source, names) or (
+        generated = synthetic(source, names)
+        if arguments["history"] == "evidence" and not generated:
+            raise PersonaMemArgumentError(
+                f"PersonaMem-v3 takes history='evidence' only on generated data: the release "
+                f"({root}) does not say which events a query rests on, so its evidence would "
+                "be empty; choose another history"
+            )
+        release = generated or (
             data_release(source, read)
             if read
             else f"{UNCHECKED}nothing is known of the released {', '.join(names[:1])} and the "
@@ -291,7 +322,17 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         point: Point,
     ) -> Dataset:
         """The queries' samples in the order given, each with the history ends a prompt
-        cache shares with its persona's earlier queries."""
+        cache shares with its persona's earlier queries.
+
+        The order given is `order`'s (default `interleaved`: personas round-robined, each
+        persona's queries by ascending end index, so in time order; `grouped`: persona
+        after persona, each in time order): a query's history (`history_layout=events`)
+        then extends its persona's previous one, and a memory fed in time order takes
+        each event once. Inspect's `--sample-shuffle` reorders the samples after this:
+        a persona's queries run out of time order, so a prompt cache shares less, and a
+        memory holding events past a query's time is dropped and rebuilt from the
+        persona's start (the Markdown memory writes it again: more calls, and chunks
+        closing elsewhere), never read ahead."""
         contexts = loaded.contexts
         assert isinstance(contexts, PersonaContexts)
         ends = prefix_ends(questions)
@@ -331,12 +372,6 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         """The task types' headlines (`scorers.v3_scorer`): by rule, or by the grader."""
         return v3_scorer()
 
-    def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
-        """The history source's and answer's texts, and the judge's (`judge.JUDGE_TEXTS`)."""
-        where = "datasets/v3/judge.py"
-        judges = {f"{where}:{name}": text for name, text in JUDGE_TEXTS.items()}
-        return {**point.prompts(settings), **judges}
-
     def metrics(self, scored_as: str) -> list[Metric | dict[str, list[Metric]]]:
         """v3's own (`scorers.v3_metrics`: micro and macro, per family and type, the gated
         replies, the warn/foil paired F1), and per pipeline family and app context."""
@@ -345,6 +380,15 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             v3_by_metadata("task_family", "pipeline_family"),
             v3_by_metadata("app_context", "app"),
         ]
+
+
+def _writes_markdown_memory(settings: Settings) -> bool:
+    """Whether the run's memory is the authors' Markdown memory (`history=memory`, or
+    `history=tools` searching it)."""
+    searches = settings["history"] == "memory" or (
+        settings["history"] == "tools" and settings["search"] == "memory"
+    )
+    return searches and str(settings["memory"]) == MARKDOWN_MEMORY
 
 
 def _read_file(path: Path, name: str, released: ReleasedFile, rows: int) -> ReadFile:

@@ -17,6 +17,9 @@ the process exits.
 
 Each session (or part of one) is given to `Memory.add` as role/content messages
 for one user id, Mem0 extracting facts with its LLM (one call per add in mem0ai 2);
+`add_batch: N` in the config file gives it at most N messages an add (a history that is
+one long session, as a PersonaMem-v3 persona's timeline is, would otherwise reach Mem0's
+LLM whole; the authors add 40 events at a time);
 a question is `Memory.search(question, top_k=...)`, each result's `memory` text an
 item. `search_threshold` in the config file (default 0: keep every hit, as the
 authors' mem0 version did) is passed to the search.
@@ -109,6 +112,12 @@ class Mem0Memory:
     """A Mem0 memory of one shared context."""
 
     def __init__(self, context_id: str, config: dict[str, Any]) -> None:
+        config = dict(config)
+        self.batch = config.pop("add_batch", None)
+        if self.batch is not None and (
+            isinstance(self.batch, bool) or not isinstance(self.batch, int) or self.batch < 1
+        ):
+            raise MemoryComponentError(f"mem0: add_batch={self.batch!r} is not a positive integer")
         settings, self.threshold, self._folder = mem0_config(config, context_id)
         try:
             self._memory = _memory_class().from_config(settings)
@@ -131,8 +140,13 @@ class Mem0Memory:
 
     async def add(self, messages: Sequence[HistoryMessage]) -> None:
         payload = [{"role": m.role, "content": m.content} for m in messages]
-        await anyio.to_thread.run_sync(lambda: self._memory.add(payload, user_id=USER_ID))
-        self.adds += 1
+        size = self.batch or len(payload) or 1
+        for start in range(0, len(payload), size):
+            part = payload[start : start + size]
+            await anyio.to_thread.run_sync(
+                functools.partial(self._memory.add, part, user_id=USER_ID)
+            )
+            self.adds += 1
 
     async def search(self, query: str, top_k: int) -> list[MemoryItem]:
         result = await anyio.to_thread.run_sync(
