@@ -128,7 +128,7 @@ def _check_version(path: Path) -> None:
         raise PersonaMemDataError(f"{path}: not readable ({ex.strerror or ex})") from None
     if first != VERSION_LINE:
         raise PersonaMemDataError.at(
-            path, f"expected {VERSION_LINE!r} as the first line, found {_shown(first)}", line=1
+            path, f"expected {VERSION_LINE!r} as the first line, found {shown(first)}", line=1
         )
 
 
@@ -155,16 +155,16 @@ def _query(path: Path, line: int, row: dict[str, str]) -> V3Query:
     if query_id != expected_id:
         raise fail("query_id", f"expected {expected_id!r} (user_id:seq:instance_id)")
     if row["task_type"] not in TASK_TYPES:
-        raise fail("task_type", f"{_shown(row['task_type'])} is not one of the 31 task types")
+        raise fail("task_type", f"{shown(row['task_type'])} is not one of the 31 task types")
     if row["task_family"] not in FAMILY_CODES:
         known = ", ".join(sorted(FAMILY_CODES))
-        raise fail("task_family", f"{_shown(row['task_family'])} is not one of {known}")
-    if _instant(row["ts_iso"]) != ts:
-        raise fail("ts_iso", f"{_shown(row['ts_iso'])} is not the instant of ts {ts}")
+        raise fail("task_family", f"{shown(row['task_family'])} is not one of {known}")
+    if instant(row["ts_iso"]) != ts:
+        raise fail("ts_iso", f"{shown(row['ts_iso'])} is not the instant of ts {ts}")
     instance = parsed("instance_json", _json_object)
     tags = tuple(row["rubric_tags"].split(";")) if row["rubric_tags"] else ()
     if not all(_NAME.fullmatch(tag) for tag in tags):
-        raise fail("rubric_tags", f"expected ;-joined names, found {_shown(row['rubric_tags'])}")
+        raise fail("rubric_tags", f"expected ;-joined names, found {shown(row['rubric_tags'])}")
     return V3Query(
         query_id=query_id,
         seq=seq,
@@ -187,7 +187,7 @@ def _query(path: Path, line: int, row: dict[str, str]) -> V3Query:
     )
 
 
-def _instant(text: str) -> int | None:
+def instant(text: str) -> int | None:
     """Unix seconds of an ISO 8601 time with an offset, or None."""
     try:
         moment = datetime.fromisoformat(text)
@@ -202,9 +202,9 @@ def _json_object(cell: str) -> dict[str, Any]:
     try:
         value = json.loads(cell)
     except (ValueError, RecursionError) as ex:
-        raise ValueError(f"not JSON ({ex}): {_shown(cell)}") from None
+        raise ValueError(f"not JSON ({ex}): {shown(cell)}") from None
     if not isinstance(value, dict):
-        raise ValueError(f"expected a JSON object, found {_shown(cell)}")
+        raise ValueError(f"expected a JSON object, found {shown(cell)}")
     return value
 
 
@@ -213,11 +213,11 @@ def _error(
 ) -> PersonaMemDataError:
     where = [str(path), f"line {line}"]
     if query_id:
-        where.append(f"query_id {_shown(query_id)}")
+        where.append(f"query_id {shown(query_id)}")
     where.append(f"field '{field}'")
     return PersonaMemDataError(f"{', '.join(where)}: {message}")
 
 
-def _shown(cell: str) -> str:
+def shown(cell: str) -> str:
     """The cell's start, on one line."""
     return repr(cell if len(cell) <= _EXCERPT else cell[:_EXCERPT] + "...")

@@ -1,0 +1,211 @@
+"""PersonaMem-v3 read as the hub releases it (`datasets/v3/hub.py`, `version.py`'s load):
+a generated folder in the hub's layout runs under `inspect eval` and sends the model
+exactly what the same personas in a checkout's layout send; the download runs the real
+huggingface_hub client against a local stand-in of the hub (no mocking of it): the branch
+`main` resolved to the commit it serves, every file of that one commit, the commit
+recorded in `data_release`, a commit given fetched as is, the cache read offline; a
+missing file, a wrong revision and offline mode without a cache each one line naming the
+repository, the revision and the file."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import ChatMessage
+from support.helpers import mock_model, run_script
+from support.servers.hf_hub import serve_hub
+
+from inspect_personamem.datasets.v3.generator import generate
+from inspect_personamem.datasets.v3.spec import HUB_FILES, HUB_PERSONAS, PERSONAMEM_V3, V3Folder
+
+TASK = "inspect_personamem/personamem_v3"
+REPO = PERSONAMEM_V3.repo_id
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+REPLY = '{"ranked_indices": [0, 1, 2], "response": "A short reply."}'
+LOAD = (
+    "import json, sys\n"
+    "from dataclasses import replace\n"
+    "from inspect_personamem.datasets.v3.spec import PERSONAMEM_V3\n"
+    "from inspect_personamem.datasets.v3.version import PersonaMemV3\n"
+    "from inspect_personamem.errors import PersonaMemDataError\n"
+    "given = json.loads(sys.argv[1])\n"
+    "spec = replace(PERSONAMEM_V3, hub_personas=tuple(given.pop('personas')))\n"
+    "class Few(PersonaMemV3):  # the hub's 100 personas cut to the generated ones\n"
+    "    def _source(self, arguments):\n"
+    "        return replace(super()._source(arguments), spec=spec)\n"
+    "settings = {'data_dir': None, 'repo_id': PERSONAMEM_V3.repo_id,\n"
+    "            'revision': PERSONAMEM_V3.revision, 'family': 'all',\n"
+    "            'history_layout': 'authors', **given}\n"
+    "try:\n"
+    "    loaded = Few().load(settings, True)\n"
+    "    keys = ('data_source', 'data_release', 'data_checked', 'personas')\n"
+    "    print(json.dumps({k: loaded.metadata[k] for k in keys}\n"
+    "                     | {'questions': len(loaded.questions)}))\n"
+    "except PersonaMemDataError as ex:\n"
+    "    print(json.dumps({'error': str(ex)}))\n"
+)
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory: pytest.TempPathFactory) -> V3Folder:
+    return generate(tmp_path_factory.mktemp("hub"), personas=2, seed=7, layout="hub")
+
+
+def test_the_hub_personas_are_the_release_script_s_hundred() -> None:
+    assert len(HUB_PERSONAS) == len(set(HUB_PERSONAS)) == 100
+    assert {"105", "115", "229", "282", "760"} <= set(HUB_PERSONAS)
+    assert list(HUB_PERSONAS) == sorted(HUB_PERSONAS, key=int)
+    assert HUB_FILES[0] == "test.json" and "persona.html" not in HUB_FILES
+
+
+def test_a_hub_snapshot_sends_what_the_checkout_sends(hub: V3Folder, tmp_path: Path) -> None:
+    """Same seed, both layouts: every sample's messages the same, so the time mask the
+    checkout's end-to-end test checks holds of the hub's layout as well."""
+    checkout = generate(tmp_path / "checkout", personas=2, seed=7)
+    sent: dict[str, dict[str, str]] = {}
+    for name, folder in (("hub", hub), ("checkout", checkout)):
+        (log,) = inspect_eval(
+            TASK,
+            model=mock_model(lambda messages: REPLY),
+            task_args={"data_dir": str(folder.root), "keep_history_in_log": True},
+            log_dir=str(tmp_path / name),
+            display="none",
+        )
+        assert log.status == "success", log.error
+        assert log.samples is not None and len(log.samples) == 62
+        metadata = log.eval.metadata or {}
+        assert metadata["data_release"].startswith("synthetic: ")
+        assert folder.layout.queries_file(folder.personas[0]) in metadata["data_release"]
+        assert metadata["data_source"].endswith(f"({folder.layout.where})")
+        sent[name] = {
+            str(sample.id): _texts([m for m in sample.messages if m.role != "assistant"])
+            for sample in log.samples
+        }
+    assert sent["hub"] == sent["checkout"]
+
+
+TASK_OFFLINE = (
+    "import json, sys\n"
+    "from inspect_personamem.run.tasks import personamem_v3\n"
+    "from inspect_personamem.errors import PersonaMemDataError\n"
+    "try:\n"
+    "    personamem_v3(**json.loads(sys.argv[1]))\n"
+    "    print(json.dumps({}))\n"
+    "except PersonaMemDataError as ex:\n"
+    "    print(json.dumps({'error': str(ex)}))\n"
+)
+
+
+@pytest.mark.slow
+def test_without_a_folder_the_task_reads_the_hub(tmp_path: Path) -> None:
+    """The registered task, no folder named: its first file is the first hub persona's
+    queries at the spec's revision (here offline, with nothing cached)."""
+    env = {"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "empty")}
+    message = _one_line_error(run_script(TASK_OFFLINE, env))
+    assert message.startswith(
+        f"Could not get backend/{HUB_PERSONAS[0]}/test.json (persona {HUB_PERSONAS[0]}'s "
+        f"queries) of dataset {REPO} at revision main from the Hugging Face hub (HF_HUB_OFFLINE"
+    )
+
+
+def _texts(messages: list[ChatMessage]) -> str:
+    return "\n".join(message.text for message in messages)
+
+
+def _load(env: dict[str, str], hub: V3Folder, **given: str) -> dict[str, str]:
+    return run_script(LOAD, env, personas=list(hub.personas), **given)
+
+
+@pytest.mark.slow
+def test_main_is_resolved_to_the_commit_it_serves_and_recorded(
+    hub: V3Folder, tmp_path: Path
+) -> None:
+    cache = str(tmp_path / "hf-cache")
+    with serve_hub(hub.root, REPO, "main", COMMIT) as (endpoint, requests):
+        found = _load({"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": cache}, hub)
+    assert "error" not in found, found
+    assert found["data_source"] == f"hf://datasets/{REPO}@{COMMIT}"
+    assert found["data_release"] == (
+        f"unchecked: {REPO} at commit {COMMIT}, revision 'main' resolved (-T revision="
+        f"{COMMIT} reads the same files); no size, digest or row count of the hub's files "
+        "is known, so none was checked"
+    )
+    assert found["data_checked"] == "nothing known of the files read"
+    assert found["personas"] == list(hub.personas) and found["questions"] == 62
+    first, second = hub.personas
+    gets = [r.split()[1] for r in requests if r.startswith("GET ") and "/resolve/" in r]
+    # the branch once, for the first file; every other file at the commit it resolved to
+    assert gets[0] == f"/datasets/{REPO}/resolve/main/backend/{first}/test.json"
+    assert sorted(gets[1:]) == sorted(
+        f"/datasets/{REPO}/resolve/{COMMIT}/backend/{uid}/{name}"
+        for uid in (first, second)
+        for name in HUB_FILES
+        if (uid, name) != (first, "test.json")
+    )
+    # with the server gone, offline mode reads the same commit's files from the cache
+    offline = _load({"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": cache}, hub)
+    assert offline == found
+
+
+@pytest.mark.slow
+def test_a_commit_given_is_fetched_as_is(hub: V3Folder, tmp_path: Path) -> None:
+    with serve_hub(hub.root, REPO, COMMIT) as (endpoint, requests):
+        found = _load(
+            {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")}, hub, revision=COMMIT
+        )
+    assert found["data_source"] == f"hf://datasets/{REPO}@{COMMIT}"
+    assert found["data_release"].startswith(f"unchecked: {REPO} at commit {COMMIT} (-T ")
+    fetched = [r for r in requests if "/resolve/" in r]
+    assert len(fetched) >= 2 * len(HUB_FILES)
+    assert all(f"/resolve/{COMMIT}/" in r for r in fetched)
+
+
+def _one_line_error(found: dict[str, str]) -> str:
+    message = found["error"]
+    assert "\n" not in message
+    assert "pass -T data_dir=FOLDER or set PERSONAMEM_V3_DATA_DIR=FOLDER" in message
+    return message
+
+
+@pytest.mark.slow
+def test_a_file_missing_on_the_hub_is_named(hub: V3Folder, tmp_path: Path) -> None:
+    served = generate(tmp_path / "served", personas=2, seed=7, layout="hub")
+    uid = served.personas[1]
+    (served.persona_folder(uid) / "calendar.json").unlink()
+    with serve_hub(served.root, REPO, "main", COMMIT) as (endpoint, _):
+        found = _load({"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")}, served)
+    message = _one_line_error(found)
+    assert message.startswith(
+        f"Could not get backend/{uid}/calendar.json (persona {uid}) of dataset {REPO} at "
+        f"revision {COMMIT} from the Hugging Face hub: "
+    )
+
+
+@pytest.mark.slow
+def test_a_wrong_revision_is_named(hub: V3Folder, tmp_path: Path) -> None:
+    wrong = "f" * 40
+    with serve_hub(hub.root, REPO, "main", COMMIT) as (endpoint, _):
+        found = _load(
+            {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")}, hub, revision=wrong
+        )
+    message = _one_line_error(found)
+    first = hub.personas[0]
+    assert message.startswith(
+        f"Could not get backend/{first}/test.json (persona {first}'s queries) of dataset "
+        f"{REPO} at revision {wrong} from the Hugging Face hub: "
+    )
+
+
+@pytest.mark.slow
+def test_offline_without_a_cache_fails_at_once(hub: V3Folder, tmp_path: Path) -> None:
+    found = _load({"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "empty")}, hub)
+    message = _one_line_error(found)
+    assert re.match(
+        rf"Could not get backend/{hub.personas[0]}/test\.json .* at revision main from the "
+        r"Hugging Face hub \(HF_HUB_OFFLINE is set: only the local cache was tried\): ",
+        message,
+    )
+    assert f"https://huggingface.co/datasets/{REPO}/tree/main" in message
