@@ -3,7 +3,7 @@ a generated folder in the hub's layout runs under `inspect eval` and sends the m
 exactly what the same personas in a checkout's layout send; the download runs the real
 huggingface_hub client against a local stand-in of the hub (no mocking of it): the branch
 `main` resolved to the commit it serves, every file of that one commit, the commit
-recorded in `data_release`, a commit given fetched as is, the cache read offline; a
+recorded in `data_release`, the pinned commit fetched as is, the cache read offline; a
 missing file, a wrong revision and offline mode without a cache each one line naming the
 repository, the revision and the file."""
 
@@ -24,6 +24,8 @@ from inspect_personamem.datasets.v3.spec import HUB_FILES, HUB_PERSONAS, PERSONA
 TASK = "inspect_personamem/personamem_v3"
 REPO = PERSONAMEM_V3.repo_id
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
+"""The commit a stand-in hub serves its branch `main` at."""
+PINNED = PERSONAMEM_V3.revision
 REPLY = '{"ranked_indices": [0, 1, 2], "response": "A short reply."}'
 LOAD = (
     "import json, sys\n"
@@ -107,7 +109,8 @@ def test_without_a_folder_the_task_reads_the_hub(tmp_path: Path) -> None:
     message = _one_line_error(run_script(TASK_OFFLINE, env))
     assert message.startswith(
         f"Could not get backend/{HUB_PERSONAS[0]}/test.json (persona {HUB_PERSONAS[0]}'s "
-        f"queries) of dataset {REPO} at revision main from the Hugging Face hub (HF_HUB_OFFLINE"
+        f"queries) of dataset {REPO} at revision {PINNED} from the Hugging Face hub "
+        "(HF_HUB_OFFLINE"
     )
 
 
@@ -125,7 +128,7 @@ def test_main_is_resolved_to_the_commit_it_serves_and_recorded(
 ) -> None:
     cache = str(tmp_path / "hf-cache")
     with serve_hub(hub.root, REPO, "main", COMMIT) as (endpoint, requests):
-        found = _load({"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": cache}, hub)
+        found = _load({"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": cache}, hub, revision="main")
     assert "error" not in found, found
     assert found["data_source"] == f"hf://datasets/{REPO}@{COMMIT}"
     assert found["data_release"] == (
@@ -146,21 +149,19 @@ def test_main_is_resolved_to_the_commit_it_serves_and_recorded(
         if (uid, name) != (first, "test.json")
     )
     # with the server gone, offline mode reads the same commit's files from the cache
-    offline = _load({"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": cache}, hub)
+    offline = _load({"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": cache}, hub, revision="main")
     assert offline == found
 
 
 @pytest.mark.slow
-def test_a_commit_given_is_fetched_as_is(hub: V3Folder, tmp_path: Path) -> None:
-    with serve_hub(hub.root, REPO, COMMIT) as (endpoint, requests):
-        found = _load(
-            {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")}, hub, revision=COMMIT
-        )
-    assert found["data_source"] == f"hf://datasets/{REPO}@{COMMIT}"
-    assert found["data_release"].startswith(f"unchecked: {REPO} at commit {COMMIT} (-T ")
+def test_the_pinned_commit_is_fetched_as_is(hub: V3Folder, tmp_path: Path) -> None:
+    with serve_hub(hub.root, REPO, PINNED) as (endpoint, requests):
+        found = _load({"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")}, hub)
+    assert found["data_source"] == f"hf://datasets/{REPO}@{PINNED}"
+    assert found["data_release"].startswith(f"unchecked: {REPO} at commit {PINNED} (-T ")
     fetched = [r for r in requests if "/resolve/" in r]
     assert len(fetched) >= 2 * len(HUB_FILES)
-    assert all(f"/resolve/{COMMIT}/" in r for r in fetched)
+    assert all(f"/resolve/{PINNED}/" in r for r in fetched)
 
 
 def _one_line_error(found: dict[str, str]) -> str:
@@ -176,7 +177,11 @@ def test_a_file_missing_on_the_hub_is_named(hub: V3Folder, tmp_path: Path) -> No
     uid = served.personas[1]
     (served.persona_folder(uid) / "calendar.json").unlink()
     with serve_hub(served.root, REPO, "main", COMMIT) as (endpoint, _):
-        found = _load({"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")}, served)
+        found = _load(
+            {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(tmp_path / "c")},
+            served,
+            revision="main",
+        )
     message = _one_line_error(found)
     assert message.startswith(
         f"Could not get backend/{uid}/calendar.json (persona {uid}) of dataset {REPO} at "
@@ -204,8 +209,8 @@ def test_offline_without_a_cache_fails_at_once(hub: V3Folder, tmp_path: Path) ->
     found = _load({"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "empty")}, hub)
     message = _one_line_error(found)
     assert re.match(
-        rf"Could not get backend/{hub.personas[0]}/test\.json .* at revision main from the "
-        r"Hugging Face hub \(HF_HUB_OFFLINE is set: only the local cache was tried\): ",
+        rf"Could not get backend/{hub.personas[0]}/test\.json .* at revision {PINNED} from "
+        r"the Hugging Face hub \(HF_HUB_OFFLINE is set: only the local cache was tried\): ",
         message,
     )
-    assert f"https://huggingface.co/datasets/{REPO}/tree/main" in message
+    assert f"https://huggingface.co/datasets/{REPO}/tree/{PINNED}" in message

@@ -2,12 +2,13 @@
 each through `data.files.locate_file` (the cache first for a commit, `HF_HUB_OFFLINE`
 honoured, each failure one error naming the repository, revision and file).
 
-The spec's revision is the branch `main`, not a pin (`spec.HUB_REVISION_VERIFIED`): the
-first file is fetched at the revision given and the commit the hub served it from read
-off the cache (`huggingface_hub.try_to_load_from_cache`, the snapshot it lies in); every
-other file is then fetched at that commit, so one run's files are of one commit, and the
-run records it (`HubSnapshot.release`) so that `-T revision=<commit>` reads the same
-files again. A 40-hex revision given is used as is.
+The spec's revision is a commit (`spec.HUB_REVISION`, found in a third-party catalog and
+not checked against the hub here). A branch may be given instead (`-T revision=main`):
+the first file is fetched at the revision given and the commit the hub served it from
+read off the cache (`huggingface_hub.try_to_load_from_cache`, the snapshot it lies in);
+every other file is then fetched at that commit, so one run's files are of one commit,
+and the run records it (`HubSnapshot.release`) so that `-T revision=<commit>` reads the
+same files again.
 """
 
 from __future__ import annotations

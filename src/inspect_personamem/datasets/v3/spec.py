@@ -8,10 +8,11 @@ Sources: `../shared/docs/PERSONAMEM_V3.md` section 1 and `../shared/data/persona
   the profile, the five apps' files, the calendar, `persona.html` and the queries as
   `test.json` (the newest pipeline writes it instead of `queries.csv`; `testjson` reads
   it), for the 100 personas of `HUB_PERSONAS`; no `trending.json` nor
-  `ai_studio_memory.json` (`HUB_FILES`). No commit of the hub could be read anywhere
-  (no page, sheet or script names one): `HUB_REVISION` is the branch `main`, not a pin
-  (`HUB_REVISION_VERIFIED`), resolved at download to the commit the hub serves, which
-  the run records (`hub.download`) so that `-T revision=<that commit>` repeats it.
+  `ai_studio_memory.json` (`HUB_FILES`). `HUB_REVISION` pins the commit a third-party
+  benchmark catalog downloads the hub's `backend/` at (the only commit of the hub found
+  anywhere); this package has not checked it against the hub (`HUB_REVISION_VERIFIED`).
+  A branch given instead (`-T revision=main`) is resolved at download to the commit the
+  hub serves, which the run records (`hub.download`).
 - A checkout of the authors' GitHub repository of the same name (`CHECKOUT`): queries in
   `benchmark/{uid}/queries.csv` (`records.read_queries`), the persona's files in
   `backend/{uid}/`, for five personas (`GITHUB_PERSONAS`); it also holds legacy persona
@@ -40,14 +41,17 @@ from inspect_personamem.errors import PersonaMemDataError
 
 REPO_ID: Final = "bowen-upenn/PersonaMem-v3"
 """The hub dataset and the GitHub repository share this name."""
-HUB_REVISION: Final = "main"
-"""NOT A PIN: no commit of the hub repository could be read (this machine has no
-network; the shared sheet, the authors' scripts and the pages searched name none). A
-download resolves it to the commit the hub serves and records that commit in the run's
-`data_release` (`hub.download`). Replace with a 40-hex commit read off the hub, and set
-`HUB_REVISION_VERIFIED`, once one is known."""
+HUB_REVISION: Final = "7b00a090b35b7293e6efeeb19494207f32b5a9ee"
+"""The hub's commit that EventHorizon-Lab/MindBridge's benchmark catalog pins and
+downloads `backend/*/{five apps, calendar, test}.json` at
+(`src/mindbridge/benchmarks/task_catalog.py`@0870b121, `_PERSONAMEM_V3`, fetched with
+`snapshot_download(repo_type="dataset")`, with a digest of its own over those files; its
+research notes link `huggingface.co/datasets/bowen-upenn/PersonaMem-v3/tree/` at the
+same commit). No page, sheet or script of the authors names a commit of the hub."""
 HUB_REVISION_VERIFIED: Final = False
-"""Whether `HUB_REVISION` is a commit read off the hub (a test holds the two together)."""
+"""Whether the package has checked `HUB_REVISION` against the hub itself (this machine
+has no network): not yet, and nothing of its files (size, digest, rows) is known here, so
+a download at it is checked against nothing (`hub.HubSnapshot.release` says so)."""
 LICENSE: Final = "CC-BY-NC-4.0"
 LICENSE_NOTE: Final = (
     "PersonaMem-v3's data is derived from facebook/gistbench and licensed CC-BY-NC-4.0: "

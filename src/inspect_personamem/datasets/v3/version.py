@@ -10,12 +10,13 @@ without the history (`samples`), its reply scored by `scorers.v3_scorer` on the 
 built). Without a folder the hub's files are downloaded (`hub.download`).
 
 What is not here yet, and why:
-- a pinned hub revision: no commit of the hub could be read (`spec.HUB_REVISION_VERIFIED`),
-  so the default is the branch `main`, resolved at download to the commit the hub serves
-  and recorded in `data_release` (`hub.download`); `-T revision=<commit>` repeats a run;
+- a verified hub revision: the default is the commit a third-party catalog pins
+  (`spec.HUB_REVISION`), not checked against the hub by this package
+  (`spec.HUB_REVISION_VERIFIED`); a branch given (`-T revision=main`) is resolved at
+  download to the commit the hub serves and recorded in `data_release` (`hub.download`);
 - checks of the hub's files: no size, digest or row count of any is known, so none is
-  checked (`data_checked` says so); of a checkout only persona 105's `queries.csv` rows at
-  the GitHub commit read are known;
+  checked (`data_release` and `data_checked` say so); of a checkout only persona 105's
+  `queries.csv` rows at the GitHub commit read are known;
 - a task per family: `family` selects within the one task (`personamem_v3`), so
   `fixed_values` is empty;
 - the declared data (`reported`, `estimate`, `trying`, `offline`): none yet, so
@@ -148,9 +149,9 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         "(benchmark/<uid>/queries.csv beside backend/<uid>/)"
     )
     revision_help = (
-        "Revision of repo_id: a commit, or the branch main (the default, not a pin: no "
-        "commit of the hub has been verified), which the run resolves and records in "
-        "data_release."
+        "Revision of repo_id (pinned to the commit a third-party catalog downloads, not "
+        "verified against the hub by this package); a branch (main) is resolved to the "
+        "commit it serves, recorded in data_release."
     )
     data_dir_env = DATA_DIR_ENV
     selectors = (
