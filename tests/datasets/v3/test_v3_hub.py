@@ -18,8 +18,10 @@ from inspect_ai.model import ChatMessage
 from support.helpers import mock_model, run_script
 from support.servers.hf_hub import serve_hub
 
+from inspect_personamem.data.provenance import MARK
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.spec import HUB_FILES, HUB_PERSONAS, PERSONAMEM_V3, V3Folder
+from inspect_personamem.run.tasks import personamem_v3
 
 TASK = "inspect_personamem/personamem_v3"
 REPO = PERSONAMEM_V3.repo_id
@@ -114,6 +116,24 @@ def test_without_a_folder_the_task_reads_the_hub(tmp_path: Path) -> None:
     )
 
 
+def test_a_hub_folder_not_generated_says_nothing_was_checked(tmp_path: Path) -> None:
+    """The hub publishes no size, digest or row count: a folder of its files (here a
+    generated one with its generator's mark removed) is read, and marked unchecked."""
+    folder = generate(tmp_path, personas=1, seed=7, layout="hub")
+    (tmp_path / MARK).unlink()
+    metadata = personamem_v3(data_dir=str(tmp_path)).metadata or {}
+    uid = folder.personas[0]
+    assert metadata["data_release"] == (
+        f"unchecked: nothing is known of the released backend/{uid}/test.json and the rest "
+        "(no size, digest or row count read)"
+    )
+    assert metadata["data_checked"] == (
+        f"nothing known of the {len(HUB_FILES)} files read (the hub dataset {REPO}: no size, "
+        "digest or row count of them is published), so none was checked"
+    )
+    assert metadata["data_source"] == f"local folder {tmp_path.resolve()} (the hub dataset {REPO})"
+
+
 def _texts(messages: list[ChatMessage]) -> str:
     return "\n".join(message.text for message in messages)
 
@@ -136,7 +156,11 @@ def test_main_is_resolved_to_the_commit_it_serves_and_recorded(
         f"{COMMIT} reads the same files); no size, digest or row count of the hub's files "
         "is known, so none was checked"
     )
-    assert found["data_checked"] == "nothing known of the files read"
+    files = len(hub.personas) * len(HUB_FILES)  # test.json, the profile, 5 apps, calendar
+    assert found["data_checked"] == (
+        f"nothing known of the {files} files read (the hub dataset {REPO}: no size, digest or "
+        "row count of them is published), so none was checked"
+    )
     assert found["personas"] == list(hub.personas) and found["questions"] == 62
     first, second = hub.personas
     gets = [r.split()[1] for r in requests if r.startswith("GET ") and "/resolve/" in r]

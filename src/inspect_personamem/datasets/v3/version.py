@@ -60,6 +60,7 @@ from inspect_personamem.datasets.v3.scorers import (
 from inspect_personamem.datasets.v3.spec import (
     CHECKOUT,
     DATA_DIR_ENV,
+    PERSONA_FILES_READ_IF_PRESENT,
     PERSONAMEM_V3,
     V3Folder,
     V3Source,
@@ -255,6 +256,11 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             rows = read_queries(path) if folder.layout is CHECKOUT else read_test_json(path, uid)
             name = folder.layout.queries_file(uid)
             names.extend(folder.layout.persona_files(uid))
+            names.extend(  # read where present (`streams.read_persona`)
+                f"{folder.layout.persona_folder(uid)}/{name}"
+                for name in PERSONA_FILES_READ_IF_PRESENT
+                if (folder.persona_folder(uid) / name).is_file()
+            )
             released = PERSONAMEM_V3.released.get(name)
             if released is not None:
                 read.append(_read_file(path, name, released, len(rows)))
@@ -284,7 +290,9 @@ class PersonaMemV3(DatasetVersion[V3Question]):
                 "personas": list(folder.personas),
                 "data_source": where,
                 "data_release": release,
-                "data_checked": data_checked(read) or "nothing known of the files read",
+                "data_checked": data_checked(read)
+                or f"nothing known of the {len(names)} files read ({folder.layout.where}: no "
+                "size, digest or row count of them is published), so none was checked",
                 "license": PERSONAMEM_V3.license_note,
             },
         )
