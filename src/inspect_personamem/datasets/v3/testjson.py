@@ -6,7 +6,7 @@ Sources (bowen-upenn/PersonaMem-v3; stored copies the search index reads):
   "the SINGLE entry point" and queries.csv "no longer written" (47,755 characters, its
   commit not shown): each instance's time `ts` is `_extract_ts(inst)`, the first positive
   of `t_test`, `test_timestamp`, `source_timestamp`, `t_probe`, `t_late`, `t_anchor`
-  (`TIME_KEYS`; one hour before the latest for an instance with none); rows sorted by
+  (`records.TIME_KEYS`; one hour before the latest for an instance with none); rows sorted by
   `ts`, then a hash of the instance id; `query_id` is `{uid}:{seq:04d}:{instance_id}`,
   `seq` the row's place. `data_preparation/visualize.py::dump_test_samples_json` turns
   each row into a test.json item: `query_id`, `task_family`, `task_type`, `ts`, `ts_iso`,
@@ -49,15 +49,12 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
-from inspect_personamem.datasets.v3.records import V3Query, instant, shown
+from inspect_personamem.datasets.v3.records import V3Query, instant, shown, time_problem
 from inspect_personamem.datasets.v3.tasks import FAMILY_CODES, TASK_TYPES
 from inspect_personamem.errors import PersonaMemDataError
 
-TIME_KEYS: Final = ("t_test", "test_timestamp", "source_timestamp", "t_probe", "t_late", "t_anchor")
-"""The instance's time, the first of these that is a positive number
-(`prepare_eval_data.py::_extract_ts`): what a row's `ts` is taken from."""
 _QUERY_ID = re.compile(r"(?P<uid>[^:]+):(?P<seq>\d{4,}):(?P<iid>.+)", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z0-9_@.\-]+")
 
@@ -77,15 +74,6 @@ def read_test_json(path: Path, uid: str) -> list[V3Query]:
         )
     # a query_id holds its item's place, so no two are the same
     return [_query(path, uid, seq, item) for seq, item in enumerate(items)]
-
-
-def instance_time(instance: Mapping[str, Any]) -> int | None:
-    """The instance's own time as the builder reads it (`TIME_KEYS`), or None."""
-    for key in TIME_KEYS:
-        value = instance.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-            return int(value)
-    return None
 
 
 def _query(path: Path, uid: str, seq: int, item: Any) -> V3Query:
@@ -130,13 +118,8 @@ def _query(path: Path, uid: str, seq: int, item: Any) -> V3Query:
     instance = item.get("instance_full")
     if not isinstance(instance, dict):
         raise fail("instance_full", f"expected a JSON object, found {instance!r:.60}")
-    own = instance_time(instance)
-    if own is not None and own != ts:
-        raise fail(
-            "ts",
-            f"{ts} is not the instance's time {own} (its first of {', '.join(TIME_KEYS)}), "
-            "which the builder takes ts from: the time its history is masked at is unknown",
-        )
+    if (problem := time_problem(ts, instance)) is not None:
+        raise fail("ts", problem)
     user_query = item.get("user_query")
     if user_query is not None and not isinstance(user_query, str):
         raise fail("user_query", f"expected text, found {user_query!r:.60}")
