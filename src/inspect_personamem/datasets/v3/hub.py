@@ -13,16 +13,12 @@ same files again.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import Final
 
 from inspect_personamem.data.files import locate_file
 from inspect_personamem.datasets.v3.spec import HUB, HUB_FILES, V3Source
 from inspect_personamem.errors import PersonaMemDataError
-
-_COMMIT: Final = re.compile(r"[0-9a-f]{40}")
 
 
 @dataclass(frozen=True)
@@ -58,14 +54,9 @@ def download(source: V3Source) -> HubSnapshot:
     personas = source.spec.hub_personas
     first = HUB.queries_file(personas[0])
     locate_file(source, first, f"persona {personas[0]}'s queries")
-    cached = _snapshot_file(source, first)
-    root = cached.parents[len(PurePosixPath(first).parts) - 1]
+    # the cache keeps a commit's files under snapshots/<commit>/, as the release lays them
+    root = _snapshot_file(source, first).parents[len(PurePosixPath(first).parts) - 1]
     commit = root.name
-    if not _COMMIT.fullmatch(commit):
-        raise PersonaMemDataError(
-            f"{cached}: not in a snapshot folder of the Hugging Face cache (found {commit!r} "
-            f"where a commit was expected) for {source.repo} at revision {source.pinned}"
-        )
     at_commit = replace(source, revision=commit)
     for uid in personas:
         for name in HUB_FILES:
