@@ -9,15 +9,18 @@ repository, the revision and the file."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
+from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessage
 from support.helpers import mock_model, run_script
 from support.servers.hf_hub import serve_hub
 
+from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.provenance import MARK
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.spec import HUB_FILES, HUB_PERSONAS, PERSONAMEM_V3, V3Folder
@@ -132,6 +135,35 @@ def test_a_hub_folder_not_generated_says_nothing_was_checked(tmp_path: Path) -> 
         "digest or row count of them is published), so none was checked"
     )
     assert metadata["data_source"] == f"local folder {tmp_path.resolve()} (the hub dataset {REPO})"
+
+
+def test_items_out_of_time_order_are_each_masked_at_their_own_time(tmp_path: Path) -> None:
+    """`add_chatbot_personalized_to_test.py` appends rows at the end of a sorted file,
+    each `query_id` naming its new place: read so, every query keeps the point in its
+    history its own `ts` gives, wherever it stands in the file."""
+    folder = generate(tmp_path, personas=1, seed=7, layout="hub")
+    uid = folder.personas[0]
+    before = _points(personamem_v3(data_dir=str(tmp_path)))
+    path = folder.queries_file(uid)
+    items = json.loads(path.read_text(encoding="utf-8"))
+    moved = [*items[3:], *items[:3]]  # the three earliest now last
+    for place, item in enumerate(moved):
+        item["query_id"] = f"{uid}:{place:04d}:{item['query_id'].split(':', 2)[2]}"
+    path.write_text(json.dumps(moved), encoding="utf-8")
+    after = _points(personamem_v3(data_dir=str(tmp_path)))
+    assert after == before and len(after) == 31
+    assert len({end for _, end in after.values()}) > 1  # not all at one point
+
+
+def _points(task: Task) -> dict[str, tuple[int, int]]:
+    """Per instance id: the query's time and its point in its persona's history."""
+    return {
+        str(sample.id).split(":", 2)[2]: (
+            int((sample.metadata or {})["ts"]),
+            AskedAt.of(sample.metadata or {}).end_index,
+        )
+        for sample in task.dataset
+    }
 
 
 def _texts(messages: list[ChatMessage]) -> str:

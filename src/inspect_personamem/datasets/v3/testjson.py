@@ -15,6 +15,10 @@ Sources (bowen-upenn/PersonaMem-v3; stored copies the search index reads):
 - `scripts/add_sycophancy_to_test.py`@be786102 splices rows into a test.json, re-sorts it
   the same way and re-derives every `query_id` from the row's place; its rows carry
   `rubric_tags` as one string where the others have a list.
+  `scripts/add_chatbot_personalized_to_test.py`@846bb49a appends rows at the end, out of
+  time order, each `query_id` naming its new place: a file need not be in time order (a
+  query is masked at its own `ts` wherever it stands), but every `query_id` names its
+  item's place.
 - `scripts/export_hf_release.py` (newest stored copy, "full 100-persona cohort") copies
   test.json to the hub verbatim and lists the top-level keys a row may have
   (`_QUERY_CONSUMED`); `user_id`, `instance_id`, `seq`, `app_context`, `entry_point` and
@@ -22,7 +26,9 @@ Sources (bowen-upenn/PersonaMem-v3; stored copies the search index reads):
 - the reader: `evaluation/run_eval.py`@07bce3cd (`_load_queries`) requires a JSON list,
   takes `seq` from the row's place, hands `instance_full` to the task's runner (with the
   row's `user_query` put back where the instance lacks it) and sets the MCP servers'
-  time mask `PM3_T_TEST` to the row's `ts`.
+  time mask `PM3_T_TEST` to the row's `ts`. It skips an item that is not an object and
+  runs an item without `instance_full` as its own instance; every row the export lists
+  has one, so here either is an error rather than a guess.
 
 Which time masks the history: `ts`. The runners read the instance's own time
 (`chatbot_response.py`@b8066320 masks at `inst["source_timestamp"]`, the tool-call checks
