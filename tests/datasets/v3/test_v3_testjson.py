@@ -6,12 +6,17 @@ the item, its query_id and the field."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.helpers import SHARED_DATA, require
 
+from inspect_personamem.datasets.v3.generator import hub_item
+from inspect_personamem.datasets.v3.records import read_queries
 from inspect_personamem.datasets.v3.testjson import read_test_json
 from inspect_personamem.errors import PersonaMemDataError
 
@@ -186,3 +191,33 @@ def test_a_file_that_is_not_a_list_of_items_is_refused(
     path.write_text(text, encoding="utf-8")
     with pytest.raises(PersonaMemDataError, match=f"persona {UID}: {says}"):
         read_test_json(path, UID)
+
+
+def test_the_real_rows_of_persona_105_read_the_same_as_test_json_items(tmp_path: Path) -> None:
+    """The excerpt of 105's queries.csv (@4756046e), each row as the test.json item
+    `dump_test_samples_json` makes of it: the same queries, their real times agreeing
+    with their instances' own (`source_timestamp` for the sensitive-event rows, `t_test`
+    for the slate)."""
+    text = require(SHARED_DATA / "personamem_v3" / "benchmark_105_queries_csv_head.txt").read_text(
+        encoding="utf-8"
+    )
+    block = text.split("=== VERBATIM START ===\n", 1)[1].split("=== VERBATIM END ===", 1)[0]
+    csv_path = tmp_path / "queries.csv"
+    csv_path.write_text(block, encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(block.split("\n", 1)[1])))
+    from_csv = read_queries(csv_path)
+    from_json = read_test_json(write(tmp_path, [hub_item(row) for row in rows]), UID)
+    same = ("query_id", "seq", "user_id", "task_type", "task_family", "ts", "query_text")
+    assert [[getattr(q, k) for k in same] for q in from_json] == [
+        [getattr(q, k) for k in same] for q in from_csv
+    ]
+    assert [q.instance.get("source_timestamp") for q in from_json[:3]] == [
+        1775326288,
+        1775326308,
+        1775326311,
+    ]
+    assert from_json[3].instance["t_test"] == from_json[3].ts == 1775332800
+    for q_json, q_csv in zip(from_json, from_csv, strict=True):
+        assert {k: v for k, v in q_json.instance.items() if k != "user_query"} == {
+            k: v for k, v in q_csv.instance.items() if k != "user_query"
+        }

@@ -8,7 +8,7 @@ readers pass by) and `benchmark/{uid}/queries.csv` (the version line, the 17 col
 line ends) with `build_audit.json`. With `layout="hub"` it writes the hub's layout
 (`spec.HUB`) instead: `backend/{uid}/` with the files the export script copies there
 (`spec.HUB_FILES` and `persona.html`: no trending, no memory file) and the same queries
-as `test.json`, one item per row in the shape `testjson` reads (`test_json_item`).
+as `test.json`, one item per row in the shape `testjson` reads (`hub_item`).
 Every file is marked as generated (`data.provenance`), so a run on it is labelled
 `synthetic: ...` and never taken for the release. The same seed writes the same bytes.
 
@@ -247,7 +247,7 @@ def write_queries(
     return path
 
 
-def test_json_item(row: Mapping[str, Any]) -> dict[str, Any]:
+def hub_item(row: Mapping[str, Any]) -> dict[str, Any]:
     """A `queries.csv` row as the hub's `test.json` holds it: the keys every item has
     (`data_preparation/visualize.py::dump_test_samples_json`, `testjson`), the instance
     as `instance_full`, the gold and inferior replies and ground truth beside it for
@@ -257,7 +257,7 @@ def test_json_item(row: Mapping[str, Any]) -> dict[str, Any]:
         "query_id": row["query_id"],
         "task_family": row["task_family"],
         "task_type": row["task_type"],
-        "ts": row["ts"],
+        "ts": int(row["ts"]),
         "ts_iso": row["ts_iso"],
         "user_query": row["query_text"] or None,
         "prior_conversation": instance.get("prior_conversation") or None,
@@ -663,7 +663,7 @@ class _Persona:
         write_persona(backend, self._profile(), self.events, self.calendar)
         page = f"<html><body><h1>{self.name}</h1><p>generated persona</p></body></html>\n"
         (backend / "persona.html").write_text(page, encoding="utf-8")
-        items = [test_json_item(row) for row in rows]
+        items = [hub_item(row) for row in rows]
         text = json.dumps(items, indent=2, ensure_ascii=False)
         (root / HUB.queries_file(self.uid)).write_text(text, encoding="utf-8")
         return sorted(backend.iterdir())
