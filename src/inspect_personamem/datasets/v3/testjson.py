@@ -1,17 +1,19 @@
 """PersonaMem-v3 query rows as the hub releases them: `backend/{uid}/test.json`, read into
 the same `records.V3Query` a checkout's `queries.csv` gives.
 
-Sources (bowen-upenn/PersonaMem-v3; stored copies the search index reads):
+Sources (bowen-upenn/PersonaMem-v3; stored copies the search index reads, by its id where
+the copy's commit was not shown):
 - the writer: `scripts/prepare_eval_data.py`, the copy whose docstring says test.json is
-  "the SINGLE entry point" and queries.csv "no longer written" (47,755 characters, its
-  commit not shown): each instance's time `ts` is `_extract_ts(inst)`, the first positive
-  of `t_test`, `test_timestamp`, `source_timestamp`, `t_probe`, `t_late`, `t_anchor`
-  (`records.TIME_KEYS`; one hour before the latest for an instance with none); rows sorted by
-  `ts`, then a hash of the instance id; `query_id` is `{uid}:{seq:04d}:{instance_id}`,
-  `seq` the row's place. `data_preparation/visualize.py::dump_test_samples_json` turns
-  each row into a test.json item: `query_id`, `task_family`, `task_type`, `ts`, `ts_iso`,
-  `user_query`, the gold and inferior replies and ground truth for reviewers, and
-  `instance_full`, the instance itself.
+  "the SINGLE entry point" and queries.csv "no longer written" (47,755 characters, id
+  58561313856): each instance's time `ts` is `_extract_ts(inst)`, the first positive of
+  `t_test`, `test_timestamp`, `source_timestamp`, `t_probe`, `t_late`, `t_anchor`
+  (`records.TIME_KEYS`; one hour before the latest for an instance with none); rows
+  sorted by `ts`, then a hash of the instance id; `query_id` is
+  `{uid}:{seq:04d}:{instance_id}`, `seq` the row's place.
+  `data_preparation/visualize.py::dump_test_samples_json` (184,088 characters, id
+  58521711684) turns each row into a test.json item: `query_id`, `task_family`,
+  `task_type`, `ts`, `ts_iso`, `user_query`, the gold and inferior replies and ground
+  truth for reviewers, and `instance_full`, the instance itself.
 - `scripts/add_sycophancy_to_test.py`@be786102 splices rows into a test.json, re-sorts it
   the same way and re-derives every `query_id` from the row's place; its rows carry
   `rubric_tags` as one string where the others have a list.
@@ -19,10 +21,10 @@ Sources (bowen-upenn/PersonaMem-v3; stored copies the search index reads):
   time order, each `query_id` naming its new place: a file need not be in time order (a
   query is masked at its own `ts` wherever it stands), but every `query_id` names its
   item's place.
-- `scripts/export_hf_release.py` (newest stored copy, "full 100-persona cohort") copies
-  test.json to the hub verbatim and lists the top-level keys a row may have
-  (`_QUERY_CONSUMED`); `user_id`, `instance_id`, `seq`, `app_context`, `entry_point` and
-  the task registry's columns are there only "on a handful of rows".
+- `scripts/export_hf_release.py` (the newest stored copy, "full 100-persona cohort", id
+  58522092939) copies test.json to the hub verbatim and lists the top-level keys a row
+  may have (`_QUERY_CONSUMED`); `user_id`, `instance_id`, `seq`, `app_context`,
+  `entry_point` and the task registry's columns are there only "on a handful of rows".
 - the reader: `evaluation/run_eval.py`@07bce3cd (`_load_queries`) requires a JSON list,
   takes `seq` from the row's place, hands `instance_full` to the task's runner (with the
   row's `user_query` put back where the instance lacks it) and sets the MCP servers'
