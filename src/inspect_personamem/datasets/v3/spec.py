@@ -96,8 +96,9 @@ HUB_PERSONAS: Final = tuple(
 )
 """The hub's 100 personas in numeric order: `RANKED` of `scripts/export_hf_release.py`,
 the newest stored copy (82,960 characters; its upload commit message "PersonaMem-v3
-release: full 100-persona cohort"; its commit was not shown), whose `USERS` it copies to
-`backend/{uid}/`. A test holds the count and the GitHub five among them."""
+release: full 100-persona cohort"; its commit was not shown, the search index reads it
+as id 58522092939), whose `USERS` it copies to `backend/{uid}/`. A test holds the count
+and the GitHub five among them."""
 HUB_FILES: Final = (
     "test.json",
     "profile.json",
