@@ -107,14 +107,16 @@ TASK_OFFLINE = (
 
 
 @pytest.mark.slow
-def test_without_a_folder_the_task_reads_the_hub(tmp_path: Path) -> None:
+@pytest.mark.parametrize("given", [{}, {"revision": "main"}], ids=["pinned", "revision"])
+def test_without_a_folder_the_task_reads_the_hub(tmp_path: Path, given: dict[str, str]) -> None:
     """The registered task, no folder named: its first file is the first hub persona's
-    queries at the spec's revision (here offline, with nothing cached)."""
+    queries at the spec's revision, or at `-T revision` (here offline, nothing cached)."""
     env = {"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "empty")}
-    message = _one_line_error(run_script(TASK_OFFLINE, env))
+    message = _one_line_error(run_script(TASK_OFFLINE, env, **given))
+    revision = given.get("revision", PINNED)
     assert message.startswith(
         f"Could not get backend/{HUB_PERSONAS[0]}/test.json (persona {HUB_PERSONAS[0]}'s "
-        f"queries) of dataset {REPO} at revision {PINNED} from the Hugging Face hub "
+        f"queries) of dataset {REPO} at revision {revision} from the Hugging Face hub "
         "(HF_HUB_OFFLINE"
     )
 
