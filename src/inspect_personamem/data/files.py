@@ -256,8 +256,8 @@ def _hub_error(name: str, purpose: str, source: FileSource, reason: str) -> Pers
     offline = " (HF_HUB_OFFLINE is set: only the local cache was tried)" if hub_offline() else ""
     return PersonaMemDataError(
         f"Could not get {name} ({purpose}) of dataset {repo} at revision {revision} from the "
-        f"Hugging Face hub{offline}: {reason}\n"
-        f"To run without the hub, download {source.wanted} from "
+        f"Hugging Face hub{offline}: {reason}; "
+        f"to run without the hub, download {source.wanted} from "
         f"https://huggingface.co/datasets/{repo}/tree/{revision} into a folder and "
         f"pass {source.data_dir_option}=FOLDER or set {source.data_dir_env}=FOLDER."
     )

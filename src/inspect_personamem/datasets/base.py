@@ -105,6 +105,8 @@ class DatasetVersion(ABC, Generic[Q]):
     """What a local folder (`-T data_dir`) holds."""
     data_dir_env: str
     """The environment variable naming that folder."""
+    revision_help: str = "Revision of repo_id (pinned)."
+    """What `-T revision` is, in its help: whether the default is a pinned commit."""
     selectors: tuple[Parameter, ...]
     """The parameters choosing which questions (`split`; `subset`, `length`): recorded
     apart from the settings, so not `scoring`."""

@@ -84,7 +84,7 @@ def source_parameters(version: DatasetVersion[Any]) -> tuple[Parameter, ...]:
             scoring=False,
         ),
         Parameter("repo_id", version.repo_id, str, "Hugging Face dataset repository of the files."),
-        Parameter("revision", version.revision, str, "Revision of repo_id (pinned)."),
+        Parameter("revision", version.revision, str, version.revision_help),
     )
 
 

@@ -378,7 +378,7 @@ def personamem_v3(
     family: str = "all",
     data_dir: str | None = None,
     repo_id: str = "bowen-upenn/PersonaMem-v3",
-    revision: str = "main",
+    revision: str = "7b00a090b35b7293e6efeeb19494207f32b5a9ee",
     history: str = "full",
     answer: str = "choice",
     system_messages: str = "keep",

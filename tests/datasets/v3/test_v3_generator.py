@@ -6,6 +6,7 @@ the same bytes; and the files are never taken for the release."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,16 @@ from inspect_personamem.datasets.v3.ranking import AT_AI_TASK, slate_labels
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.rules import e6_paired
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, build_v3_dataset
-from inspect_personamem.datasets.v3.spec import GITHUB_PERSONAS, V3Folder, V3Source
+from inspect_personamem.datasets.v3.spec import (
+    GITHUB_PERSONAS,
+    HUB,
+    HUB_FILES,
+    V3Folder,
+    V3Source,
+)
 from inspect_personamem.datasets.v3.streams import APPS, Persona, PersonaStreams, visible
 from inspect_personamem.datasets.v3.tasks import RANKING_TASKS, TASK_TYPES
+from inspect_personamem.datasets.v3.testjson import read_test_json
 
 K = 2
 EVERY_ROW = ("example_response", "inferior_response", "groundtruth_preference", "gt_slice")
@@ -212,6 +220,28 @@ def test_the_files_are_marked_generated_and_never_taken_for_the_release(
     assert release.startswith(SYNTHETIC) and name in release
 
 
-def test_only_the_checkout_layout_is_generated(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="test.json"):
-        generate(tmp_path, layout="hub")
+def test_the_hub_layout_holds_the_same_queries_as_test_json(tmp_path: Path) -> None:
+    """Same seed, other layout: the hub's files the export script copies (no trending or
+    memory file), each marked, and test.json read back as the checkout's rows are."""
+    checkout = generate(tmp_path / "checkout", personas=1, seed=5)
+    hub = generate(tmp_path / "hub", personas=1, seed=5, layout="hub")
+    assert hub.layout is HUB and hub.personas == checkout.personas
+    uid = hub.personas[0]
+    names = sorted(p.name for p in hub.persona_folder(uid).iterdir())
+    assert names == sorted([*HUB_FILES, "persona.html"])
+    assert all(generated_by(hub.root, f"backend/{uid}/{name}") for name in names)
+    items = json.loads(hub.queries_file(uid).read_text(encoding="utf-8"))
+    assert len(items) == 31 and "seq" not in items[0] and "user_id" not in items[0]
+    from_csv = read_queries(checkout.queries_file(uid))
+    from_json = read_test_json(hub.queries_file(uid), uid)
+    same = ("query_id", "seq", "user_id", "task_type", "task_family", "ts", "query_text")
+    assert [[getattr(q, k) for k in same] for q in from_json] == [
+        [getattr(q, k) for k in same] for q in from_csv
+    ]
+    # the row's user_query goes back into an instance that lacks it, as run_eval does:
+    # the context-shift scenarios keep theirs under `query`
+    restored = [q.task_type for q in from_csv if "user_query" not in q.instance and q.query_text]
+    assert restored == ["over_personalization_context_shift"]
+    for q_json, q_csv in zip(from_json, from_csv, strict=True):
+        extra = {"user_query": q_csv.query_text} if q_csv.task_type in restored else {}
+        assert q_json.instance == {**q_csv.instance, **extra}

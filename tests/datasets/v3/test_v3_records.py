@@ -38,6 +38,13 @@ def test_a_row_is_read_with_every_cell_parsed(tmp_path: Path) -> None:
     assert other.app_context == "threads"
 
 
+def test_the_instance_s_own_time_where_it_agrees_with_ts(tmp_path: Path) -> None:
+    """`t_test` first (a later `source_timestamp` does not count), as the builder reads."""
+    instance = '{"t_test": 1775332800, "source_timestamp": 1775000000}'
+    [query] = read_queries(write_queries(tmp_path, [query_row(instance_json=instance)]))
+    assert query.ts == 1775332800
+
+
 def test_an_older_file_without_display_rubric_is_read(tmp_path: Path) -> None:
     columns = tuple(c for c in COLUMNS if c != "display_rubric")
     [query] = read_queries(write_queries(tmp_path, [query_row()], columns=columns))
@@ -59,6 +66,16 @@ def test_an_older_file_without_display_rubric_is_read(tmp_path: Path) -> None:
         ({"query_id": "105:3:recsys_2026-04-04_a5"}, "query_id", "user_id:seq:instance_id"),
         ({"user_id": ""}, "user_id", "empty"),
         ({"rubric_tags": "recall@5; mrr"}, "rubric_tags", "expected ;-joined names"),
+        (
+            {"instance_json": '{"t_test": 1775329200, "held_out_idx": 9}'},
+            "ts",
+            "1775332800 is not the instance's time 1775329200",
+        ),
+        (  # no t_test: the next key the builder reads
+            {"instance_json": '{"source_timestamp": 1775332799}'},
+            "ts",
+            "is not the instance's time 1775332799",
+        ),
     ],
 )
 def test_each_malformed_cell_is_named_by_line_query_and_field(

@@ -50,9 +50,10 @@ def test_the_release_names_repository_licence_and_an_unverified_revision() -> No
     assert PERSONAMEM_V3.repo_id == "bowen-upenn/PersonaMem-v3"
     assert PERSONAMEM_V3.license == "CC-BY-NC-4.0"
     assert "non-commercial" in PERSONAMEM_V3.license_note
-    # the flag and the revision change together: a pin is a 40-hex commit
-    pinned = re.fullmatch(r"[0-9a-f]{40}", PERSONAMEM_V3.revision) is not None
-    assert pinned is HUB_REVISION_VERIFIED is False
+    # a pin is a 40-hex commit (the third-party catalog's), not yet checked on the hub
+    assert re.fullmatch(r"[0-9a-f]{40}", PERSONAMEM_V3.revision)
+    assert PERSONAMEM_V3.revision == "7b00a090b35b7293e6efeeb19494207f32b5a9ee"
+    assert HUB_REVISION_VERIFIED is False
 
 
 def test_what_is_known_of_105s_queries_is_the_pinned_commits() -> None:

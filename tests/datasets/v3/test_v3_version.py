@@ -33,7 +33,7 @@ from inspect_personamem.datasets.v3.spec import V3Folder
 from inspect_personamem.datasets.v3.streams import PersonaStreams
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 from inspect_personamem.datasets.v3.version import NOT_LOCATED, VERSION
-from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
+from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.run.facts import FACTS
 from inspect_personamem.run.tasks import personamem_v3
 
@@ -229,14 +229,6 @@ def test_without_a_grader_it_is_refused_in_one_line(folder: V3Folder) -> None:
     with pytest.raises(PersonaMemArgumentError, match="--model-role grader=") as raised:
         personamem_v3(data_dir=str(folder.root))
     assert "\n" not in str(raised.value)
-
-
-def test_without_a_folder_it_says_the_hub_is_not_read_yet(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.delenv("PERSONAMEM_V3_DATA_DIR", raising=False)
-    with pytest.raises(PersonaMemDataError, match="not read from the hub yet"):
-        personamem_v3()
 
 
 def test_a_family_selects_its_queries(folder: V3Folder) -> None:

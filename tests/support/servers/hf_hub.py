@@ -2,7 +2,9 @@
 
 Serves `HEAD`/`GET /datasets/{repo_id}/resolve/{revision}/{filename}` from a folder
 with the headers huggingface_hub reads (X-Repo-Commit, ETag, Content-Length), so that
-the real `hf_hub_download` runs against it unchanged through `HF_ENDPOINT`.
+the real `hf_hub_download` runs against it unchanged through `HF_ENDPOINT`. A branch
+(`revision="main"`) is served as the hub serves one: at the commit it points to, which
+answers by its own name too.
 """
 
 from __future__ import annotations
@@ -16,15 +18,20 @@ from support.servers.local import QuietHandler, serve
 
 
 @contextmanager
-def serve_hub(folder: Path, repo_id: str, revision: str) -> Iterator[tuple[str, list[str]]]:
-    """Serve `folder` as `repo_id` at `revision`; yield the endpoint URL and the request log."""
+def serve_hub(
+    folder: Path, repo_id: str, revision: str, commit: str | None = None
+) -> Iterator[tuple[str, list[str]]]:
+    """Serve `folder` as `repo_id` at `revision`, a branch at `commit` where one is given
+    (else `revision` is the commit); yield the endpoint URL and the request log."""
     requests: list[str] = []
-    prefix = f"/datasets/{repo_id}/resolve/{revision}/"
+    commit = commit or revision
+    prefixes = {f"/datasets/{repo_id}/resolve/{name}/" for name in (revision, commit)}
 
     class Handler(QuietHandler):
         def _file(self) -> Path | None:
             requests.append(f"{self.command} {self.path}")
-            if not self.path.startswith(prefix):
+            prefix = next((p for p in prefixes if self.path.startswith(p)), None)
+            if prefix is None:
                 return None
             path = folder / self.path[len(prefix) :]
             return path if path.is_file() else None
@@ -39,7 +46,7 @@ def serve_hub(folder: Path, repo_id: str, revision: str) -> Iterator[tuple[str, 
                 return b""
             body = path.read_bytes()
             self.send_response(200)
-            self.send_header("X-Repo-Commit", revision)
+            self.send_header("X-Repo-Commit", commit)
             self.send_header("ETag", f'"{hashlib.sha256(body).hexdigest()}"')
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()

@@ -5,9 +5,12 @@
 (`profile.json` with its 21 keys, hidden ones included; the five apps' event lists;
 `calendar.json`; `trending.json`; `ai_studio_memory.json` and `persona.html`, which the
 readers pass by) and `benchmark/{uid}/queries.csv` (the version line, the 17 columns, CRLF
-line ends) with `build_audit.json`. Every file is marked as generated (`data.provenance`),
-so a run on it is labelled `synthetic: ...` and never taken for the release. The same
-seed writes the same bytes.
+line ends) with `build_audit.json`. With `layout="hub"` it writes the hub's layout
+(`spec.HUB`) instead: `backend/{uid}/` with the files the export script copies there
+(`spec.HUB_FILES` and `persona.html`: no trending, no memory file) and the same queries
+as `test.json`, one item per row in the shape `testjson` reads (`hub_item`).
+Every file is marked as generated (`data.provenance`), so a run on it is labelled
+`synthetic: ...` and never taken for the release. The same seed writes the same bytes.
 
 The time structure is the release's (PERSONAMEM_V3.md section 2): events over `DAYS` days
 from `START` (2026-04-03 UTC), every app, a few a day, each with `source_timestamp` and
@@ -58,6 +61,8 @@ from inspect_personamem.datasets.v3.records import COLUMNS, VERSION_LINE
 from inspect_personamem.datasets.v3.spec import (
     CHECKOUT,
     GITHUB_PERSONAS,
+    HUB,
+    Layout,
     LayoutName,
     V3Folder,
     check_folder,
@@ -242,6 +247,28 @@ def write_queries(
     return path
 
 
+def hub_item(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A `queries.csv` row as the hub's `test.json` holds it: the keys every item has
+    (`data_preparation/visualize.py::dump_test_samples_json`, `testjson`), the instance
+    as `instance_full`, the gold and inferior replies and ground truth beside it for
+    reviewers, `rubric_tags` a list; no `user_id`, `seq` or registry columns."""
+    instance = json.loads(row["instance_json"])
+    return {
+        "query_id": row["query_id"],
+        "task_family": row["task_family"],
+        "task_type": row["task_type"],
+        "ts": int(row["ts"]),
+        "ts_iso": row["ts_iso"],
+        "user_query": row["query_text"] or None,
+        "prior_conversation": instance.get("prior_conversation") or None,
+        "example_response": instance.get("example_response", ""),
+        "groundtruth_preference": instance.get("groundtruth_preference", ""),
+        "inferior_response": instance.get("inferior_response"),
+        "rubric_tags": row["rubric_tags"].split(";") if row["rubric_tags"] else [],
+        "instance_full": instance,
+    }
+
+
 def generate(
     folder: Path,
     *,
@@ -250,17 +277,9 @@ def generate(
     seed: int = 0,
     layout: LayoutName = "checkout",
 ) -> V3Folder:
-    """Write `personas` synthetic personas into `folder` with `queries_per_type` queries of
-    each of the 31 task types each; every file marked as generated. Returns the folder
-    as `spec.check_folder` reads it.
-
-    Only the checkout's layout: the hub's queries (`test.json`, with `instance_full`) are
-    read by nothing yet and their shape is not known, so they are not made up here."""
-    if layout != "checkout":
-        raise ValueError(
-            f"layout {layout!r}: only 'checkout' is generated (the hub's test.json is not "
-            "read yet and its shape is unknown)"
-        )
+    """Write `personas` synthetic personas into `folder` in `layout` (a checkout's or the
+    hub's) with `queries_per_type` queries of each of the 31 task types each; every file
+    marked as generated. Returns the folder as `spec.check_folder` reads it."""
     if personas < 1 or queries_per_type < 1:
         raise ValueError("personas and queries_per_type must be at least 1")
     rng = random.Random(seed)
@@ -268,7 +287,7 @@ def generate(
     uids = sorted(rng.sample(pool, personas))
     for uid in uids:
         persona = _Persona(random.Random(f"{seed}:{uid}"), str(uid), queries_per_type)
-        for path in persona.write(folder):
+        for path in persona.write(folder, HUB if layout == "hub" else CHECKOUT):
             mark_generated(folder, path, __name__)
     return check_folder(folder, given_by="generate()")
 
@@ -557,7 +576,7 @@ class _Persona:
 
     # --- the queries
 
-    def write(self, root: Path) -> list[Path]:
+    def write(self, root: Path, layout: Layout) -> list[Path]:
         self.background()
         builders: dict[str, Callable[[], list[tuple[_Query, dict[str, Any]]]]] = {
             task: getattr(self, f"_q_{task}") for task in TASK_TYPES
@@ -569,7 +588,7 @@ class _Persona:
             built.extend(made)
         built.sort(key=lambda pair: (pair[0].t, pair[1]["instance_id"]))
         rows = [self._row(seq, q, fields) for seq, (q, fields) in enumerate(built)]
-        return self._files(root, rows)
+        return self._files(root, rows) if layout is CHECKOUT else self._hub_files(root, rows)
 
     def _row(self, seq: int, q: _Query, fields: dict[str, Any]) -> dict[str, Any]:
         meta = fields.pop("_row")
@@ -633,6 +652,21 @@ class _Persona:
         audit = {"user_id": self.uid, "by_task": {}, "drop_examples": {}}
         (bench / "build_audit.json").write_text(json.dumps(audit, indent=2), encoding="utf-8")
         return sorted([*backend.iterdir(), *bench.iterdir()])
+
+    def _hub_files(self, root: Path, rows: list[dict[str, Any]]) -> list[Path]:
+        """The hub's files of the persona: no trending or memory file, the queries as
+        `test.json` beside the rest."""
+        backend = root / HUB.persona_folder(self.uid)
+        for events in self.events.values():
+            events.sort(key=lambda e: e["source_timestamp"])
+        self.calendar.sort(key=lambda m: m["ts"])
+        write_persona(backend, self._profile(), self.events, self.calendar)
+        page = f"<html><body><h1>{self.name}</h1><p>generated persona</p></body></html>\n"
+        (backend / "persona.html").write_text(page, encoding="utf-8")
+        items = [hub_item(row) for row in rows]
+        text = json.dumps(items, indent=2, ensure_ascii=False)
+        (root / HUB.queries_file(self.uid)).write_text(text, encoding="utf-8")
+        return sorted(backend.iterdir())
 
     def _profile(self) -> dict[str, Any]:
         text = self.text

@@ -8,7 +8,9 @@ checks; a cell that is not of its kind is a one-line PersonaMemDataError naming 
 file, the line, the row's `query_id` and the column. The kinds:
 
 - `seq`, `ts`: decimal integers (`ts` unix seconds, the query's time: what the history
-  is masked at); `ts_iso` must be the same instant (else the query's time is unknown);
+  is masked at); `ts_iso` must be the same instant, and the instance's own time
+  (`instance_time`, where it has one) must be `ts` (else the query's time is unknown:
+  `testjson` says why `ts` is the authors' time);
 - `query_id`: `{user_id}:{seq:04d}:{instance_id}`, as every real row has it, unique in
   the file; `user_id` the same on every row (a file is one persona's);
 - `task_type`: one of the 31 (`tasks.TASK_TYPES`), which gives the paper's family;
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -54,6 +57,10 @@ COLUMNS: Final = (
     "instance_json",
 )
 """The columns of `queries.csv` version 2, in the released order."""
+TIME_KEYS: Final = ("t_test", "test_timestamp", "source_timestamp", "t_probe", "t_late", "t_anchor")
+"""The instance's time, the first of these that is a positive number: what the authors'
+builder takes a row's `ts` from (`scripts/prepare_eval_data.py::_extract_ts`, in every
+stored copy read, the queries.csv writers and the test.json one alike)."""
 OPTIONAL_COLUMNS: Final = frozenset({"display_rubric"})
 """Columns an older file lacks."""
 _EXCERPT = 60
@@ -128,7 +135,7 @@ def _check_version(path: Path) -> None:
         raise PersonaMemDataError(f"{path}: not readable ({ex.strerror or ex})") from None
     if first != VERSION_LINE:
         raise PersonaMemDataError.at(
-            path, f"expected {VERSION_LINE!r} as the first line, found {_shown(first)}", line=1
+            path, f"expected {VERSION_LINE!r} as the first line, found {shown(first)}", line=1
         )
 
 
@@ -155,16 +162,18 @@ def _query(path: Path, line: int, row: dict[str, str]) -> V3Query:
     if query_id != expected_id:
         raise fail("query_id", f"expected {expected_id!r} (user_id:seq:instance_id)")
     if row["task_type"] not in TASK_TYPES:
-        raise fail("task_type", f"{_shown(row['task_type'])} is not one of the 31 task types")
+        raise fail("task_type", f"{shown(row['task_type'])} is not one of the 31 task types")
     if row["task_family"] not in FAMILY_CODES:
         known = ", ".join(sorted(FAMILY_CODES))
-        raise fail("task_family", f"{_shown(row['task_family'])} is not one of {known}")
-    if _instant(row["ts_iso"]) != ts:
-        raise fail("ts_iso", f"{_shown(row['ts_iso'])} is not the instant of ts {ts}")
+        raise fail("task_family", f"{shown(row['task_family'])} is not one of {known}")
+    if instant(row["ts_iso"]) != ts:
+        raise fail("ts_iso", f"{shown(row['ts_iso'])} is not the instant of ts {ts}")
     instance = parsed("instance_json", _json_object)
+    if (problem := time_problem(ts, instance)) is not None:
+        raise fail("ts", problem)
     tags = tuple(row["rubric_tags"].split(";")) if row["rubric_tags"] else ()
     if not all(_NAME.fullmatch(tag) for tag in tags):
-        raise fail("rubric_tags", f"expected ;-joined names, found {_shown(row['rubric_tags'])}")
+        raise fail("rubric_tags", f"expected ;-joined names, found {shown(row['rubric_tags'])}")
     return V3Query(
         query_id=query_id,
         seq=seq,
@@ -187,7 +196,27 @@ def _query(path: Path, line: int, row: dict[str, str]) -> V3Query:
     )
 
 
-def _instant(text: str) -> int | None:
+def instance_time(instance: Mapping[str, Any]) -> int | None:
+    """The instance's own time as the builder reads it (`TIME_KEYS`), or None."""
+    for key in TIME_KEYS:
+        value = instance.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return int(value)
+    return None
+
+
+def time_problem(ts: int, instance: Mapping[str, Any]) -> str | None:
+    """Why `ts` cannot be the query's time (the instance's own time is another), or None."""
+    own = instance_time(instance)
+    if own is None or own == ts:
+        return None
+    return (
+        f"{ts} is not the instance's time {own} (its first of {', '.join(TIME_KEYS)}), which "
+        "the builder takes ts from: the time its history is masked at is unknown"
+    )
+
+
+def instant(text: str) -> int | None:
     """Unix seconds of an ISO 8601 time with an offset, or None."""
     try:
         moment = datetime.fromisoformat(text)
@@ -202,9 +231,9 @@ def _json_object(cell: str) -> dict[str, Any]:
     try:
         value = json.loads(cell)
     except (ValueError, RecursionError) as ex:
-        raise ValueError(f"not JSON ({ex}): {_shown(cell)}") from None
+        raise ValueError(f"not JSON ({ex}): {shown(cell)}") from None
     if not isinstance(value, dict):
-        raise ValueError(f"expected a JSON object, found {_shown(cell)}")
+        raise ValueError(f"expected a JSON object, found {shown(cell)}")
     return value
 
 
@@ -213,11 +242,11 @@ def _error(
 ) -> PersonaMemDataError:
     where = [str(path), f"line {line}"]
     if query_id:
-        where.append(f"query_id {_shown(query_id)}")
+        where.append(f"query_id {shown(query_id)}")
     where.append(f"field '{field}'")
     return PersonaMemDataError(f"{', '.join(where)}: {message}")
 
 
-def _shown(cell: str) -> str:
+def shown(cell: str) -> str:
     """The cell's start, on one line."""
     return repr(cell if len(cell) <= _EXCERPT else cell[:_EXCERPT] + "...")

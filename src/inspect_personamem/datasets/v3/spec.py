@@ -5,10 +5,14 @@ Sources: `../shared/docs/PERSONAMEM_V3.md` section 1 and `../shared/data/persona
 (full commit hashes in its COMMITS.md).
 
 - The hub dataset `bowen-upenn/PersonaMem-v3` (`HUB`): per persona `backend/{uid}/` with
-  the profile, the app files, the calendar and the queries as `test.json` (the newest
-  pipeline writes it instead of `queries.csv`; its `instance_full` is what the authors'
-  runner reads), "a first cohort of 100 personas". Its commit could not be read here:
-  `HUB_REVISION` is not a pin yet (`HUB_REVISION_VERIFIED`).
+  the profile, the five apps' files, the calendar, `persona.html` and the queries as
+  `test.json` (the newest pipeline writes it instead of `queries.csv`; `testjson` reads
+  it), for the 100 personas of `HUB_PERSONAS`; no `trending.json` nor
+  `ai_studio_memory.json` (`HUB_FILES`). `HUB_REVISION` pins the commit a third-party
+  benchmark catalog downloads the hub's `backend/` at (the only commit of the hub found
+  anywhere); this package has not checked it against the hub (`HUB_REVISION_VERIFIED`).
+  A branch given instead (`-T revision=main`) is resolved at download to the commit the
+  hub serves, which the run records (`hub.download`).
 - A checkout of the authors' GitHub repository of the same name (`CHECKOUT`): queries in
   `benchmark/{uid}/queries.csv` (`records.read_queries`), the persona's files in
   `backend/{uid}/`, for five personas (`GITHUB_PERSONAS`); it also holds legacy persona
@@ -37,12 +41,17 @@ from inspect_personamem.errors import PersonaMemDataError
 
 REPO_ID: Final = "bowen-upenn/PersonaMem-v3"
 """The hub dataset and the GitHub repository share this name."""
-HUB_REVISION: Final = "main"
-"""NOT A PIN, NOT YET VERIFIED: no commit of the hub repository could be read (this
-machine has no network; the shared sheet names none). Replace with the hub's 40-hex
-commit, and set `HUB_REVISION_VERIFIED`, before the version is registered."""
+HUB_REVISION: Final = "7b00a090b35b7293e6efeeb19494207f32b5a9ee"
+"""The hub's commit that EventHorizon-Lab/MindBridge's benchmark catalog pins and
+downloads `backend/*/{five apps, calendar, test}.json` at
+(`src/mindbridge/benchmarks/task_catalog.py`@0870b121, `_PERSONAMEM_V3`, fetched with
+`snapshot_download(repo_type="dataset")`, with a digest of its own over those files; its
+research notes link `huggingface.co/datasets/bowen-upenn/PersonaMem-v3/tree/` at the
+same commit). No page, sheet or script of the authors names a commit of the hub."""
 HUB_REVISION_VERIFIED: Final = False
-"""Whether `HUB_REVISION` is a commit read off the hub (a test holds the two together)."""
+"""Whether the package has checked `HUB_REVISION` against the hub itself (this machine
+has no network): not yet, and nothing of its files (size, digest, rows) is known here, so
+a download at it is checked against nothing (`hub.HubSnapshot.release` says so)."""
 LICENSE: Final = "CC-BY-NC-4.0"
 LICENSE_NOTE: Final = (
     "PersonaMem-v3's data is derived from facebook/gistbench and licensed CC-BY-NC-4.0: "
@@ -77,6 +86,31 @@ CHECKOUT_RELEASED: Final[Mapping[str, ReleasedFile]] = {
 """What is known of a checkout's files at `GITHUB_REVISION`: not the hub's revision, so a
 difference is marked, never an error (`ReleasedFile.of_pinned_revision`)."""
 
+HUB_PERSONAS: Final = tuple(
+    (  # noqa: SIM905 (a hundred ids one a line would be a hundred lines)
+        "1 2 3 5 6 8 9 10 13 14 17 18 19 20 21 23 25 26 27 29 32 34 35 36 37 38 41 43 44 45 "
+        "46 48 49 51 52 53 55 56 58 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 "
+        "79 80 81 82 83 85 86 87 89 90 91 93 94 96 97 98 99 100 101 102 103 104 105 106 107 "
+        "108 109 111 112 113 114 115 116 117 118 209 229 282 461 655 760 835"
+    ).split()
+)
+"""The hub's 100 personas in numeric order: `RANKED` of `scripts/export_hf_release.py`,
+the newest stored copy (82,960 characters; its upload commit message "PersonaMem-v3
+release: full 100-persona cohort"; its commit was not shown, the search index reads it
+as id 58522092939), whose `USERS` it copies to `backend/{uid}/`. A test holds the count
+and the GitHub five among them."""
+HUB_FILES: Final = (
+    "test.json",
+    "profile.json",
+    "instagram.json",
+    "facebook.json",
+    "threads.json",
+    "chatbot.json",
+    "ai_studio.json",
+    "calendar.json",
+)
+"""What a download fetches per persona: the export script's `PER_PERSONA_FILES` but
+`persona.html` (a page for people, not read), the queries first."""
 PERSONA_FILES: Final = ("profile.json", *(f"{app}.json" for app in AUTHORS_APPS))
 """What every persona folder must hold: `streams.read_persona` refuses a folder without."""
 PERSONA_FILES_READ_IF_PRESENT: Final = ("ai_studio.json", "calendar.json", "trending.json")
@@ -126,6 +160,8 @@ class V3Spec(Release):
 
     layouts: tuple[Layout, ...]
     github_personas: tuple[str, ...]
+    hub_personas: tuple[str, ...]
+    """The personas a download fetches."""
     github_revision: str
     released: Mapping[str, ReleasedFile]
     """What is known of a file, by its path inside its layout."""
@@ -139,6 +175,7 @@ PERSONAMEM_V3: Final = V3Spec(
     license=LICENSE,
     layouts=LAYOUTS,
     github_personas=GITHUB_PERSONAS,
+    hub_personas=HUB_PERSONAS,
     github_revision=GITHUB_REVISION,
     released=CHECKOUT_RELEASED,
     license_note=LICENSE_NOTE,
@@ -226,7 +263,7 @@ def _needs(layout: Layout) -> str:
 class V3Source(PinnedSource):
     """Where a run's PersonaMem-v3 files come from: `data_dir` (either layout), else the
     PERSONAMEM_V3_DATA_DIR variable, else the hub at `repo_id`/`revision` (the spec's,
-    unless given; reading from the hub is still to come)."""
+    unless given; `hub.download`)."""
 
     data_dir: str | Path | None = None
     repo_id: str | None = None

@@ -1,16 +1,23 @@
 """PersonaMem-v3 as a dataset version: its entry in `datasets.registry`.
 
-Per persona a `queries.csv` (a checkout of the authors' GitHub repository: `spec.CHECKOUT`)
-and the persona's app streams; a query at time T is asked after the events strictly
-before T (`histories.PersonaContexts`), its input the authors' task prompt without the
-history (`samples`), its reply scored by `scorers.v3_scorer` on the authors' 0-100 (the
-six rule-scored task types by rule, the judged ones through the `grader` model role,
+Per persona its queries (`backend/{uid}/test.json` on the hub, `spec.HUB`, read by
+`testjson`; `benchmark/{uid}/queries.csv` in a checkout of the authors' GitHub repository,
+`spec.CHECKOUT`, read by `records`) and the persona's app streams; a query at time T
+(its `ts`: `testjson` says why that is the authors' time) is asked after the events
+strictly before T (`histories.PersonaContexts`), its input the authors' task prompt
+without the history (`samples`), its reply scored by `scorers.v3_scorer` (the six
+rule-scored task types by rule, the judged ones through the `grader` model role,
 `judged.py`, which a run must bind; their prompts' digests are in the log's facts).
+Without a folder the hub's files are downloaded (`hub.download`).
 
 What is not here yet, and why:
-- the hub: its revision is not pinned (`spec.HUB_REVISION_VERIFIED`) and the shape of its
-  `test.json` is unknown, so a run needs a folder (`-T data_dir`, PERSONAMEM_V3_DATA_DIR)
-  in the checkout's layout; a folder in the hub's layout is refused in one line;
+- a verified hub revision: the default is the commit a third-party catalog pins
+  (`spec.HUB_REVISION`), not checked against the hub by this package
+  (`spec.HUB_REVISION_VERIFIED`); a branch given (`-T revision=main`) is resolved at
+  download to the commit the hub serves and recorded in `data_release` (`hub.download`);
+- checks of the hub's files: no size, digest or row count of any is known, so none is
+  checked (`data_release` and `data_checked` say so); of a checkout only persona 105's
+  `queries.csv` rows at the GitHub commit read are known;
 - a task per family: `family` selects within the one task (`personamem_v3`), so
   `fixed_values` is empty;
 - the declared data (`reported`, `estimate`, `trying`, `offline`): none yet, so
@@ -52,6 +59,7 @@ from inspect_personamem.data.order import prefix_ends
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
 from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
+from inspect_personamem.datasets.v3.hub import HubSnapshot, download
 from inspect_personamem.datasets.v3.judge import JUDGE_TEXTS
 from inspect_personamem.datasets.v3.memory_writer import PROMPTS as WRITER_PROMPTS
 from inspect_personamem.datasets.v3.memory_writer import WriterConfig
@@ -66,12 +74,15 @@ from inspect_personamem.datasets.v3.scorers import (
 from inspect_personamem.datasets.v3.spec import (
     CHECKOUT,
     DATA_DIR_ENV,
+    PERSONA_FILES_READ_IF_PRESENT,
     PERSONAMEM_V3,
+    V3Folder,
     V3Source,
     check_folder,
 )
 from inspect_personamem.datasets.v3.streams import PersonaStreams
 from inspect_personamem.datasets.v3.tasks import FAMILIES, TASK_TYPES
+from inspect_personamem.datasets.v3.testjson import read_test_json
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.history.retrieved import read_memory_config
 from inspect_personamem.parameters import Parameter, Point, Settings
@@ -151,8 +162,14 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         "after the events before its time (the authors' task prompt; CC-BY-NC-4.0 data)."
     )
     data_dir_help = (
-        "a checkout of github.com/bowen-upenn/PersonaMem-v3 (benchmark/<uid>/queries.csv, "
-        "backend/<uid>/ with the profile and app files; the hub is not read yet)"
+        "a snapshot of the hub dataset bowen-upenn/PersonaMem-v3 (backend/<uid>/ with "
+        "test.json, the profile and app files) or a checkout of its GitHub repository "
+        "(benchmark/<uid>/queries.csv beside backend/<uid>/)"
+    )
+    revision_help = (
+        "Revision of repo_id (pinned to the commit a third-party catalog downloads, not "
+        "verified against the hub by this package); a branch (main) is resolved to the "
+        "commit it serves, recorded in data_release."
     )
     data_dir_env = DATA_DIR_ENV
     selectors = (
@@ -238,31 +255,27 @@ class PersonaMemV3(DatasetVersion[V3Question]):
     def _source(self, arguments: Settings) -> V3Source:
         return V3Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"])
 
-    def _root(self, source: V3Source) -> tuple[Path, str]:
-        """The folder to read and what named it; a one-line error where none is named."""
+    def _folder(self, source: V3Source) -> tuple[V3Folder, str, HubSnapshot | None]:
+        """The folder to read (a `data_dir`, else PERSONAMEM_V3_DATA_DIR, else the hub's
+        snapshot, downloaded), where it came from, and the snapshot where it is one."""
         if source.data_dir is not None:
-            return Path(source.data_dir), source.data_dir_option
-        env_dir = os.environ.get(DATA_DIR_ENV)
-        if env_dir:
-            return Path(env_dir), DATA_DIR_ENV
-        raise PersonaMemDataError(
-            f"PersonaMem-v3 is not read from the hub yet (its revision is not pinned and "
-            f"its test.json not read): pass -T data_dir=<{self.data_dir_help}>, or set "
-            f"{DATA_DIR_ENV}"
-        )
+            root, given_by = Path(source.data_dir), source.data_dir_option
+        elif os.environ.get(DATA_DIR_ENV):
+            root, given_by = Path(os.environ[DATA_DIR_ENV]), DATA_DIR_ENV
+        else:
+            snapshot = download(source)
+            folder = check_folder(snapshot.root, snapshot.personas, given_by=snapshot.where)
+            return folder, snapshot.where, snapshot
+        folder = check_folder(root, given_by=given_by)
+        return folder, f"local folder {root.resolve()} ({folder.layout.where})", None
 
     def load(self, arguments: Settings, reads_history: bool) -> Loaded[V3Question]:
         """Every persona's queries of the folder (of `family`, unless all), each with its
         point in its persona's history; the streams are read in any case (a query's point
         is counted in events before its time)."""
         source = self._source(arguments)
-        root, given_by = self._root(source)
-        folder = check_folder(root, given_by=given_by)
-        if folder.layout is not CHECKOUT:
-            raise PersonaMemDataError(
-                f"{root} (given by {given_by}) is in the hub's layout, whose test.json is not "
-                f"read yet: point it at {self.data_dir_help}"
-            )
+        folder, where, snapshot = self._folder(source)
+        root = folder.root
         family = one_of("family", arguments["family"], FAMILY_CHOICES)
         contexts = PersonaContexts(
             PersonaStreams(root / "backend"),
@@ -273,9 +286,14 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         names: list[str] = []
         for uid in folder.personas:
             path = folder.queries_file(uid)
-            rows = read_queries(path)
+            rows = read_queries(path) if folder.layout is CHECKOUT else read_test_json(path, uid)
             name = folder.layout.queries_file(uid)
             names.extend(folder.layout.persona_files(uid))
+            names.extend(  # read where present (`streams.read_persona`)
+                f"{folder.layout.persona_folder(uid)}/{name}"
+                for name in PERSONA_FILES_READ_IF_PRESENT
+                if (folder.persona_folder(uid) / name).is_file()
+            )
             released = PERSONAMEM_V3.released.get(name)
             if released is not None:
                 read.append(_read_file(path, name, released, len(rows)))
@@ -285,9 +303,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
                 if family == ALL or q.family == family
             )
         if not questions:
-            raise PersonaMemDataError(
-                f"{root} (given by {given_by}) holds no query of family {family!r}"
-            )
+            raise PersonaMemDataError(f"{root} ({where}) holds no query of family {family!r}")
         generated = synthetic(source, names)
         if arguments["history"] == "evidence" and not generated:
             raise PersonaMemArgumentError(
@@ -298,8 +314,13 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         release = generated or (
             data_release(source, read)
             if read
-            else f"{UNCHECKED}nothing is known of the released {', '.join(names[:1])} and the "
-            "rest (no size, digest or row count read)"
+            else UNCHECKED
+            + (
+                snapshot.release
+                if snapshot is not None
+                else f"nothing is known of the released {', '.join(names[:1])} and the rest "
+                "(no size, digest or row count read)"
+            )
         )
         return Loaded(
             questions=questions,
@@ -307,9 +328,11 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             metadata={
                 "family": family,
                 "personas": list(folder.personas),
-                "data_source": f"local folder {root.resolve()} ({folder.layout.where})",
+                "data_source": where,
                 "data_release": release,
-                "data_checked": data_checked(read) or "nothing known of the files read",
+                "data_checked": data_checked(read)
+                or f"nothing known of the {len(names)} files read ({folder.layout.where}: no "
+                "size, digest or row count of them is published), so none was checked",
                 "license": PERSONAMEM_V3.license_note,
             },
         )
