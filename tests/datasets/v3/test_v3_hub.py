@@ -45,7 +45,7 @@ LOAD = (
     "        return replace(super()._source(arguments), spec=spec)\n"
     "settings = {'data_dir': None, 'repo_id': PERSONAMEM_V3.repo_id,\n"
     "            'revision': PERSONAMEM_V3.revision, 'family': 'all',\n"
-    "            'history_layout': 'authors', **given}\n"
+    "            'history_layout': 'authors', 'history': 'full', **given}\n"
     "try:\n"
     "    loaded = Few().load(settings, True)\n"
     "    keys = ('data_source', 'data_release', 'data_checked', 'personas')\n"
@@ -77,6 +77,7 @@ def test_a_hub_snapshot_sends_what_the_checkout_sends(hub: V3Folder, tmp_path: P
         (log,) = inspect_eval(
             TASK,
             model=mock_model(lambda messages: REPLY),
+            model_roles={"grader": mock_model(lambda messages: "{}", "mockllm/grader")},
             task_args={"data_dir": str(folder.root), "keep_history_in_log": True},
             log_dir=str(tmp_path / name),
             display="none",
@@ -96,8 +97,11 @@ def test_a_hub_snapshot_sends_what_the_checkout_sends(hub: V3Folder, tmp_path: P
 
 TASK_OFFLINE = (
     "import json, sys\n"
+    "from inspect_ai.model import get_model\n"
+    "from inspect_ai.model._model import init_model_roles\n"
     "from inspect_personamem.run.tasks import personamem_v3\n"
     "from inspect_personamem.errors import PersonaMemDataError\n"
+    "init_model_roles({'grader': get_model('mockllm/model')})  # as --model-role binds it\n"
     "try:\n"
     "    personamem_v3(**json.loads(sys.argv[1]))\n"
     "    print(json.dumps({}))\n"

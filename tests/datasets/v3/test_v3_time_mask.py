@@ -27,7 +27,7 @@ import pytest
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage
 from inspect_ai.tool import ToolChoice, ToolInfo
-from support.helpers import run_task, tool_calling_model
+from support.helpers import mock_model, run_task, tool_calling_model
 from support.memories import RecordingMemory, tiny_sentence_transformer
 from support.servers.mcp_memory import stand_in_config
 from support.servers.openai_api import mem0_stand_in_config, serve_openai
@@ -45,6 +45,7 @@ from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.run.tasks import personamem_v3
 
 TASK = "inspect_personamem/personamem_v3"
+GRADER = "grader"
 EVENT = re.compile(r"EVM(\d+)X")
 HIDDEN = re.compile(r"LEAK-|PROFILEHIDDENX|SECRET\d+X")
 REPLY = json.dumps({"ranked_indices": list(range(16)), "response": "a reply " * 10})
@@ -141,11 +142,13 @@ def script(messages: list[ChatMessage], tools: list[ToolInfo], choice: ToolChoic
 
 
 def model_inputs(sample: Any) -> list[str]:
-    """Every model call's input in a sample, one text a call (tool results included)."""
+    """Every model call's input in a sample but the grader's, one text a call (tool results
+    and the memory writer's included). The grader may read what the authors' scorers read
+    (the gold, the slice after T); `test_v3_version` checks what it is sent."""
     return [
         "\n".join(message.text for message in event.input)
         for event in resolve_sample_attachments(sample).events
-        if event.event == "model"
+        if event.event == "model" and event.role != GRADER
     ]
 
 
@@ -172,7 +175,15 @@ def run(
             url, _ = stack.enter_context(serve_openai())
             config.write_text(json.dumps({**mem0_stand_in_config(url), "add_batch": 40}))
             arguments["memory_config"] = str(config)
-        return run_task(TASK, tool_calling_model(script), log_dir, arguments, **extra)
+        grader = mock_model(lambda messages: "{}", f"mockllm/{GRADER}")  # unread: unscored
+        return run_task(
+            TASK,
+            tool_calling_model(script),
+            log_dir,
+            arguments,
+            model_roles={GRADER: grader},
+            **extra,
+        )
 
 
 @pytest.mark.parametrize(
