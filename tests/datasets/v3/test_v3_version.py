@@ -140,12 +140,17 @@ def test_it_runs_end_to_end_and_nothing_after_a_query_reaches_the_model(
         if task.judged:
             assert math.isnan(value), sample.id
         else:
-            assert not math.isnan(value) and 0 <= value <= 100, sample.id
+            assert not math.isnan(value) and 0 <= value <= 1, sample.id
     assert checked_decoys > 0
     assert statuses["judged: not built yet"] == {n for n, t in TASK_TYPES.items() if t.judged}
-    metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
-    assert {"micro", "macro", "rows", "personas", "gated", "amp_paired_f1"} <= set(metrics)
-    assert metrics["personas"] == 2 and not math.isnan(metrics["micro"])
+    headline = log.results.scores[0]
+    metrics = {name: m.value for name, m in headline.metrics.items()}
+    assert list(metrics)[0] == "accuracy" and 0 <= metrics["accuracy"] <= 1
+    assert {"macro", "stderr", "rows", "personas", "gated", "amp_paired_f1"} <= set(metrics)
+    assert metrics["personas"] == 2
+    # the judged samples are left out of the means and counted: two personas' each
+    judged = sum(task.judged for task in TASK_TYPES.values())
+    assert headline.unscored_samples == 2 * judged
     assert any(name.startswith("family_") for name in metrics)
     assert any(name.startswith("type_") for name in metrics)
     assert any(name.startswith("app_") for name in metrics)

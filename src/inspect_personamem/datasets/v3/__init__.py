@@ -21,9 +21,10 @@ yet a registered version (`docs/development.md`, "Where PersonaMem-v3 will sit")
 - `judge`: the authors' judge prompts (fixed texts verbatim, with their digests), which
   rubric dimensions apply to which task, and how a judge's reply is read (a reply that
   gives no score is `Unreadable`, never 0). No judged scorer yet.
-- `scorers`: `v3_scorer`, the rule-scored task types' headlines on the authors' 0-100
-  (the judged ones unscored, never 0), and its metrics: micro and macro accuracy, per
-  family and task type, each with an interval clustered by persona; the lifecycle pairs
+- `scorers`: `v3_scorer`, the rule-scored task types' headlines, 0-1 (the authors' 0-100
+  over 100; the judged ones unscored, never 0), and its metrics: `accuracy` (the micro
+  mean) and the macro, per family and task type, each with an interval clustered by
+  persona; the lifecycle pairs
   and the warn/foil paired F1 joined over the samples; the gated replies counted.
 
 Each rule follows one file of bowen-upenn/PersonaMem-v3 at a named commit (its docstring

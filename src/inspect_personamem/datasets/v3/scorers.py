@@ -1,25 +1,30 @@
 """PersonaMem-v3's scorer (`v3_scorer`) and its metrics: the authors' deterministic
-headlines for the task types `tasks.py` marks not judged, on their 0-100 scale; the
-judged ones left unscored until their judges are built.
+headlines for the task types `tasks.py` marks not judged, each sample's value their
+0-100 over 100 (0-1, as every version's, so that Inspect's viewer, intervals and the
+report read it as they read v1's and v2's; the 0-100 `accuracy` and the rule's `raw`
+value are in the score's metadata); the judged ones left unscored until their judges
+are built.
 
 Per sample, the task type (sample metadata `task_type`) picks the rule; it reads the
 model's reply and the scorer-only fields (`samples.SCORER_KEY`), never the prompt:
 
 - the three ranking tasks (`tasks.RANKING_TASKS`): graded NDCG@5 over the slate
-  (`ranking.task_ndcg`, the published recompute's reading), 100 x NDCG;
+  (`ranking.task_ndcg`, the published recompute's reading), NDCG (100 x NDCG on
+  the authors' scale);
 - `local_recommendation_geo_shift`: `rules.geo_shift_correctness` of the reply's
-  `response` field (or the whole reply), 100 x {0, 0.5, 1};
-- `active_mistake_prevention`: one warn or foil row (`rules.mistake_row`), 100 x
+  `response` field (or the whole reply), {0, 0.5, 1};
+- `active_mistake_prevention`: one warn or foil row (`rules.mistake_row`),
   `correct`; the pairs' F1 is a metric over the rows (`v3_paired_f1`);
 - `short_vs_long_term_lifecycle`: one probe's `match_rate_at_3` (`ranking.
   lifecycle_ranking`, `match_rate_at_3`). The authors' headline row is the pair's
-  (`lifecycle_score` = pre - post, 50 x (1 + score)), made after the run from the two
-  probes of one canonical (e5_horizon_lifecycle.py@b8d90778); the probe rows
+  (`lifecycle_score` = pre - post, 50 x (1 + score) on 0-100), made after the run
+  from the two probes of one canonical (e5_horizon_lifecycle.py@b8d90778); the probe rows
   themselves carry no headline and are left out of their means. So here: a probe's
-  value is 100 x its match rate (`counted` False), and the metrics join each persona's
+  value is its match rate (`counted` False), and the metrics join each persona's
   pre and post probes into the pair's row; a probe without its partner counts nowhere.
 
-The conversion to 0-100 is `tasks.task_accuracy` (`rules.accuracy_value`) throughout.
+The conversion to 0-100 is `tasks.task_accuracy` (`rules.accuracy_value`) throughout;
+the value is that over 100.
 The 15-distinct-token gate (`rules.is_substantive`) zeroes a row only where the
 authors' runner applies it: of the rule-scored tasks, only the foil side of
 `active_mistake_prevention` (their ranking, geo-shift and lifecycle runners write no
@@ -32,10 +37,11 @@ left out of every metric and counted in the log's `unscored_samples`, never a 0.
 question the model never replied to is unscored too (`scoring.scorer.answered`), where
 the authors' runner writes 0 for a failed row (`rules.FAILED_STATUSES`).
 
-Metrics (`v3_metrics`), all on 0-100 and each with a 95% interval clustered by persona
-(`user_id`): the micro accuracy (every scored row once: the authors' newest headline,
-aggregate_eval@19bc3eec "ALL (micro, row-weighted)") and the macro (the mean over task
-types of each type's mean: their earlier one), per family (row-weighted within the
+Metrics (`v3_metrics`), all 0-1 and each with a 95% interval clustered by persona
+(`user_id`): first `accuracy`, the micro mean (every scored row once: the authors' newest
+headline, aggregate_eval@19bc3eec "ALL (micro, row-weighted)"; `inspect view`'s
+headline), then the macro (the mean over task types of each type's mean: their
+earlier one), per family (row-weighted within the
 family, as their by-class roll-ups are; the families are the paper's, `tasks.FAMILIES`,
 where theirs group tasks otherwise) and per task type. The interval is the mean's
 clustered standard error (for the macro, that of the mean of type means, linearised as
@@ -126,8 +132,9 @@ class RuleScore:
 
     @property
     def value(self) -> float:
-        """The score's value: the accuracy, or 100 x a probe's match rate."""
-        return self.accuracy if self.accuracy is not None else 100.0 * self.raw
+        """The score's value, 0-1 as every version's: the accuracy / 100, or a probe's
+        match rate."""
+        return self.accuracy / 100.0 if self.accuracy is not None else self.raw
 
 
 def _ints(value: object) -> set[int]:
@@ -252,9 +259,9 @@ def _scored(scores: Sequence[SampleScore]) -> list[tuple[SampleScore, dict[str, 
 
 
 def headline_rows(scores: Sequence[SampleScore]) -> tuple[list[Row], int]:
-    """The rows the authors' micro counts, and how many lifecycle probes found no
+    """The rows the authors' micro counts (0-1), and how many lifecycle probes found no
     partner. A sample counts as itself where its score says `counted`; each persona's
-    lifecycle pre and post probes of one canonical make one row, 50 x (1 + pre - post)
+    lifecycle pre and post probes of one canonical make one row, (1 + pre - post) / 2
     (a later probe of the same phase replaces an earlier one, as the authors' dict
     does)."""
     rows: list[Row] = []
@@ -264,14 +271,14 @@ def headline_rows(scores: Sequence[SampleScore]) -> tuple[list[Row], int]:
         if meta.get("counted"):
             rows.append(Row(_user(s), str(meta["task_type"]), value))
         elif join.get("kind") == "lifecycle":
-            probes[(_user(s), str(join["pair"]))][str(join["side"])] = value / 100.0
+            probes[(_user(s), str(join["pair"]))][str(join["side"])] = value
     unpaired = 0
     for (user, _), sides in probes.items():
         if all(phase in sides for phase in PHASES):
             score = lifecycle_score(sides["pre"], sides["post"])
             accuracy = task_accuracy(LIFECYCLE_TASK, {"lifecycle_score": score})
             assert accuracy is not None
-            rows.append(Row(user, LIFECYCLE_TASK, accuracy))
+            rows.append(Row(user, LIFECYCLE_TASK, accuracy / 100.0))
         else:
             unpaired += len(sides)
     return rows, unpaired
@@ -345,17 +352,20 @@ def _by(rows: Sequence[Row], key: Callable[[Row], str]) -> dict[str, list[Row]]:
 
 @metric
 def v3_accuracy() -> Metric:
-    """The micro accuracy (`micro`: every headline row once) and the macro (`macro`: the
-    mean over task types of each type's mean), each with `_low` and `_high`; how many
-    rows (`rows`) and personas (`personas`) they cover, and the lifecycle probes left
-    without their partner (`lifecycle_unpaired`)."""
+    """The run's headline, first so that `inspect view` shows it: `accuracy`, the micro
+    mean (every headline row once: the authors' newest headline), with its `stderr`
+    clustered by persona and `accuracy_low` / `accuracy_high`; the macro (`macro`: the
+    mean over task types of each type's mean, their earlier headline) with `_low` and
+    `_high`; how many rows (`rows`) and personas (`personas`) they cover, and the
+    lifecycle probes left without their partner (`lifecycle_unpaired`). All 0-1."""
 
     def compute(scores: list[SampleScore]) -> Value:
         rows, unpaired = headline_rows(scores)
         micro = clustered_mean(rows)
         macro = clustered_mean(rows, lambda row: row.task_type)
         return {
-            **micro.named("micro"),
+            **micro.named("accuracy"),
+            "stderr": micro.stderr,
             **macro.named("macro"),
             "rows": micro.rows,
             "personas": micro.personas,
@@ -419,13 +429,13 @@ def v3_paired_f1() -> Metric:
     the instance id less `_warn` / `_foil`): `amp_paired_f1`, `amp_warn_recall`,
     `amp_foil_precision`, `amp_paired_correct` (0-1, as the authors report them,
     unrounded) and `amp_pairs`; nothing where the run has no such row. A row's
-    correctness is its value / 100 (the mean over epochs)."""
+    correctness is its value (the mean over epochs)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         rows = [
             (
                 str(meta.get("query_id") or s.sample_id),
-                {"correct_warn": value / 100.0, "correct_foil": value / 100.0},
+                {"correct_warn": value, "correct_foil": value},
             )
             for s, meta, value in _scored(scores)
             if meta["task_type"] == MISTAKE_TASK

@@ -3,8 +3,9 @@
 Per persona a `queries.csv` (a checkout of the authors' GitHub repository: `spec.CHECKOUT`)
 and the persona's app streams; a query at time T is asked after the events strictly
 before T (`histories.PersonaContexts`), its input the authors' task prompt without the
-history (`samples`), its reply scored by `scorers.v3_scorer` on the authors' 0-100 (the
-six rule-scored task types; the judged ones unscored until their judges are built).
+history (`samples`), its reply scored by `scorers.v3_scorer`, 0-1 (the authors' 0-100 over
+100; the six rule-scored task types; the judged ones unscored until their judges are
+built), its headline `accuracy` the authors' micro mean.
 
 What is not here yet, and why:
 - the hub: its revision is not pinned (`spec.HUB_REVISION_VERIFIED`) and the shape of its
@@ -111,7 +112,7 @@ def _scored_rows(scores: Sequence[SampleScore], key: str) -> dict[str, list[Row]
 @metric
 def v3_by_metadata(key: str, prefix: str) -> Metric:
     """Per value of the sample metadata `key` (`<prefix>_<value>`): the mean of its
-    counted rule-scored rows on 0-100, with `_low` and `_high` clustered by persona.
+    counted rule-scored rows (0-1), with `_low` and `_high` clustered by persona.
     Lifecycle pairs are counted in `v3_accuracy`, by family and by type only."""
 
     def compute(scores: list[SampleScore]) -> Value:
