@@ -37,9 +37,9 @@ from inspect_personamem.scoring.grader.correction import (
     TrialCounts,
     corrected_by_trials,
 )
+from inspect_personamem.scoring.intervals import LEVEL
 from inspect_personamem.scoring.metrics import group_order
 
-LEVEL = 0.95
 CLUSTER_KEY = "context"
 """The metadata key Inspect's clustered metrics are given each question's
 `SampleResult.context_id` under (any name serves: only its values count)."""

@@ -44,9 +44,9 @@ headline), then the macro (the mean over task types of each type's mean: their
 earlier one), per family (row-weighted within the
 family, as their by-class roll-ups are; the families are the paper's, `tasks.FAMILIES`,
 where theirs group tasks otherwise) and per task type. The interval is the mean's
-clustered standard error (for the macro, that of the mean of type means, linearised as
-`report.differences.paired_difference` does), times Student's t with personas - 1
-degrees of freedom; NaN with fewer than two personas or no spread.
+clustered standard error (for the macro, that of the mean of type means, linearised:
+`scoring.intervals`, which the report's paired differences use too), times Student's t
+with personas - 1 degrees of freedom; NaN with fewer than two personas or no spread.
 
 With several epochs Inspect hands the metrics each sample's reduced value (the mean
 over epochs) and its first epoch's metadata: the pair joins read values, so they use
@@ -60,8 +60,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cache
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from inspect_ai.scorer import (
     Metric,
@@ -69,10 +68,8 @@ from inspect_ai.scorer import (
     Score,
     Target,
     Value,
-    ci,
     metric,
     scorer,
-    stderr,
     value_to_float,
 )
 from inspect_ai.solver import TaskState
@@ -99,6 +96,7 @@ from inspect_personamem.datasets.v3.tasks import (
     TASK_TYPES,
     task_accuracy,
 )
+from inspect_personamem.scoring.intervals import Clustered, stratified_mean
 from inspect_personamem.scoring.scorer import Scoring, answered
 
 GEO_TASK: Final = "local_recommendation_geo_shift"
@@ -284,20 +282,6 @@ def headline_rows(scores: Sequence[SampleScore]) -> tuple[list[Row], int]:
     return rows, unpaired
 
 
-@cache
-def t_quantile(df: int) -> float:
-    """Student's t at 95% (two-sided) with `df` degrees of freedom, read off Inspect's
-    `ci` as `report.differences.t_quantile` reads it (the same computation: a version
-    may not import the report, which imports the registry)."""
-    scores = [
-        SampleScore(score=Score(value=float(i == 0)), sample_id=i, sample_metadata={"c": i})
-        for i in range(df + 1)
-    ]
-    apply = cast(Callable[[list[SampleScore]], Any], ci(0.95, cluster="c"))
-    error = cast(Callable[[list[SampleScore]], Any], stderr(cluster="c"))(scores)
-    return float((apply(scores)["upper"] - 1 / (df + 1)) / error)
-
-
 @dataclass(frozen=True)
 class Estimate:
     """A mean with its 95% interval clustered by persona (NaN with fewer than two)."""
@@ -316,31 +300,19 @@ class Estimate:
 
 def clustered_mean(rows: Sequence[Row], stratum: Callable[[Row], str] | None = None) -> Estimate:
     """The mean over strata of each stratum's mean (one stratum, `stratum` None: the
-    plain mean), with its standard error clustered by persona: each row's deviation
-    from its stratum's mean over (strata x the stratum's rows), summed per persona,
-    root of the sum of squares x G / (G - 1) (G personas; for the plain mean, Inspect's
-    `stderr(cluster=...)` exactly), and t(G - 1) times it either side. No interval (NaN)
-    where the error is 0: one persona, or no spread to go by (every stratum a single row,
-    or every value alike), as `report.differences` leaves such a row without one."""
-    if not rows:
-        nan = math.nan
-        return Estimate(nan, nan, nan, nan, 0, 0)
+    plain mean), with its standard error clustered by persona
+    (`scoring.intervals.stratified_mean`: for the plain mean, Inspect's
+    `stderr(cluster=...)` exactly) and t(G - 1) times it either side (G personas). No
+    interval (NaN) where the error is 0: one persona, or no spread to go by (every
+    stratum a single row, or every value alike), as `report.differences` leaves such a
+    row without one."""
     key = stratum or (lambda row: "")
-    strata: dict[str, list[float]] = defaultdict(list)
-    for row in rows:
-        strata[key(row)].append(row.value)
-    means = {name: math.fsum(values) / len(values) for name, values in strata.items()}
-    estimate = math.fsum(means.values()) / len(means)
-    deviations: dict[str, float] = defaultdict(float)
-    for row in rows:
-        name = key(row)
-        deviations[row.user] += (row.value - means[name]) / (len(strata) * len(strata[name]))
-    g = len(deviations)
-    error = math.sqrt(math.fsum(d * d for d in deviations.values()) * g / (g - 1)) if g > 1 else 0
-    if not error:  # one persona, or no spread to go by (each stratum one row, or all alike)
-        return Estimate(estimate, math.nan, math.nan, math.nan, len(rows), g)
-    half = t_quantile(g - 1) * error
-    return Estimate(estimate, estimate - half, estimate + half, error, len(rows), g)
+    mean = stratified_mean([Clustered(row.user, key(row), row.value) for row in rows])
+    half = mean.half_width()
+    error = mean.stderr or math.nan
+    return Estimate(
+        mean.value, mean.value - half, mean.value + half, error, mean.rows, mean.clusters
+    )
 
 
 def _by(rows: Sequence[Row], key: Callable[[Row], str]) -> dict[str, list[Row]]:
