@@ -77,7 +77,6 @@ from inspect_ai.solver import TaskState
 from inspect_personamem.datasets.v3.ranking import (
     extract_json,
     lifecycle_ranking,
-    lifecycle_score,
     match_rate_at_3,
     slate_labels,
     task_ndcg,
@@ -97,6 +96,7 @@ from inspect_personamem.datasets.v3.tasks import (
     task_accuracy,
 )
 from inspect_personamem.scoring.intervals import Clustered, stratified_mean
+from inspect_personamem.scoring.rows import PART_KEY, Part, joined
 from inspect_personamem.scoring.scorer import Scoring, answered
 
 GEO_TASK: Final = "local_recommendation_geo_shift"
@@ -256,29 +256,36 @@ def _scored(scores: Sequence[SampleScore]) -> list[tuple[SampleScore, dict[str, 
     return out
 
 
+def lifecycle_part(user: str, join: Mapping[str, str]) -> Part:
+    """A lifecycle probe's share of its pair's row, (1 + pre - post) / 2 (the authors'
+    50 x (1 + lifecycle_score) over 100): the pre probe 1/2 + its rate / 2, the post
+    probe - its rate / 2; the row is the persona's canonical's."""
+    pre = join["side"] == PHASES[0]
+    return Part(
+        row=f"lifecycle:{user}:{join['pair']}",
+        side=join["side"],
+        parts=len(PHASES),
+        offset=0.5 if pre else 0.0,
+        weight=0.5 if pre else -0.5,
+    )
+
+
 def headline_rows(scores: Sequence[SampleScore]) -> tuple[list[Row], int]:
     """The rows the authors' micro counts (0-1), and how many lifecycle probes found no
     partner. A sample counts as itself where its score says `counted`; each persona's
     lifecycle pre and post probes of one canonical make one row, (1 + pre - post) / 2
-    (a later probe of the same phase replaces an earlier one, as the authors' dict
-    does)."""
+    (`scoring.rows.joined`, as the report joins them; a later probe of the same phase
+    replaces an earlier one, as the authors' dict does)."""
     rows: list[Row] = []
-    probes: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
+    parts: list[tuple[SampleScore, Part, float]] = []
     for s, meta, value in _scored(scores):
-        join = meta.get("join") or {}
+        part = Part.of(meta)
         if meta.get("counted"):
             rows.append(Row(_user(s), str(meta["task_type"]), value))
-        elif join.get("kind") == "lifecycle":
-            probes[(_user(s), str(join["pair"]))][str(join["side"])] = value
-    unpaired = 0
-    for (user, _), sides in probes.items():
-        if all(phase in sides for phase in PHASES):
-            score = lifecycle_score(sides["pre"], sides["post"])
-            accuracy = task_accuracy(LIFECYCLE_TASK, {"lifecycle_score": score})
-            assert accuracy is not None
-            rows.append(Row(user, LIFECYCLE_TASK, accuracy / 100.0))
-        else:
-            unpaired += len(sides)
+        elif part is not None:
+            parts.append((s, part, value))
+    pairs, unpaired = joined(parts)
+    rows.extend(Row(_user(pair.items[0]), LIFECYCLE_TASK, pair.value) for pair in pairs)
     return rows, unpaired
 
 
@@ -491,6 +498,11 @@ def score_reply(state: TaskState) -> Score:
             "substantive": result.substantive,
             "row_metrics": result.metrics,
             "join": result.join,
+            **(
+                {PART_KEY: lifecycle_part(str(base["user_id"]), result.join).metadata()}
+                if result.join and result.join["kind"] == "lifecycle"
+                else {}
+            ),
         },
     )
 
