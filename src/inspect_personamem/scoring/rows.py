@@ -53,17 +53,17 @@ class Joined(Generic[T]):
     value: float
 
 
-def joined(parts: Iterable[tuple[T, Part, float]]) -> tuple[list[Joined[T]], int]:
+def joined(parts: Iterable[tuple[T, Part, float]]) -> tuple[list[Joined[T]], list[T]]:
     """The whole rows of `parts` (item, its part, its value), in the order their first
-    part comes, and how many parts were left without a whole row (counted nowhere)."""
+    part comes, and the items of the parts left without a whole row (counted nowhere)."""
     rows: dict[str, dict[str, tuple[T, Part, float]]] = defaultdict(dict)
     for item, part, value in parts:
         rows[part.row][part.side] = (item, part, value)
     whole: list[Joined[T]] = []
-    left = 0
+    left: list[T] = []
     for sides in rows.values():
         if len(sides) < next(iter(sides.values()))[1].parts:
-            left += len(sides)
+            left.extend(item for item, _, _ in sides.values())
             continue
         value = math.fsum(part.offset + part.weight * v for _, part, v in sides.values())
         whole.append(Joined(tuple(item for item, _, _ in sides.values()), value))

@@ -59,7 +59,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from inspect_ai.scorer import (
@@ -106,6 +106,12 @@ RULE_TASKS: Final = frozenset(name for name, task in TASK_TYPES.items() if not t
 """The task types a rule scores (`TaskType.judged` False): 6 of 31."""
 JUDGED_PENDING: Final = "judged: not built yet"
 """The `status` of a judged task type's score, unscored until its judge is built."""
+SCORED_AS: Final = "rules"
+"""How v3's replies are scored (`DatasetVersion.scored_as`): by the authors' rules, 0-1
+each; the judged types unscored until their judges are built."""
+READ_STATUS: Final = "read"
+"""A rule-scored reply's `status`: read by its rule (the report's `READ`; a reply the
+rule cannot parse is scored as the authors score it, e.g. the identity ranking)."""
 PHASES: Final = ("pre", "post")
 """A lifecycle probe's phases, in the order the pair subtracts them."""
 
@@ -230,6 +236,8 @@ class Row:
     user: str
     task_type: str
     value: float
+    sample: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Its sample's metadata (a pair's: its first probe's), which the report groups by."""
 
     @property
     def family(self) -> str:
@@ -281,12 +289,14 @@ def headline_rows(scores: Sequence[SampleScore]) -> tuple[list[Row], int]:
     for s, meta, value in _scored(scores):
         part = Part.of(meta)
         if meta.get("counted"):
-            rows.append(Row(_user(s), str(meta["task_type"]), value))
+            rows.append(Row(_user(s), str(meta["task_type"]), value, s.sample_metadata or {}))
         elif part is not None:
             parts.append((s, part, value))
-    pairs, unpaired = joined(parts)
-    rows.extend(Row(_user(pair.items[0]), LIFECYCLE_TASK, pair.value) for pair in pairs)
-    return rows, unpaired
+    pairs, left = joined(parts)
+    for pair in pairs:
+        first = pair.items[0]
+        rows.append(Row(_user(first), LIFECYCLE_TASK, pair.value, first.sample_metadata or {}))
+    return rows, len(left)
 
 
 @dataclass(frozen=True)
@@ -381,6 +391,22 @@ def v3_by_type() -> Metric:
         for name in TASK_TYPES:
             if name in groups:
                 values |= clustered_mean(groups[name]).named(f"type_{name}")
+        return values
+
+    return compute
+
+
+@metric
+def v3_by_metadata(key: str, prefix: str) -> Metric:
+    """Per value of the sample metadata `key` (`<prefix>_<value>`, the value as text, as
+    the report names it): the mean of its headline rows (a lifecycle pair's value its
+    first probe's), with `_low` and `_high` clustered by persona."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        groups = _by(headline_rows(scores)[0], lambda row: str(row.sample.get(key)))
+        values: dict[str, float] = {}
+        for name, rows in sorted(groups.items()):
+            values |= clustered_mean(rows).named(f"{prefix}_{name}")
         return values
 
     return compute
@@ -490,7 +516,7 @@ def score_reply(state: TaskState) -> Score:
         explanation=explanation,
         metadata={
             **base,
-            "status": "scored" if result.accuracy is not None else "lifecycle_probe",
+            "status": READ_STATUS,
             "raw": result.raw,
             "accuracy": result.accuracy,
             "counted": result.accuracy is not None,

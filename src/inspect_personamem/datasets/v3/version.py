@@ -23,16 +23,14 @@ What is not here yet, and why:
 
 from __future__ import annotations
 
-import math
 import os
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from inspect_ai.dataset import Dataset, MemoryDataset
-from inspect_ai.scorer import Metric, SampleScore, Scorer, Value, metric, value_to_float
+from inspect_ai.scorer import Metric, Scorer
 
 from inspect_personamem.data.asked import KEY as ASKED_KEY
 from inspect_personamem.data.contexts import Contexts
@@ -45,8 +43,8 @@ from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, a
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, query_to_sample
 from inspect_personamem.datasets.v3.scorers import (
-    Row,
-    clustered_mean,
+    SCORED_AS,
+    v3_by_metadata,
     v3_metrics,
     v3_scorer,
 )
@@ -93,37 +91,6 @@ class V3Question:
         return self.query.query_id
 
 
-def _scored_rows(scores: Sequence[SampleScore], key: str) -> dict[str, list[Row]]:
-    """The counted rule-scored samples (lifecycle probes, counted only as pairs, left
-    out) by the value of their sample metadata `key`."""
-    to_float = value_to_float()
-    groups: dict[str, list[Row]] = defaultdict(list)
-    for s in scores:
-        meta = s.score.metadata or {}
-        value = to_float(s.score.value)
-        if not meta.get("counted") or math.isnan(value):
-            continue
-        sample = s.sample_metadata or {}
-        user = str(meta.get("user_id") or sample.get("user_id") or "")
-        groups[str(sample.get(key) or "none")].append(Row(user, str(meta["task_type"]), value))
-    return groups
-
-
-@metric
-def v3_by_metadata(key: str, prefix: str) -> Metric:
-    """Per value of the sample metadata `key` (`<prefix>_<value>`): the mean of its
-    counted rule-scored rows (0-1), with `_low` and `_high` clustered by persona.
-    Lifecycle pairs are counted in `v3_accuracy`, by family and by type only."""
-
-    def compute(scores: list[SampleScore]) -> Value:
-        values: dict[str, float] = {}
-        for name, rows in sorted(_scored_rows(scores, key).items()):
-            values |= clustered_mean(rows).named(f"{prefix}_{name}")
-        return values
-
-    return compute
-
-
 class PersonaMemV3(DatasetVersion[V3Question]):
     """PersonaMem-v3 (Jiang et al., 2026), text queries from a checkout's layout."""
 
@@ -163,7 +130,13 @@ class PersonaMemV3(DatasetVersion[V3Question]):
     )
     groups = (
         Group("family", "family", "task family (the paper's)", values={f: f for f in FAMILIES}),
-        Group("task_type", "type", "task type", values={t: t for t in TASK_TYPES}),
+        Group(
+            "task_type",
+            "type",
+            "task type",
+            mean_of_values="macro",  # the authors' earlier headline (`v3_accuracy`)
+            values={t: t for t in TASK_TYPES},
+        ),
         Group("task_family", "pipeline_family", "task family (the pipeline's)"),
         Group("app_context", "app", "app context"),
     )
@@ -322,6 +295,10 @@ class PersonaMemV3(DatasetVersion[V3Question]):
     def scorer(self, point: Point, arguments: Settings) -> Scorer:
         """The rule-scored task types' headlines (`scorers.v3_scorer`); judged ones unscored."""
         return v3_scorer()
+
+    def scored_as(self, answer_scored_as: str, settings: Settings) -> str:
+        """`rules` (`scorers.SCORED_AS`): v3's own scorer, whatever the answer's way."""
+        return SCORED_AS
 
     def metrics(self, scored_as: str) -> list[Metric | dict[str, list[Metric]]]:
         """v3's own (`scorers.v3_metrics`: micro and macro, per family and type, the gated
