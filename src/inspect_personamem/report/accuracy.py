@@ -204,9 +204,10 @@ def summarise(run: Run, label: str) -> RunSummary:
 
 
 def on_questions(summary: RunSummary, ids: Set[str]) -> RunSummary:
-    """`summary` recomputed over those of its questions whose id is in `ids` (a row
-    made of several questions, where all of them are)."""
-    samples = tuple(s for s in summary.run.samples if set(s.questions) <= ids)
+    """`summary` recomputed over those of its questions whose id is in `ids`: a
+    question's or a row's id (another run's), or, for a row made of several questions,
+    each of theirs (a log's stored question ids)."""
+    samples = tuple(s for s in summary.run.samples if s.id in ids or set(s.questions) <= ids)
     if len(samples) == len(summary.run.samples):
         return summary
     return replace(

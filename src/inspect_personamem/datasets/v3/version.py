@@ -5,7 +5,10 @@ and the persona's app streams; a query at time T is asked after the events stric
 before T (`histories.PersonaContexts`), its input the authors' task prompt without the
 history (`samples`), its reply scored by `scorers.v3_scorer`, 0-1 (the authors' 0-100 over
 100; the six rule-scored task types; the judged ones unscored until their judges are
-built), its headline `accuracy` the authors' micro mean.
+built), its headline `accuracy` the authors' micro mean. The report and cards read it
+through `reported`: the runs beside the published numbers (`published.v3_published`),
+the errors clustered by persona, a card's rows per family and task type; its answers are
+`scored_as` `rules`.
 
 What is not here yet, and why:
 - the hub: its revision is not pinned (`spec.HUB_REVISION_VERIFIED`) and the shape of its
@@ -13,10 +16,8 @@ What is not here yet, and why:
   in the checkout's layout; a folder in the hub's layout is refused in one line;
 - a task per family: `family` selects within the one task (`personamem_v3`), so
   `fixed_values` is empty;
-- the declared data (`reported`, `estimate`, `trying`, `offline`): none yet, so
-  `estimate`, `try`, the oracle and the floor do not offer it, and the report has nothing
-  of its own for it (whether its common sections read a v3 log, whose metrics are v3's
-  own and have no `accuracy`, the viewer's headline, is not tested yet);
+- the declared data for the tools (`estimate`, `trying`, `offline`): none yet, so
+  `estimate`, `try`, the oracle and the floor do not offer it;
 - evidence: only generated folders say where a query's evidence lies (the generator's
   `_generated_evidence`); for the release it is "not located".
 """
@@ -39,7 +40,9 @@ from inspect_personamem.data.files import ReadFile, data_checked, data_release, 
 from inspect_personamem.data.order import prefix_ends
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
+from inspect_personamem.datasets.declared import Published, Reported
 from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
+from inspect_personamem.datasets.v3.published import v3_published
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, query_to_sample
 from inspect_personamem.datasets.v3.scorers import (
@@ -67,6 +70,11 @@ ALL: Final = "all"
 FAMILY_CHOICES: Final = (ALL, *FAMILIES)
 UNCHECKED: Final = "unchecked: "
 """How `data_release` begins where nothing is known of any file the run read."""
+EVERY_RUN: Final = (
+    "this task's harness and scorer, not the authors': its own personas and one run, "
+    "judged task types scored only where their judges are built"
+)
+"""How every v3 run differs from the published numbers' protocol, whatever its settings."""
 NOT_LOCATED: Final = (
     "not located: the release does not say which events a query's answer rests on "
     "(only generated folders do)"
@@ -141,6 +149,28 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         Group("app_context", "app", "app context"),
     )
     cluster = "user_id"  # a persona's queries share its streams
+    reported = Reported(
+        published=Published(
+            v3_published,
+            "Set beside, not equated. The authors' numbers (Figure 3, 0-100 there, over 100 "
+            "here) are each over 10 matched personas (not named), one run, through their "
+            "harness (their long-context text, their memory writer, Mem0, Codex, Claude "
+            "Code), every judged task type judged by gpt-5.5. A run here is over the "
+            "personas of its data (their number in `contexts`), through this task, its "
+            "judged task types scored only where their judges are built (the notes count "
+            "those left unscored): its personas, their number and the task types it scores "
+            "may differ. A run's `accuracy` is the micro mean over its rows, as the authors' "
+            "Overall is; the other published measures are one part of their benchmark each, "
+            "listed for reference only.",
+            every_run_deviates=EVERY_RUN,
+            unchanged=f"none of the settings (history=full: the authors' long-context text); "
+            f"{EVERY_RUN}",
+        ),
+        cluster_words=(
+            "persona (a persona's queries share its event streams; Inspect's `cluster='user_id'`)"
+        ),
+        card_groups=("family", "task_type"),
+    )
 
     @property
     def fixed_values(self) -> tuple[str, ...]:

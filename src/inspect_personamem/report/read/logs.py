@@ -249,6 +249,7 @@ def _run(
         data_release=str(metadata["data_release"]) if "data_release" in metadata else None,
         data_checked=str(metadata["data_checked"]) if "data_checked" in metadata else None,
         data_source=str(metadata["data_source"]) if "data_source" in metadata else None,
+        license=str(metadata["license"]) if "license" in metadata else None,
         grader=graded_by(
             settings,
             answering,

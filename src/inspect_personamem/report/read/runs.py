@@ -121,9 +121,18 @@ class Run:
     """Questions with a score; None: as many as `samples` (each question a row of its
     own). Fewer rows than questions where its version counts several questions as one
     row (`SampleResult.part`)."""
+    license: str | None = None
+    """The data's licence as the task recorded it (its `license` metadata, with its
+    terms); None where it did not (`license_terms` falls back to the release's)."""
     parts_left: tuple[str, ...] = ()
     """The ids of the questions scored as part of a row whose other parts were not:
     counted nowhere."""
+
+    @property
+    def license_terms(self) -> str:
+        """The data's licence, as every card and report states it: as the log recorded
+        it, else its version's release's (`Release.license`)."""
+        return self.license or self.entry.release.license
 
     @property
     def unscored_total(self) -> int:
