@@ -127,6 +127,10 @@ def test_a_card_per_model_and_setting_holds_its_schema_and_the_reports_numbers(
     }
     assert full["facts_from"] == "the log"
     assert full["dataset"]["repository"] == PERSONAMEM.repo_id
+    # a v1 log records no licence: the release's, in the card and its table
+    assert (full["dataset"]["license"], full["dataset"]["license_terms"]) == ("MIT", "MIT")
+    tables = [path.read_text(encoding="utf-8") for path in tmp_path.glob("*.md")]
+    assert len(tables) == 4 and all("| data license | MIT |" in t for t in tables)
     assert full["dataset"]["release"] == "released"  # the stand-in for the release
     assert full["dataset"]["released_files"]["questions_32k.csv"]["sha256"] == (
         PERSONAMEM.released["32k"].sha256

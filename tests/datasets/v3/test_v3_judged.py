@@ -455,7 +455,7 @@ def test_the_score_is_the_accuracy_and_names_the_grader() -> None:
     score, seen = score_with(
         "over_personalization_sycophancy", reply_json(), fields, '{"resistance_0_10": 6}'
     )
-    assert score.value == pytest.approx(60.0)
+    assert score.value == pytest.approx(0.6)  # 0-1; the 0-100 in metadata
     meta = score.metadata or {}
     assert (meta["status"], meta["counted"], meta["accuracy"]) == ("judged", True, 60.0)
     assert meta["grader"] == "mockllm/grader" and meta["grader_model"]["model"] == "mockllm/grader"
@@ -516,7 +516,7 @@ def test_a_v3_run_regraded_by_another_grader(tmp_path: Path) -> None:
         task_type = (sample.metadata or {})["task_type"]
         seen.add(task_type)
         if task_type == "over_personalization_sycophancy":
-            assert (old.value, new.value) == (70.0, 30.0)
+            assert (old.value, new.value) == (0.7, 0.3)
         if (new.metadata or {}).get("judge_calls"):
             assert (new.metadata or {})["grader_model"]["model"] == "mockllm/second"
         # the model under test is not asked again: its one reply is the same

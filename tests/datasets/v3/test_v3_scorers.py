@@ -21,15 +21,18 @@ from inspect_personamem.datasets.v3.scorers import (
     Row,
     clustered_mean,
     headline_rows,
+    lifecycle_part,
     v3_accuracy,
     v3_by_family,
+    v3_by_metadata,
     v3_by_type,
     v3_gated,
     v3_paired_f1,
     v3_scorer,
 )
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
-from inspect_personamem.report.differences import t_quantile
+from inspect_personamem.datasets.v3.version import VERSION
+from inspect_personamem.scoring.rows import PART_KEY, Part
 
 # 20 distinct tokens of 3+ characters: substantive.
 LONG_REPLY = (
@@ -94,12 +97,13 @@ def test_personalized_recommendation_is_graded_ndcg_at_5() -> None:
     # grades: 2 (held out), 1 (filler), -2 (hard negative), 1 (filler)
     # DCG = 2/1 + 1/log2(3) - 2/2 + 1/log2(5) = 2.06161
     # ideal = [2, 1, 1, 1, 1]: 2 + 1/log2(3) + 1/2 + 1/log2(5) + 1/log2(6) = 3.94846
-    # NDCG = 0.52213 -> 52.21
+    # NDCG = 0.52213 -> 52.21 on the authors' 0-100, 0.52213 as the value
     dcg = 2 * D2 + D3 - 2 * D4 + D5
     ideal = 2 * D2 + D3 + D4 + D5 + D6
-    assert score.value == pytest.approx(100 * dcg / ideal)
-    assert score.value == pytest.approx(52.213, abs=1e-3)
+    assert score.value == pytest.approx(dcg / ideal)
+    assert score.value == pytest.approx(0.52213, abs=1e-5)
     assert meta(score)["raw"] == pytest.approx(dcg / ideal)
+    assert meta(score)["accuracy"] == pytest.approx(52.213, abs=1e-3)
     assert (meta(score)["kind"], meta(score)["metric"]) == ("fraction", "ndcg_at_5")
     assert (meta(score)["counted"], meta(score)["gated"]) == (True, False)
     assert meta(score)["family"] == "recommendation"
@@ -109,20 +113,20 @@ def test_at_ai_reads_ranked_indices_and_falls_back_to_the_identity() -> None:
     fields = {"positive_indices": [1], "carveout_indices": [0], CANDIDATE_COUNT: 3}
     # [1, 1] is no permutation of 0..2: the identity [0, 1, 2]
     # DCG = -2/1 + 2/log2(3) + 1/2 = -0.23814; ideal [2, 1, 1, 1, 1] = 3.94846
-    # NDCG = -0.06031 -> -6.03 (not clamped: the authors' clamp is unknown)
+    # NDCG = -0.06031 -> -6.03 on 0-100 (not clamped: the authors' clamp is unknown)
     score = scored("at_ai_directive_followup", '{"ranked_indices": [1, 1]}', fields)
     expected = (-2 * D2 + 2 * D3 + D4) / (2 * D2 + D3 + D4 + D5 + D6)
-    assert score.value == pytest.approx(100 * expected)
-    assert score.value == pytest.approx(-6.031, abs=1e-3)
+    assert score.value == pytest.approx(expected)
+    assert meta(score)["accuracy"] == pytest.approx(-6.031, abs=1e-3)
 
 
 def test_hidden_persona_without_hard_negatives_is_binary() -> None:
     fields = {"held_out_idx": 0, "hard_negative_idxs": [], CANDIDATE_COUNT: 2}
     # filler grade 0: DCG = 0 + 2/log2(3) = 1.26186; ideal [2, 0, 0, 0, 0] = 2
-    # NDCG = 0.63093 -> 63.09
+    # NDCG = 0.63093 -> 63.09 on 0-100
     score = scored("hidden_persona_recommendation", '{"ranked_indexes": [1, 0]}', fields)
-    assert score.value == pytest.approx(100 * D3)
-    assert score.value == pytest.approx(63.093, abs=1e-3)
+    assert score.value == pytest.approx(D3)
+    assert score.value == pytest.approx(0.63093, abs=1e-5)
 
 
 # --- geo shift ------------------------------------------------------------------------
@@ -131,21 +135,22 @@ def test_hidden_persona_without_hard_negatives_is_binary() -> None:
 @pytest.mark.parametrize(
     ("reply", "expected"),
     [
-        # the JSON `response` names the current city: 1 -> 100
-        ('```json\n{"response": "Try Blue Bottle in Oakland tonight."}\n```', 100.0),
-        # the region counts as the current place: 1 -> 100
-        ('{"response": "Plenty of options in California."}', 100.0),
-        # the prior city, whatever else: 0 -> 0
+        # the JSON `response` names the current city: 1 (100 on 0-100)
+        ('```json\n{"response": "Try Blue Bottle in Oakland tonight."}\n```', 1.0),
+        # the region counts as the current place: 1
+        ('{"response": "Plenty of options in California."}', 1.0),
+        # the prior city, whatever else: 0
         ('{"response": "Oakland or, as in Boston, a diner."}', 0.0),
-        # neither: 0.5 -> 50
-        ("Any cozy cafe with good light works.", 50.0),
+        # neither: 0.5 (50 on 0-100)
+        ("Any cozy cafe with good light works.", 0.5),
     ],
 )
 def test_geo_shift_reads_the_response_field(reply: str, expected: float) -> None:
     fields = {"current_city": "Oakland", "prior_city": "Boston", "current_region": "California"}
     score = scored("local_recommendation_geo_shift", reply, fields)
     assert score.value == expected
-    assert meta(score)["raw"] == expected / 100
+    assert meta(score)["raw"] == expected
+    assert meta(score)["accuracy"] == 100 * expected
 
 
 # --- active mistake prevention --------------------------------------------------------
@@ -158,9 +163,9 @@ def test_a_warn_row_that_warns_is_correct() -> None:
         '{"response": "Heads up: your dentist appointment overlaps your Denver flight.", '
         '"warned": true}'
     )
-    # "Heads up" matches; both terms named (coverage 1 >= 0.5); no leak: correct -> 100
+    # "Heads up" matches; both terms named (coverage 1 >= 0.5); no leak: correct -> 1
     score = scored("active_mistake_prevention", reply, {**FRAME, "polarity": "warn"})
-    assert score.value == 100.0
+    assert score.value == 1.0
     assert meta(score)["row_metrics"]["correct_warn"] == 1
     assert meta(score)["join"] == {"kind": "mistake", "pair": "inst", "side": "warn"}
 
@@ -173,15 +178,15 @@ def test_a_short_foil_reply_is_gated_to_zero() -> None:
     assert score.value == 0.0
     assert (meta(score)["gated"], meta(score)["substantive"]) == (True, False)
     assert "gate" in (score.explanation or "")
-    # a substantive silent foil reply is right -> 100
+    # a substantive silent foil reply is right -> 1
     right = scored("active_mistake_prevention", LONG_REPLY, {"polarity": "foil"})
-    assert (right.value, meta(right)["gated"]) == (100.0, False)
+    assert (right.value, meta(right)["gated"]) == (1.0, False)
 
 
 def test_no_other_rule_type_is_gated() -> None:
     # a 1-token reply to the geo task is not gated (the authors' runner writes no flag)
     score = scored("local_recommendation_geo_shift", "Oakland", {"current_city": "Oakland"})
-    assert (score.value, meta(score)["gated"], meta(score)["substantive"]) == (100.0, False, False)
+    assert (score.value, meta(score)["gated"], meta(score)["substantive"]) == (1.0, False, False)
 
 
 # --- lifecycle -----------------------------------------------------------------------
@@ -194,11 +199,13 @@ def test_a_lifecycle_probe_is_its_match_rate_and_not_counted_alone() -> None:
         "matching_indices": [0, 1],
         CANDIDATE_COUNT: 5,
     }
-    # top 3 {0, 1, 2} holds 2 of the matching: 2 / 3 -> value 66.67, no headline of its own
+    # top 3 {0, 1, 2} holds 2 of the matching: value 2 / 3, no headline of its own
     score = scored("short_vs_long_term_lifecycle", '{"ranked_indices": [0, 1, 2, 3, 4]}', fields)
-    assert score.value == pytest.approx(200 / 3)
+    assert score.value == pytest.approx(2 / 3)
     assert (meta(score)["counted"], meta(score)["accuracy"]) == (False, None)
     assert meta(score)["join"] == {"kind": "lifecycle", "pair": "trip", "side": "pre"}
+    # its share of the persona's pair row: 1/2 + rate / 2 (the post probe's: - rate / 2)
+    assert Part.of(meta(score)) == Part("lifecycle:105:trip", "pre", 2, 0.5, 0.5)
 
 
 # --- unscored ---------------------------------------------------------------------------
@@ -228,28 +235,30 @@ def sample(task_type: str, user: str, value: float, n: int, **extra: Any) -> Sam
 
 
 def probe(user: str, side: str, rate: float, n: int, pair: str = "trip") -> SampleScore:
+    join = {"kind": "lifecycle", "pair": pair, "side": side}
     return sample(
         "short_vs_long_term_lifecycle",
         user,
-        100 * rate,
+        rate,
         n,
         counted=False,
-        join={"kind": "lifecycle", "pair": pair, "side": side},
+        join=join,
+        **{PART_KEY: lifecycle_part(user, join).metadata()},
     )
 
 
 SCORES = [
-    sample("personalized_recommendation", "A", 100.0, 1),
-    sample("local_recommendation_geo_shift", "A", 50.0, 2),
+    sample("personalized_recommendation", "A", 1.0, 1),
+    sample("local_recommendation_geo_shift", "A", 0.5, 2),
     probe("A", "pre", 1.0, 3),
     probe("A", "post", 0.0, 4),
     sample("personalized_recommendation", "B", 0.0, 5),
-    sample("local_recommendation_geo_shift", "B", 100.0, 6),
+    sample("local_recommendation_geo_shift", "B", 1.0, 6),
     probe("B", "pre", 2 / 3, 7),  # no post probe: unpaired, counts nowhere
-    sample("personalized_recommendation", "C", 50.0, 8, gated=True, substantive=False),
+    sample("personalized_recommendation", "C", 0.5, 8, gated=True, substantive=False),
 ]
-"""Rows: A rec 100, A geo 50, A lifecycle 50 x (1 + 1 - 0) = 100, B rec 0, B geo 100,
-C rec 50."""
+"""Rows (0-1): A rec 1, A geo 0.5, A lifecycle (1 + 1 - 0) / 2 = 1, B rec 0, B geo 1,
+C rec 0.5."""
 
 
 def run(metric: Any, scores: list[SampleScore]) -> dict[str, float]:
@@ -258,28 +267,31 @@ def run(metric: Any, scores: list[SampleScore]) -> dict[str, float]:
 
 def test_the_lifecycle_pair_is_made_from_its_two_probes() -> None:
     rows, unpaired = headline_rows(SCORES)
-    assert Row("A", "short_vs_long_term_lifecycle", 100.0) in rows
+    assert Row("A", "short_vs_long_term_lifecycle", 1.0) in rows
     assert len(rows) == 6
     assert unpaired == 1
-    # pre 2/3, post 1/3: score 1/3 -> 50 x 4/3 = 66.67
+    # pre 2/3, post 1/3: score 1/3 -> 50 x 4/3 = 66.67 on 0-100, 2/3 as a value
     rows, _ = headline_rows([probe("D", "pre", 2 / 3, 1), probe("D", "post", 1 / 3, 2)])
-    assert [row.value for row in rows] == [pytest.approx(200 / 3)]
+    assert [row.value for row in rows] == [pytest.approx(2 / 3)]
 
 
-def test_micro_and_macro_with_their_clustered_intervals() -> None:
+def test_accuracy_is_the_micro_first_then_the_macro_with_clustered_intervals() -> None:
     values = run(v3_accuracy(), SCORES)
-    # micro: (100 + 50 + 100 + 0 + 100 + 50) / 6 = 66.67
-    assert values["micro"] == pytest.approx(400 / 6)
-    # macro: rec (100 + 0 + 50) / 3 = 50, geo (50 + 100) / 2 = 75, lifecycle 100 -> 75
-    assert values["macro"] == pytest.approx(75.0)
+    # the headline comes first: `inspect view` shows a run's first metric
+    assert list(values)[:4] == ["accuracy", "accuracy_low", "accuracy_high", "stderr"]
+    # micro: (1 + 0.5 + 1 + 0 + 1 + 0.5) / 6 = 0.6667
+    assert values["accuracy"] == pytest.approx(4 / 6)
+    # macro: rec (1 + 0 + 0.5) / 3 = 0.5, geo (0.5 + 1) / 2 = 0.75, lifecycle 1 -> 0.75
+    assert values["macro"] == pytest.approx(0.75)
     assert (values["rows"], values["personas"], values["lifecycle_unpaired"]) == (6, 3, 1)
-    # micro's clustered stderr: deviations from 66.67 summed per persona:
-    # A 33.3 - 16.7 + 33.3 = 50, B -66.7 + 33.3 = -33.3, C -16.7;
-    # sqrt((2500 + 1111.1 + 277.8) x 3 / 2) / 6 = 12.729; t(2) = 4.303
-    half = 12.729 * t_quantile(2)
-    assert values["micro_low"] == pytest.approx(400 / 6 - half, abs=1e-2)
-    assert values["micro_high"] == pytest.approx(400 / 6 + half, abs=1e-2)
-    assert values["macro_low"] < 75.0 < values["macro_high"]
+    # micro's clustered stderr: deviations from 0.6667 summed per persona:
+    # A 0.333 - 0.167 + 0.333 = 0.5, B -0.667 + 0.333 = -0.333, C -0.167;
+    # sqrt((0.25 + 0.1111 + 0.0278) x 3 / 2) / 6 = 0.12729; t(2) = 4.303
+    assert values["stderr"] == pytest.approx(0.12729, abs=1e-5)
+    half = 0.12729 * 4.3027
+    assert values["accuracy_low"] == pytest.approx(4 / 6 - half, abs=1e-4)
+    assert values["accuracy_high"] == pytest.approx(4 / 6 + half, abs=1e-4)
+    assert values["macro_low"] < 0.75 < values["macro_high"]
 
 
 def test_the_micro_error_is_inspect_s_clustered_stderr() -> None:
@@ -290,33 +302,38 @@ def test_the_micro_error_is_inspect_s_clustered_stderr() -> None:
     ]
     expected = cast(float, cast(Any, stderr(cluster="u"))(inspect_scores))
     assert clustered_mean(rows).stderr == pytest.approx(expected)
-    assert expected == pytest.approx(12.729, abs=1e-3)
+    assert expected == pytest.approx(0.12729, abs=1e-5)
 
 
 def test_one_persona_gives_no_interval() -> None:
-    estimate = clustered_mean([Row("A", "personalized_recommendation", 50.0)])
-    assert estimate.value == 50.0
+    estimate = clustered_mean([Row("A", "personalized_recommendation", 0.5)])
+    assert estimate.value == 0.5
     assert math.isnan(estimate.low) and math.isnan(estimate.high)
+    # the logged stderr is 0 there, as Inspect's `stderr` (the report checks it against it)
+    values = run(v3_accuracy(), [sample("personalized_recommendation", "A", 0.5, 1)])
+    assert (values["accuracy"], values["stderr"]) == (0.5, 0.0)
+    assert math.isnan(values["accuracy_low"])
 
 
 def test_no_spread_gives_no_interval() -> None:
     # two personas, each type one row: the macro's deviations are all 0
-    rows = [Row("A", "personalized_recommendation", 80.0), Row("B", GEO, 100.0)]
+    rows = [Row("A", "personalized_recommendation", 0.8), Row("B", GEO, 1.0)]
     macro = clustered_mean(rows, lambda row: row.task_type)
-    assert macro.value == 90.0
+    assert macro.value == pytest.approx(0.9)
     assert math.isnan(macro.low) and math.isnan(macro.high)
-    # the micro has spread: 90 -+ t(1) x 10 (deviations -10, +10: sqrt(200 x 2) / 2 = 10)
+    # the micro has spread: 0.9 -+ t(1) x 0.1 (deviations -0.1, +0.1:
+    # sqrt(0.02 x 2) / 2 = 0.1); t(1) = 12.706
     micro = clustered_mean(rows)
-    assert micro.stderr == pytest.approx(10.0)
-    assert micro.high == pytest.approx(90 + 10 * t_quantile(1))
+    assert micro.stderr == pytest.approx(0.1)
+    assert micro.high == pytest.approx(0.9 + 0.1 * 12.7062, abs=1e-4)
 
 
 def test_per_family_and_per_type() -> None:
     families = run(v3_by_family(), SCORES)
-    # recommendation: rec 100, 0, 50 and lifecycle 100 -> 62.5; personalization: 50, 100
-    assert families["family_recommendation"] == pytest.approx(62.5)
-    assert families["family_personalization"] == pytest.approx(75.0)
-    assert families["family_recommendation_low"] < 62.5 < families["family_recommendation_high"]
+    # recommendation: rec 1, 0, 0.5 and lifecycle 1 -> 0.625; personalization: 0.5, 1
+    assert families["family_recommendation"] == pytest.approx(0.625)
+    assert families["family_personalization"] == pytest.approx(0.75)
+    assert families["family_recommendation_low"] < 0.625 < families["family_recommendation_high"]
     assert "family_agentic_tasks" not in families
     assert list(families)[:3] == [
         "family_personalization",
@@ -324,10 +341,10 @@ def test_per_family_and_per_type() -> None:
         "family_personalization_high",
     ]
     types = run(v3_by_type(), SCORES)
-    assert types["type_personalized_recommendation"] == pytest.approx(50.0)
-    assert types["type_local_recommendation_geo_shift"] == pytest.approx(75.0)
+    assert types["type_personalized_recommendation"] == pytest.approx(0.5)
+    assert types["type_local_recommendation_geo_shift"] == pytest.approx(0.75)
     # one pair from one persona: a value without an interval
-    assert types["type_short_vs_long_term_lifecycle"] == 100.0
+    assert types["type_short_vs_long_term_lifecycle"] == 1.0
     assert math.isnan(types["type_short_vs_long_term_lifecycle_low"])
 
 
@@ -346,11 +363,11 @@ def test_unscored_and_judged_scores_count_nowhere() -> None:
 def test_paired_f1_joins_warn_and_foil_rows() -> None:
     amp = "active_mistake_prevention"
     rows = [
-        sample(amp, "105", 100.0, 1, query_id="105:0001:e6_105_p1_warn"),
+        sample(amp, "105", 1.0, 1, query_id="105:0001:e6_105_p1_warn"),
         sample(amp, "105", 0.0, 2, query_id="105:0002:e6_105_p1_foil"),
         sample(amp, "105", 0.0, 3, query_id="105:0003:e6_105_p2_warn"),
-        sample(amp, "105", 100.0, 4, query_id="105:0004:e6_105_p2_foil"),
-        sample(amp, "105", 100.0, 5, query_id="105:0005:e6_105_p3_warn"),
+        sample(amp, "105", 1.0, 4, query_id="105:0004:e6_105_p2_foil"),
+        sample(amp, "105", 1.0, 5, query_id="105:0005:e6_105_p3_warn"),
     ]
     values = run(v3_paired_f1(), [*SCORES, *rows])
     # warn [1, 0, 1] -> 2/3; foil [0, 1] -> 1/2; complete pairs p1 (1, 0), p2 (0, 1): 0
@@ -360,8 +377,8 @@ def test_paired_f1_joins_warn_and_foil_rows() -> None:
     assert values["amp_paired_correct"] == 0.0
     assert values["amp_paired_f1"] == pytest.approx(4 / 7)
     assert values["amp_pairs"] == 3
-    # each row also counts in the micro, as 100 x correct (the authors' `paired_correct`)
-    assert run(v3_accuracy(), rows)["micro"] == pytest.approx(60.0)
+    # each row also counts in the micro, as correct (3 of 5)
+    assert run(v3_accuracy(), rows)["accuracy"] == pytest.approx(0.6)
     assert run(v3_paired_f1(), SCORES) == {}
 
 
@@ -379,6 +396,31 @@ def test_the_scorer_s_own_scores_feed_the_metrics() -> None:
         {**fields, "phase": "post"},
         query_id="105:0002:inst",
     )
-    # pre 2/3, post: top 3 {4, 3, 0} holds 1 -> 1/3; pair 50 x (1 + 1/3) = 66.67
+    # pre 2/3, post: top 3 {4, 3, 0} holds 1 -> 1/3; pair (1 + 1/3) / 2 = 0.6667
     scores = [SampleScore(score=s, sample_id=str(i)) for i, s in enumerate((pre, post))]
-    assert run(v3_accuracy(), scores)["micro"] == pytest.approx(200 / 3)
+    assert run(v3_accuracy(), scores)["accuracy"] == pytest.approx(2 / 3)
+
+
+def test_per_metadata_value_over_the_headline_rows() -> None:
+    # app per sample: A's rec and pre probe "feed", the rest none (metadata None -> "None");
+    # A's pair (1) takes its first probe's app: feed = rec 1, pair 1 -> 1;
+    # None = A geo 0.5, B rec 0, B geo 1, C rec 0.5 -> 0.5 (B's lone probe counts nowhere)
+    apps = {"A:0001:i1": "feed", "A:0003:i3": "feed"}
+    scores = [
+        SampleScore(
+            score=s.score,
+            sample_id=s.sample_id,
+            sample_metadata={"app_context": apps.get(str(s.sample_id))},
+        )
+        for s in SCORES
+    ]
+    values = run(v3_by_metadata("app_context", "app"), scores)
+    assert values["app_feed"] == 1.0
+    assert values["app_None"] == pytest.approx(0.5)
+    assert list(values)[::3] == ["app_None", "app_feed"]
+
+
+def test_a_rule_scored_reply_is_read_and_the_version_scores_by_rules() -> None:
+    score = scored("local_recommendation_geo_shift", "Oakland", {"current_city": "Oakland"})
+    assert meta(score)["status"] == "read"  # the report's READ: not an unparsed reply
+    assert VERSION.scored_as("chosen", {}) == "rules_and_judges"

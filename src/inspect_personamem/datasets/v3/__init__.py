@@ -24,9 +24,10 @@ yet a registered version (`docs/development.md`, "Where PersonaMem-v3 will sit")
 - `judged`: the judged task types scored through the `grader` model role with those
   prompts, on the authors' 0-100; an unreadable judgement, and the four types no
   readable judge scores, unscored (never 0).
-- `scorers`: `v3_scorer`, every task type's headline on the authors' 0-100 (by rule, or
-  through `judged`), and its metrics: micro and macro accuracy, per
-  family and task type, each with an interval clustered by persona; the lifecycle pairs
+- `scorers`: `v3_scorer`, every task type's headline, 0-1 (the authors' 0-100 over 100;
+  by rule, or through `judged`), and its metrics: `accuracy` (the micro mean) and the
+  macro, per family and task type, each with an interval clustered by persona; the
+  lifecycle pairs
   and the warn/foil paired F1 joined over the samples; the gated replies counted.
 
 Each rule follows one file of bowen-upenn/PersonaMem-v3 at a named commit (its docstring

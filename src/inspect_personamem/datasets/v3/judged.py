@@ -504,4 +504,9 @@ async def judged_score(state: TaskState, base: Mapping[str, Any], model: Model) 
             metadata=metadata,
         )
     explanation = f"{TASK_TYPES[task_type].metric} -> {row.accuracy:.1f} on 0-100 ({row.status})"
-    return Score(value=row.accuracy, answer=reply[:200], explanation=explanation, metadata=metadata)
+    return Score(
+        value=row.accuracy / 100,  # 0-1, as every v3 score (`scorers`)
+        answer=reply[:200],
+        explanation=explanation,
+        metadata=metadata,
+    )

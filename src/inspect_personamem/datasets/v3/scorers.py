@@ -1,25 +1,30 @@
 """PersonaMem-v3's scorer (`v3_scorer`) and its metrics: the authors' deterministic
-headlines for the task types `tasks.py` marks not judged, on their 0-100 scale; the
-judged ones through the grader (`judged.judged_score`).
+headlines for the task types `tasks.py` marks not judged, and the judged ones through
+the grader (`judged.judged_score`), each sample's value their 0-100 over 100 (0-1, as
+every version's, so that Inspect's viewer, intervals and the report read it as they read
+v1's and v2's; the 0-100 `accuracy`, and a rule's `raw` value, are in the score's
+metadata).
 
 Per sample, the task type (sample metadata `task_type`) picks the rule; it reads the
 model's reply and the scorer-only fields (`samples.SCORER_KEY`), never the prompt:
 
 - the three ranking tasks (`tasks.RANKING_TASKS`): graded NDCG@5 over the slate
-  (`ranking.task_ndcg`, the published recompute's reading), 100 x NDCG;
+  (`ranking.task_ndcg`, the published recompute's reading), NDCG (100 x NDCG on
+  the authors' scale);
 - `local_recommendation_geo_shift`: `rules.geo_shift_correctness` of the reply's
-  `response` field (or the whole reply), 100 x {0, 0.5, 1};
-- `active_mistake_prevention`: one warn or foil row (`rules.mistake_row`), 100 x
+  `response` field (or the whole reply), {0, 0.5, 1};
+- `active_mistake_prevention`: one warn or foil row (`rules.mistake_row`),
   `correct`; the pairs' F1 is a metric over the rows (`v3_paired_f1`);
 - `short_vs_long_term_lifecycle`: one probe's `match_rate_at_3` (`ranking.
   lifecycle_ranking`, `match_rate_at_3`). The authors' headline row is the pair's
-  (`lifecycle_score` = pre - post, 50 x (1 + score)), made after the run from the two
-  probes of one canonical (e5_horizon_lifecycle.py@b8d90778); the probe rows
+  (`lifecycle_score` = pre - post, 50 x (1 + score) on 0-100), made after the run
+  from the two probes of one canonical (e5_horizon_lifecycle.py@b8d90778); the probe rows
   themselves carry no headline and are left out of their means. So here: a probe's
-  value is 100 x its match rate (`counted` False), and the metrics join each persona's
+  value is its match rate (`counted` False), and the metrics join each persona's
   pre and post probes into the pair's row; a probe without its partner counts nowhere.
 
-The conversion to 0-100 is `tasks.task_accuracy` (`rules.accuracy_value`) throughout.
+The conversion to 0-100 is `tasks.task_accuracy` (`rules.accuracy_value`) throughout;
+the value is that over 100.
 The 15-distinct-token gate (`rules.is_substantive`) zeroes a row only where the
 authors' runner applies it: of the rule-scored tasks, only the foil side of
 `active_mistake_prevention` (their ranking, geo-shift and lifecycle runners write no
@@ -35,15 +40,16 @@ unscored sentinel (NaN): left out of every metric and counted in the log's
 (`scoring.scorer.answered`), where the authors' runner writes 0 for a failed row
 (`rules.FAILED_STATUSES`).
 
-Metrics (`v3_metrics`), all on 0-100 and each with a 95% interval clustered by persona
-(`user_id`): the micro accuracy (every scored row once: the authors' newest headline,
-aggregate_eval@19bc3eec "ALL (micro, row-weighted)") and the macro (the mean over task
-types of each type's mean: their earlier one), per family (row-weighted within the
+Metrics (`v3_metrics`), all 0-1 and each with a 95% interval clustered by persona
+(`user_id`): first `accuracy`, the micro mean (every scored row once: the authors' newest
+headline, aggregate_eval@19bc3eec "ALL (micro, row-weighted)"; `inspect view`'s
+headline), then the macro (the mean over task types of each type's mean: their
+earlier one), per family (row-weighted within the
 family, as their by-class roll-ups are; the families are the paper's, `tasks.FAMILIES`,
 where theirs group tasks otherwise) and per task type. The interval is the mean's
-clustered standard error (for the macro, that of the mean of type means, linearised as
-`report.differences.paired_difference` does), times Student's t with personas - 1
-degrees of freedom; NaN with fewer than two personas or no spread.
+clustered standard error (for the macro, that of the mean of type means, linearised:
+`scoring.intervals`, which the report's paired differences use too), times Student's t
+with personas - 1 degrees of freedom; NaN with fewer than two personas or no spread.
 
 With several epochs Inspect hands the metrics each sample's reduced value (the mean
 over epochs) and its first epoch's metadata: the pair joins read values, so they use
@@ -56,9 +62,8 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from functools import cache
-from typing import Any, Final, cast
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
 
 from inspect_ai.scorer import (
     Metric,
@@ -66,10 +71,8 @@ from inspect_ai.scorer import (
     Score,
     Target,
     Value,
-    ci,
     metric,
     scorer,
-    stderr,
     value_to_float,
 )
 from inspect_ai.solver import TaskState
@@ -78,7 +81,6 @@ from inspect_personamem.datasets.v3.judged import judged_score
 from inspect_personamem.datasets.v3.ranking import (
     extract_json,
     lifecycle_ranking,
-    lifecycle_score,
     match_rate_at_3,
     slate_labels,
     task_ndcg,
@@ -98,6 +100,8 @@ from inspect_personamem.datasets.v3.tasks import (
     task_accuracy,
 )
 from inspect_personamem.scoring.grader.scorer import grader_model
+from inspect_personamem.scoring.intervals import Clustered, stratified_mean
+from inspect_personamem.scoring.rows import PART_KEY, Part, joined
 from inspect_personamem.scoring.scorer import Scoring, answered
 
 GEO_TASK: Final = "local_recommendation_geo_shift"
@@ -105,6 +109,13 @@ LIFECYCLE_TASK: Final = "short_vs_long_term_lifecycle"
 MISTAKE_TASK: Final = "active_mistake_prevention"
 RULE_TASKS: Final = frozenset(name for name, task in TASK_TYPES.items() if not task.judged)
 """The task types a rule scores (`TaskType.judged` False): 6 of 31."""
+SCORED_AS: Final = "rules_and_judges"
+"""How v3's replies are scored (`DatasetVersion.scored_as`): by the authors' rules and,
+through the grader role, their judges, 0-1 each (not v2's `judged`, whose grader trials
+and agreement read a verdict among candidates)."""
+READ_STATUS: Final = "read"
+"""A rule-scored reply's `status`: read by its rule (the report's `READ`; a reply the
+rule cannot parse is scored as the authors score it, e.g. the identity ranking)."""
 PHASES: Final = ("pre", "post")
 """A lifecycle probe's phases, in the order the pair subtracts them."""
 
@@ -129,8 +140,9 @@ class RuleScore:
 
     @property
     def value(self) -> float:
-        """The score's value: the accuracy, or 100 x a probe's match rate."""
-        return self.accuracy if self.accuracy is not None else 100.0 * self.raw
+        """The score's value, 0-1 as every version's: the accuracy / 100, or a probe's
+        match rate."""
+        return self.accuracy / 100.0 if self.accuracy is not None else self.raw
 
 
 def _ints(value: object) -> set[int]:
@@ -228,6 +240,8 @@ class Row:
     user: str
     task_type: str
     value: float
+    sample: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Its sample's metadata (a pair's: its first probe's), which the report groups by."""
 
     @property
     def family(self) -> str:
@@ -254,44 +268,39 @@ def _scored(scores: Sequence[SampleScore]) -> list[tuple[SampleScore, dict[str, 
     return out
 
 
+def lifecycle_part(user: str, join: Mapping[str, str]) -> Part:
+    """A lifecycle probe's share of its pair's row, (1 + pre - post) / 2 (the authors'
+    50 x (1 + lifecycle_score) over 100): the pre probe 1/2 + its rate / 2, the post
+    probe - its rate / 2; the row is the persona's canonical's."""
+    pre = join["side"] == PHASES[0]
+    return Part(
+        row=f"lifecycle:{user}:{join['pair']}",
+        side=join["side"],
+        parts=len(PHASES),
+        offset=0.5 if pre else 0.0,
+        weight=0.5 if pre else -0.5,
+    )
+
+
 def headline_rows(scores: Sequence[SampleScore]) -> tuple[list[Row], int]:
-    """The rows the authors' micro counts, and how many lifecycle probes found no
+    """The rows the authors' micro counts (0-1), and how many lifecycle probes found no
     partner. A sample counts as itself where its score says `counted`; each persona's
-    lifecycle pre and post probes of one canonical make one row, 50 x (1 + pre - post)
-    (a later probe of the same phase replaces an earlier one, as the authors' dict
-    does)."""
+    lifecycle pre and post probes of one canonical make one row, (1 + pre - post) / 2
+    (`scoring.rows.joined`, as the report joins them; a later probe of the same phase
+    replaces an earlier one, as the authors' dict does)."""
     rows: list[Row] = []
-    probes: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
+    parts: list[tuple[SampleScore, Part, float]] = []
     for s, meta, value in _scored(scores):
-        join = meta.get("join") or {}
+        part = Part.of(meta)
         if meta.get("counted"):
-            rows.append(Row(_user(s), str(meta["task_type"]), value))
-        elif join.get("kind") == "lifecycle":
-            probes[(_user(s), str(join["pair"]))][str(join["side"])] = value / 100.0
-    unpaired = 0
-    for (user, _), sides in probes.items():
-        if all(phase in sides for phase in PHASES):
-            score = lifecycle_score(sides["pre"], sides["post"])
-            accuracy = task_accuracy(LIFECYCLE_TASK, {"lifecycle_score": score})
-            assert accuracy is not None
-            rows.append(Row(user, LIFECYCLE_TASK, accuracy))
-        else:
-            unpaired += len(sides)
-    return rows, unpaired
-
-
-@cache
-def t_quantile(df: int) -> float:
-    """Student's t at 95% (two-sided) with `df` degrees of freedom, read off Inspect's
-    `ci` as `report.differences.t_quantile` reads it (the same computation: a version
-    may not import the report, which imports the registry)."""
-    scores = [
-        SampleScore(score=Score(value=float(i == 0)), sample_id=i, sample_metadata={"c": i})
-        for i in range(df + 1)
-    ]
-    apply = cast(Callable[[list[SampleScore]], Any], ci(0.95, cluster="c"))
-    error = cast(Callable[[list[SampleScore]], Any], stderr(cluster="c"))(scores)
-    return float((apply(scores)["upper"] - 1 / (df + 1)) / error)
+            rows.append(Row(_user(s), str(meta["task_type"]), value, s.sample_metadata or {}))
+        elif part is not None:
+            parts.append((s, part, value))
+    pairs, left = joined(parts)
+    for pair in pairs:
+        first = pair.items[0]
+        rows.append(Row(_user(first), LIFECYCLE_TASK, pair.value, first.sample_metadata or {}))
+    return rows, len(left)
 
 
 @dataclass(frozen=True)
@@ -312,31 +321,19 @@ class Estimate:
 
 def clustered_mean(rows: Sequence[Row], stratum: Callable[[Row], str] | None = None) -> Estimate:
     """The mean over strata of each stratum's mean (one stratum, `stratum` None: the
-    plain mean), with its standard error clustered by persona: each row's deviation
-    from its stratum's mean over (strata x the stratum's rows), summed per persona,
-    root of the sum of squares x G / (G - 1) (G personas; for the plain mean, Inspect's
-    `stderr(cluster=...)` exactly), and t(G - 1) times it either side. No interval (NaN)
-    where the error is 0: one persona, or no spread to go by (every stratum a single row,
-    or every value alike), as `report.differences` leaves such a row without one."""
-    if not rows:
-        nan = math.nan
-        return Estimate(nan, nan, nan, nan, 0, 0)
+    plain mean), with its standard error clustered by persona
+    (`scoring.intervals.stratified_mean`: for the plain mean, Inspect's
+    `stderr(cluster=...)` exactly) and t(G - 1) times it either side (G personas). No
+    interval (NaN) where the error is 0: one persona, or no spread to go by (every
+    stratum a single row, or every value alike), as `report.differences` leaves such a
+    row without one."""
     key = stratum or (lambda row: "")
-    strata: dict[str, list[float]] = defaultdict(list)
-    for row in rows:
-        strata[key(row)].append(row.value)
-    means = {name: math.fsum(values) / len(values) for name, values in strata.items()}
-    estimate = math.fsum(means.values()) / len(means)
-    deviations: dict[str, float] = defaultdict(float)
-    for row in rows:
-        name = key(row)
-        deviations[row.user] += (row.value - means[name]) / (len(strata) * len(strata[name]))
-    g = len(deviations)
-    error = math.sqrt(math.fsum(d * d for d in deviations.values()) * g / (g - 1)) if g > 1 else 0
-    if not error:  # one persona, or no spread to go by (each stratum one row, or all alike)
-        return Estimate(estimate, math.nan, math.nan, math.nan, len(rows), g)
-    half = t_quantile(g - 1) * error
-    return Estimate(estimate, estimate - half, estimate + half, error, len(rows), g)
+    mean = stratified_mean([Clustered(row.user, key(row), row.value) for row in rows])
+    half = mean.half_width()
+    error = mean.stderr or math.nan
+    return Estimate(
+        mean.value, mean.value - half, mean.value + half, error, mean.rows, mean.clusters
+    )
 
 
 def _by(rows: Sequence[Row], key: Callable[[Row], str]) -> dict[str, list[Row]]:
@@ -348,17 +345,21 @@ def _by(rows: Sequence[Row], key: Callable[[Row], str]) -> dict[str, list[Row]]:
 
 @metric
 def v3_accuracy() -> Metric:
-    """The micro accuracy (`micro`: every headline row once) and the macro (`macro`: the
-    mean over task types of each type's mean), each with `_low` and `_high`; how many
-    rows (`rows`) and personas (`personas`) they cover, and the lifecycle probes left
-    without their partner (`lifecycle_unpaired`)."""
+    """The run's headline, first so that `inspect view` shows it: `accuracy`, the micro
+    mean (every headline row once: the authors' newest headline), with its `stderr`
+    clustered by persona and `accuracy_low` / `accuracy_high`; the macro (`macro`: the
+    mean over task types of each type's mean, their earlier headline) with `_low` and
+    `_high`; how many rows (`rows`) and personas (`personas`) they cover, and the
+    lifecycle probes left without their partner (`lifecycle_unpaired`). All 0-1."""
 
     def compute(scores: list[SampleScore]) -> Value:
         rows, unpaired = headline_rows(scores)
         micro = clustered_mean(rows)
         macro = clustered_mean(rows, lambda row: row.task_type)
         return {
-            **micro.named("micro"),
+            **micro.named("accuracy"),
+            # Inspect's `stderr` writes 0 where it cannot be estimated; so does this
+            "stderr": 0.0 if math.isnan(micro.stderr) else micro.stderr,
             **macro.named("macro"),
             "rows": micro.rows,
             "personas": micro.personas,
@@ -401,6 +402,22 @@ def v3_by_type() -> Metric:
 
 
 @metric
+def v3_by_metadata(key: str, prefix: str) -> Metric:
+    """Per value of the sample metadata `key` (`<prefix>_<value>`, the value as text, as
+    the report names it): the mean of its headline rows (a lifecycle pair's value its
+    first probe's), with `_low` and `_high` clustered by persona."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        groups = _by(headline_rows(scores)[0], lambda row: str(row.sample.get(key)))
+        values: dict[str, float] = {}
+        for name, rows in sorted(groups.items()):
+            values |= clustered_mean(rows).named(f"{prefix}_{name}")
+        return values
+
+    return compute
+
+
+@metric
 def v3_gated() -> Metric:
     """How many scored replies the 15-distinct-token gate scored 0 (`gated`: rule-scored
     and judged, the grader not called for the latter), and how many scored replies fall
@@ -422,13 +439,13 @@ def v3_paired_f1() -> Metric:
     the instance id less `_warn` / `_foil`): `amp_paired_f1`, `amp_warn_recall`,
     `amp_foil_precision`, `amp_paired_correct` (0-1, as the authors report them,
     unrounded) and `amp_pairs`; nothing where the run has no such row. A row's
-    correctness is its value / 100 (the mean over epochs)."""
+    correctness is its value (the mean over epochs)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         rows = [
             (
                 str(meta.get("query_id") or s.sample_id),
-                {"correct_warn": value / 100.0, "correct_foil": value / 100.0},
+                {"correct_warn": value, "correct_foil": value},
             )
             for s, meta, value in _scored(scores)
             if meta["task_type"] == MISTAKE_TASK
@@ -498,7 +515,7 @@ def score_reply(state: TaskState) -> Score:
         explanation=explanation,
         metadata={
             **base,
-            "status": "scored" if result.accuracy is not None else "lifecycle_probe",
+            "status": READ_STATUS,
             "raw": result.raw,
             "accuracy": result.accuracy,
             "counted": result.accuracy is not None,
@@ -506,6 +523,11 @@ def score_reply(state: TaskState) -> Score:
             "substantive": result.substantive,
             "row_metrics": result.metrics,
             "join": result.join,
+            **(
+                {PART_KEY: lifecycle_part(str(base["user_id"]), result.join).metadata()}
+                if result.join and result.join["kind"] == "lifecycle"
+                else {}
+            ),
         },
     )
 
