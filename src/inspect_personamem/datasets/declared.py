@@ -220,6 +220,22 @@ class ToolOption:
 
 
 @dataclass(frozen=True)
+class TrialRun:
+    """One run `inspect-personamem try` makes of a version's task: its task arguments,
+    the offline model answering and what it is told beside `try`'s own arguments."""
+
+    task_args: Mapping[str, str]
+    model: str = "personamem/oracle"
+    """`personamem/oracle` (given the question file and `try`'s `--accuracy`,
+    `--accuracy-without-history`, `--decay` and `--seed`) or `personamem/floor`
+    (given only `model_args`)."""
+    model_args: Mapping[str, Any] = field(default_factory=dict)
+    """The model's arguments, over `try`'s (`accuracy=1`: an oracle always right)."""
+    graded: bool = False
+    """Whether the oracle is bound to the grader role (its replies graded by it)."""
+
+
+@dataclass(frozen=True)
 class Trial:
     """The data a version writes for `inspect-personamem try`, and the task run on it."""
 
@@ -230,6 +246,9 @@ class Trial:
     the oracle reads (`-M questions=...`)."""
     described: str
     """What it writes, in words: `generated`, `real questions, generated histories`."""
+    runs: tuple[TrialRun, ...] | None = None
+    """The runs `try` makes; None: its own (the oracle choosing among options and
+    answering openly, with and without the history, and the retrieval runs)."""
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,9 @@ from inspect_personamem.data.files import ReadFile, data_checked, data_release, 
 from inspect_personamem.data.order import prefix_ends
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
+from inspect_personamem.datasets.declared import Offline, Try
 from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
+from inspect_personamem.datasets.v3.offline import choice_prompt, is_queries_file, questions, trial
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, query_to_sample
 from inspect_personamem.datasets.v3.scorers import (
@@ -168,6 +170,21 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         Group("app_context", "app", "app context"),
     )
     cluster = "user_id"  # a persona's queries share its streams
+    trying = Try(
+        "generated PersonaMem-v3 personas (every file, each task type twice a persona)",
+        lambda options, count, seed: trial(count=count, seed=seed, task=TASK),
+    )
+    """Generated personas, run by the oracle (with and without the history, and always
+    right) and the floor (`offline.TRIAL_RUNS`)."""
+    offline = Offline(
+        files_named_by="family",
+        steps="none: a v3 query's chance does not fall with the age of its evidence",
+        named_selection=is_queries_file,
+        questions=questions,
+        choice_prompt=choice_prompt,
+    )
+    """A persona's `queries.csv` with its folder's others, each query's top and low
+    replies (`offline.known_replies`); the floor's reading of a v3 prompt."""
 
     @property
     def fixed_values(self) -> tuple[str, ...]:
