@@ -255,11 +255,14 @@ class Trial:
 class Estimate:
     """What the cost estimate reads of a version (`inspect-personamem estimate`)."""
 
-    requests: Callable[[Mapping[str, str], Where], QuestionRequests]
-    """The question file `selected` (a value of each of its selectors) names, located as
-    the task locates it and read alone (no history), how it compares with the release,
-    and each question's request (its history's tokens and all its input tokens,
-    answering by choice) in file order."""
+    requests: Callable[[Mapping[str, Any], Where], QuestionRequests]
+    """The question file `selected` (a value of each of its selectors, and of each of
+    `options` by `dest`, None where not given) names, located as the task locates it
+    and read alone (no history), how it compares with the release, and each question's
+    request (its history's tokens and all its input tokens, answering by choice) in
+    file order."""
+    options: tuple[ToolOption, ...] = ()
+    """The options of `estimate` only this version takes (PersonaMem-v3's `--history`)."""
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,8 @@ from inspect_personamem.data.files import ReadFile, data_checked, data_release, 
 from inspect_personamem.data.order import prefix_ends
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
-from inspect_personamem.datasets.declared import Offline, Try
+from inspect_personamem.datasets.declared import Estimate, Offline, Try
+from inspect_personamem.datasets.v3.cost import OPTIONS, question_requests
 from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
 from inspect_personamem.datasets.v3.offline import choice_prompt, is_queries_file, questions, trial
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
@@ -170,6 +171,14 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         Group("app_context", "app", "app context"),
     )
     cluster = "user_id"  # a persona's queries share its streams
+    estimate = Estimate(
+        lambda selected, where: question_requests(
+            selected, where, lambda arguments: VERSION.load(arguments, reads_history=True)
+        ),
+        OPTIONS,
+    )
+    """A request per query, counted in the folder given, else the authors' figures
+    (`cost`): the long-context prompt, its shared prefix per layout, or a memory's."""
     trying = Try(
         "generated PersonaMem-v3 personas (every file, each task type twice a persona)",
         lambda options, count, seed: trial(count=count, seed=seed, task=TASK),
@@ -354,5 +363,5 @@ def _read_file(path: Path, name: str, released: ReleasedFile, rows: int) -> Read
     return ReadFile(path, name, released, lambda: released.difference(name, path, rows))
 
 
-VERSION: Final = PersonaMemV3()
+VERSION: Final[PersonaMemV3] = PersonaMemV3()
 """PersonaMem-v3's entry in the registry."""
