@@ -48,7 +48,8 @@ MEMORY_TOKENS: Final = 4_000
 HISTORIES: Final = ("full", "none", "memory")
 DECLARED: Final = (
     f"declared figures, no data read: {PERSONAS} personas x {QUERIES} queries, "
-    f"{{tokens:,}} tokens a query (docs/personamem-v3.md; pass --data-dir to count a folder)"
+    f"{{tokens:,}} tokens a query (the authors' README and RESULTS_SECTION.md; --data-dir "
+    "counts a folder's)"
 )
 OPTIONS: Final = (
     ToolOption(
