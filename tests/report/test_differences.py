@@ -1,5 +1,5 @@
-"""Paired differences (`report/differences.py`): Student's t read off Inspect, the
-clustered error, the macro average's weights."""
+"""Paired differences (`report/differences.py`): the clustered error, the macro
+average's weights (Student's t: `tests/scoring/test_intervals.py`)."""
 
 from __future__ import annotations
 
@@ -7,19 +7,10 @@ import math
 from dataclasses import replace
 
 import pytest
-from support.reports import (
-    T_975,
-    results,
-    v1_groups,
-)
+from support.reports import T_975, results, v1_groups
 
-from inspect_personamem.report.differences import informative, paired_difference, t_quantile
+from inspect_personamem.report.differences import informative, paired_difference
 from inspect_personamem.report.read.samples import SampleResult
-
-
-def test_t_quantile_read_off_inspect() -> None:
-    for df, t in T_975.items():
-        assert t_quantile(df) == pytest.approx(t, rel=1e-9)
 
 
 def test_a_paired_difference_is_clustered_by_context() -> None:

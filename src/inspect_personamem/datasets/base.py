@@ -34,6 +34,13 @@ from inspect_personamem.history.memory.prompts import OwnPrompt
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
 
+CHOSEN = "chosen"
+"""The `scored_as` of answers read as an option letter (an answer's default): the
+share not read as one is a metric (`unparsed`)."""
+JUDGED = "judged"
+"""The `scored_as` of answers a judge scored against the label, 0 to 1 each (v2's
+`judge=preference`): the report reads such a run's scores as a mean judge score."""
+
 
 @dataclass(frozen=True)
 class Group:
@@ -211,13 +218,15 @@ class DatasetVersion(ABC, Generic[Q]):
 
     def scored_as(self, answer_scored_as: str, settings: Settings) -> str:
         """How the run's answers are scored: the answer's (`chosen`, `graded`), unless
-        the version scores them otherwise (`judged`: a judge's score from 0 to 1)."""
+        the version scores them otherwise (`JUDGED`: a judge's score from 0 to 1 against
+        the label; PersonaMem-v3's `rules`: its own rules' scores, 0 to 1). The run's
+        metrics follow it, and the report reads it from the log (`run/facts.py`)."""
         return answer_scored_as
 
     def metrics(self, scored_as: str) -> list[Metric | dict[str, list[Metric]]]:
         """The task's metrics: accuracy, its standard error clustered by `cluster`, what
         was not read (or the grader's figures), and accuracy per group."""
-        own: list[Metric] = [unparsed()] if scored_as == "chosen" else grader_metrics(self.cluster)
+        own: list[Metric] = [unparsed()] if scored_as == CHOSEN else grader_metrics(self.cluster)
         return [accuracy(), stderr(cluster=self.cluster), *own, *self.group_metrics()]
 
     def group_metrics(self) -> list[Metric | dict[str, list[Metric]]]:

@@ -164,6 +164,9 @@ class Reported:
     judged_note: str = ""
     """What the overall table adds about runs whose answers this version scores
     otherwise than the answer does (`scored_as`, `Run.judged`); none by default."""
+    card_groups: tuple[str, ...] = ()
+    """The group keys (`DatasetVersion.groups`) a results card shows a row per value
+    of, in order; none: the averaged group (`mean_group`), else the first group."""
 
     def __post_init__(self) -> None:
         if isinstance(self.layout, BesideLayout) and self.published is None:

@@ -9,6 +9,9 @@ shows, checked against the log) and
 Student's t at (contexts - 1) degrees of freedom. Unlike mean ± t × stderr it stays
 inside [0, 1] and is not a point at 0 or 1 (4 questions all right in 4 contexts:
 [0.28, 1], not [1, 1]), and it widens with the correlation of questions over one history.
+Where a question's score lies outside [0, 1] (PersonaMem-v3's graded NDCG can be below
+0), there is no proportion to bound: the interval is mean ± t(contexts - 1) × the
+clustered error (`scoring.intervals.t_quantile`), as the version's own metrics draw it.
 """
 
 from __future__ import annotations
@@ -37,9 +40,9 @@ from inspect_personamem.scoring.grader.correction import (
     TrialCounts,
     corrected_by_trials,
 )
+from inspect_personamem.scoring.intervals import LEVEL, t_quantile
 from inspect_personamem.scoring.metrics import group_order
 
-LEVEL = 0.95
 CLUSTER_KEY = "context"
 """The metadata key Inspect's clustered metrics are given each question's
 `SampleResult.context_id` under (any name serves: only its values count)."""
@@ -91,19 +94,19 @@ def accuracy_of(samples: Sequence[SampleResult]) -> Accuracy:
         for sample in samples
     ]
     contexts = len({sample.context_id for sample in samples})
+    mean = float(cast(float, apply_metric(accuracy(), scores)))
+    error = float(cast(float, apply_metric(stderr(cluster=CLUSTER_KEY), scores)))
     low = high = math.nan  # Inspect's interval needs two contexts
-    if contexts >= 2:
+    if contexts >= 2 and all(0 <= sample.value <= 1 for sample in samples):
         interval = cast(
             dict[str, float], apply_metric(ci_wilson(LEVEL, cluster=CLUSTER_KEY), scores)
         )
         low, high = float(interval["lower"]), float(interval["upper"])
+    elif contexts >= 2 and error:  # a score below 0 (v3's NDCG): no proportion
+        half = t_quantile(contexts - 1) * error
+        low, high = mean - half, mean + half
     return Accuracy(
-        n=len(samples),
-        contexts=contexts,
-        accuracy=float(cast(float, apply_metric(accuracy(), scores))),
-        stderr=float(cast(float, apply_metric(stderr(cluster=CLUSTER_KEY), scores))),
-        low=low,
-        high=high,
+        n=len(samples), contexts=contexts, accuracy=mean, stderr=error, low=low, high=high
     )
 
 
@@ -201,8 +204,10 @@ def summarise(run: Run, label: str) -> RunSummary:
 
 
 def on_questions(summary: RunSummary, ids: Set[str]) -> RunSummary:
-    """`summary` recomputed over those of its questions whose id is in `ids`."""
-    samples = tuple(s for s in summary.run.samples if s.id in ids)
+    """`summary` recomputed over those of its questions whose id is in `ids`: a
+    question's or a row's id (another run's), or, for a row made of several questions,
+    each of theirs (a log's stored question ids)."""
+    samples = tuple(s for s in summary.run.samples if s.id in ids or set(s.questions) <= ids)
     if len(samples) == len(summary.run.samples):
         return summary
     return replace(

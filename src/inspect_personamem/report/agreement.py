@@ -31,8 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from inspect_personamem.report.accuracy import LEVEL, RunSummary
+from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.scoring.grader.correction import NOTHING, Estimate
+from inspect_personamem.scoring.intervals import LEVEL
 
 DRAWS = 4000
 """Bootstrap draws of an interval."""

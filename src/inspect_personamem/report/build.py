@@ -119,6 +119,7 @@ def build_report(
     notes.extend(upper_bound_notes(summaries))
     notes.extend(earlier_rule_notes(summaries))
     notes.extend(errata_notes(summaries))
+    notes.extend(license_notes(summaries))
     figure_dir = out / "figures"
     for pattern in STALE:  # of an earlier report
         for stale in figure_dir.glob(pattern):
@@ -157,6 +158,13 @@ def build_report(
         figures=[section for section in sections if isinstance(section, FigureFile)],
         notes=notes,
     )
+
+
+def license_notes(summaries: Sequence[RunSummary]) -> list[str]:
+    """The data licence of each dataset the runs used, as their logs recorded it (else
+    the release's): one note each, in the registry's order."""
+    terms = {f"{s.run.entry.name} data: {s.run.license_terms}": None for s in summaries}
+    return list(terms)
 
 
 def _summaries(runs: Sequence[Run]) -> list[RunSummary]:

@@ -243,6 +243,7 @@ def card(
             "selection": run.split,
             "selected": run.selected,
             "license": entry.release.license,
+            "license_terms": run.license_terms,
             "repository": run.settings.get("repo_id"),
             "revision": run.settings.get("revision"),
             "source": run.data_source,

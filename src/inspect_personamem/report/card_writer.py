@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_personamem.cost.prices import PriceTable, load_prices
-from inspect_personamem.datasets.base import DatasetVersion
+from inspect_personamem.datasets.base import DatasetVersion, Group
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.report.accuracy import summarise, title_of
 from inspect_personamem.report.card import FROM_THE_LOG, THIS_RUN, card, check_allowed
@@ -96,14 +96,23 @@ def _grader_words(grader: Mapping[str, Any]) -> str:
     return f"{model}; {bound}; {tried}"
 
 
+def card_groups(version: DatasetVersion[Any]) -> list[Group]:
+    """The groups a card shows per value: those its version declares
+    (`Reported.card_groups`), else its averaged group, else its first."""
+    by_key = {group.key: group for group in version.groups}
+    declared = [by_key[key] for key in version.reported.card_groups]
+    return declared or [version.mean_group or version.groups[0]]
+
+
 def card_table(c: Mapping[str, Any], version: DatasetVersion[Any]) -> Table:
     """A card of a run of `version` as one Markdown table: what was run, on what, what
-    it scored (per value of the version's averaged group, else its first) and cost."""
+    it scored (per value of each of `card_groups`) and cost."""
     data, questions, cost = c["dataset"], c["questions"], c["cost"]
     model = c["model"]
     rows: list[tuple[str, str]] = [
         ("task", f"{c['task']['name']}, version {c['task']['version']}"),
         ("dataset", f"{data['name']} {data['selection']} ({data['license']})"),
+        ("data license", data["license_terms"]),
         ("repository", f"{data['repository']} at revision {data['revision']}"),
         ("files from", data["source"] or "not recorded"),
         ("data", data["release"] or "not recorded"),
@@ -116,9 +125,9 @@ def card_table(c: Mapping[str, Any], version: DatasetVersion[Any]) -> Table:
     ]
     if c["macro"] is not None:
         rows.append(("macro average", f"{c['macro']:.3f}"))
-    shown = version.mean_group or version.groups[0]
-    for value, e in c["groups"][shown.key]["values"].items():
-        rows.append((f"{shown.title}: {title_of(shown, value)}", _interval(e)))
+    for shown in card_groups(version):
+        for value, e in c["groups"][shown.key]["values"].items():
+            rows.append((f"{shown.title}: {title_of(shown, value)}", _interval(e)))
     rows += [
         ("beside no history", _beside(c["no_history"], "it has no history")),
         ("beside the model-free floor", _beside(c["floor"], "it is the floor")),

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_personamem.datasets.base import DatasetVersion
+from inspect_personamem.datasets.base import CHOSEN, DatasetVersion
 from inspect_personamem.report.accuracy import RunSummary, on_questions
 from inspect_personamem.report.read.samples import READ
 from inspect_personamem.scoring.metrics import TRIAL_METRICS, corrected_metrics, trial_shares
@@ -97,10 +97,10 @@ def recomputed_metrics(summary: RunSummary) -> dict[str, float]:
     metrics = {"accuracy": summary.overall.accuracy, "stderr": summary.overall.stderr}
     if summary.run.judged:
         metrics.update(_judged(summary))
-    elif summary.run.grader is None:
-        metrics["unparsed"] = _first_epochs(summary, lambda status: status not in READ)
-    else:
+    elif summary.run.grader is not None:
         metrics.update(_graded(summary))
+    elif summary.run.scored_as == CHOSEN:
+        metrics["unparsed"] = _first_epochs(summary, lambda status: status not in READ)
     for group in summary.run.entry.groups:
         if group.mean_of_values:
             metrics[group.mean_of_values] = summary.mean_of(group)
@@ -152,7 +152,7 @@ def check(summary: RunSummary) -> Check:
         return Check(0, (), f"no stored metrics (run status: {run.status})")
     families = text_families(run.entry)
     stored = {as_summarised(name, families): value for name, value in run.stored_metrics.items()}
-    scored = {s.id for s in run.samples}
+    scored = {question for s in run.samples for question in s.questions} | set(run.parts_left)
     scope = ""
     if run.stored_ids is None and run.status != "success":
         return Check(

@@ -15,29 +15,21 @@ The macro average (the mean of the accuracies of the values of the version's
 `mean_group`, PersonaMem's question types) is a weighted mean of the d's, a question
 weighing 1 / (values × its value's questions); its clustered error sums each
 question's weighted deviation from its value's mean difference.
-With one value that is the plain mean and its error, so one formula serves both.
+With one value that is the plain mean and its error, so one formula serves both
+(`scoring.intervals.stratified_mean`, which a version's own metrics use too).
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
-from typing import TypeVar, cast
-
-from inspect_ai.scorer import SampleScore, Score, ci, stderr
+from typing import TypeVar
 
 from inspect_personamem.datasets.base import Group
-from inspect_personamem.report.accuracy import (
-    CLUSTER_KEY,
-    LEVEL,
-    RunSummary,
-    apply_metric,
-    title_of,
-)
+from inspect_personamem.report.accuracy import RunSummary, title_of
 from inspect_personamem.report.read.samples import SampleResult
+from inspect_personamem.scoring.intervals import Clustered, stratified_mean
 
 
 @dataclass(frozen=True)
@@ -66,23 +58,6 @@ class Difference:
         return "yes" if self.low > 0 or self.high < 0 else "no"
 
 
-@cache
-def t_quantile(df: int) -> float:
-    """Student's t at `LEVEL` (two-sided) with `df` degrees of freedom.
-
-    Read off Inspect's `ci` (the package has no scipy): over df + 1 contexts of one
-    question each, one right and the rest wrong, its half-width over its standard
-    error is the t it used.
-    """
-    scores = [
-        SampleScore(score=Score(value=float(i == 0)), sample_id=i, sample_metadata={CLUSTER_KEY: i})
-        for i in range(df + 1)
-    ]
-    interval = cast(dict[str, float], apply_metric(ci(LEVEL, cluster=CLUSTER_KEY), scores))
-    error = cast(float, apply_metric(stderr(cluster=CLUSTER_KEY), scores))
-    return float((interval["upper"] - 1 / (df + 1)) / error)
-
-
 def paired_difference(
     a: Sequence[SampleResult],
     b: Sequence[SampleResult],
@@ -95,23 +70,14 @@ def paired_difference(
     paired = [(sample, sample.value - other[sample.id]) for sample in a if sample.id in other]
     if not paired:
         return Difference(0, 0, math.nan, math.nan, math.nan, math.nan)
-    strata: dict[str, list[float]] = defaultdict(list)
-    for sample, d in paired:
-        strata[stratum(sample)].append(d)
-    means = {key: math.fsum(ds) / len(ds) for key, ds in strata.items()}
-    deviations: dict[str, float] = defaultdict(float)
-    for sample, d in paired:
-        key = stratum(sample)
-        deviations[sample.context_id] += (d - means[key]) / (len(strata) * len(strata[key]))
-    estimate = math.fsum(means.values()) / len(means)
-    g = len(deviations)
-    error = math.sqrt(math.fsum(v * v for v in deviations.values()) * g / (g - 1)) if g > 1 else 0
-    if not error:  # one context, or every difference the same: no spread to go by
+    mean = stratified_mean([Clustered(s.context_id, stratum(s), d) for s, d in paired])
+    if not mean.stderr:  # one context, or every difference the same: no spread to go by
         alike = all(d == 0 for _, d in paired)
-        return Difference(len(paired), g, estimate, math.nan, math.nan, math.nan, alike)
-    half = t_quantile(g - 1) * error
-    low, high = max(-1.0, estimate - half), min(1.0, estimate + half)
-    return Difference(len(paired), g, estimate, error, low, high)
+        nan = math.nan
+        return Difference(len(paired), mean.clusters, mean.value, nan, nan, nan, alike)
+    half = mean.half_width()
+    low, high = max(-1.0, mean.value - half), min(1.0, mean.value + half)
+    return Difference(len(paired), mean.clusters, mean.value, mean.stderr, low, high)
 
 
 Groups = Mapping[str, Callable[[SampleResult], bool]]

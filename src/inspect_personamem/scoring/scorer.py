@@ -100,10 +100,14 @@ def replied(state: TaskState) -> bool:
     return bool(state.output.choices) and (tools is None or bool(tools["finished"]))
 
 
+STOPPED = "stopped_before_reply"
+"""The `reason` of an unanswered question's score: Inspect stopped it (a limit)."""
+
+
 def unanswered() -> Score:
     """The score of a question the model never replied to: not an answer."""
     return Score.unscored(
-        reason="stopped_before_reply",
+        reason=STOPPED,
         explanation=(
             "Not answered: the sample stopped before the model replied (an Inspect "
             "limit; the sample's `limit` says which), so it is not scored."

@@ -22,6 +22,7 @@ from inspect_personamem.datasets.v3.scorers import (
     Row,
     clustered_mean,
     headline_rows,
+    lifecycle_part,
     v3_accuracy,
     v3_by_family,
     v3_by_type,
@@ -30,6 +31,7 @@ from inspect_personamem.datasets.v3.scorers import (
     v3_scorer,
 )
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
+from inspect_personamem.scoring.rows import PART_KEY, Part
 
 # 20 distinct tokens of 3+ characters: substantive.
 LONG_REPLY = (
@@ -201,6 +203,8 @@ def test_a_lifecycle_probe_is_its_match_rate_and_not_counted_alone() -> None:
     assert score.value == pytest.approx(2 / 3)
     assert (meta(score)["counted"], meta(score)["accuracy"]) == (False, None)
     assert meta(score)["join"] == {"kind": "lifecycle", "pair": "trip", "side": "pre"}
+    # its share of the persona's pair row: 1/2 + rate / 2 (the post probe's: - rate / 2)
+    assert Part.of(meta(score)) == Part("lifecycle:105:trip", "pre", 2, 0.5, 0.5)
 
 
 # --- unscored ---------------------------------------------------------------------------
@@ -237,13 +241,15 @@ def sample(task_type: str, user: str, value: float, n: int, **extra: Any) -> Sam
 
 
 def probe(user: str, side: str, rate: float, n: int, pair: str = "trip") -> SampleScore:
+    join = {"kind": "lifecycle", "pair": pair, "side": side}
     return sample(
         "short_vs_long_term_lifecycle",
         user,
         rate,
         n,
         counted=False,
-        join={"kind": "lifecycle", "pair": pair, "side": side},
+        join=join,
+        **{PART_KEY: lifecycle_part(user, join).metadata()},
     )
 
 

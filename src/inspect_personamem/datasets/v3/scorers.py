@@ -44,9 +44,9 @@ headline), then the macro (the mean over task types of each type's mean: their
 earlier one), per family (row-weighted within the
 family, as their by-class roll-ups are; the families are the paper's, `tasks.FAMILIES`,
 where theirs group tasks otherwise) and per task type. The interval is the mean's
-clustered standard error (for the macro, that of the mean of type means, linearised as
-`report.differences.paired_difference` does), times Student's t with personas - 1
-degrees of freedom; NaN with fewer than two personas or no spread.
+clustered standard error (for the macro, that of the mean of type means, linearised:
+`scoring.intervals`, which the report's paired differences use too), times Student's t
+with personas - 1 degrees of freedom; NaN with fewer than two personas or no spread.
 
 With several epochs Inspect hands the metrics each sample's reduced value (the mean
 over epochs) and its first epoch's metadata: the pair joins read values, so they use
@@ -59,9 +59,8 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from functools import cache
-from typing import Any, Final, cast
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
 
 from inspect_ai.scorer import (
     Metric,
@@ -69,10 +68,8 @@ from inspect_ai.scorer import (
     Score,
     Target,
     Value,
-    ci,
     metric,
     scorer,
-    stderr,
     value_to_float,
 )
 from inspect_ai.solver import TaskState
@@ -80,7 +77,6 @@ from inspect_ai.solver import TaskState
 from inspect_personamem.datasets.v3.ranking import (
     extract_json,
     lifecycle_ranking,
-    lifecycle_score,
     match_rate_at_3,
     slate_labels,
     task_ndcg,
@@ -99,6 +95,8 @@ from inspect_personamem.datasets.v3.tasks import (
     TASK_TYPES,
     task_accuracy,
 )
+from inspect_personamem.scoring.intervals import Clustered, stratified_mean
+from inspect_personamem.scoring.rows import PART_KEY, Part, joined
 from inspect_personamem.scoring.scorer import Scoring, answered
 
 GEO_TASK: Final = "local_recommendation_geo_shift"
@@ -108,6 +106,12 @@ RULE_TASKS: Final = frozenset(name for name, task in TASK_TYPES.items() if not t
 """The task types a rule scores (`TaskType.judged` False): 6 of 31."""
 JUDGED_PENDING: Final = "judged: not built yet"
 """The `status` of a judged task type's score, unscored until its judge is built."""
+SCORED_AS: Final = "rules"
+"""How v3's replies are scored (`DatasetVersion.scored_as`): by the authors' rules, 0-1
+each; the judged types unscored until their judges are built."""
+READ_STATUS: Final = "read"
+"""A rule-scored reply's `status`: read by its rule (the report's `READ`; a reply the
+rule cannot parse is scored as the authors score it, e.g. the identity ranking)."""
 PHASES: Final = ("pre", "post")
 """A lifecycle probe's phases, in the order the pair subtracts them."""
 
@@ -232,6 +236,8 @@ class Row:
     user: str
     task_type: str
     value: float
+    sample: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Its sample's metadata (a pair's: its first probe's), which the report groups by."""
 
     @property
     def family(self) -> str:
@@ -258,44 +264,39 @@ def _scored(scores: Sequence[SampleScore]) -> list[tuple[SampleScore, dict[str, 
     return out
 
 
+def lifecycle_part(user: str, join: Mapping[str, str]) -> Part:
+    """A lifecycle probe's share of its pair's row, (1 + pre - post) / 2 (the authors'
+    50 x (1 + lifecycle_score) over 100): the pre probe 1/2 + its rate / 2, the post
+    probe - its rate / 2; the row is the persona's canonical's."""
+    pre = join["side"] == PHASES[0]
+    return Part(
+        row=f"lifecycle:{user}:{join['pair']}",
+        side=join["side"],
+        parts=len(PHASES),
+        offset=0.5 if pre else 0.0,
+        weight=0.5 if pre else -0.5,
+    )
+
+
 def headline_rows(scores: Sequence[SampleScore]) -> tuple[list[Row], int]:
     """The rows the authors' micro counts (0-1), and how many lifecycle probes found no
     partner. A sample counts as itself where its score says `counted`; each persona's
     lifecycle pre and post probes of one canonical make one row, (1 + pre - post) / 2
-    (a later probe of the same phase replaces an earlier one, as the authors' dict
-    does)."""
+    (`scoring.rows.joined`, as the report joins them; a later probe of the same phase
+    replaces an earlier one, as the authors' dict does)."""
     rows: list[Row] = []
-    probes: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
+    parts: list[tuple[SampleScore, Part, float]] = []
     for s, meta, value in _scored(scores):
-        join = meta.get("join") or {}
+        part = Part.of(meta)
         if meta.get("counted"):
-            rows.append(Row(_user(s), str(meta["task_type"]), value))
-        elif join.get("kind") == "lifecycle":
-            probes[(_user(s), str(join["pair"]))][str(join["side"])] = value
-    unpaired = 0
-    for (user, _), sides in probes.items():
-        if all(phase in sides for phase in PHASES):
-            score = lifecycle_score(sides["pre"], sides["post"])
-            accuracy = task_accuracy(LIFECYCLE_TASK, {"lifecycle_score": score})
-            assert accuracy is not None
-            rows.append(Row(user, LIFECYCLE_TASK, accuracy / 100.0))
-        else:
-            unpaired += len(sides)
-    return rows, unpaired
-
-
-@cache
-def t_quantile(df: int) -> float:
-    """Student's t at 95% (two-sided) with `df` degrees of freedom, read off Inspect's
-    `ci` as `report.differences.t_quantile` reads it (the same computation: a version
-    may not import the report, which imports the registry)."""
-    scores = [
-        SampleScore(score=Score(value=float(i == 0)), sample_id=i, sample_metadata={"c": i})
-        for i in range(df + 1)
-    ]
-    apply = cast(Callable[[list[SampleScore]], Any], ci(0.95, cluster="c"))
-    error = cast(Callable[[list[SampleScore]], Any], stderr(cluster="c"))(scores)
-    return float((apply(scores)["upper"] - 1 / (df + 1)) / error)
+            rows.append(Row(_user(s), str(meta["task_type"]), value, s.sample_metadata or {}))
+        elif part is not None:
+            parts.append((s, part, value))
+    pairs, left = joined(parts)
+    for pair in pairs:
+        first = pair.items[0]
+        rows.append(Row(_user(first), LIFECYCLE_TASK, pair.value, first.sample_metadata or {}))
+    return rows, len(left)
 
 
 @dataclass(frozen=True)
@@ -316,31 +317,19 @@ class Estimate:
 
 def clustered_mean(rows: Sequence[Row], stratum: Callable[[Row], str] | None = None) -> Estimate:
     """The mean over strata of each stratum's mean (one stratum, `stratum` None: the
-    plain mean), with its standard error clustered by persona: each row's deviation
-    from its stratum's mean over (strata x the stratum's rows), summed per persona,
-    root of the sum of squares x G / (G - 1) (G personas; for the plain mean, Inspect's
-    `stderr(cluster=...)` exactly), and t(G - 1) times it either side. No interval (NaN)
-    where the error is 0: one persona, or no spread to go by (every stratum a single row,
-    or every value alike), as `report.differences` leaves such a row without one."""
-    if not rows:
-        nan = math.nan
-        return Estimate(nan, nan, nan, nan, 0, 0)
+    plain mean), with its standard error clustered by persona
+    (`scoring.intervals.stratified_mean`: for the plain mean, Inspect's
+    `stderr(cluster=...)` exactly) and t(G - 1) times it either side (G personas). No
+    interval (NaN) where the error is 0: one persona, or no spread to go by (every
+    stratum a single row, or every value alike), as `report.differences` leaves such a
+    row without one."""
     key = stratum or (lambda row: "")
-    strata: dict[str, list[float]] = defaultdict(list)
-    for row in rows:
-        strata[key(row)].append(row.value)
-    means = {name: math.fsum(values) / len(values) for name, values in strata.items()}
-    estimate = math.fsum(means.values()) / len(means)
-    deviations: dict[str, float] = defaultdict(float)
-    for row in rows:
-        name = key(row)
-        deviations[row.user] += (row.value - means[name]) / (len(strata) * len(strata[name]))
-    g = len(deviations)
-    error = math.sqrt(math.fsum(d * d for d in deviations.values()) * g / (g - 1)) if g > 1 else 0
-    if not error:  # one persona, or no spread to go by (each stratum one row, or all alike)
-        return Estimate(estimate, math.nan, math.nan, math.nan, len(rows), g)
-    half = t_quantile(g - 1) * error
-    return Estimate(estimate, estimate - half, estimate + half, error, len(rows), g)
+    mean = stratified_mean([Clustered(row.user, key(row), row.value) for row in rows])
+    half = mean.half_width()
+    error = mean.stderr or math.nan
+    return Estimate(
+        mean.value, mean.value - half, mean.value + half, error, mean.rows, mean.clusters
+    )
 
 
 def _by(rows: Sequence[Row], key: Callable[[Row], str]) -> dict[str, list[Row]]:
@@ -402,6 +391,22 @@ def v3_by_type() -> Metric:
         for name in TASK_TYPES:
             if name in groups:
                 values |= clustered_mean(groups[name]).named(f"type_{name}")
+        return values
+
+    return compute
+
+
+@metric
+def v3_by_metadata(key: str, prefix: str) -> Metric:
+    """Per value of the sample metadata `key` (`<prefix>_<value>`, the value as text, as
+    the report names it): the mean of its headline rows (a lifecycle pair's value its
+    first probe's), with `_low` and `_high` clustered by persona."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        groups = _by(headline_rows(scores)[0], lambda row: str(row.sample.get(key)))
+        values: dict[str, float] = {}
+        for name, rows in sorted(groups.items()):
+            values |= clustered_mean(rows).named(f"{prefix}_{name}")
         return values
 
     return compute
@@ -511,7 +516,7 @@ def score_reply(state: TaskState) -> Score:
         explanation=explanation,
         metadata={
             **base,
-            "status": "scored" if result.accuracy is not None else "lifecycle_probe",
+            "status": READ_STATUS,
             "raw": result.raw,
             "accuracy": result.accuracy,
             "counted": result.accuracy is not None,
@@ -519,6 +524,11 @@ def score_reply(state: TaskState) -> Score:
             "substantive": result.substantive,
             "row_metrics": result.metrics,
             "join": result.join,
+            **(
+                {PART_KEY: lifecycle_part(str(base["user_id"]), result.join).metadata()}
+                if result.join and result.join["kind"] == "lifecycle"
+                else {}
+            ),
         },
     )
 

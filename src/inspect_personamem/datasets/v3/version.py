@@ -5,7 +5,10 @@ and the persona's app streams; a query at time T is asked after the events stric
 before T (`histories.PersonaContexts`), its input the authors' task prompt without the
 history (`samples`), its reply scored by `scorers.v3_scorer`, 0-1 (the authors' 0-100 over
 100; the six rule-scored task types; the judged ones unscored until their judges are
-built), its headline `accuracy` the authors' micro mean.
+built), its headline `accuracy` the authors' micro mean. The report and cards read it
+through `reported`: the runs beside the published numbers (`published.v3_published`),
+the errors clustered by persona, a card's rows per family and task type; its answers are
+`scored_as` `rules`.
 
 What is not here yet, and why:
 - the hub: its revision is not pinned (`spec.HUB_REVISION_VERIFIED`) and the shape of its
@@ -13,26 +16,22 @@ What is not here yet, and why:
   in the checkout's layout; a folder in the hub's layout is refused in one line;
 - a task per family: `family` selects within the one task (`personamem_v3`), so
   `fixed_values` is empty;
-- the declared data (`reported`, `estimate`, `trying`, `offline`): none yet, so
-  `estimate`, `try`, the oracle and the floor do not offer it, and the report has nothing
-  of its own for it (whether its common sections read a v3 log, whose metrics are v3's
-  own and have no `accuracy`, the viewer's headline, is not tested yet);
+- the declared data for the tools (`estimate`, `trying`, `offline`): none yet, so
+  `estimate`, `try`, the oracle and the floor do not offer it;
 - evidence: only generated folders say where a query's evidence lies (the generator's
   `_generated_evidence`); for the release it is "not located".
 """
 
 from __future__ import annotations
 
-import math
 import os
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from inspect_ai.dataset import Dataset, MemoryDataset
-from inspect_ai.scorer import Metric, SampleScore, Scorer, Value, metric, value_to_float
+from inspect_ai.scorer import Metric, Scorer
 
 from inspect_personamem.data.asked import KEY as ASKED_KEY
 from inspect_personamem.data.contexts import Contexts
@@ -41,15 +40,16 @@ from inspect_personamem.data.files import ReadFile, data_checked, data_release, 
 from inspect_personamem.data.order import prefix_ends
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
-from inspect_personamem.datasets.declared import Estimate, Offline, Try
+from inspect_personamem.datasets.declared import Estimate, Offline, Published, Reported, Try
 from inspect_personamem.datasets.v3.cost import OPTIONS, question_requests
 from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
 from inspect_personamem.datasets.v3.offline import choice_prompt, is_queries_file, questions, trial
+from inspect_personamem.datasets.v3.published import v3_published
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, query_to_sample
 from inspect_personamem.datasets.v3.scorers import (
-    Row,
-    clustered_mean,
+    SCORED_AS,
+    v3_by_metadata,
     v3_metrics,
     v3_scorer,
 )
@@ -72,6 +72,11 @@ ALL: Final = "all"
 FAMILY_CHOICES: Final = (ALL, *FAMILIES)
 UNCHECKED: Final = "unchecked: "
 """How `data_release` begins where nothing is known of any file the run read."""
+EVERY_RUN: Final = (
+    "this task's harness and scorer, not the authors': its own personas and one run, "
+    "judged task types scored only where their judges are built"
+)
+"""How every v3 run differs from the published numbers' protocol, whatever its settings."""
 NOT_LOCATED: Final = (
     "not located: the release does not say which events a query's answer rests on "
     "(only generated folders do)"
@@ -94,37 +99,6 @@ class V3Question:
     @property
     def question_id(self) -> str:
         return self.query.query_id
-
-
-def _scored_rows(scores: Sequence[SampleScore], key: str) -> dict[str, list[Row]]:
-    """The counted rule-scored samples (lifecycle probes, counted only as pairs, left
-    out) by the value of their sample metadata `key`."""
-    to_float = value_to_float()
-    groups: dict[str, list[Row]] = defaultdict(list)
-    for s in scores:
-        meta = s.score.metadata or {}
-        value = to_float(s.score.value)
-        if not meta.get("counted") or math.isnan(value):
-            continue
-        sample = s.sample_metadata or {}
-        user = str(meta.get("user_id") or sample.get("user_id") or "")
-        groups[str(sample.get(key) or "none")].append(Row(user, str(meta["task_type"]), value))
-    return groups
-
-
-@metric
-def v3_by_metadata(key: str, prefix: str) -> Metric:
-    """Per value of the sample metadata `key` (`<prefix>_<value>`): the mean of its
-    counted rule-scored rows (0-1), with `_low` and `_high` clustered by persona.
-    Lifecycle pairs are counted in `v3_accuracy`, by family and by type only."""
-
-    def compute(scores: list[SampleScore]) -> Value:
-        values: dict[str, float] = {}
-        for name, rows in sorted(_scored_rows(scores, key).items()):
-            values |= clustered_mean(rows).named(f"{prefix}_{name}")
-        return values
-
-    return compute
 
 
 class PersonaMemV3(DatasetVersion[V3Question]):
@@ -166,7 +140,13 @@ class PersonaMemV3(DatasetVersion[V3Question]):
     )
     groups = (
         Group("family", "family", "task family (the paper's)", values={f: f for f in FAMILIES}),
-        Group("task_type", "type", "task type", values={t: t for t in TASK_TYPES}),
+        Group(
+            "task_type",
+            "type",
+            "task type",
+            mean_of_values="macro",  # the authors' earlier headline (`v3_accuracy`)
+            values={t: t for t in TASK_TYPES},
+        ),
         Group("task_family", "pipeline_family", "task family (the pipeline's)"),
         Group("app_context", "app", "app context"),
     )
@@ -194,6 +174,28 @@ class PersonaMemV3(DatasetVersion[V3Question]):
     )
     """A persona's `queries.csv` with its folder's others, each query's top and low
     replies (`offline.known_replies`); the floor's reading of a v3 prompt."""
+    reported = Reported(
+        published=Published(
+            v3_published,
+            "Set beside, not equated. The authors' numbers (Figure 3, 0-100 there, over 100 "
+            "here) are each over 10 matched personas (not named), one run, through their "
+            "harness (their long-context text, their memory writer, Mem0, Codex, Claude "
+            "Code), every judged task type judged by gpt-5.5. A run here is over the "
+            "personas of its data (their number in `contexts`), through this task, its "
+            "judged task types scored only where their judges are built (the notes count "
+            "those left unscored): its personas, their number and the task types it scores "
+            "may differ. A run's `accuracy` is the micro mean over its rows, as the authors' "
+            "Overall is; the other published measures are one part of their benchmark each, "
+            "listed for reference only.",
+            every_run_deviates=EVERY_RUN,
+            unchanged=f"none of the settings (history=full: the authors' long-context text); "
+            f"{EVERY_RUN}",
+        ),
+        cluster_words=(
+            "persona (a persona's queries share its event streams; Inspect's `cluster='user_id'`)"
+        ),
+        card_groups=("family", "task_type"),
+    )
 
     @property
     def fixed_values(self) -> tuple[str, ...]:
@@ -348,6 +350,10 @@ class PersonaMemV3(DatasetVersion[V3Question]):
     def scorer(self, point: Point, arguments: Settings) -> Scorer:
         """The rule-scored task types' headlines (`scorers.v3_scorer`); judged ones unscored."""
         return v3_scorer()
+
+    def scored_as(self, answer_scored_as: str, settings: Settings) -> str:
+        """`rules` (`scorers.SCORED_AS`): v3's own scorer, whatever the answer's way."""
+        return SCORED_AS
 
     def metrics(self, scored_as: str) -> list[Metric | dict[str, list[Metric]]]:
         """v3's own (`scorers.v3_metrics`: micro and macro, per family and type, the gated

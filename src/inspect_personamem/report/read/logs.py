@@ -46,9 +46,15 @@ from inspect_personamem.report.read.identity import (
     model_identity,
 )
 from inspect_personamem.report.read.runs import Run, setting_defaults
-from inspect_personamem.report.read.samples import records_of, sample_result, unscored
+from inspect_personamem.report.read.samples import (
+    joined_rows,
+    records_of,
+    sample_result,
+    unscored,
+)
 from inspect_personamem.run.facts import FACTS
 from inspect_personamem.run.migration import current_arguments
+from inspect_personamem.scoring.scorer import STOPPED
 
 SCORER = "personamem_scorer"
 """The task's scorer; a log naming another single scorer (`graded_scorer` of open
@@ -167,13 +173,19 @@ def _run(
     epochs: dict[str, list[EvalSampleSummary]] = defaultdict(list)
     errors = 0
     limits: Counter[str] = Counter()
+    left_unscored: Counter[str] = Counter()
     for summary in summaries:
         if summary.error is not None:
             errors += 1
         elif summary.scores and scorer in summary.scores:
             epochs[str(summary.id)].append(summary)
-            if unscored(summary.scores[scorer].value):
+            score = summary.scores[scorer]
+            if not unscored(score.value):
+                continue
+            if summary.limit is not None or score.reason in (None, STOPPED):
                 limits[summary.limit or "unknown"] += 1
+            else:  # the scorer's own: a judge not built, a judgement not read
+                left_unscored[str(score.reason)] += 1
     stored = None
     if header.results is not None:
         stored = {
@@ -194,6 +206,12 @@ def _run(
         )
     records = records_of(file, [s for group in epochs.values() for s in group])
     planned = len(spec.dataset.sample_ids) if spec.dataset.sample_ids else spec.dataset.samples or 0
+    questions = [
+        sample
+        for sample_epochs in epochs.values()
+        if (sample := sample_result(file, benchmark, scorer, sample_epochs, records)) is not None
+    ]
+    rows, parts_left = joined_rows(questions)
     answer_args = args_as_text(spec.model_args or {})
     answering = model_identity(spec.model, answer_args, spec.model_base_url)
     return Run(
@@ -219,20 +237,19 @@ def _run(
         reducer=", ".join(spec.config.epochs_reducer or ["mean"]),
         planned=planned,
         dataset_size=max(planned, spec.dataset.samples or 0),
-        samples=tuple(
-            sample
-            for sample_epochs in epochs.values()
-            if (sample := sample_result(file, benchmark, scorer, sample_epochs, records))
-            is not None
-        ),
+        samples=rows,
         errors=errors,
         unanswered=limits.total(),
         limits=dict(limits),
+        unscored=dict(left_unscored),
+        questions_scored=len(questions),
+        parts_left=parts_left,
         stored_metrics=stored,
         stored_ids=stored_ids,
         data_release=str(metadata["data_release"]) if "data_release" in metadata else None,
         data_checked=str(metadata["data_checked"]) if "data_checked" in metadata else None,
         data_source=str(metadata["data_source"]) if "data_source" in metadata else None,
+        license=str(metadata["license"]) if "license" in metadata else None,
         grader=graded_by(
             settings,
             answering,
@@ -247,10 +264,22 @@ def _run(
 def _run_notes(run: Run) -> list[str]:
     where = f"{Path(run.location).name} ({run.model})"
     notes: list[str] = []
-    if run.status != "success" or len(run.samples) < run.planned:
+    if run.status != "success" or run.scored_questions < run.planned:
         notes.append(
-            f"{where}: status {run.status}, {len(run.samples)} of {run.planned} questions "
+            f"{where}: status {run.status}, {run.scored_questions} of {run.planned} questions "
             "scored; partial results are reported as such"
+        )
+    if run.unscored:
+        reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(run.unscored.items()))
+        notes.append(
+            f"{where}: {run.unscored_total} sample(s) left unscored by the scorer ({reasons}); "
+            "left out of the scores, never counted as 0"
+        )
+    if run.parts_left:
+        notes.append(
+            f"{where}: {len(run.parts_left)} question(s) scored as part of a row made of several "
+            "(a lifecycle probe's pair) whose other part was not scored: counted nowhere, "
+            "as the task's metrics leave them"
         )
     if run.errors:
         notes.append(f"{where}: {run.errors} sample(s) ended in an error and have no score")

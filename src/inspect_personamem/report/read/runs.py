@@ -5,7 +5,7 @@ before tasks wrote that, what the installed package says."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from importlib.metadata import version
@@ -13,7 +13,7 @@ from typing import Any
 
 from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.data.release import NOT_RELEASED, RELEASED, SYNTHETIC
-from inspect_personamem.datasets.base import DatasetVersion
+from inspect_personamem.datasets.base import JUDGED, DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.history.table import HISTORIES
 from inspect_personamem.parameters import Point
@@ -113,6 +113,36 @@ class Run:
     logged_facts: Mapping[str, Any] | None = None
     """What the task wrote into the log of how it ran (`run/facts.py`); None for a log
     made before tasks wrote it."""
+    unscored: Mapping[str, int] = field(default_factory=dict)
+    """Sample epochs its scorer left unscored for a reason of its own (its `Score.reason`:
+    a judge not built, a judgement that could not be read) -> how many; left out of
+    every score, never counted as 0. Those stopped by a limit are `unanswered`."""
+    questions_scored: int | None = None
+    """Questions with a score; None: as many as `samples` (each question a row of its
+    own). Fewer rows than questions where its version counts several questions as one
+    row (`SampleResult.part`)."""
+    license: str | None = None
+    """The data's licence as the task recorded it (its `license` metadata, with its
+    terms); None where it did not (`license_terms` falls back to the release's)."""
+    parts_left: tuple[str, ...] = ()
+    """The ids of the questions scored as part of a row whose other parts were not:
+    counted nowhere."""
+
+    @property
+    def license_terms(self) -> str:
+        """The data's licence, as every card and report states it: as the log recorded
+        it, else its version's release's (`Release.license`)."""
+        return self.license or self.entry.release.license
+
+    @property
+    def unscored_total(self) -> int:
+        """Sample epochs its scorer left unscored (`unscored`)."""
+        return sum(self.unscored.values())
+
+    @property
+    def scored_questions(self) -> int:
+        """Questions with a score (before any are joined into rows)."""
+        return len(self.samples) if self.questions_scored is None else self.questions_scored
 
     @cached_property
     def facts(self) -> Mapping[str, Any]:
@@ -192,10 +222,10 @@ class Run:
 
     @property
     def judged(self) -> bool:
-        """Whether its version scored its answers otherwise than its answer does: a
-        judge scoring open answers against the label (`judge=preference`), a score from
-        0 to 1, not a choice (`facts`)."""
-        return bool(self.facts["judged"])
+        """Whether a judge scored its answers against the label (`scored_as` `JUDGED`,
+        v2's `judge=preference`), a score from 0 to 1, not a choice (`facts`). A version
+        that scores them otherwise by its own rules (v3's `rules`) is not judged so."""
+        return bool(self.facts["judged"]) and self.scored_as == JUDGED
 
     @property
     def key(self) -> RunKey:
@@ -217,10 +247,12 @@ class Run:
         one over a subset or other data: complete, but not comparable with published
         numbers (`glance.caveats`)."""
         words = [f"status {self.status}"] if self.status != "success" else []
-        if len(self.samples) < self.planned:
-            words.append(f"{len(self.samples)} of {self.planned} scored")
+        if self.scored_questions < self.planned:
+            words.append(f"{self.scored_questions} of {self.planned} scored")
         if self.errors:
             words.append(f"{self.errors} errored")
+        if self.unscored:
+            words.append(f"{self.unscored_total} unscored ({', '.join(sorted(self.unscored))})")
         if self.unanswered:
             words.append(f"{self.unanswered} not answered: stopped by an Inspect limit")
         return words

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from inspect_ai.log import EvalSampleSummary, read_eval_log_samples
@@ -17,11 +17,13 @@ from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.report.errors import ReportError
 from inspect_personamem.scoring.grader.correction import TrialCounts
 from inspect_personamem.scoring.metrics import trial_record
+from inspect_personamem.scoring.rows import Part, joined
 
 READ = frozenset({"single", "named", "read"})
 """The statuses of an answer read: `single` (a chosen answer with one option letter),
 `named` (an open answer whose grader named one candidate) and `read` (an open answer
-a judge scored against the label, `Run.judged`, with a score that could be read).
+a judge scored against the label, `Run.judged`, with a score that could be read; a
+reply a version's own rules scored, PersonaMem-v3's `scored_as` `rules`).
 Every other status is unparsed: a chosen answer's `none`, `multiple` and
 `not_an_option`, an open answer's `none` (the grader named no candidate) and
 `unreadable` (no verdict could be read), a judged one's `judge_unread` and
@@ -158,6 +160,53 @@ class SampleResult:
     answers: Mapping[int, str] = field(default_factory=dict)
     """Each scored epoch -> its answer as scored (`Score.answer`): of an open answer the
     grader's verdict, the candidate it named (`(b)`), `none` or `unreadable`."""
+    part: Part | None = None
+    """Where its version's headline counts it only as part of a row made of several
+    questions (`scoring.rows`: PersonaMem-v3's lifecycle probes), that part, from its
+    first scored epoch's score; None for a question that is a row of its own."""
+    made_of: tuple[str, ...] = ()
+    """The ids of the questions a row made of several is made of (`joined_rows`);
+    empty for a question that is a row of its own."""
+
+    @property
+    def questions(self) -> tuple[str, ...]:
+        """The ids of the questions it stands for: itself, or a row's parts."""
+        return self.made_of or (self.id,)
+
+
+def joined_rows(
+    samples: Sequence[SampleResult],
+) -> tuple[tuple[SampleResult, ...], tuple[str, ...]]:
+    """The rows a version's headline counts: each question that is a row of its own,
+    and each whole row of parts (`scoring.rows.joined`, as the version's metrics join
+    them) as one result: its first part's, under the row's id with the row's value and
+    its parts' tokens and cost summed; and the ids of the parts left without their row
+    (counted nowhere, as the metrics leave them)."""
+    alone = [s for s in samples if s.part is None]
+    rows, left = joined(((s, p.row), p, s.value) for s in samples if (p := s.part) is not None)
+    whole = []
+    for row in rows:
+        parts = [s for s, _ in row.items]
+        tokens = {
+            f.name: math.fsum(getattr(s.tokens, f.name) for s in parts) for f in fields(Tokens)
+        }
+        whole.append(
+            replace(
+                parts[0],
+                id=row.items[0][1],
+                value=row.value,
+                tokens=Tokens(**tokens),
+                logged_cost=_sum_or_none([s.logged_cost for s in parts]),
+                part=None,
+                made_of=tuple(s.id for s in parts),
+            )
+        )
+    return (*alone, *whole), tuple(s.id for s, _ in left)
+
+
+def _sum_or_none(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return math.fsum(known) if len(known) == len(values) else None
 
 
 def unscored(value: Value) -> bool:
@@ -321,6 +370,7 @@ def sample_result(
         answers={
             summary.epoch: score.answer or "" for summary, score in zip(scored, scores, strict=True)
         },
+        part=Part.of(scores[0].metadata),
     )
 
 
