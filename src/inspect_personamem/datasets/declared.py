@@ -227,7 +227,7 @@ class TrialRun:
     """One run `inspect-personamem try` makes of a version's task: its task arguments,
     the offline model answering and what it is told beside `try`'s own arguments."""
 
-    task_args: Mapping[str, str]
+    task_args: Mapping[str, Any]
     model: str = "personamem/oracle"
     """`personamem/oracle` (given the question file and `try`'s `--accuracy`,
     `--accuracy-without-history`, `--decay` and `--seed`) or `personamem/floor`
