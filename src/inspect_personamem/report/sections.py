@@ -4,9 +4,10 @@ what the layouts a version declares (`layouts.py`) are drawn with.
 The report reads no version by name: each version with runs in the logs gives its part
 of the page, in the registry's order. By default that part is `ReportContext.common`
 (overall, graders of open answers, runs, accuracy per value of each of its groups,
-cost beside accuracy and per point gained, every estimate); a version with more to show (published numbers, the paper's figures)
-declares it as data (`DatasetVersion.reported`) and the report's module for its layout
-draws it from the tables and figures here.
+cost beside accuracy and per point gained, every estimate); a version with more to
+show (published numbers, the paper's figures) declares it as data
+(`DatasetVersion.reported`) and the report's module for its layout draws it from the
+tables and figures here.
 """
 
 from __future__ import annotations
