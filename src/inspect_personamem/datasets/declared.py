@@ -167,6 +167,9 @@ class Reported:
     card_groups: tuple[str, ...] = ()
     """The group keys (`DatasetVersion.groups`) a results card shows a row per value
     of, in order; none: the averaged group (`mean_group`), else the first group."""
+    at_a_glance: str | None = None
+    """The group key (`DatasetVersion.groups`) whose accuracy per value the report's
+    first screen shows under the summary, for this version's runs; none by default."""
 
     def __post_init__(self) -> None:
         if isinstance(self.layout, BesideLayout) and self.published is None:

@@ -120,6 +120,15 @@ def test_try_runs_the_oracle_its_ceiling_and_the_floor_and_writes_the_report(
         accuracy(runs[floor, "none", None]), abs=5e-4
     )
     assert (out / "report" / "tables" / "v3_cost.md").is_file()
+    # under it, on the first screen, each run's accuracy per family
+    with (out / "report" / "tables" / "v3_at_a_glance.csv").open(encoding="utf-8") as file:
+        families = {row["run"]: row for row in csv.DictReader(file)}
+    assert set(families) == set(shown)
+    top = families["personamem/oracle (accuracy=1.0), full history, synthetic data"]
+    scored = ("personalization", "recommendation", "agentic_proactiveness")
+    assert [float(top[family]) for family in scored] == [1.0, 1.0, 1.0]
+    page = (out / "report" / "index.html").read_text(encoding="utf-8")
+    assert page.index("accuracy per task family") < page.index("Not comparable with published")
 
 
 @pytest.mark.slow

@@ -195,6 +195,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "persona (a persona's queries share its event streams; Inspect's `cluster='user_id'`)"
         ),
         card_groups=("family", "task_type"),
+        at_a_glance="family",
     )
 
     @property
