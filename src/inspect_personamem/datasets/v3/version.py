@@ -8,7 +8,9 @@ history (`samples`), its reply scored by `scorers.v3_scorer`, 0-1 (the authors' 
 built), its headline `accuracy` the authors' micro mean. The report and cards read it
 through `reported`: the runs beside the published numbers (`published.v3_published`),
 the errors clustered by persona, a card's rows per family and task type; its answers are
-`scored_as` `rules`.
+`scored_as` `rules`, its families on the report's first screen (`at_a_glance`). The
+tools read the rest it declares: the estimate's requests (`cost`), what `try` writes
+and runs, and what the oracle and the floor read (`offline`).
 
 What is not here yet, and why:
 - the hub: its revision is not pinned (`spec.HUB_REVISION_VERIFIED`) and the shape of its
@@ -16,8 +18,6 @@ What is not here yet, and why:
   in the checkout's layout; a folder in the hub's layout is refused in one line;
 - a task per family: `family` selects within the one task (`personamem_v3`), so
   `fixed_values` is empty;
-- the declared data for the tools (`estimate`, `trying`, `offline`): none yet, so
-  `estimate`, `try`, the oracle and the floor do not offer it;
 - evidence: only generated folders say where a query's evidence lies (the generator's
   `_generated_evidence`); for the release it is "not located".
 """
