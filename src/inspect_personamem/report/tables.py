@@ -100,7 +100,7 @@ def overall_table(
     columns = (
         "run", "accuracy", "ci95 low", "ci95 high", "stderr (clustered)", "questions scored",
         "questions planned", "contexts", "errored samples", "unanswered samples",
-        "unparsed share", "epochs", "status", "check against Inspect",
+        "unscored samples", "unparsed share", "epochs", "status", "check against Inspect",
     )  # fmt: skip
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
@@ -114,6 +114,7 @@ def overall_table(
             s.overall.contexts,
             s.run.errors,
             s.run.unanswered,
+            s.run.unscored_total,
             s.unparsed,
             s.run.epochs,
             s.run.status,
@@ -127,21 +128,35 @@ def overall_table(
         "Question-weighted accuracy with a 95% interval: Wilson's score interval over the "
         "effective number of questions (the questions over the design effect of sharing "
         "a history) with t(contexts−1), Inspect's `ci_wilson`; it stays inside [0, 1] "
-        "and is not a point at 0 or 1. The standard error and interval are clustered by "
+        "and is not a point at 0 or 1 (where a question's score lies outside [0, 1], as a "
+        "graded NDCG can, the interval is ± t(contexts−1) × the clustered error instead). "
+        "The standard error and interval are clustered by "
         f"{clustered_by}: `contexts` counts them. With several epochs each "
         "question counts once, "
         "with its mean over epochs. `unanswered samples`: stopped by an Inspect limit "
-        "before the model replied, unscored (Inspect's metrics skip them too). `unparsed "
+        "before the model replied, unscored (Inspect's metrics skip them too). `unscored "
+        "samples`: left unscored by the scorer itself (a judge not built, a judgement that "
+        "could not be read; the notes give each reason), never counted as 0. `unparsed "
         "share`: answers (all epochs) with no single option letter; of open answers, "
         "those whose grader named no candidate or gave no verdict that could be read "
         "(apart in `graders`). The last column "
         "compares every recomputed number with the metrics Inspect stored in the log (the "
         "notes above give the details)."
         + (UPPER_BOUND_NOTE if any(s.run.upper_bound for s in summaries) else "")
+        + (JOINED_NOTE if any(s.run.scored_questions != s.overall.n for s in summaries) else "")
         + version.reported.judged_note,
         columns,
         rows,
     )
+
+
+JOINED_NOTE = (
+    " Where the dataset counts several questions as one row (PersonaMem-v3's lifecycle "
+    "probes, a pre and a post making one row), `questions scored` counts rows, as its "
+    "headline does; a probe whose partner was not scored counts nowhere (the notes say "
+    "how many)."
+)
+"""What the overall table adds where a run's rows are fewer than its scored questions."""
 
 
 RUNS_COLUMNS = (

@@ -25,12 +25,14 @@ from inspect_personamem.datasets.v3.scorers import (
     lifecycle_part,
     v3_accuracy,
     v3_by_family,
+    v3_by_metadata,
     v3_by_type,
     v3_gated,
     v3_paired_f1,
     v3_scorer,
 )
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
+from inspect_personamem.datasets.v3.version import VERSION
 from inspect_personamem.scoring.rows import PART_KEY, Part
 
 # 20 distinct tokens of 3+ characters: substantive.
@@ -401,3 +403,28 @@ def test_the_scorer_s_own_scores_feed_the_metrics() -> None:
     # pre 2/3, post: top 3 {4, 3, 0} holds 1 -> 1/3; pair (1 + 1/3) / 2 = 0.6667
     scores = [SampleScore(score=s, sample_id=str(i)) for i, s in enumerate((pre, post))]
     assert run(v3_accuracy(), scores)["accuracy"] == pytest.approx(2 / 3)
+
+
+def test_per_metadata_value_over_the_headline_rows() -> None:
+    # app per sample: A's rec and pre probe "feed", the rest none (metadata None -> "None");
+    # A's pair (1) takes its first probe's app: feed = rec 1, pair 1 -> 1;
+    # None = A geo 0.5, B rec 0, B geo 1, C rec 0.5 -> 0.5 (B's lone probe counts nowhere)
+    apps = {"A:0001:i1": "feed", "A:0003:i3": "feed"}
+    scores = [
+        SampleScore(
+            score=s.score,
+            sample_id=s.sample_id,
+            sample_metadata={"app_context": apps.get(str(s.sample_id))},
+        )
+        for s in SCORES
+    ]
+    values = run(v3_by_metadata("app_context", "app"), scores)
+    assert values["app_feed"] == 1.0
+    assert values["app_None"] == pytest.approx(0.5)
+    assert list(values)[::3] == ["app_None", "app_feed"]
+
+
+def test_a_rule_scored_reply_is_read_and_the_version_scores_by_rules() -> None:
+    score = scored("local_recommendation_geo_shift", "Oakland", {"current_city": "Oakland"})
+    assert meta(score)["status"] == "read"  # the report's READ: not an unparsed reply
+    assert VERSION.scored_as("chosen", {}) == "rules"
