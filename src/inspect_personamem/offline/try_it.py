@@ -9,8 +9,10 @@ question's evidence alone (the upper bound), with what BM25 retrieves of the his
 (which needs no model or download) and with the oracle searching and reading the
 history itself through tools (`history=tools`); grades the open full-history run's
 replies again with a second offline grader, as a user re-grades a run (Inspect's
-`score`), and writes the report, with the two gradings side by side. Nothing it prints
-measures a real model.
+`score`), and writes the report, with the two gradings side by side. A version may
+declare runs of its own instead (`Trial.runs`: PersonaMem-v3's oracle with and without
+the history, the oracle always right and the floor). Nothing it prints measures a real
+model.
 """
 
 from __future__ import annotations
@@ -198,7 +200,7 @@ def _regrade(location: str) -> EvalLog:
 
 def _run_name(run: TrialRun) -> str:
     """`answer=choice, history=rag, retriever=bm25`, and the model where it is not the
-    oracle as `try` is given it (`personamem/floor, rule=question`)."""
+    oracle as `try` is given it (`personamem/floor -M rule=question`)."""
     words = [f"{name}={value}" for name, value in run.task_args.items()]
     if run.model != ORACLE or run.model_args:
         words.append(" ".join([run.model, *(f"-M {k}={v}" for k, v in run.model_args.items())]))
