@@ -99,8 +99,8 @@ def overall_table(
     clustered_by = version.reported.cluster_words or f"`{version.cluster}`"
     columns = (
         "run", "accuracy", "ci95 low", "ci95 high", "stderr (clustered)", "questions scored",
-        "questions planned", "contexts", "errored samples", "unanswered samples",
-        "unscored samples", "unparsed share", "epochs", "status", "check against Inspect",
+        "questions planned", "contexts", "errored samples", "unscored samples",
+        "unparsed share", "epochs", "status", "check against Inspect",
     )  # fmt: skip
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
@@ -113,8 +113,7 @@ def overall_table(
             s.run.planned,
             s.overall.contexts,
             s.run.errors,
-            s.run.unanswered,
-            s.run.unscored_total,
+            s.run.unanswered + s.run.unscored_total,
             s.unparsed,
             s.run.epochs,
             s.run.status,
@@ -133,10 +132,10 @@ def overall_table(
         "The standard error and interval are clustered by "
         f"{clustered_by}: `contexts` counts them. With several epochs each "
         "question counts once, "
-        "with its mean over epochs. `unanswered samples`: stopped by an Inspect limit "
-        "before the model replied, unscored (Inspect's metrics skip them too). `unscored "
-        "samples`: left unscored by the scorer itself (a judge not built, a judgement that "
-        "could not be read; the notes give each reason), never counted as 0. `unparsed "
+        "with its mean over epochs. `unscored samples`: stopped by an Inspect limit "
+        "before the model replied, or left unscored by the scorer itself (a judge not "
+        "built, a judgement that could not be read); the notes give each count and reason. "
+        "Inspect's metrics skip them too, and none counts as 0. `unparsed "
         "share`: answers (all epochs) with no single option letter; of open answers, "
         "those whose grader named no candidate or gave no verdict that could be read "
         "(apart in `graders`). The last column "

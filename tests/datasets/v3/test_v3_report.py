@@ -63,9 +63,9 @@ def test_the_headline_is_the_log_s_accuracy_and_checks_against_inspect(
     assert float(row["accuracy"]) == pytest.approx(stored["accuracy"], abs=5e-4)
     assert row["check against Inspect"].startswith("matches")
     assert row["contexts"] == str(PERSONAS)
-    # the judged queries (two a type and persona) are unscored, counted apart, never 0
+    # the judged queries (two a type and persona) are unscored, counted, never 0
     judged = PERSONAS * 2 * sum(task.judged for task in TASK_TYPES.values())
-    assert (row["unscored samples"], row["unanswered samples"]) == (str(judged), "0")
+    assert row["unscored samples"] == str(judged)
     # each geo-shift row: the reply names neither city, 0.5
     (types,) = read_csv(root / "report", "v3_type")
     assert float(types["local_recommendation_geo_shift"]) == 0.5

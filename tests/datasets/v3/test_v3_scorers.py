@@ -317,6 +317,10 @@ def test_one_persona_gives_no_interval() -> None:
     estimate = clustered_mean([Row("A", "personalized_recommendation", 0.5)])
     assert estimate.value == 0.5
     assert math.isnan(estimate.low) and math.isnan(estimate.high)
+    # the logged stderr is 0 there, as Inspect's `stderr` (the report checks it against it)
+    values = run(v3_accuracy(), [sample("personalized_recommendation", "A", 0.5, 1)])
+    assert (values["accuracy"], values["stderr"]) == (0.5, 0.0)
+    assert math.isnan(values["accuracy_low"])
 
 
 def test_no_spread_gives_no_interval() -> None:

@@ -120,7 +120,7 @@ def test_samples_stopped_by_a_limit_are_counted_not_scored(logs: Logs, tmp_path:
     )
     assert close(str(summary.overall.accuracy), accuracy)
     [row] = read_csv(tmp_path / "out", "overall")
-    assert row["unanswered samples"] == str(len(stopped))
+    assert row["unscored samples"] == str(len(stopped))
     assert row["questions scored"] == str(len(answered))
     assert row["check against Inspect"].startswith("matches (")
     assert f"{summary.label}: matches Inspect" in "\n".join(report.notes)

@@ -354,7 +354,8 @@ def v3_accuracy() -> Metric:
         macro = clustered_mean(rows, lambda row: row.task_type)
         return {
             **micro.named("accuracy"),
-            "stderr": micro.stderr,
+            # Inspect's `stderr` writes 0 where it cannot be estimated; so does this
+            "stderr": 0.0 if math.isnan(micro.stderr) else micro.stderr,
             **macro.named("macro"),
             "rows": micro.rows,
             "personas": micro.personas,
