@@ -98,7 +98,7 @@ def test_try_runs_the_oracle_its_ceiling_and_the_floor_and_writes_the_report(
         (oracle, "full", 1.0),
         (floor, "none", None),
     }
-    assert all(log.status == "success" and len(log.samples or []) == 2 * 62 for log in logs)
+    assert all(log.status == "success" and len(log.samples or []) == 3 * 62 for log in logs)
     assert all((log.eval.metadata or {})["data_release"].startswith("synthetic: ") for log in logs)
     # the ceiling: every rule-scored row at the top (each lifecycle pair's probes at 1 and 0)
     ceiling = runs[oracle, "full", 1.0]
@@ -145,7 +145,7 @@ def test_nothing_at_or_after_a_query_and_no_answer_reaches_the_models_try_runs(
             values["hidden_persona_summary"],
             *(h["description"] for h in values["hidden_personas"]),
         ]
-    assert len(hidden_profile) == 2
+    assert len(hidden_profile) == 3
     checked = decoys = 0
     for log in logs:
         for sample in log.samples or []:

@@ -213,11 +213,16 @@ type's top); and the floor, from the query alone (a slate's item most like the p
 by BM25, first; any other prompt echoed)."""
 
 
+MIN_PERSONAS: Final = 3
+"""Personas `try` writes at least: an interval clustered by persona takes Student's t
+with personas - 1 degrees of freedom (12.7 with two, 4.3 with three)."""
+
+
 def trial(*, count: int, seed: int, task: str) -> Trial:
-    """Generated personas of `QUERIES_PER_TYPE` queries of each type, at least two (so
-    that an interval clustered by persona has one) and enough for `count` queries."""
+    """Generated personas of `QUERIES_PER_TYPE` queries of each type, at least
+    `MIN_PERSONAS` and enough for `count` queries."""
     per_persona = QUERIES_PER_TYPE * len(TASK_TYPES)
-    personas = max(2, math.ceil(count / per_persona))
+    personas = max(MIN_PERSONAS, math.ceil(count / per_persona))
 
     def write(folder: Path) -> Path:
         written = generate(folder, personas=personas, queries_per_type=QUERIES_PER_TYPE, seed=seed)

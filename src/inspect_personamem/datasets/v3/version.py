@@ -160,7 +160,8 @@ class PersonaMemV3(DatasetVersion[V3Question]):
     """A request per query, counted in the folder given, else the authors' figures
     (`cost`): the long-context prompt, its shared prefix per layout, or a memory's."""
     trying = Try(
-        "generated PersonaMem-v3 personas (every file, each task type twice a persona)",
+        "generated PersonaMem-v3 personas (every file, each task type twice a persona, three "
+        "personas at least)",
         lambda options, count, seed: trial(count=count, seed=seed, task=TASK),
     )
     """Generated personas, run by the oracle (with and without the history, and always
