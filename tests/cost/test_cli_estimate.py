@@ -12,15 +12,15 @@ import pytest
 from support.helpers import REAL_QUESTIONS, require
 
 from inspect_personamem.cli import main
-from inspect_personamem.cost.cli import check_dataset_options, selector_options
+from inspect_personamem.cost.cli import check_dataset_options, selector_options, version_options
 from inspect_personamem.errors import PersonaMemArgumentError
 
 
 def options(dataset: str, **given: Any) -> argparse.Namespace:
-    """The command's parsed selector options: `given`, the others not given."""
-    return argparse.Namespace(
-        dataset=dataset, **({"split": None, "subset": None, "length": None} | given)
-    )
+    """The command's parsed selector and version options: `given`, the others not given."""
+    flags = [*selector_options(), *version_options()]
+    absent = {flag.removeprefix("--").replace("-", "_"): None for flag in flags}
+    return argparse.Namespace(dataset=dataset, **(absent | given))
 
 
 def test_estimate_command(small_split: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -142,7 +142,9 @@ def test_wrong_combinations_are_one_line_errors(
 
 def test_each_selector_is_an_option_of_the_versions_taking_it() -> None:
     found = {flag: [v.key for v in versions] for flag, versions in selector_options().items()}
-    assert found == {"--split": ["v1"], "--subset": ["v2"], "--length": ["v2"]}
+    assert found == {"--split": ["v1"], "--subset": ["v2"], "--length": ["v2"], "--family": ["v3"]}
+    own = {flag: [v.key for v in versions] for flag, (_, versions) in version_options().items()}
+    assert own == {"--history": ["v3"], "--history-layout": ["v3"]}
 
 
 def test_a_versions_selectors_take_their_defaults_but_the_fixed_one() -> None:
@@ -155,6 +157,14 @@ def test_a_versions_selectors_take_their_defaults_but_the_fixed_one() -> None:
         "subset": "val",
         "length": "32k",
     }
+    # v3's family fixes no task of its own, so it is not required; its own options pass
+    assert check_dataset_options(options("v3", history="memory")) == {
+        "family": "all",
+        "history": "memory",
+        "history_layout": None,
+    }
+    with pytest.raises(PersonaMemArgumentError, match="^--history is an option of --dataset v3"):
+        check_dataset_options(options("v1", split="32k", history="none"))
 
 
 def test_a_value_the_chosen_version_does_not_take_is_refused_naming_its_choices() -> None:

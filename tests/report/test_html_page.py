@@ -101,7 +101,7 @@ def test_long_tables_long_notes_and_figures_after_the_first_are_folded(tmp_path:
     sections: list[Table | FigureFile] = [
         table("short", FOLDED_ROWS), *figures, table("long", FOLDED_ROWS + 1),
     ]  # fmt: skip
-    page = write_page(tmp_path / "index.html", "t", "h", summary, [], [], sections)
+    page = write_page(tmp_path / "index.html", "t", "h", [summary], [], [], sections)
     text = page.read_text(encoding="utf-8")
     start = text.index('<section id="short">')
     short = text[start : text.index("</section>", start)]

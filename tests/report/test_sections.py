@@ -24,8 +24,9 @@ def test_a_version_without_sections_of_its_own_gets_the_common_ones(
     logs: Logs, tmp_path: Path
 ) -> None:
     """The common sections (`ReportContext.common`): overall, runs, a table per group
-    with its title and every value's column (known ones by title), and every estimate,
-    each named after the version's key and titled after its name."""
+    with its title and every value's column (known ones by title), the cost beside
+    accuracy with its dollars per point gained, and every estimate, each named after
+    the version's key and titled after its name."""
     version = VERSIONS["v1"]
     runs = [run for run in read_runs([logs.folder]).runs if run.entry is version]
     summaries = [summarise(run, label) for run, label in zip(runs, run_labels(runs), strict=True)]
@@ -34,7 +35,9 @@ def test_a_version_without_sections_of_its_own_gets_the_common_ones(
     assert all(isinstance(section, Table) for section in sections)
     tables = {section.name: section for section in sections if isinstance(section, Table)}
     by_group = [f"v1_{group.metric}" for group in version.groups]
-    assert list(tables) == ["v1_overall", "v1_runs", *by_group, "v1_estimates"]
+    assert list(tables) == ["v1_overall", "v1_runs", *by_group, "v1_cost", "v1_estimates"]
+    assert tables["v1_cost"].columns[-3:] == ("accuracy", "gain", "USD per point")
+    assert len(tables["v1_cost"].rows) == len([s for s in summaries if s.overall.n])
     assert all(table.title.startswith(f"{version.name}: ") for table in tables.values())
     category = version.groups[0]
     columns = tables[f"v1_{category.metric}"].columns

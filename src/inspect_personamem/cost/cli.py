@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from inspect_personamem.arg_types import AMOUNT, COUNT, DURATION, POSITIVE_COUNT
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS
 from inspect_personamem.datasets.base import DatasetVersion, option_flag
+from inspect_personamem.datasets.declared import ToolOption
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Parameter
@@ -40,6 +41,17 @@ def selector_options() -> dict[str, list[DatasetVersion[Any]]]:
     return options
 
 
+def version_options() -> dict[str, tuple[ToolOption, list[DatasetVersion[Any]]]]:
+    """Every offered version's own `estimate` options (`Estimate.options`) by flag, with
+    the versions taking each."""
+    options: dict[str, tuple[ToolOption, list[DatasetVersion[Any]]]] = {}
+    for version in offered().values():
+        assert version.estimate is not None
+        for option in version.estimate.options:
+            options.setdefault(option.flag, (option, []))[1].append(version)
+    return options
+
+
 def _selector(version: DatasetVersion[Any], flag: str) -> Parameter:
     return next(p for p in version.selectors if option_flag(p.name) == flag)
 
@@ -63,6 +75,13 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
             flag,
             choices=tuple(choices),
             help="; ".join(_selector_help(v, _selector(v, flag)) for v in versions),
+        )
+    for option, versions in version_options().values():
+        parser.add_argument(
+            option.flag,
+            type=option.type,
+            choices=option.choices,
+            help=f"{' and '.join(v.key for v in versions)}: {option.help}",
         )
     parser.add_argument("--model", required=True, help="e.g. openai/gpt-4.1")
     parser.add_argument("--data-dir", help="folder with the dataset's files (as -T data_dir)")
@@ -105,14 +124,20 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.set_defaults(handler=run)
 
 
+def _required(version: DatasetVersion[Any], selector: Parameter) -> bool:
+    """Whether the estimate needs `selector` given: the one a task per value fixes."""
+    return selector.name == version.fixed and bool(version.fixed_values)
+
+
 def _selector_help(version: DatasetVersion[Any], selector: Parameter) -> str:
-    needed = "required" if selector.name == version.fixed else f"default {selector.default}"
+    needed = "required" if _required(version, selector) else f"default {selector.default}"
     return f"{version.key}: the {selector.name} ({needed})"
 
 
-def check_dataset_options(args: argparse.Namespace) -> dict[str, str]:
-    """The chosen version's selectors' values (the default where not given); raise
-    where an option of another version is given, or the one this version needs is not."""
+def check_dataset_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The chosen version's selectors' values (the default where not given) and its own
+    options' (None where not given); raise where an option of another version is given,
+    or the one this version needs is not."""
     chosen = VERSIONS[args.dataset]
     for flag, versions in selector_options().items():
         if chosen not in versions and getattr(args, _dest(flag)) is not None:
@@ -121,11 +146,17 @@ def check_dataset_options(args: argparse.Namespace) -> dict[str, str]:
                 f"{flag} is an option of --dataset {owners}, not {chosen.key}: "
                 f"{chosen.refuses_selector(flag)}"
             )
-    selected = {}
+    for flag, (option, versions) in version_options().items():
+        if chosen not in versions and getattr(args, option.dest) is not None:
+            owners = " or ".join(v.key for v in versions)
+            raise PersonaMemArgumentError(
+                f"{flag} is an option of --dataset {owners}, not {chosen.key}"
+            )
+    selected: dict[str, Any] = {}
     for selector in chosen.selectors:
         flag = option_flag(selector.name)
         value = getattr(args, _dest(flag))
-        if value is None and selector.name == chosen.fixed:
+        if value is None and _required(chosen, selector):
             raise PersonaMemArgumentError(
                 f"--dataset {chosen.key} needs {flag} ({', '.join(selector.choices)})"
             )
@@ -134,6 +165,9 @@ def check_dataset_options(args: argparse.Namespace) -> dict[str, str]:
                 f"{flag} {value}: --dataset {chosen.key} takes {', '.join(selector.choices)}"
             )
         selected[selector.name] = selector.default if value is None else value
+    assert chosen.estimate is not None
+    for option in chosen.estimate.options:
+        selected[option.dest] = getattr(args, option.dest)
     return selected
 
 
@@ -179,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def estimate(args: argparse.Namespace, selected: dict[str, str]) -> CostEstimate:
+def estimate(args: argparse.Namespace, selected: dict[str, Any]) -> CostEstimate:
     """The estimate of the questions the (checked) options select."""
     from inspect_personamem.cost.estimate import Plan, estimate
     from inspect_personamem.cost.prompt_cache import CacheSettings

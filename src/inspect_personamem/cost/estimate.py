@@ -111,11 +111,12 @@ class Plan:
 
 
 def estimate(
-    version: DatasetVersion[Any], selected: Mapping[str, str], where: Where, plan: Plan = Plan()
+    version: DatasetVersion[Any], selected: Mapping[str, Any], where: Where, plan: Plan = Plan()
 ) -> CostEstimate:
     """Count the tokens of a run of `version` on the questions `selected` names (a value
-    of each of its selectors; answering by choice) and simulate its prompt caching; a
-    one-line error for a version that declares nothing for the estimate."""
+    of each of its selectors, and of its own options by `dest`; answering by choice)
+    and simulate its prompt caching; a one-line error for a version that declares
+    nothing for the estimate."""
     if version.estimate is None:
         raise PersonaMemArgumentError(f"{version.name} declares no requests to estimate")
     asked = version.estimate.requests(selected, where)

@@ -134,19 +134,32 @@ def must_be_released(source: FileSource) -> bool:
     return _folder(source) is None and source.is_release
 
 
+NAMED_FILES = 3
+"""The most files of one generator `synthetic` names each; more are counted, the first
+and last named (a generated v3 folder holds six files a persona)."""
+
+
 def synthetic(source: FileSource, names: Sequence[str]) -> str:
     """`synthetic: <file> written by <generator>` for the files of `names` (paths inside
     the release) that the package generated in the source's folder (`data.provenance`),
-    logged as a warning; empty where it generated none."""
+    or `<first>, ... <last> (<n> files) written by <generator>` for more than
+    `NAMED_FILES` of one, logged as a warning; empty where it generated none."""
     folder = _folder(source)
     if folder is None:  # the hub's files are the repository's
         return ""
     root = folder[0]
-    generated = [
-        f"{name} written by {by}" for name in names if (by := generated_by(root, name)) is not None
-    ]
-    if not generated:
+    by_generator: dict[str, list[str]] = {}
+    for name in names:
+        if (by := generated_by(root, name)) is not None:
+            by_generator.setdefault(by, []).append(name)
+    if not by_generator:
         return ""
+    generated = [
+        f"{written[0]}, ... {written[-1]} ({len(written)} files) written by {by}"
+        if len(written) > NAMED_FILES
+        else "; ".join(f"{name} written by {by}" for name in written)
+        for by, written in by_generator.items()
+    ]
     logger.warning(
         f"{root}: {'; '.join(generated)}: a run on generated data, never comparable with "
         "runs on the released data."

@@ -167,6 +167,9 @@ class Reported:
     card_groups: tuple[str, ...] = ()
     """The group keys (`DatasetVersion.groups`) a results card shows a row per value
     of, in order; none: the averaged group (`mean_group`), else the first group."""
+    at_a_glance: str | None = None
+    """The group key (`DatasetVersion.groups`) whose accuracy per value the report's
+    first screen shows under the summary, for this version's runs; none by default."""
 
     def __post_init__(self) -> None:
         if isinstance(self.layout, BesideLayout) and self.published is None:
@@ -223,6 +226,22 @@ class ToolOption:
 
 
 @dataclass(frozen=True)
+class TrialRun:
+    """One run `inspect-personamem try` makes of a version's task: its task arguments,
+    the offline model answering and what it is told beside `try`'s own arguments."""
+
+    task_args: Mapping[str, Any]
+    model: str = "personamem/oracle"
+    """`personamem/oracle` (given the question file and `try`'s `--accuracy`,
+    `--accuracy-without-history`, `--decay` and `--seed`) or `personamem/floor`
+    (given only `model_args`)."""
+    model_args: Mapping[str, Any] = field(default_factory=dict)
+    """The model's arguments, over `try`'s (`accuracy=1`: an oracle always right)."""
+    graded: bool = False
+    """Whether the oracle is bound to the grader role (its replies graded by it)."""
+
+
+@dataclass(frozen=True)
 class Trial:
     """The data a version writes for `inspect-personamem try`, and the task run on it."""
 
@@ -233,17 +252,23 @@ class Trial:
     the oracle reads (`-M questions=...`)."""
     described: str
     """What it writes, in words: `generated`, `real questions, generated histories`."""
+    runs: tuple[TrialRun, ...] | None = None
+    """The runs `try` makes; None: its own (the oracle choosing among options and
+    answering openly, with and without the history, and the retrieval runs)."""
 
 
 @dataclass(frozen=True)
 class Estimate:
     """What the cost estimate reads of a version (`inspect-personamem estimate`)."""
 
-    requests: Callable[[Mapping[str, str], Where], QuestionRequests]
-    """The question file `selected` (a value of each of its selectors) names, located as
-    the task locates it and read alone (no history), how it compares with the release,
-    and each question's request (its history's tokens and all its input tokens,
-    answering by choice) in file order."""
+    requests: Callable[[Mapping[str, Any], Where], QuestionRequests]
+    """The question file `selected` (a value of each of its selectors, and of each of
+    `options` by `dest`, None where not given) names, located as the task locates it
+    and read alone (no history), how it compares with the release, and each question's
+    request (its history's tokens and all its input tokens, answering by choice) in
+    file order."""
+    options: tuple[ToolOption, ...] = ()
+    """The options of `estimate` only this version takes (PersonaMem-v3's `--history`)."""
 
 
 @dataclass(frozen=True)

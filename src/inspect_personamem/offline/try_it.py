@@ -9,8 +9,10 @@ question's evidence alone (the upper bound), with what BM25 retrieves of the his
 (which needs no model or download) and with the oracle searching and reading the
 history itself through tools (`history=tools`); grades the open full-history run's
 replies again with a second offline grader, as a user re-grades a run (Inspect's
-`score`), and writes the report, with the two gradings side by side. Nothing it prints
-measures a real model.
+`score`), and writes the report, with the two gradings side by side. A version may
+declare runs of its own instead (`Trial.runs`: PersonaMem-v3's oracle with and without
+the history, the oracle always right and the floor). Nothing it prints measures a real
+model.
 """
 
 from __future__ import annotations
@@ -21,30 +23,31 @@ from typing import TYPE_CHECKING, Any
 
 from inspect_personamem.arg_types import POSITIVE_COUNT, PROBABILITY
 from inspect_personamem.datasets.base import DatasetVersion
-from inspect_personamem.datasets.declared import Offline, ToolOption, Trial, Try
+from inspect_personamem.datasets.declared import Offline, ToolOption, Trial, TrialRun, Try
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.offline.oracle import NAME as ORACLE
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog
 
 TITLE = "TRY-IT: the offline personamem/oracle model, not a real model"
 
-RUNS: tuple[dict[str, str], ...] = (
-    {"answer": "choice", "history": "full"},
-    {"answer": "choice", "history": "none"},
-    {"answer": "choice", "history": "evidence"},
-    {"answer": "choice", "history": "rag", "retriever": "bm25"},
-    {"answer": "choice", "history": "tools"},
-    {"answer": "open", "history": "full"},
-    {"answer": "open", "history": "none"},
+RUNS: tuple[TrialRun, ...] = (
+    TrialRun({"answer": "choice", "history": "full"}),
+    TrialRun({"answer": "choice", "history": "none"}),
+    TrialRun({"answer": "choice", "history": "evidence"}),
+    TrialRun({"answer": "choice", "history": "rag", "retriever": "bm25"}),
+    TrialRun({"answer": "choice", "history": "tools"}),
+    TrialRun({"answer": "open", "history": "full"}, graded=True),
+    TrialRun({"answer": "open", "history": "none"}, graded=True),
 )
-"""The task arguments of the runs `try` makes: the oracle choosing among the options and
-answering openly (graded by the oracle too), each with and without the history;
-choosing, also with the evidence alone, with BM25 retrieval and searching the history
-through tools, so that the retrieval runs stand beside their upper bound and the full
-history."""
-REGRADED = next(run for run in RUNS if run == {"answer": "open", "history": "full"})
+"""The runs `try` makes where a version names none of its own (`Trial.runs`): the
+oracle choosing among the options and answering openly (graded by the oracle too), each
+with and without the history; choosing, also with the evidence alone, with BM25
+retrieval and searching the history through tools, so that the retrieval runs stand
+beside their upper bound and the full history."""
+REGRADED = next(run for run in RUNS if run.task_args == {"answer": "open", "history": "full"})
 """The run whose replies `try` grades again (`_regrade`): answering openly, with the
 history."""
 SECOND_GRADER: dict[str, Any] = {"grading": "first"}
@@ -117,23 +120,24 @@ def run(args: argparse.Namespace) -> int:
         "decay": args.decay,
         "seed": args.seed,
     }
-    oracle = get_model("personamem/oracle", **model_args)
-    run_name = _run_name(RUNS[0])  # the run a Ctrl-C interrupts
+    oracle = get_model(ORACLE, **model_args)
+    runs = trial.runs or RUNS
+    run_name = _run_name(runs[0])  # the run a Ctrl-C interrupts
     try:
         print(
             f"data: {data} ({trial.described}: runs that read generated files are labelled "
             "synthetic)"
         )
-        for arguments in RUNS:
-            run_name = _run_name(arguments)
-            answer = arguments["answer"]
+        for planned in runs:
+            run_name = _run_name(planned)
+            oracle_args = model_args if planned.model == ORACLE else {}
             logs_written = inspect_eval(
                 trial.task,
-                task_args={"data_dir": str(data), **arguments},
-                model="personamem/oracle",
-                model_args=model_args,
+                task_args={"data_dir": str(data), **planned.task_args},
+                model=planned.model,
+                model_args={**oracle_args, **planned.model_args},
                 # the oracle grades its own open replies: the same model, so self-graded
-                model_roles={"grader": oracle} if answer == "open" else None,
+                model_roles={"grader": oracle} if planned.graded else None,
                 log_dir=str(logs),
                 limit=args.limit,
                 display="none",
@@ -146,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{run_name}: the run ended {log.status}: {reason}")
                 return 1
             print(f"{run_name}: accuracy {_accuracy(log):.3f} (log: {log.location})")
-            if arguments is REGRADED:
+            if planned is REGRADED:
                 run_name = f"{run_name}, re-graded"
                 regraded = _regrade(log.location)
                 second = " ".join(f"-M {k}={v}" for k, v in SECOND_GRADER.items())
@@ -194,9 +198,13 @@ def _regrade(location: str) -> EvalLog:
     return regraded
 
 
-def _run_name(arguments: dict[str, str]) -> str:
-    """`answer=choice, history=rag, retriever=bm25`."""
-    return ", ".join(f"{name}={value}" for name, value in arguments.items())
+def _run_name(run: TrialRun) -> str:
+    """`answer=choice, history=rag, retriever=bm25`, and the model where it is not the
+    oracle as `try` is given it (`personamem/floor -M rule=question`)."""
+    words = [f"{name}={value}" for name, value in run.task_args.items()]
+    if run.model != ORACLE or run.model_args:
+        words.append(" ".join([run.model, *(f"-M {k}={v}" for k, v in run.model_args.items())]))
+    return ", ".join(words)
 
 
 def _interrupted(run_name: str, logs: Path) -> int:

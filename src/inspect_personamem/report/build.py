@@ -36,7 +36,7 @@ from inspect_personamem.report.read.logs import read_runs
 from inspect_personamem.report.read.runs import Run
 from inspect_personamem.report.retrieval import earlier_rule_notes, upper_bound_notes
 from inspect_personamem.report.sections import Inclusion, ReportContext, Section
-from inspect_personamem.report.tables import Table
+from inspect_personamem.report.tables import Table, group_table
 
 TITLE = "PersonaMem report"
 STATISTICS = (
@@ -141,12 +141,13 @@ def build_report(
     page_title = f"{TITLE}: {title}" if title else TITLE
     first_line, caveats = headline(summaries), caveat_lines(summaries)
     summary = summary_table(summaries)
-    tables.insert(0, summary)
+    glance = [summary, *at_a_glance(by_version)]
+    tables[:0] = glance
     for table in tables:
         (table_dir / f"{table.name}.md").write_text(table.markdown(), encoding="utf-8")
         (table_dir / f"{table.name}.csv").write_text(table.csv(), encoding="utf-8")
     index = write_page(
-        out / "index.html", page_title, first_line, summary, caveats, [STATISTICS, *notes],
+        out / "index.html", page_title, first_line, glance, caveats, [STATISTICS, *notes],
         sections,
     )  # fmt: skip
     return Report(
@@ -158,6 +159,20 @@ def build_report(
         figures=[section for section in sections if isinstance(section, FigureFile)],
         notes=notes,
     )
+
+
+def at_a_glance(by_version: Mapping[str, Sequence[RunSummary]]) -> list[Table]:
+    """Under the summary, per version with runs that declares one (`Reported.at_a_glance`),
+    its runs' accuracy per value of that group (`<key>_at_a_glance`)."""
+    tables = []
+    for key, mine in by_version.items():
+        version = VERSIONS[key]
+        name = version.reported.at_a_glance
+        if mine and name is not None:
+            group = next(g for g in version.groups if g.key == name)
+            title = f"{version.name}: accuracy per {group.title}"
+            tables.append(group_table(mine, group, f"{key}_at_a_glance", title))
+    return tables
 
 
 def license_notes(summaries: Sequence[RunSummary]) -> list[str]:

@@ -13,7 +13,9 @@ from inspect_personamem.report.pairs import GainPair
 from inspect_personamem.report.tables import Cell, Table
 
 
-def cost_table(costs: Sequence[RunCost], pairs: Sequence[GainPair], prices: PriceTable) -> Table:
+def cost_table(
+    costs: Sequence[RunCost], pairs: Sequence[GainPair], prices: PriceTable, name: str = "cost"
+) -> Table:
     """One row per run: tokens and dollars per question, and dollars per point gained."""
     by_label = {c.summary.label: c for c in costs}
     baselines = {p.run.label: p for p in pairs}
@@ -47,7 +49,7 @@ def cost_table(costs: Sequence[RunCost], pairs: Sequence[GainPair], prices: Pric
             )  # fmt: skip
         )
     return Table(
-        "cost",
+        name,
         "Cost beside accuracy",
         "Per scored question (mean over its epochs): the answering model's input tokens "
         "(of them read from a cache) and output tokens, as Inspect logged them (less a "

@@ -167,21 +167,22 @@ def write_page(
     path: Path,
     title: str,
     headline: str,
-    summary: Table,
+    glance: Sequence[Table],
     caveats: Sequence[str],
     notes: Sequence[str],
     sections: Sequence[Table | FigureFile],
 ) -> Path:
     """Write the index page at `path`: `headline` its first visible line, then the
-    `summary` and the `caveats` (why runs are not comparable with published numbers),
-    the notes, and the sections; figure files are relative to its folder."""
+    `glance` tables (the summary first) and the `caveats` (why runs are not comparable
+    with published numbers), the notes, and the sections; figure files are relative to
+    its folder."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>",
         f'<p class="headline">{html.escape(headline)}</p>',
         f"<h1>{html.escape(title)}</h1>",
-        _table(summary),
+        *(_table(table) for table in glance),
         _list("caveats", "Not comparable with published numbers", caveats),
         _list("notes", "Notes", notes),
     ]

@@ -4,9 +4,10 @@ what the layouts a version declares (`layouts.py`) are drawn with.
 The report reads no version by name: each version with runs in the logs gives its part
 of the page, in the registry's order. By default that part is `ReportContext.common`
 (overall, graders of open answers, runs, accuracy per value of each of its groups,
-every estimate); a version with more to show (published numbers, the paper's figures)
-declares it as data (`DatasetVersion.reported`) and the report's module for its layout
-draws it from the tables and figures here.
+cost beside accuracy and per point gained, every estimate); a version with more to
+show (published numbers, the paper's figures) declares it as data
+(`DatasetVersion.reported`) and the report's module for its layout draws it from the
+tables and figures here.
 """
 
 from __future__ import annotations
@@ -17,10 +18,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from inspect_personamem.cost.prices import load_prices
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.report.accuracy import RunSummary
+from inspect_personamem.report.costs import run_costs
+from inspect_personamem.report.costs_tables import cost_table
 from inspect_personamem.report.graded_tables import grader_tables
 from inspect_personamem.report.html_page import FigureFile
+from inspect_personamem.report.pairs import gain_pairs
 from inspect_personamem.report.retrieval import evidence_groups, retrieval_runs
 from inspect_personamem.report.retrieval_tables import (
     evidence_bounds_table,
@@ -91,9 +96,12 @@ class ReportContext:
         """The sections every version's runs get, named `<key>_<table>` and titled after
         the version: overall, the graders of open answers, their trials and their agreement
         (where a grader named candidates: `graded_tables.grader_tables`), the runs, accuracy
-        per value of each group, what the retrieval runs' memories did (`retrieval`),
-        every estimate."""
+        per value of each group, each run's cost beside its accuracy and per point gained
+        over its no-history run (`costs_tables.cost_table`), what the retrieval runs'
+        memories did (`retrieval`), every estimate."""
         prefix = f"{version.key}_"
+        prices = load_prices()
+        costs = run_costs([s for s in summaries if s.overall.n], prices)
         tables: list[Section] = [
             overall_table(summaries, version, f"{prefix}overall"),
             *grader_tables(summaries, prefix),
@@ -104,6 +112,7 @@ class ReportContext:
                 )
                 for group in version.groups
             ),
+            cost_table(costs, gain_pairs(summaries), prices, f"{prefix}cost"),
             *self.retrieval(version, summaries, prefix),
             estimates_table(summaries, version.groups, f"{prefix}estimates"),
         ]

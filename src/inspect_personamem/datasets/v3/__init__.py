@@ -29,6 +29,10 @@ yet a registered version (`docs/development.md`, "Where PersonaMem-v3 will sit")
   macro, per family and task type, each with an interval clustered by persona; the
   lifecycle pairs
   and the warn/foil paired F1 joined over the samples; the gated replies counted.
+- `offline`: what the offline models read (each query's top-scoring and low replies for
+  `personamem/oracle`, a prompt as `personamem/floor` reads it) and what `try` writes
+  and runs; `cost`: the cost estimate's requests, counted in a folder or from the
+  authors' figures.
 
 Each rule follows one file of bowen-upenn/PersonaMem-v3 at a named commit (its docstring
 says which); the code is ours (the authors' is MIT, not copied here). The data is

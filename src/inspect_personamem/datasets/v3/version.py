@@ -12,7 +12,9 @@ in the log's facts), its headline `accuracy` the authors' micro mean. Without a 
 the hub's files are downloaded (`hub.download`). The report and cards read it through
 `reported`: the runs beside the published numbers (`published.v3_published`), the errors
 clustered by persona, a card's rows per family and task type; its answers are
-`scored_as` `rules_and_judges`.
+`scored_as` `rules_and_judges`, its families on the report's first screen
+(`at_a_glance`). The tools read the rest it declares: the estimate's requests (`cost`),
+what `try` writes and runs, and what the oracle and the floor read (`offline`).
 
 What is not here yet, and why:
 - a verified hub revision: the default is the commit a third-party catalog pins
@@ -24,8 +26,6 @@ What is not here yet, and why:
   `queries.csv` rows at the GitHub commit read are known;
 - a task per family: `family` selects within the one task (`personamem_v3`), so
   `fixed_values` is empty;
-- the declared data for the tools (`estimate`, `trying`, `offline`): none yet, so
-  `estimate`, `try`, the oracle and the floor do not offer it;
 - evidence: only generated folders say where a query's evidence lies (the generator's
   `_generated_evidence`); for the release it is "not located", and `history=evidence`,
   which would send an empty history, is refused in one line.
@@ -58,12 +58,14 @@ from inspect_personamem.data.files import ReadFile, data_checked, data_release, 
 from inspect_personamem.data.order import prefix_ends
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
-from inspect_personamem.datasets.declared import Published, Reported
+from inspect_personamem.datasets.declared import Estimate, Offline, Published, Reported, Try
+from inspect_personamem.datasets.v3.cost import OPTIONS, question_requests
 from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
 from inspect_personamem.datasets.v3.hub import HubSnapshot, download
 from inspect_personamem.datasets.v3.judge import JUDGE_TEXTS
 from inspect_personamem.datasets.v3.memory_writer import PROMPTS as WRITER_PROMPTS
 from inspect_personamem.datasets.v3.memory_writer import WriterConfig
+from inspect_personamem.datasets.v3.offline import choice_prompt, is_queries_file, questions, trial
 from inspect_personamem.datasets.v3.published import v3_published
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, query_to_sample
@@ -184,6 +186,30 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         Group("app_context", "app", "app context"),
     )
     cluster = "user_id"  # a persona's queries share its streams
+    estimate = Estimate(
+        lambda selected, where: question_requests(
+            selected, where, lambda arguments: VERSION.load(arguments, reads_history=True)
+        ),
+        OPTIONS,
+    )
+    """A request per query, counted in the folder given, else the authors' figures
+    (`cost`): the long-context prompt, its shared prefix per layout, or a memory's."""
+    trying = Try(
+        "generated PersonaMem-v3 personas (every file, each task type twice a persona, three "
+        "personas at least)",
+        lambda options, count, seed: trial(count=count, seed=seed, task=TASK),
+    )
+    """Generated personas, run by the oracle (with and without the history, and always
+    right) and the floor (`offline.TRIAL_RUNS`)."""
+    offline = Offline(
+        files_named_by="family",
+        steps="none: a v3 query's chance does not fall with the age of its evidence",
+        named_selection=is_queries_file,
+        questions=questions,
+        choice_prompt=choice_prompt,
+    )
+    """A persona's `queries.csv` with its folder's others, each query's top and low
+    replies (`offline.known_replies`); the floor's reading of a v3 prompt."""
     reported = Reported(
         published=Published(
             v3_published,
@@ -205,6 +231,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "persona (a persona's queries share its event streams; Inspect's `cluster='user_id'`)"
         ),
         card_groups=("family", "task_type"),
+        at_a_glance="family",
     )
 
     @property
@@ -427,5 +454,5 @@ def _read_file(path: Path, name: str, released: ReleasedFile, rows: int) -> Read
     return ReadFile(path, name, released, lambda: released.difference(name, path, rows))
 
 
-VERSION: Final = PersonaMemV3()
+VERSION: Final[PersonaMemV3] = PersonaMemV3()
 """PersonaMem-v3's entry in the registry."""

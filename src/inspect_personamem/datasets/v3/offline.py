@@ -1,0 +1,234 @@
+"""What the offline models read of PersonaMem-v3 (`declared.Offline`): the replies the
+oracle knows for each query, and the prompt the floor answers from the query alone.
+
+The oracle (`personamem/oracle`) is given a persona's `queries.csv` and reads every
+persona's of its folder (a run asks them all). Per query it knows two replies
+(`known_replies`): the one that scores top and one that scores low, right with its
+chance, else the low one:
+
+- the three ranking tasks: the slate's positives first, its hard negatives (carve-outs)
+  last, the rest in slate order between, under the key the task reads (`ranking_key`;
+  @AI a whole permutation); the low one the same order reversed;
+- `short_vs_long_term_lifecycle`: the on-topic candidates first at the `pre` probe and
+  last at the `post` one (the pair's pre minus post is 1); the low one the reverse;
+- `local_recommendation_geo_shift`: a reply naming the current city (its `response`);
+  the low one names the prior city;
+- `active_mistake_prevention`: a warning naming every `must_mention` term on a warn row,
+  on a foil row a substantive reply that neither warns nor names a `must_not_mention`
+  term; the low one the other side's;
+- the judged types: the row's `example_response` (the gold) and its
+  `inferior_response` text.
+
+The authors' `example_response` of a ranking row is prose (`Ranked indexes: [...]`),
+which their rules do not read as a ranking, so the ranking replies are built from the
+labels instead. A query is found by its prompt (the sample's input, the last message);
+where several queries share a prompt's words (a persona's repeated asks, the same
+template across personas) the history before it tells them apart: the one whose
+history, as either layout sends it (`histories.LAYOUTS`), is the messages before it.
+Without such a history (`history=none`, or retrieved items) the first is answered:
+no model could tell them apart either.
+
+`trial` is what `inspect-personamem try --dataset v3` writes and runs (`TRIAL_RUNS`).
+
+The floor (`personamem/floor`) answers from the prompt alone (`choice_prompt`): a
+prompt showing a slate is a choice among its items, each reply the ranking that puts
+the item first (the rest in slate order); any other v3 prompt has one reply, the
+prompt's own text, which holds nothing the query does not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from inspect_ai.model import ChatMessage
+
+from inspect_personamem.data.known import Asked, ChoicePrompt, Known, KnownQuestions
+from inspect_personamem.datasets.declared import Trial, TrialRun
+from inspect_personamem.datasets.v3.generator import generate
+from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
+from inspect_personamem.datasets.v3.ranking import (
+    LIFECYCLE_KEY,
+    ranking_key,
+    slate_labels,
+)
+from inspect_personamem.datasets.v3.records import V3Query, read_queries
+from inspect_personamem.datasets.v3.samples import PROMPTS, Shown
+from inspect_personamem.datasets.v3.scorers import GEO_TASK, LIFECYCLE_TASK, MISTAKE_TASK
+from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.datasets.v3.tasks import RANKING_TASKS, TASK_TYPES
+from inspect_personamem.errors import PersonaMemArgumentError
+
+QUERIES_FILE: Final = "queries.csv"
+"""A persona's query file's name in a checkout (`spec.CHECKOUT`)."""
+PROMPT_OPENING: Final = "# Task"
+"""How every v3 task prompt begins (`samples.PROMPTS`): what the floor reads as v3's."""
+PLAIN_REPLY: Final = (
+    "Sounds good, here is a plain recap of your plans with the times, places and people "
+    "you gave me earlier."
+)
+"""Sixteen distinct words that neither warn (`rules.WARN_PHRASE`) nor name anything: a
+foil reply's body, substantive (`rules.is_substantive`) whatever the gold's length."""
+_SLATE_ITEM: Final = re.compile(r"^(?:\s*\[(\d+)\]|- idx (\d+):)\s")
+_RANKING_KEY: Final = re.compile(r'"(ranked_ind(?:ices|exes))"')
+
+
+def known_replies(query: V3Query) -> tuple[str, str]:
+    """The reply that scores top on `query` and one that scores low (module docstring)."""
+    instance = query.instance
+    task = query.task_type
+    if task in RANKING_TASKS:
+        labels = slate_labels(task, instance)
+        middle = [
+            i
+            for i in range(labels.n_candidates)
+            if i not in labels.positives and i not in labels.hard_negatives
+        ]
+        best = [*sorted(labels.positives), *middle, *sorted(labels.hard_negatives)]
+        return _ranking(ranking_key(task), best), _ranking(ranking_key(task), best[::-1])
+    if task == LIFECYCLE_TASK:
+        candidates = instance.get("candidates")
+        n = len(candidates) if isinstance(candidates, list) else 0
+        matching = {i for i in instance.get("matching_indices") or [] if isinstance(i, int)}
+        on = [i for i in range(n) if i in matching]
+        off = [i for i in range(n) if i not in matching]
+        first, last = _ranking(LIFECYCLE_KEY, on + off), _ranking(LIFECYCLE_KEY, off + on)
+        return (first, last) if instance.get("phase") != "post" else (last, first)
+    if task == GEO_TASK:
+        here, before = instance.get("current_city") or "", instance.get("prior_city") or ""
+        return _response(f"Here in {here}: {PLAIN_REPLY}"), _response(
+            f"Back in {before}: {PLAIN_REPLY}"
+        )
+    if task == MISTAKE_TASK:
+        frame = instance.get("expected_warning_frame") or {}
+        terms = ", ".join(str(t) for t in frame.get("must_mention") or [])
+        warning = json.dumps({"warned": True, "response": f"Heads up about {terms}."})
+        quiet = json.dumps({"warned": False, "response": PLAIN_REPLY})
+        return (warning, quiet) if instance.get("polarity") == "warn" else (quiet, warning)
+    inferior = instance.get("inferior_response") or {}
+    return str(instance.get("example_response") or ""), str(inferior.get("text") or "")
+
+
+def _ranking(key: str, order: Sequence[int]) -> str:
+    return json.dumps({key: list(order)})
+
+
+def _response(text: str) -> str:
+    return json.dumps({"response": text})
+
+
+def _digest(texts: Sequence[str]) -> str:
+    return hashlib.sha256("\x00".join(texts).encode()).hexdigest()
+
+
+def is_queries_file(path: Path) -> str | None:
+    """`all` (every family) for a persona's `queries.csv`; None for any other name."""
+    return "all" if path.name == QUERIES_FILE else None
+
+
+class V3Questions(KnownQuestions):
+    """The queries of every persona of the checkout `source` (a persona's `queries.csv`)
+    belongs to, each with its known replies, by prompt."""
+
+    def __init__(self, source: Path) -> None:
+        super().__init__(source)
+        streams = PersonaStreams(source.parent.parent.parent / "backend")
+        self.contexts = {layout: PersonaContexts(streams, layout) for layout in LAYOUTS}
+        self.by_prompt: dict[str, list[tuple[V3Query, Known]]] = {}
+        for path in sorted(source.parent.parent.glob(f"*/{QUERIES_FILE}")):
+            for query in read_queries(path):
+                text = PROMPTS[query.task_type].build(Shown(query, path)).text
+                replies = known_replies(query)
+                known = Known(replies, 0, 0, asked_at(query, self.contexts[LAYOUTS[0]]).end_index)
+                self.by_prompt.setdefault(text, []).append((query, known))
+        self._histories: dict[str, dict[str, Known]] = {}
+
+    def find(self, input: Sequence[ChatMessage]) -> Asked:
+        last = input[-1].text
+        found = self.by_prompt.get(last)
+        if not found:
+            raise PersonaMemArgumentError(
+                f"personamem/oracle: the prompt asks no query of {self.source.parent.parent}: "
+                f"its last message begins {last[:80]!r}; point -M questions at a queries.csv "
+                "of the folder the task reads"
+            )
+        known = found[0][1]
+        if len(found) > 1 and len(input) > 1:
+            known = self._by_history(last, found).get(_digest([m.text for m in input[:-1]]), known)
+        return Asked(known, 1, known.options)
+
+    def _by_history(self, prompt: str, found: list[tuple[V3Query, Known]]) -> dict[str, Known]:
+        """The queries sharing `prompt`, by the digest of the history each is sent after,
+        in either layout (computed once per prompt)."""
+        table = self._histories.get(prompt)
+        if table is None:
+            table = {}
+            for query, known in found:
+                end = known.end_index or 0
+                for contexts in self.contexts.values():
+                    history = contexts.history(query.user_id, end)
+                    table.setdefault(_digest([m.text for m in history]), known)
+            self._histories[prompt] = table
+        return table
+
+
+def questions(path: Path, selected: Mapping[str, Any]) -> V3Questions:
+    """The oracle's reader of a v3 checkout (whatever `family` selects: it knows all)."""
+    return V3Questions(path)
+
+
+def choice_prompt(input: Sequence[ChatMessage]) -> ChoicePrompt | None:
+    """A v3 prompt as the floor reads it (module docstring); None where the last
+    message is no v3 task prompt."""
+    if not input or not input[-1].text.startswith(PROMPT_OPENING):
+        return None
+    text = input[-1].text
+    items = [(m, line) for line in text.splitlines() if (m := _SLATE_ITEM.match(line))]
+    key = _RANKING_KEY.search(text)
+    if not items or key is None:
+        return ChoicePrompt(text, (text,), 1, (text,))
+    indices = [int(m.group(1) or m.group(2)) for m, _ in items]
+    replies = tuple(_ranking(key.group(1), [i, *(j for j in indices if j != i)]) for i in indices)
+    options = tuple(line[m.end() :] for m, line in items)
+    return ChoicePrompt(text, options, 1, replies)
+
+
+QUERIES_PER_TYPE: Final = 2
+"""Of each task type per persona, in the data `try` writes: a lifecycle pair's two
+probes and a warn/foil pair each."""
+TRIAL_RUNS: Final = (
+    TrialRun({"history": "full"}, graded=True),
+    TrialRun({"history": "none"}, graded=True),
+    TrialRun({"history": "full"}, model_args={"accuracy": 1.0}, graded=True),
+    TrialRun(
+        {"history": "none"}, model="personamem/floor", model_args={"rule": "question"}, graded=True
+    ),
+)
+"""What `try` runs on v3: the oracle right with `try`'s chance, with the history before
+each query and without it; the oracle always right (the ceiling: every rule-scored
+type's top); and the floor, from the query alone (a slate's item most like the prompt,
+by BM25, first; any other prompt echoed). Each is graded by the oracle, bound to the
+grader role, as v3 needs (`version.check`)."""
+
+
+MIN_PERSONAS: Final = 3
+"""Personas `try` writes at least: an interval clustered by persona takes Student's t
+with personas - 1 degrees of freedom (12.7 with two, 4.3 with three)."""
+
+
+def trial(*, count: int, seed: int, task: str) -> Trial:
+    """Generated personas of `QUERIES_PER_TYPE` queries of each type, at least
+    `MIN_PERSONAS` and enough for `count` queries."""
+    per_persona = QUERIES_PER_TYPE * len(TASK_TYPES)
+    personas = max(MIN_PERSONAS, math.ceil(count / per_persona))
+
+    def write(folder: Path) -> Path:
+        written = generate(folder, personas=personas, queries_per_type=QUERIES_PER_TYPE, seed=seed)
+        return written.queries_file(written.personas[0])
+
+    return Trial(f"inspect_personamem/{task}", write, "generated", TRIAL_RUNS)

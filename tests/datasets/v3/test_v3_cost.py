@@ -1,0 +1,130 @@
+"""PersonaMem-v3's cost estimate (`datasets/v3/cost.py`): the authors' figures priced by
+hand with and without a prompt cache, each setting's requests counted in a generated
+folder, and what needs a folder refused in one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from inspect_ai.model import ModelCost
+
+from inspect_personamem.cli import main
+from inspect_personamem.cost.estimate import CostEstimate, Plan, estimate
+from inspect_personamem.cost.prompt_cache import CacheSettings
+from inspect_personamem.data.requests import Request, text_tokens
+from inspect_personamem.datasets.declared import Where
+from inspect_personamem.datasets.v3.generator import generate
+from inspect_personamem.datasets.v3.histories import PersonaContexts
+from inspect_personamem.datasets.v3.spec import DATA_DIR_ENV, V3Folder
+from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.datasets.v3.version import VERSION
+from inspect_personamem.errors import PersonaMemArgumentError
+
+PRICE = ModelCost(input=2.0, output=8.0, input_cache_read=0.5, input_cache_write=2.0)
+"""USD per 1M tokens."""
+ONE_AT_A_TIME = Plan("grouped", settings=CacheSettings(concurrency=1, latency_s=1, ttl_s=None))
+"""Each request served before the next starts, no expiry: every cache hit is made."""
+
+
+def v3(
+    history: str | None = None, layout: str | None = None, folder: Path | None = None
+) -> CostEstimate:
+    selected = {"family": "all", "history": history, "history_layout": layout}
+    return estimate(VERSION, selected, Where(folder), ONE_AT_A_TIME)
+
+
+@pytest.fixture(autouse=True)
+def no_folder_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(DATA_DIR_ENV, raising=False)
+
+
+def test_the_declared_long_context_run_shares_only_a_profile_in_the_authors_layout() -> None:
+    result = v3()
+    # 100 personas x 220 queries x 416,000 tokens
+    assert result.questions == 22_000
+    assert result.cache.input_tokens == 9_152_000_000
+    assert result.cache.cached_tokens == result.prefix_tokens == 0
+    # 9,152M x $2 + 22,000 x 300 output x $8, per 1M
+    assert result.cost(PRICE, caching=False) == pytest.approx(18_304 + 52.8)
+    assert result.cost(PRICE, caching=True) == pytest.approx(18_356.8)
+    assert result.source.startswith("declared figures, no data read: 100 personas x 220")
+
+
+def test_the_declared_events_layout_reads_all_but_each_personas_first_from_the_cache() -> None:
+    result = v3("full", "events")
+    # every query's 416,000 tokens a prefix; each persona's first is written, the rest read
+    assert result.prefix_tokens == 9_152_000_000
+    assert result.cache.cached_tokens == result.ideal_cached_tokens == 21_900 * 416_000
+    # read 9,110.4M x $0.5, write 41.6M x $2, output 52.8
+    assert result.cost(PRICE, caching=True) == pytest.approx(4_555.2 + 83.2 + 52.8)
+
+
+def test_the_declared_memory_run_is_the_authors_few_thousand_tokens_a_query() -> None:
+    result = v3("memory")
+    assert result.cache.input_tokens == 22_000 * 4_000 and result.prefix_tokens == 0
+
+
+@pytest.mark.parametrize(
+    ("history", "layout", "says"),
+    [
+        ("none", None, "--history none needs --data-dir"),
+        ("memory", "events", "--history-layout events lays out history=full"),
+    ],
+)
+def test_what_the_figures_do_not_give_is_refused_in_one_line(
+    history: str, layout: str | None, says: str
+) -> None:
+    with pytest.raises(PersonaMemArgumentError, match=f"^{says}"):
+        v3(history, layout)
+    with pytest.raises(PersonaMemArgumentError, match="^--family personalization needs"):
+        selected = {"family": "personalization", "history": None, "history_layout": None}
+        estimate(VERSION, selected, Where())
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> V3Folder:
+    return generate(tmp_path_factory.mktemp("v3"), personas=2, queries_per_type=1, seed=4)
+
+
+def requests(history: str, layout: str | None, folder: V3Folder) -> list[Request]:
+    assert VERSION.estimate is not None
+    selected = {"family": "all", "history": history, "history_layout": layout}
+    return list(VERSION.estimate.requests(selected, Where(folder.root)).requests)
+
+
+def test_a_folders_queries_are_counted_as_each_setting_sends_them(folder: V3Folder) -> None:
+    none = requests("none", None, folder)
+    authors = requests("full", None, folder)
+    events = requests("full", "events", folder)
+    memory = requests("memory", None, folder)
+    assert len(none) == len(authors) == len(events) == len(memory) == 2 * 31
+    streams = PersonaStreams(folder.root / "backend")
+    card = {
+        uid: text_tokens(PersonaContexts(streams).messages(uid)[0].text) for uid in folder.personas
+    }
+    timeline = PersonaContexts(streams, "events")
+    for alone, whole, extended, remembered in zip(none, authors, events, memory, strict=True):
+        user, end = alone.context_id, alone.end_index
+        assert alone.prefix_tokens == 0 and remembered == Request(user, 0, 4_000, end)
+        # the task prompt is the same in every setting: the history is what differs
+        prompt = alone.input_tokens
+        assert whole.prefix_tokens == card[user] < whole.input_tokens - prompt
+        shown = sum(text_tokens(m.text) for m in timeline.history(user, end))
+        assert extended == Request(user, shown, shown + prompt, end)
+    for uid in folder.personas:  # a persona's timeline grows with its queries' times
+        prefixes = [r.prefix_tokens for r in sorted(events, key=lambda r: r.end_index)
+                    if r.context_id == uid]  # fmt: skip
+        assert prefixes == sorted(prefixes) and prefixes[0] < prefixes[-1]
+
+
+def test_the_command_prices_a_folder_and_names_it_synthetic(
+    folder: V3Folder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["estimate", "--dataset", "v3", "--model", "openai/gpt-4.1", "--history-layout"]
+    assert main([*argv, "events", "--data-dir", str(folder.root)]) == 0
+    rows = dict(line.split(None, 1) for line in capsys.readouterr().out.splitlines()[:3])
+    assert rows["split"].startswith("v3 all, history=full (events) (local folder")
+    assert rows["data"].startswith("synthetic: benchmark/")
+    assert "(12 files) written by inspect_personamem.datasets.v3.generator" in rows["data"]
+    assert rows["questions"] == "62"

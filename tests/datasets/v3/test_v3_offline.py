@@ -1,0 +1,208 @@
+"""What the offline models read of PersonaMem-v3 (`datasets/v3/offline.py`): each rule-scored
+type's top and low replies on hand-made instances (values worked by hand) and on every
+generated query; the oracle finding a query by its prompt, and by its history where
+queries share a prompt's words; the floor's reading of a v3 prompt."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai.model import ChatMessage, ChatMessageUser
+from support.v3_backend import query_row, write_queries
+
+from inspect_personamem.datasets.v3.generator import generate
+from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts
+from inspect_personamem.datasets.v3.offline import (
+    PLAIN_REPLY,
+    V3Questions,
+    choice_prompt,
+    known_replies,
+)
+from inspect_personamem.datasets.v3.ranking import lifecycle_score
+from inspect_personamem.datasets.v3.records import V3Query, read_queries
+from inspect_personamem.datasets.v3.samples import PROMPTS, Shown, _scorer_fields
+from inspect_personamem.datasets.v3.scorers import LIFECYCLE_TASK, RULE_TASKS, rule_score
+from inspect_personamem.datasets.v3.spec import V3Folder
+from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.errors import PersonaMemArgumentError
+
+D = [1 / math.log2(rank + 1) for rank in range(1, 6)]
+"""The NDCG@5 discounts of ranks 1-5."""
+
+
+def one_query(tmp_path: Path, task_type: str, instance: dict[str, Any]) -> V3Query:
+    path = write_queries(
+        tmp_path, [query_row(task_type=task_type, instance_json=json.dumps(instance))]
+    )
+    (query,) = read_queries(path)
+    return query
+
+
+def scored(query: V3Query, reply: str) -> float:
+    return rule_score(query.task_type, reply, _scorer_fields(query), query.query_id).raw
+
+
+def test_a_slate_is_ranked_positives_first_and_hard_negatives_last(tmp_path: Path) -> None:
+    instance = {"held_out_idx": 2, "hard_negative_idxs": [0, 3], "candidates": list("abcdefg")}
+    query = one_query(tmp_path, "personalized_recommendation", instance)
+    best, worst = known_replies(query)
+    assert best == '{"ranked_indexes": [2, 1, 4, 5, 6, 0, 3]}'
+    assert worst == '{"ranked_indexes": [3, 0, 6, 5, 4, 1, 2]}'
+    assert scored(query, best) == pytest.approx(1.0)  # the ideal: +2, then four +1
+    # grades -2, -2, +1, +1, +1 against the ideal +2, +1, +1, +1, +1
+    low = (-2 * D[0] - 2 * D[1] + D[2] + D[3] + D[4]) / (2 * D[0] + D[1] + D[2] + D[3] + D[4])
+    assert scored(query, worst) == pytest.approx(low) == pytest.approx(-0.4924, abs=1e-4)
+
+
+def test_the_at_ai_slate_is_a_whole_permutation_under_its_own_key(tmp_path: Path) -> None:
+    instance = {"positive_indices": [3], "carveout_indices": [1], "candidates": list("abcdef")}
+    query = one_query(tmp_path, "at_ai_directive_followup", instance)
+    best, worst = known_replies(query)
+    assert best == '{"ranked_indices": [3, 0, 2, 4, 5, 1]}'
+    assert worst == '{"ranked_indices": [1, 5, 4, 2, 0, 3]}'
+    assert scored(query, best) == pytest.approx(1.0)
+
+
+def test_a_lifecycle_pair_keeps_the_interest_on_top_before_its_stop_only(tmp_path: Path) -> None:
+    base = {"candidates": list("abcde"), "matching_indices": [1, 3, 4], "canonical_id": "c"}
+    pre = one_query(tmp_path / "pre", LIFECYCLE_TASK, base | {"phase": "pre"})
+    post = one_query(tmp_path / "post", LIFECYCLE_TASK, base | {"phase": "post"})
+    on_top, at_bottom = '{"ranked_indices": [1, 3, 4, 0, 2]}', '{"ranked_indices": [0, 2, 1, 3, 4]}'
+    assert known_replies(pre) == (on_top, at_bottom)
+    assert known_replies(post) == (at_bottom, on_top)
+    # on top: all three matches in the top 3 (1); at the bottom: one of them (1/3)
+    best = lifecycle_score(scored(pre, on_top), scored(post, at_bottom))
+    worst = lifecycle_score(scored(pre, at_bottom), scored(post, on_top))
+    assert best == pytest.approx(1 - 1 / 3) and worst == pytest.approx(1 / 3 - 1)
+
+
+def test_the_geo_shift_replies_name_the_current_and_the_prior_city(tmp_path: Path) -> None:
+    instance = {"user_query": "coffee?", "current_city": "Denver", "prior_city": "Boston"}
+    query = one_query(tmp_path, "local_recommendation_geo_shift", instance)
+    best, worst = known_replies(query)
+    assert json.loads(best) == {"response": f"Here in Denver: {PLAIN_REPLY}"}
+    assert (scored(query, best), scored(query, worst)) == (1.0, 0.0)
+
+
+@pytest.mark.parametrize("polarity", ["warn", "foil"])
+def test_a_mistake_row_warns_on_its_warn_side_only(tmp_path: Path, polarity: str) -> None:
+    frame = {"must_mention": ["sourdough", "Denver"], "must_not_mention": ["diagnosis"]}
+    instance = {"polarity": polarity, "expected_warning_frame": frame, "user_query": "plans?"}
+    query = one_query(tmp_path, "active_mistake_prevention", instance)
+    best, worst = known_replies(query)
+    warning = {"warned": True, "response": "Heads up about sourdough, Denver."}
+    assert json.loads(best if polarity == "warn" else worst) == warning
+    assert (scored(query, best), scored(query, worst)) == (1.0, 0.0)
+
+
+def test_a_judged_row_knows_its_gold_and_its_inferior_reply(tmp_path: Path) -> None:
+    instance = {"example_response": "GOLD", "inferior_response": {"text": "BAD"}}
+    query = one_query(tmp_path, "personal_qa_hallucination", instance)
+    assert known_replies(query) == ("GOLD", "BAD")
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> V3Folder:
+    return generate(tmp_path_factory.mktemp("v3"), personas=2, queries_per_type=2, seed=11)
+
+
+def queries(folder: V3Folder) -> list[tuple[V3Query, Path]]:
+    return [
+        (query, folder.queries_file(uid))
+        for uid in folder.personas
+        for query in read_queries(folder.queries_file(uid))
+    ]
+
+
+def test_every_generated_rule_scored_query_scores_top_with_the_best_reply(
+    folder: V3Folder,
+) -> None:
+    probes: dict[tuple[str, str], dict[str, tuple[float, float]]] = {}
+    for query, _ in queries(folder):
+        if query.task_type not in RULE_TASKS:
+            continue
+        best, worst = (scored(query, reply) for reply in known_replies(query))
+        if query.task_type == LIFECYCLE_TASK:
+            key = (query.user_id, str(query.instance["canonical_id"]))
+            probes.setdefault(key, {})[str(query.instance["phase"])] = (best, worst)
+        else:
+            assert best == pytest.approx(1.0) and worst < 0.5, query.query_id
+    assert probes and all(len(pair) == 2 for pair in probes.values())
+    for pair in probes.values():
+        assert lifecycle_score(pair["pre"][0], pair["post"][0]) == pytest.approx(1.0)
+        assert lifecycle_score(pair["pre"][1], pair["post"][1]) == pytest.approx(-1.0)
+
+
+def prompt_of(query: V3Query, path: Path) -> str:
+    return PROMPTS[query.task_type].build(Shown(query, path)).text
+
+
+def test_the_oracle_finds_each_query_by_its_prompt_and_history(folder: V3Folder) -> None:
+    known = V3Questions(folder.queries_file(folder.personas[0]))
+    streams = PersonaStreams(folder.root / "backend")
+    told_apart = alike = 0
+    for layout in LAYOUTS:
+        contexts = PersonaContexts(streams, layout)
+        asked_after: dict[tuple[str, ...], list[tuple[V3Query, list[ChatMessage]]]] = {}
+        for query, path in queries(folder):
+            end = contexts.end_index_at(query.user_id, query.ts)
+            sent = [
+                *contexts.history(query.user_id, end),
+                ChatMessageUser(content=prompt_of(query, path)),
+            ]
+            asked_after.setdefault(tuple(m.text for m in sent), []).append((query, sent))
+        for same in asked_after.values():
+            asked = known.find(same[0][1])
+            assert asked.messages == 1 and asked.known.correct == 0
+            if len(same) > 1:  # the same words after the same history: none can tell
+                alike += 1
+                assert asked.replies in [known_replies(query) for query, _ in same]
+                continue
+            query, sent = same[0]
+            assert asked.replies == known_replies(query), (layout, query.query_id)
+            told_apart += len(known.by_prompt[sent[-1].text]) > 1
+    # the generated templates repeat (a persona's repeated asks, the same ask across
+    # personas): the history tells those apart, for both personas' queries
+    assert told_apart > 10 and alike < told_apart
+
+
+def test_without_a_history_a_shared_prompt_is_answered_as_its_first_query(
+    folder: V3Folder,
+) -> None:
+    known = V3Questions(folder.queries_file(folder.personas[1]))
+    text, found = next((t, f) for t, f in known.by_prompt.items() if len(f) > 1)
+    first_query, first = found[0]
+    assert known.find([ChatMessageUser(content=text)]).known is first
+    assert first_query.user_id == folder.personas[0]  # every persona's file is read
+
+
+def test_a_prompt_of_no_query_is_a_one_line_error(folder: V3Folder) -> None:
+    known = V3Questions(folder.queries_file(folder.personas[0]))
+    with pytest.raises(PersonaMemArgumentError, match=r"asks no query of .*begins '# Task: x'"):
+        known.find([ChatMessageUser(content="# Task: x")])
+
+
+def test_the_floor_reads_a_slate_as_a_choice_and_any_other_prompt_as_itself(
+    folder: V3Folder,
+) -> None:
+    by_type = {query.task_type: (query, path) for query, path in queries(folder)}
+    for task, key in (("personalized_recommendation", "ranked_indexes"),
+                      ("at_ai_directive_followup", "ranked_indices")):  # fmt: skip
+        query, path = by_type[task]
+        slate = PROMPTS[task].build(Shown(query, path)).slate
+        asked = choice_prompt([ChatMessageUser(content=prompt_of(query, path))])
+        assert asked is not None and asked.messages == 1
+        assert len(asked.options) == len(slate) == len(query.instance["candidates"])
+        for i, reply in enumerate(asked.replies):
+            ranked = json.loads(reply)[key]
+            assert ranked[0] == i and sorted(ranked) == list(range(len(slate)))
+    query, path = by_type["personal_qa_hallucination"]
+    text = prompt_of(query, path)
+    asked = choice_prompt([ChatMessageUser(content=text)])
+    assert asked is not None and asked.options == asked.replies == (text,)
+    others: list[ChatMessage] = [ChatMessageUser(content="Which option? (a) x (b) y")]
+    assert choice_prompt(others) is None

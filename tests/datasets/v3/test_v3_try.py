@@ -1,0 +1,183 @@
+"""`inspect-personamem try --dataset v3` end to end: its runs (the oracle with and without
+the history, the oracle always right, the floor) and their report; what its models are
+sent holds no event at or after the query's time (the generator's decoys included) and
+no scorer-only answer."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from inspect_personamem.cli import main
+from inspect_personamem.datasets.v3 import offline
+from inspect_personamem.datasets.v3.histories import PersonaContexts
+from inspect_personamem.datasets.v3.longctx import event_line
+from inspect_personamem.datasets.v3.samples import SCORER_KEY
+from inspect_personamem.datasets.v3.scorers import RULE_TASKS
+from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.offline.floor import FloorModel
+from inspect_personamem.offline.oracle import OracleModel
+
+pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
+
+
+def texts(messages: list[ChatMessage]) -> str:
+    return "\n".join(message.text for message in messages)
+
+
+@pytest.fixture(scope="module")
+def tried(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str], list[EvalLog]]:
+    """`try --dataset v3` run once, its runs keeping the history in their logs, and
+    every input its models were sent."""
+    sent: list[str] = []
+    patch = pytest.MonkeyPatch()
+    for model in (OracleModel, FloorModel):
+
+        async def recording(
+            self: Any,
+            input: list[ChatMessage],
+            tools: list[ToolInfo],
+            tool_choice: ToolChoice,
+            config: GenerateConfig,
+            _generate: Any = model.generate,
+        ) -> ModelOutput:
+            sent.append(texts(input))
+            return await _generate(self, input, tools, tool_choice, config)  # type: ignore[no-any-return]
+
+        patch.setattr(model, "generate", recording)
+    kept = tuple(
+        dataclasses.replace(run, task_args={**run.task_args, "keep_history_in_log": True})
+        for run in offline.TRIAL_RUNS
+    )
+    patch.setattr(offline, "TRIAL_RUNS", kept)
+    out = tmp_path_factory.mktemp("try") / "out"
+    try:
+        assert main(["try", "--dataset", "v3", "--out", str(out), "--questions-count", "62"]) == 0
+    finally:
+        patch.undo()
+    logs = [read_eval_log(info) for info in list_eval_logs(str(out / "logs"))]
+    return out, sent, logs
+
+
+def by_run(logs: list[EvalLog]) -> dict[tuple[str, str, object], EvalLog]:
+    """Each log by model, history and `-M accuracy`."""
+    return {
+        (
+            log.eval.model,
+            str(log.eval.task_args["history"]),
+            log.eval.model_args.get("accuracy"),
+        ): log
+        for log in logs
+    }
+
+
+def accuracy(log: EvalLog) -> float:
+    assert log.results is not None
+    return float(log.results.scores[0].metrics["accuracy"].value)
+
+
+@pytest.mark.slow
+@pytest.mark.report
+def test_try_runs_the_oracle_its_ceiling_and_the_floor_and_writes_the_report(
+    tried: tuple[Path, list[str], list[EvalLog]],
+) -> None:
+    out, _, logs = tried
+    runs = by_run(logs)
+    oracle, floor = "personamem/oracle", "personamem/floor"
+    assert set(runs) == {
+        (oracle, "full", 0.8),
+        (oracle, "none", 0.8),
+        (oracle, "full", 1.0),
+        (floor, "none", None),
+    }
+    assert all(log.status == "success" and len(log.samples or []) == 3 * 62 for log in logs)
+    assert all((log.eval.metadata or {})["data_release"].startswith("synthetic: ") for log in logs)
+    # the ceiling: every rule-scored row at the top (each lifecycle pair's probes at 1 and 0)
+    ceiling = runs[oracle, "full", 1.0]
+    assert accuracy(ceiling) == 1.0
+    for sample in ceiling.samples or []:
+        if sample.metadata["task_type"] in RULE_TASKS:
+            score = next(iter((sample.scores or {}).values()))
+            phase = sample.metadata[SCORER_KEY].get("phase")
+            assert score.value == (0.0 if phase == "post" else 1.0), sample.id
+    scripted, alone = accuracy(runs[oracle, "full", 0.8]), accuracy(runs[oracle, "none", 0.8])
+    assert 1.0 > scripted > alone and accuracy(runs[floor, "none", None]) < scripted
+    # the report's first table: each run's accuracy, the floor and the ceiling beside
+    with (out / "report" / "tables" / "summary.csv").open(encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    assert len(rows) == 4 and all(row["data"] == "PersonaMem-v3 all" for row in rows)
+    shown = {row["run"]: float(row["accuracy"]) for row in rows}
+    assert shown["personamem/oracle (accuracy=1.0), full history, synthetic data"] == 1.0
+    assert shown["personamem/floor, no history, synthetic data"] == pytest.approx(
+        accuracy(runs[floor, "none", None]), abs=5e-4
+    )
+    assert (out / "report" / "tables" / "v3_cost.md").is_file()
+    # under it, on the first screen, each run's accuracy per family
+    with (out / "report" / "tables" / "v3_at_a_glance.csv").open(encoding="utf-8") as file:
+        families = {row["run"]: row for row in csv.DictReader(file)}
+    assert set(families) == set(shown)
+    top = families["personamem/oracle (accuracy=1.0), full history, synthetic data"]
+    scored = ("personalization", "recommendation", "agentic_proactiveness")
+    assert [float(top[family]) for family in scored] == [1.0, 1.0, 1.0]
+    page = (out / "report" / "index.html").read_text(encoding="utf-8")
+    assert page.index("accuracy per task family") < page.index("Not comparable with published")
+
+
+@pytest.mark.slow
+@pytest.mark.report
+def test_nothing_at_or_after_a_query_and_no_answer_reaches_the_models_try_runs(
+    tried: tuple[Path, list[str], list[EvalLog]],
+) -> None:
+    out, sent, logs = tried
+    contexts = PersonaContexts(PersonaStreams(out / "data" / "backend"))
+    hidden_profile = {}
+    for profile in (out / "data" / "backend").glob("*/profile.json"):
+        values = json.loads(profile.read_text(encoding="utf-8"))
+        hidden_profile[profile.parent.name] = [
+            values["hidden_persona_summary"],
+            *(h["description"] for h in values["hidden_personas"]),
+        ]
+    assert len(hidden_profile) == 3
+    checked = decoys = 0
+    for log in logs:
+        for sample in log.samples or []:
+            meta = sample.metadata
+            received = texts([m for m in sample.messages if m.role != "assistant"])
+            prompt = sample.input if isinstance(sample.input, str) else texts(sample.input)
+            assert received in sent, sample.id  # the log holds what the model was sent
+            user, t = str(meta["user_id"]), int(meta["ts"])
+            events = contexts.events(user)
+            before = {event_line(e.visible_fields) for e in events if e.source_timestamp < t}
+            for event in events:
+                line = event_line(event.visible_fields)
+                if event.source_timestamp >= t and line not in before:
+                    assert line not in received, (log.eval.model, sample.id, event.source_timestamp)
+                    checked += 1
+            ids = {(e.app, e.source_object_id): e for e in events}
+            for ref in meta[SCORER_KEY]["_generated_decoys"]:
+                decoy = ids.get((ref["app"], ref["id"]))
+                if decoy is not None and event_line(decoy.visible_fields) not in before:
+                    assert event_line(decoy.visible_fields) not in received, (sample.id, ref)
+                    decoys += 1
+            fields = meta[SCORER_KEY]
+            answers = [
+                fields.get("example_response"),
+                (fields.get("inferior_response") or {}).get("text"),
+            ]
+            for answer in answers:
+                # where the query shows it (a repost's original), the prompt holds it
+                if isinstance(answer, str) and len(answer) > 20 and answer not in prompt:
+                    assert answer not in received, (sample.id, answer[:40])
+            assert "_generated" not in received
+            for hidden in hidden_profile[user]:  # the profile's scorer-side part
+                assert hidden not in received, (sample.id, hidden[:40])
+    assert checked > 0 and decoys > 0
+    assert len(sent) == sum(len(log.samples or []) for log in logs)
