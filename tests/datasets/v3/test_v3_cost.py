@@ -126,5 +126,6 @@ def test_the_command_prices_a_folder_and_names_it_synthetic(
     rows = dict(line.split(None, 1) for line in capsys.readouterr().out.splitlines()[:3])
     assert rows["split"].startswith("v3 all, history=full (events) (local folder")
     assert rows["data"].startswith("synthetic: benchmark/")
-    assert "(12 files) written by inspect_personamem.datasets.v3.generator" in rows["data"]
+    # two personas, nine files each: queries, profile, four apps, ai_studio, calendar, trending
+    assert "(18 files) written by inspect_personamem.datasets.v3.generator" in rows["data"]
     assert rows["questions"] == "62"

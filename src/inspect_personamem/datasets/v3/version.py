@@ -337,7 +337,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         if not questions:
             raise PersonaMemDataError(f"{root} ({where}) holds no query of family {family!r}")
         generated = synthetic(source, names)
-        if arguments["history"] == "evidence" and not generated:
+        if arguments.get("history") == "evidence" and not generated:  # estimate names none
             raise PersonaMemArgumentError(
                 f"PersonaMem-v3 takes history='evidence' only on generated data: the release "
                 f"({root}) does not say which events a query rests on, so its evidence would "
