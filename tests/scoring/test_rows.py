@@ -14,7 +14,8 @@ POST = Part("r1", "post", 2, 0.0, -0.5)
 def test_a_whole_row_is_the_sum_of_its_parts_shares() -> None:
     # pre 0.8, post 0.2: 0.5 + 0.4 - 0.1 = 0.8 (= (1 + 0.8 - 0.2) / 2)
     rows, left = joined([("a", PRE, 0.8), ("b", POST, 0.2)])
-    assert [(row.items, row.value) for row in rows] == [(("a", "b"), pytest.approx(0.8))]
+    (row,) = rows
+    assert row.items == ("a", "b") and row.value == pytest.approx(0.8)
     assert left == []
 
 

@@ -163,7 +163,7 @@ def offline_env(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def run_script(script: str, env: dict[str, str], **kwargs: object) -> dict[str, str]:
+def run_script(script: str, env: dict[str, str], **kwargs: object) -> dict[str, Any]:
     """Run `script` in a fresh interpreter (huggingface_hub reads HF_* at import) with
     `kwargs` as JSON in its first argument, in an environment without HF_* or
     PERSONAMEM_* variables but `env`; return the JSON object its last line prints."""

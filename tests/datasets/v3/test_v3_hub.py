@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai import Task
@@ -176,7 +177,7 @@ def _texts(messages: list[ChatMessage]) -> str:
     return "\n".join(message.text for message in messages)
 
 
-def _load(env: dict[str, str], hub: V3Folder, **given: str) -> dict[str, str]:
+def _load(env: dict[str, str], hub: V3Folder, **given: str) -> dict[str, Any]:
     return run_script(LOAD, env, personas=list(hub.personas), **given)
 
 

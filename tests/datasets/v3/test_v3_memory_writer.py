@@ -135,13 +135,14 @@ def test_the_config_takes_the_authors_keys_and_refuses_others_in_one_line() -> N
     assert WriterConfig.of({"token_cap": 4096, "temperature": 0.5}) == WriterConfig(
         token_cap=4096, temperature=0.5
     )
-    for bad, says in [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"cap": 1}, "unknown key"),
         ({"chunk_events": 0}, "chunk_events=0"),
         ({"token_cap": True}, "token_cap=True"),
         ({"token_cap": 2.5}, "token_cap=2.5"),
         ({"temperature": -1}, "temperature=-1"),
-    ]:
+    ]
+    for bad, says in cases:
         with pytest.raises(PersonaMemArgumentError, match=says) as raised:
             WriterConfig.of(bad)
         assert "\n" not in str(raised.value)

@@ -265,7 +265,8 @@ def test_a_personas_queries_are_sent_in_time_order_by_default(
     folder, _ = marked
 
     def times(order: str | None) -> dict[str, list[int]]:
-        task = personamem_v3(data_dir=str(folder.root), **({"order": order} if order else {}))
+        given: dict[str, Any] = {"order": order} if order else {}
+        task = personamem_v3(data_dir=str(folder.root), **given)
         by_persona: dict[str, list[int]] = {}
         for sample in task.dataset:
             metadata = sample.metadata or {}

@@ -24,8 +24,8 @@ def serve_hub(
     """Serve `folder` as `repo_id` at `revision`, a branch at `commit` where one is given
     (else `revision` is the commit); yield the endpoint URL and the request log."""
     requests: list[str] = []
-    commit = commit or revision
-    prefixes = {f"/datasets/{repo_id}/resolve/{name}/" for name in (revision, commit)}
+    served = commit or revision
+    prefixes = {f"/datasets/{repo_id}/resolve/{name}/" for name in (revision, served)}
 
     class Handler(QuietHandler):
         def _file(self) -> Path | None:
@@ -46,7 +46,7 @@ def serve_hub(
                 return b""
             body = path.read_bytes()
             self.send_response(200)
-            self.send_header("X-Repo-Commit", commit)
+            self.send_header("X-Repo-Commit", served)
             self.send_header("ETag", f'"{hashlib.sha256(body).hexdigest()}"')
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
