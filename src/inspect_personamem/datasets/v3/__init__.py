@@ -1,13 +1,16 @@
 """PersonaMem-v3 (Jiang et al., 2026): per persona, five apps' event streams, a calendar
-and a profile, masked at each query's time; 31 task types in 5 families. Groundwork, not
-yet a registered version (`docs/development.md`, "Where PersonaMem-v3 will sit"):
+and a profile, masked at each query's time; 31 task types in 5 families. The registered
+version is `version.py` (`docs/personamem-v3.md` says what it is and how it differs from
+the authors' harness):
 
 - `tasks`: the table of the 31 task types (`TASK_TYPES`), one `TaskType` each: family,
   headline metric key, kind and raw scale, judged or not; and the pipeline's own
   `task_family` codes (`FAMILY_CODES`).
-- `spec`: the release (repository, licence, revision not yet pinned), the hub's and a
-  GitHub checkout's layouts, what a `data_dir` must hold.
-- `records`: the query rows of `queries.csv`, each bad cell a one-line error.
+- `spec`: the release (repository, licence, revision: a third party's commit, not
+  verified), the hub's and a GitHub checkout's layouts, what a `data_dir` must hold;
+  `hub`: the download of every persona's files at one commit.
+- `records`, `testjson`: the query rows of `queries.csv` and of the hub's `test.json`,
+  each bad cell a one-line error.
 - `streams`: a persona's streams read once; `visible(persona, T)`, the authors' mask and
   stripped fields. `longctx`: the long-context text after the authors'
   `serialize_history_for_context`. `histories`: the streams as `data.contexts.Contexts`,
@@ -22,13 +25,14 @@ yet a registered version (`docs/development.md`, "Where PersonaMem-v3 will sit")
   rubric dimensions apply to which task, and how a judge's reply is read (a reply that
   gives no score is `Unreadable`, never 0).
 - `judged`: the judged task types scored through the `grader` model role with those
-  prompts, on the authors' 0-100; an unreadable judgement, and the four types no
+  prompts, on the authors' 0-100; an unreadable judgement, and the five types no
   readable judge scores, unscored (never 0).
+- `memory_writer`: the authors' Markdown memory (`llm_memory`) as a memory system.
+- `published`: the paper's Figure 3 numbers, set beside every v3 run.
 - `scorers`: `v3_scorer`, every task type's headline, 0-1 (the authors' 0-100 over 100;
   by rule, or through `judged`), and its metrics: `accuracy` (the micro mean) and the
   macro, per family and task type, each with an interval clustered by persona; the
-  lifecycle pairs
-  and the warn/foil paired F1 joined over the samples; the gated replies counted.
+  lifecycle pairs and the warn/foil paired F1 joined over the samples; the gated replies counted.
 - `offline`: what the offline models read (each query's top-scoring and low replies for
   `personamem/oracle`, a prompt as `personamem/floor` reads it) and what `try` writes
   and runs; `cost`: the cost estimate's requests, counted in a folder or from the
