@@ -344,9 +344,9 @@ TRIAL_RUNS: Final = (
 )
 """What `try` runs on v3: the oracle right with `try`'s chance, with the history before
 each query and without it; the oracle always right (the ceiling: every rule-scored
-type's top); and the floor, from the query alone (a slate's item most like the prompt,
-by BM25, first; any other prompt echoed). Each is graded by the oracle, bound to the
-grader role, as v3 needs (`version.check`)."""
+type's top, every judge's top judgement); and the floor, from the query alone (a
+slate's item most like the prompt, by BM25, first; any other prompt echoed). Each is
+graded by the oracle, bound to the grader role, as v3 needs (`version.check`)."""
 
 
 MIN_PERSONAS: Final = 3
