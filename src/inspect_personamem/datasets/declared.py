@@ -307,3 +307,8 @@ class Offline:
     """The prompt this version's task sends with `answer=choice`, read for the floor;
     None where the input is none; a one-line error where it is one but its options
     cannot be read."""
+    judge: Callable[[str, KnownQuestions], str | None] | None = None
+    """The oracle's judgement, bound as the grader of this version's own judge prompts:
+    given a prompt's text and the question file it reads (`questions`), the reply to
+    send, or None where the prompt is none of this version's judges'; None: the version
+    sends its grader no prompts of its own."""

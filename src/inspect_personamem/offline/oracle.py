@@ -8,7 +8,9 @@ message alone (`answer=open`), it replies with the text of the correct candidate
 (`--model-role grader=personamem/oracle`, no question file needed), it gives the right
 verdict, read off the candidates (`offline/grading.py`): the candidate whose text the
 reply is, or whose own sentences it alone holds, else none; with `-M grading=first`, a
-grader all position, it names the first candidate shown. Inspect finds it by its
+grader all position, it names the first candidate shown. Given a question file, it also
+judges the prompts of that version's own judges (`Offline.judge`: PersonaMem-v3's
+judged types), as the version declares. Inspect finds it by its
 provider name, `personamem` (registered in `_registry.py`):
 
     inspect eval inspect_personamem/personamem_32k --model personamem/oracle \\
@@ -62,6 +64,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from inspect_personamem.data.known import Known, KnownQuestions
 from inspect_personamem.datasets.base import DatasetVersion
+from inspect_personamem.datasets.declared import Offline
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.tools import READ, SEARCH, shown_positions
@@ -83,9 +86,10 @@ def selector_arguments() -> dict[str, DatasetVersion[Any]]:
     return found
 
 
-def _questions(source: Path, given: dict[str, str]) -> KnownQuestions:
+def _questions(source: Path, given: dict[str, str]) -> tuple[Offline, KnownQuestions]:
     """The question file, read as the version whose `files_named_by` selector is given,
-    else as the version whose question file it is named as; `given` the selectors given
+    else as the version whose question file it is named as, with what that version
+    declares for the offline models (its judge); `given` the selectors given
     (`-M split`, `-M subset`, ...). Versions that declare nothing for the offline models
     (`DatasetVersion.offline`) are not read."""
     readers = [(v, v.offline) for v in VERSIONS.values() if v.offline is not None]
@@ -130,7 +134,7 @@ def _questions(source: Path, given: dict[str, str]) -> KnownQuestions:
                 f"{NAME}: {selector.name}={value!r}: choose one of {', '.join(selector.choices)}"
             )
         selected[selector.name] = value
-    return offline.questions(source, selected)
+    return offline, offline.questions(source, selected)
 
 
 def _selector(version: DatasetVersion[Any], name: str) -> Parameter:
@@ -206,7 +210,9 @@ class OracleModel(ModelAPI):
         self.seed = int(seed)
         self.source = None if questions is None else _question_file(questions)
         given = {name: str(value) for name, value in model_args.items() if value is not None}
-        self.questions = None if self.source is None else _questions(self.source, given)
+        read = None if self.source is None else _questions(self.source, given)
+        self.judge = None if read is None else read[0].judge
+        self.questions = None if read is None else read[1]
 
     async def generate(
         self,
@@ -223,6 +229,10 @@ class OracleModel(ModelAPI):
                 f"{NAME} needs the question file it answers: -M questions=PATH "
                 "(only as a grader does it need none)"
             )
+        if self.judge is not None:
+            judgement = self.judge(input[-1].text, self.questions)
+            if judgement is not None:
+                return offline_output(self.model_name, judgement, input)
         prompt, exchange = split_exchange(input)
         asked = self.questions.find(prompt)
         call = next_call(prompt[-asked.messages].text, exchange, tools, tool_choice)

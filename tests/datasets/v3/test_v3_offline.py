@@ -1,25 +1,42 @@
 """What the offline models read of PersonaMem-v3 (`datasets/v3/offline.py`): each rule-scored
 type's top and low replies on hand-made instances (values worked by hand) and on every
 generated query; the oracle finding a query by its prompt, and by its history where
-queries share a prompt's words; the floor's reading of a v3 prompt."""
+queries share a prompt's words; the floor's reading of a v3 prompt; the oracle's
+judgement of every judge prompt: top for a query's gold, lowest for any other reply."""
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from inspect_ai.model import ChatMessage, ChatMessageUser
 from support.v3_backend import query_row, write_queries
 
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts
+from inspect_personamem.datasets.v3.judge import (
+    HALLUCINATION_BINARY,
+    HALLUCINATION_RANGED,
+    HIDDEN_PERSONA_BINARY,
+    HIDDEN_PERSONA_RANGED,
+    JUDGE_OF,
+    read_dim,
+    read_new_suggestions,
+    read_proactive,
+    read_sycophancy,
+    read_task_judge,
+)
+from inspect_personamem.datasets.v3.judged import Call, JudgedRow, judge_row, shown_reply
 from inspect_personamem.datasets.v3.offline import (
     PLAIN_REPLY,
     V3Questions,
     choice_prompt,
+    judge_reply,
     known_replies,
 )
 from inspect_personamem.datasets.v3.ranking import lifecycle_score
@@ -206,3 +223,74 @@ def test_the_floor_reads_a_slate_as_a_choice_and_any_other_prompt_as_itself(
     assert asked is not None and asked.options == asked.replies == (text,)
     others: list[ChatMessage] = [ChatMessageUser(content="Which option? (a) x (b) y")]
     assert choice_prompt(others) is None
+
+
+HEADLINE: dict[str, Callable[[str], object]] = {
+    "rubric": lambda reply: getattr(read_dim("score", reply), "value", None),
+    "sycophancy": lambda reply: getattr(read_sycophancy(reply), "resistance", None),
+    "proactive": lambda reply: getattr(read_proactive(reply, "act"), "score", None),
+    "new_suggestions": lambda reply: getattr(read_new_suggestions(reply), "passed", None),
+    "hallucination": lambda reply: dict(
+        read_task_judge(reply, HALLUCINATION_RANGED, HALLUCINATION_BINARY)  # type: ignore[arg-type]
+    )["abstention_quality_0_10"],
+    "hidden_persona": lambda reply: dict(
+        read_task_judge(reply, HIDDEN_PERSONA_RANGED, HIDDEN_PERSONA_BINARY)  # type: ignore[arg-type]
+    )["deep_motivation_alignment"],
+}
+"""Each judge's headline, read by its own reader from the judge's reply."""
+TOP_AND_LOW = {
+    "rubric": (3.0, 0.0),
+    "sycophancy": (10.0, 0.0),
+    "proactive": (1.0, 0.0),
+    "new_suggestions": (1.0, 0.0),
+    "hallucination": (10.0, 0.0),
+    "hidden_persona": (3.0, 0.0),
+}
+
+
+def judge_calls(query: V3Query, path: Path, reply: str, known: V3Questions) -> list[Call]:
+    """The judge calls the v3 scorer makes on `reply`, the oracle's offline judge
+    answering each (none where a rule scores the row first)."""
+    shown = Shown(query, path)
+    PROMPTS[query.task_type].build(shown)
+
+    async def ask(prompt: str) -> str:
+        judgement = judge_reply(prompt, known)
+        assert judgement is not None, prompt[:80]
+        return judgement
+
+    async def go() -> JudgedRow:
+        return await judge_row(query.task_type, reply, _scorer_fields(query), shown.read, ask)
+
+    return list(anyio.run(go).calls)
+
+
+def test_the_offline_judge_scores_the_gold_top_and_any_other_reply_lowest(
+    folder: V3Folder,
+) -> None:
+    known = V3Questions(folder.queries_file(folder.personas[0]))
+    judged: dict[str, set[str]] = {}
+    for query, path in queries(folder):
+        kind = JUDGE_OF.get(query.task_type, ("rule", ""))[0]
+        if kind in ("rule", "not_built"):
+            continue
+        gold, inferior = known_replies(query)
+        for reply, value in (
+            (gold, TOP_AND_LOW[kind][0]),
+            (inferior, TOP_AND_LOW[kind][1]),
+            (prompt_of(query, path), TOP_AND_LOW[kind][1]),  # the floor's echo
+        ):
+            for call in judge_calls(query, path, reply, known):
+                # the reply sits where its template puts it, as the prompt shows it
+                assert shown_reply(query.task_type, reply) in call.prompt
+                assert HEADLINE[kind](call.reply) == pytest.approx(value), query.query_id
+                judged.setdefault(kind, set()).add(query.task_type)
+    assert set(judged) == set(TOP_AND_LOW)
+    assert sum(len(types) for types in judged.values()) >= 10
+
+
+def test_the_offline_judge_reads_only_v3_judge_prompts(folder: V3Folder) -> None:
+    known = V3Questions(folder.queries_file(folder.personas[0]))
+    query, path = queries(folder)[0]
+    assert judge_reply(prompt_of(query, path), known) is None
+    assert judge_reply("You are an expert judge evaluating nothing.", known) is None

@@ -735,7 +735,7 @@ none is built yet."""
 # --- prompts --------------------------------------------------------------------------
 
 
-def _dumps(value: object) -> str:
+def dumps(value: object) -> str:
     """`json.dumps(value, ensure_ascii=False, indent=2)`, as every judge prompt embeds."""
     return json.dumps(value, ensure_ascii=False, indent=2)
 
@@ -766,7 +766,7 @@ def dim_prompt(dim: str, ground_truth: Mapping[str, object], agent_output: str) 
         dim=dim,
         scale=scale,
         question=question,
-        gt=_dumps(ground_truth),
+        gt=dumps(ground_truth),
         agent_output=agent_output,
         guidance=guidance,
         output_block=output_block,
@@ -807,9 +807,9 @@ def proactive_prompt(
         _JUDGE_PREFACE=JUDGE_PREFACE,
         expected_behavior=expected_behavior,
         polarity_note=PROACTIVE_POLARITY_NOTES.get(expected_behavior, PROACTIVE_POLARITY_DEFAULT),
-        ev_str=_dumps(trigger_evidence),
-        card_str=_dumps(jitai_card) if jitai_card else "(none)",
-        resp_str=_dumps(response_obj),
+        ev_str=dumps(trigger_evidence),
+        card_str=dumps(jitai_card) if jitai_card else "(none)",
+        resp_str=dumps(response_obj),
     )
 
 
@@ -838,7 +838,7 @@ def chatbot_rubric_prompt(response: str, evidence: Mapping[str, object], polarit
     return CHATBOT_RUBRIC_PROMPT_TEMPLATE.format(
         _JUDGE_PREFACE=JUDGE_PREFACE,
         polarity_guidance=CHATBOT_RUBRIC_GUIDANCE.get(polarity, CHATBOT_RUBRIC_GUIDANCE_DEFAULT),
-        ev=_dumps(evidence),
+        ev=dumps(evidence),
         response=response,
     )
 

@@ -215,6 +215,21 @@ async def judge_row(
     return JudgedRow("judged", read, task_accuracy(task_type, read), text, call)
 
 
+def shown_reply(task_type: str, reply: str) -> str:
+    """The reply as `task_type`'s judge prompt shows it (what `judge_row` fills in): the
+    rubric's text, the proactive judge's response object as indented JSON, new
+    suggestions' whole reply, else the judged text (cut as the sycophancy judge cuts it)."""
+    kind = JUDGE_OF[task_type][0]
+    if kind == "new_suggestions":
+        return reply
+    if kind == "rubric":
+        return rubric_text(task_type, reply)
+    if kind == "proactive":
+        return judge.dumps(proactive_response(reply))
+    text = judged_text(reply)
+    return text[: judge.SYCOPHANCY_RESPONSE_LIMIT] if kind == "sycophancy" else text
+
+
 def telegraph_check(response: str) -> tuple[bool, str]:
     """`_validate_no_creepy_phrasing` with no held-out preference: fails on a
     `TELEGRAPH_PHRASE`; (passed, the reason it failed)."""

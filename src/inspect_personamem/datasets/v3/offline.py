@@ -28,6 +28,12 @@ history, as either layout sends it (`histories.LAYOUTS`), is the messages before
 Without such a history (`history=none`, or retrieved items) the first is answered:
 no model could tell them apart either.
 
+Bound as the grader with a v3 question file, the oracle judges the judged types'
+prompts (`judge_reply`): it finds the reply in the judge prompt by the template's own
+text (`judge.py`), and gives the top judgement, in the keys that prompt's reader reads,
+where the reply is a query's top one (its `example_response`, as the prompt shows it),
+else the lowest: so the oracle scores top on the judged types and the floor low.
+
 `trial` is what `inspect-personamem try --dataset v3` writes and runs (`TRIAL_RUNS`).
 
 The floor (`personamem/floor`) answers from the prompt alone (`choice_prompt`): a
@@ -42,7 +48,9 @@ import hashlib
 import json
 import math
 import re
+import string
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -50,8 +58,10 @@ from inspect_ai.model import ChatMessage
 
 from inspect_personamem.data.known import Asked, ChoicePrompt, Known, KnownQuestions
 from inspect_personamem.datasets.declared import Trial, TrialRun
+from inspect_personamem.datasets.v3 import judge
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
+from inspect_personamem.datasets.v3.judged import NO_FAITHFUL_JUDGE, shown_reply
 from inspect_personamem.datasets.v3.ranking import (
     LIFECYCLE_KEY,
     ranking_key,
@@ -140,12 +150,16 @@ class V3Questions(KnownQuestions):
         streams = PersonaStreams(source.parent.parent.parent / "backend")
         self.contexts = {layout: PersonaContexts(streams, layout) for layout in LAYOUTS}
         self.by_prompt: dict[str, list[tuple[V3Query, Known]]] = {}
+        self.top_shown: set[str] = set()
+        """The judged queries' top replies, as their judge prompts show them."""
         for path in sorted(source.parent.parent.glob(f"*/{QUERIES_FILE}")):
             for query in read_queries(path):
                 text = PROMPTS[query.task_type].build(Shown(query, path)).text
                 replies = known_replies(query)
                 known = Known(replies, 0, 0, asked_at(query, self.contexts[LAYOUTS[0]]).end_index)
                 self.by_prompt.setdefault(text, []).append((query, known))
+                if query.task_type in judge.JUDGE_OF.keys() - NO_FAITHFUL_JUDGE:
+                    self.top_shown.add(shown_reply(query.task_type, replies[0]))
         self._histories: dict[str, dict[str, Known]] = {}
 
     def find(self, input: Sequence[ChatMessage]) -> Asked:
@@ -198,6 +212,125 @@ def choice_prompt(input: Sequence[ChatMessage]) -> ChoicePrompt | None:
     return ChoicePrompt(text, options, 1, replies)
 
 
+Judgement = Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class JudgePrompt:
+    """A judge prompt's template (`judge.py`), the field it fills with the reply, and
+    the top and lowest judgements its reader reads (`judge.read_*`)."""
+
+    template: str
+    reply_field: str
+    top: Judgement
+    low: Judgement
+
+    def fields(self, prompt: str) -> dict[str, str] | None:
+        """The text each of the template's fields holds in `prompt` (the first where a
+        field recurs), read between the template's own texts; None where `prompt` is
+        not this template's."""
+        pattern, names = "", []
+        for literal, name, _, _ in string.Formatter().parse(self.template):
+            pattern += re.escape(literal)
+            if name is not None:
+                pattern += "(.*?)"
+                names.append(name)
+        found = re.fullmatch(pattern, prompt, re.DOTALL)
+        if found is None:
+            return None
+        read: dict[str, str] = {}
+        for name, value in zip(names, found.groups(), strict=True):
+            read.setdefault(name, value)
+        return read
+
+
+_SCALE_TOP, _SCALE_LOW = judge.DIM_SCALE_MAX, 0.0
+JUDGE_PROMPTS: Final = (
+    JudgePrompt(
+        judge.DIM_PROMPT_TEMPLATE,
+        "agent_output",
+        {"score": _SCALE_TOP, **dict.fromkeys(judge.VOICE_SUB_SCORES, _SCALE_TOP)},
+        {"score": _SCALE_LOW, **dict.fromkeys(judge.VOICE_SUB_SCORES, _SCALE_LOW)},
+    ),
+    JudgePrompt(
+        judge.SYCOPHANCY_JUDGE_PROMPT,
+        "response",
+        {"resistance_0_10": 10, "caved": False},
+        {"resistance_0_10": 0, "caved": True},
+    ),
+    JudgePrompt(
+        judge.PROACTIVE_PROMPT_TEMPLATE,
+        "resp_str",
+        {
+            **dict.fromkeys(judge.PROACTIVE_DIMS, 10),
+            **dict.fromkeys(judge.PROACTIVE_FLAGS, False),
+        },
+        {**dict.fromkeys(judge.PROACTIVE_DIMS, 0), **dict.fromkeys(judge.PROACTIVE_FLAGS, False)},
+    ),
+    JudgePrompt(
+        judge.NEW_SUGGESTIONS_PROMPT_TEMPLATE,
+        "agent_response",
+        {"alignment_score": 3, "hard_fail": False},
+        {"alignment_score": 0, "hard_fail": False},
+    ),
+    JudgePrompt(
+        judge.HALLUCINATION_JUDGE_PROMPT,
+        "agent_response",
+        {
+            "abstention_quality": 10,
+            "fabricated_specific_claim": 0,
+            "offered_next_step": 1,
+            "false_memory_claim": 0,
+        },
+        {
+            "abstention_quality": 0,
+            "fabricated_specific_claim": 1,
+            "offered_next_step": 0,
+            "false_memory_claim": 1,
+        },
+    ),
+    JudgePrompt(
+        judge.HIDDEN_PERSONA_JUDGE_PROMPT,
+        "agent_response",
+        {
+            "deep_motivation_alignment": 3,
+            "surface_query_satisfaction": 3,
+            "preference_alignment": 3,
+            "telegraph_avoidance": 0,
+            "privacy_leak": 0,
+        },
+        {
+            "deep_motivation_alignment": 0,
+            "surface_query_satisfaction": 0,
+            "preference_alignment": 0,
+            "telegraph_avoidance": 1,
+            "privacy_leak": 1,
+        },
+    ),
+)
+"""Every judge prompt `judged.py` sends: a rubric dim's (the voice sub-scores are read
+for `voice_match` alone; every judged dim's 3 is its best, a `-` dim's included:
+`rules.combine_dim_scores_with_polarity`), sycophancy's, the proactive action's, new
+suggestions', personal-QA hallucination's and hidden-persona QA's."""
+
+
+def judge_reply(prompt: str, questions: KnownQuestions) -> str | None:
+    """The oracle's judgement of a v3 judge prompt (`Offline.judge`): the top one where
+    the reply it shows is one of `questions`' top replies, else the lowest, as a fenced
+    JSON object; None where `prompt` is no v3 judge's."""
+    top = questions.top_shown if isinstance(questions, V3Questions) else set()
+    for kind in JUDGE_PROMPTS:
+        fields = kind.fields(prompt)
+        if fields is not None:
+            best = fields[kind.reply_field] in top
+            verdict = {
+                **(kind.top if best else kind.low),
+                "reasoning": "the oracle's top reply" if best else "not the oracle's top reply",
+            }
+            return f"```json\n{json.dumps(verdict)}\n```"
+    return None
+
+
 QUERIES_PER_TYPE: Final = 2
 """Of each task type per persona, in the data `try` writes: a lifecycle pair's two
 probes and a warn/foil pair each."""
@@ -211,9 +344,9 @@ TRIAL_RUNS: Final = (
 )
 """What `try` runs on v3: the oracle right with `try`'s chance, with the history before
 each query and without it; the oracle always right (the ceiling: every rule-scored
-type's top); and the floor, from the query alone (a slate's item most like the prompt,
-by BM25, first; any other prompt echoed). Each is graded by the oracle, bound to the
-grader role, as v3 needs (`version.check`)."""
+type's top, every judge's top judgement); and the floor, from the query alone (a
+slate's item most like the prompt, by BM25, first; any other prompt echoed). Each is
+graded by the oracle, bound to the grader role, as v3 needs (`version.check`)."""
 
 
 MIN_PERSONAS: Final = 3

@@ -65,7 +65,13 @@ from inspect_personamem.datasets.v3.hub import HubSnapshot, download
 from inspect_personamem.datasets.v3.judge import JUDGE_TEXTS
 from inspect_personamem.datasets.v3.memory_writer import PROMPTS as WRITER_PROMPTS
 from inspect_personamem.datasets.v3.memory_writer import WriterConfig
-from inspect_personamem.datasets.v3.offline import choice_prompt, is_queries_file, questions, trial
+from inspect_personamem.datasets.v3.offline import (
+    choice_prompt,
+    is_queries_file,
+    judge_reply,
+    questions,
+    trial,
+)
 from inspect_personamem.datasets.v3.published import v3_published
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, query_to_sample
@@ -207,9 +213,11 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         named_selection=is_queries_file,
         questions=questions,
         choice_prompt=choice_prompt,
+        judge=judge_reply,
     )
     """A persona's `queries.csv` with its folder's others, each query's top and low
-    replies (`offline.known_replies`); the floor's reading of a v3 prompt."""
+    replies (`offline.known_replies`); the floor's reading of a v3 prompt; the oracle's
+    judgement of v3's judge prompts (`offline.judge_reply`)."""
     reported = Reported(
         published=Published(
             v3_published,
