@@ -20,7 +20,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, replace
-from typing import cast
+from typing import Final, cast
 
 from inspect_ai.scorer import (
     Metric,
@@ -32,7 +32,8 @@ from inspect_ai.scorer import (
     stderr,
 )
 
-from inspect_personamem.datasets.base import Group
+from inspect_personamem.answer.table import ANSWERS
+from inspect_personamem.datasets.base import JUDGED, Group
 from inspect_personamem.report.read.runs import Run
 from inspect_personamem.report.read.samples import READ, Calibration, SampleResult
 from inspect_personamem.scoring.grader.correction import (
@@ -46,6 +47,11 @@ from inspect_personamem.scoring.metrics import group_order
 CLUSTER_KEY = "context"
 """The metadata key Inspect's clustered metrics are given each question's
 `SampleResult.context_id` under (any name serves: only its values count)."""
+
+
+OPTION_SCORINGS: Final = frozenset({*(a.scored_as for a in ANSWERS.values()), JUDGED})
+"""How a run's answers are scored where an answer is read as one option (the answers'
+own ways, and v2's judge of the label): the unparsed share means something there."""
 
 
 @dataclass(frozen=True)
@@ -161,8 +167,9 @@ class RunSummary:
     def unparsed(self) -> float:
         """Share of the scored answers (all epochs) not read as one option: a chosen
         answer without a single option letter, an open one whose grader named no
-        candidate or gave no verdict that could be read."""
-        if not self.run.samples:
+        candidate or gave no verdict that could be read. None (NaN) for a version's own
+        scoring, which reads no option (PersonaMem-v3's rules and judges)."""
+        if not self.run.samples or self.run.scored_as not in OPTION_SCORINGS:
             return math.nan
         return math.fsum(share for status, share in self.statuses.items() if status not in READ)
 

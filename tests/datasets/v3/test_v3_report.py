@@ -67,6 +67,7 @@ def test_the_headline_is_the_log_s_accuracy_and_checks_against_inspect(
     # the judged queries (two a type and persona; the grader unread) are unscored, counted, never 0
     judged = PERSONAS * 2 * sum(task.judged for task in TASK_TYPES.values())
     assert row["unscored samples"] == str(judged)
+    assert row["unparsed share"] == ""  # v3's own scoring reads no option letter
     # each geo-shift row: the reply names neither city, 0.5
     (types,) = read_csv(root / "report", "v3_type")
     assert float(types["local_recommendation_geo_shift"]) == 0.5

@@ -109,7 +109,7 @@ MARKDOWN_MEMORY: Final = "inspect_personamem.datasets.v3.memory_writer:MarkdownM
 EVERY_RUN: Final = (
     "this task's harness and scorer, not the authors': its own personas and one run, "
     "the judged task types through the grader bound (the authors judge with gpt-5.5), "
-    "four of them unscored (no readable judge)"
+    "five of them unscored (no readable judge or rubric)"
 )
 """How every v3 run differs from the published numbers' protocol, whatever its settings."""
 NOT_LOCATED: Final = (
