@@ -210,3 +210,9 @@ def test_nothing_at_or_after_a_query_and_no_answer_reaches_the_models_try_runs(
                 assert hidden not in received, (sample.id, hidden[:40])
     assert checked > 0 and decoys > 0
     assert len(sent) == sum(len(log.samples or []) for log in logs)
+
+
+def test_the_offline_recipe_counts_the_runs_try_makes_of_v3() -> None:
+    words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight"]
+    page = (Path(__file__).parents[3] / "docs" / "offline.md").read_text(encoding="utf-8")
+    assert f"runs `personamem_v3` on them {words[len(offline.TRIAL_RUNS)]} times" in page
