@@ -156,6 +156,15 @@ def test_several_positives_and_a_carve_out() -> None:
     assert graded_ndcg_at_k([1, 0, 2, 3, 4], {1, 2}, {0}) == pytest.approx(0.5580809, abs=1e-6)
 
 
+def test_a_repeated_item_gains_only_the_filler_grade() -> None:
+    # [3, 3, 3, 3, 3]: gains [2, 1, 1, 1, 1] (the repeats are fillers) = the ideal -> 1,
+    # never the 2 x 3.9484592 / 3.9484592 counting the positive five times would give
+    assert graded_ndcg_at_k([3, 3, 3, 3, 3], {3}, {5}) == pytest.approx(1.0)
+    # a repeated hard negative costs once: gains [-2, 1, 2, 1, 1]
+    # = -2 + 0.6309298 + 1 + 0.4306766 + 0.3868528 = 0.4484592 / 3.9484592 = 0.1135778
+    assert graded_ndcg_at_k([5, 5, 3, 0, 1], {3}, {5}) == pytest.approx(0.1135778, abs=1e-6)
+
+
 def test_an_empty_ranking_scores_zero() -> None:
     assert graded_ndcg_at_k([], {3}, {5}) == 0.0
 
@@ -174,11 +183,7 @@ def test_no_positive_with_filler_one_is_all_fillers_against_all_fillers() -> Non
     assert graded_ndcg_at_k([0, 1, 2, 3, 4], set(), {9}) == pytest.approx(1.0)
 
 
-def test_repeats_and_strangers_are_graded_as_listed() -> None:
-    # The reconstruction grades each listed item: the held-out five times ->
-    # 2 x D = 5.8969184 over 3.9484592 = 1.4934733 (above 1: how the authors treat
-    # repeats is unknown).
-    assert graded_ndcg_at_k([3, 3, 3, 3, 3], {3}, set()) == pytest.approx(1.4934733, abs=1e-6)
+def test_strangers_are_fillers() -> None:
     # an unhashable or off-slate item is a filler: [[3], 99, 3] -> gains [1, 1, 2]
     # = 1 + 0.6309298 + 1.0 = 2.6309298 -> 0.6663181
     assert graded_ndcg_at_k([[3], 99, 3], {3}, set()) == pytest.approx(0.6663181, abs=1e-6)

@@ -22,6 +22,7 @@ from inspect_personamem.datasets.v3.scorers import (
     clustered_mean,
     headline_rows,
     lifecycle_part,
+    missing_field,
     v3_accuracy,
     v3_by_family,
     v3_by_metadata,
@@ -424,3 +425,37 @@ def test_a_rule_scored_reply_is_read_and_the_version_scores_by_rules() -> None:
     score = scored("local_recommendation_geo_shift", "Oakland", {"current_city": "Oakland"})
     assert meta(score)["status"] == "read"  # the report's READ: not an unparsed reply
     assert VERSION.scored_as("chosen", {}) == "rules_and_judges"
+
+
+@pytest.mark.parametrize(
+    ("task_type", "fields", "says"),
+    [
+        ("personalized_recommendation", {CANDIDATE_COUNT: 16}, "`held_out_idx`"),
+        ("personalized_recommendation", {CANDIDATE_COUNT: 16, "held_out_idx": "3"}, "held_out"),
+        ("hidden_persona_recommendation", {"held_out_idx": 3}, "`candidates`"),
+        ("at_ai_directive_followup", {CANDIDATE_COUNT: 8, "positive_indices": []}, "neither"),
+        ("local_recommendation_geo_shift", {"current_city": "Lyon"}, "`prior_city`"),
+        ("active_mistake_prevention", {"polarity": "both"}, "`polarity`"),
+        ("short_vs_long_term_lifecycle", {"matching_indices": [1]}, "`phase`"),
+        ("short_vs_long_term_lifecycle", {"phase": "pre"}, "`matching_indices`"),
+    ],
+)
+def test_a_rule_row_without_what_its_rule_reads_is_named(
+    task_type: str, fields: dict[str, Any], says: str
+) -> None:
+    # without them a slate would rank any reply perfect, a geo row give 0.5, a warn/foil
+    # row 0 and a lifecycle probe join no pair: the load refuses them instead
+    assert says in missing_field(task_type, fields)
+
+
+def test_a_complete_rule_row_and_a_judged_row_lack_nothing() -> None:
+    assert (
+        missing_field("personalized_recommendation", {CANDIDATE_COUNT: 16, "held_out_idx": 3}) == ""
+    )
+    carve_outs_alone = {CANDIDATE_COUNT: 8, "positive_indices": [], "carveout_indices": [2]}
+    assert missing_field("at_ai_directive_followup", carve_outs_alone) == ""
+    assert (
+        missing_field("local_recommendation_geo_shift", {"current_city": "A", "prior_city": "B"})
+        == ""
+    )
+    assert missing_field("over_personalization_sycophancy", {}) == ""

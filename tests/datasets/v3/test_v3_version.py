@@ -8,6 +8,7 @@ what v3 has no meaning for, or a run without a grader, is refused in one line.""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from collections import defaultdict
@@ -33,7 +34,7 @@ from inspect_personamem.datasets.v3.spec import V3Folder
 from inspect_personamem.datasets.v3.streams import PersonaStreams
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 from inspect_personamem.datasets.v3.version import NOT_LOCATED, VERSION
-from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.run.facts import FACTS
 from inspect_personamem.run.tasks import personamem_v3
 
@@ -256,3 +257,28 @@ def test_evidence_is_located_only_where_the_generator_says_and_before_the_query(
         real = {**metadata, SCORER_KEY: {}}
         assert VERSION.evidence(real, contexts).where == NOT_LOCATED
     assert located > 0
+
+
+def test_a_ranking_row_without_its_held_out_index_stops_the_load_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """Without it every reply would rank perfect: the task refuses the row before any
+    model call, naming the file, the query and the field."""
+    made = generate(tmp_path / "v3", personas=1, queries_per_type=1, seed=5)
+    path = made.queries_file(made.personas[0])
+    preamble, *lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    rows = list(csv.DictReader(lines))
+    row = next(r for r in rows if r["task_type"] == "personalized_recommendation")
+    row["instance_json"] = json.dumps(
+        {k: v for k, v in json.loads(row["instance_json"]).items() if k != "held_out_idx"}
+    )
+    with path.open("w", encoding="utf-8", newline="") as file:
+        file.write(preamble)
+        writer = csv.DictWriter(file, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    with pytest.raises(PersonaMemDataError) as raised:
+        personamem_v3(data_dir=str(made.root))
+    said = str(raised.value)
+    assert "\n" not in said and str(path) in said and row["query_id"] in said
+    assert "field `held_out_idx`" in said

@@ -17,7 +17,9 @@ Sources (bowen-upenn/PersonaMem-v3; full hashes in the shared COMMITS.md):
   so it cannot know how many fillers there are). It reproduces the one number the
   authors state about it: with a filler grade of 1, a slate whose only positive is
   missed scores ~0.75 ("the graded-NDCG ~75% floor", recompute_ndcg.py@8e2a111f).
-  Whether they clamp a negative NDCG at 0 is not known (`floor_at_zero`, off).
+  Whether they clamp a negative NDCG at 0 is not known (`floor_at_zero`, off). A
+  repeated item gains the filler grade after its first place, so no reply scores above
+  the ideal (their permutation check dedups, so repeats reach the function).
 - lifecycle: evaluation/tasks/e5_horizon_lifecycle.py@b8d90778 (`compute_e5_metrics`,
   the runner's pairing of pre and post rows); the same code at 0f0f386e.
 """
@@ -195,7 +197,8 @@ def graded_ndcg_at_k(
     if k <= 0:
         return 0.0
     dcg = sum(
-        _grade(item, positives, hard_negatives, filler_grade) * _discount(position)
+        _grade(item, positives, hard_negatives, filler_grade, repeat=_repeats(ranked, position))
+        * _discount(position)
         for position, item in enumerate(ranked[:k])
     )
     n_positive = min(len(positives), k)
@@ -207,9 +210,23 @@ def graded_ndcg_at_k(
     return max(0.0, value) if floor_at_zero else value
 
 
+def _repeats(ranked: Sequence[object], position: int) -> bool:
+    """Whether the item at `position` came earlier in `ranked`: a repeat gains only the
+    filler grade, so a reply naming a positive twice cannot score above the ideal (the
+    authors' check, `sorted(set(ranked))`, lets repeats through)."""
+    return ranked[position] in ranked[:position]
+
+
 def _grade(
-    item: object, positives: Collection[int], hard: Collection[int], filler_grade: float
+    item: object,
+    positives: Collection[int],
+    hard: Collection[int],
+    filler_grade: float,
+    *,
+    repeat: bool = False,
 ) -> float:
+    if repeat:
+        return filler_grade
     try:
         if item in positives:
             return POSITIVE_GRADE

@@ -79,6 +79,7 @@ from inspect_ai.solver import TaskState
 
 from inspect_personamem.datasets.v3.judged import judged_score
 from inspect_personamem.datasets.v3.ranking import (
+    AT_AI_TASK,
     extract_json,
     lifecycle_ranking,
     match_rate_at_3,
@@ -219,6 +220,35 @@ def rule_score(
             join={"kind": "lifecycle", "pair": pair, "side": phase} if phase in PHASES else None,
         )
     raise ValueError(f"{task_type!r} is not a rule-scored PersonaMem-v3 task type")
+
+
+def missing_field(task_type: str, fields: Mapping[str, Any]) -> str:
+    """What a rule-scored row lacks of the scorer-only `fields` its rule reads, in words
+    naming the field; empty where it lacks nothing (and for a judged type). Without them
+    a rule would score silently: a slate without its labels ranks every reply perfect,
+    a geo row without its cities gives 0.5, a warn/foil row without its side 0, and a
+    lifecycle probe without its phase joins no pair."""
+    if task_type in RANKING_TASKS:
+        if _count(fields) <= 0:
+            return "field `candidates`: no candidate slate"
+        labels = slate_labels(task_type, fields)
+        if task_type == AT_AI_TASK and not labels.positives | labels.hard_negatives:
+            # a "less of it" directive has carve-outs alone: its ranking is still graded
+            return "fields `positive_indices` and `carveout_indices`: neither names an index"
+        if task_type != AT_AI_TASK and not labels.positives:
+            return "field `held_out_idx`: not an integer index on the slate"
+    if task_type == GEO_TASK:
+        for name in ("current_city", "prior_city"):
+            if not str(fields.get(name) or "").strip():
+                return f"field `{name}`: empty"
+    if task_type == MISTAKE_TASK and fields.get("polarity") not in ("warn", "foil"):
+        return f"field `polarity`: {fields.get('polarity')!r}, not 'warn' or 'foil'"
+    if task_type == LIFECYCLE_TASK:
+        if fields.get("phase") not in PHASES:
+            return f"field `phase`: {fields.get('phase')!r}, not 'pre' or 'post'"
+        if not isinstance(fields.get("matching_indices"), list):
+            return "field `matching_indices`: not a list"
+    return ""
 
 
 def _without_phase(instance: str) -> str:

@@ -77,6 +77,7 @@ from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, query_to_sample
 from inspect_personamem.datasets.v3.scorers import (
     SCORED_AS,
+    missing_field,
     v3_by_metadata,
     v3_metrics,
     v3_scorer,
@@ -403,6 +404,12 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         for question in questions:
             sample = query_to_sample(question.query, contexts, question.path)
             metadata = dict(sample.metadata or {})
+            missing = missing_field(question.query.task_type, metadata[SCORER_KEY])
+            if missing:
+                raise PersonaMemDataError(
+                    f"{question.path}: query {question.question_id} "
+                    f"({question.query.task_type}): {missing}, which its scorer reads"
+                )
             metadata[ASKED_KEY] = {
                 **metadata[ASKED_KEY],
                 "cache_prefix_ends": ends[question.question_id],
