@@ -152,8 +152,8 @@ def test_try_runs_the_oracle_its_ceiling_and_the_floor_and_writes_the_report(
     # gives 1 as the authors' does (the agentic types: 6.089 / 8; over-personalization's
     # rubric types, e.g. chatbot text 4 of 6, the family's mean 2/3)
     ceilings = [1.0, 1.0, 2 / 3, 0.7611, 1.0]
-    families = ("personalization", "recommendation", "over_personalization", "agentic_tasks")
-    assert [float(top[family]) for family in (*families, "agentic_proactiveness")] == (
+    order = ("personalization", "recommendation", "over_personalization", "agentic_tasks")
+    assert [float(top[family]) for family in (*order, "agentic_proactiveness")] == (
         pytest.approx(ceilings, abs=1e-4)
     )
     page = (out / "report" / "index.html").read_text(encoding="utf-8")
