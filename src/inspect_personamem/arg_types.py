@@ -1,9 +1,15 @@
-"""argparse types for the `inspect-personamem` subcommands: numbers within bounds."""
+"""argparse types for the `inspect-personamem` subcommands: numbers within bounds; and
+the options only some dataset versions take, added to a subcommand's parser."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from inspect_personamem.datasets.base import DatasetVersion
+    from inspect_personamem.datasets.declared import ToolOption
 
 
 def bounded(
@@ -34,3 +40,18 @@ POSITIVE_COUNT = bounded(int, 1)
 AMOUNT = bounded(float, 0)
 DURATION = bounded(float, 0, strict=True)
 PROBABILITY = bounded(float, 0, high=1)
+
+
+def add_version_options(
+    parser: argparse.ArgumentParser,
+    by_flag: Mapping[str, tuple[ToolOption, Sequence[DatasetVersion[Any]]]],
+) -> None:
+    """Each option only some versions take (`declared.options_by_flag`), its help naming
+    them."""
+    for option, versions in by_flag.values():
+        parser.add_argument(
+            option.flag,
+            type=option.type,
+            choices=option.choices,
+            help=f"{' and '.join(v.key for v in versions)}: {option.help}",
+        )

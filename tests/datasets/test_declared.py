@@ -14,7 +14,9 @@ from inspect_personamem.datasets.declared import (
     Published,
     PublishedNumber,
     Reported,
+    ToolOption,
     Where,
+    options_by_flag,
 )
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
@@ -72,3 +74,12 @@ def test_published_names_are_the_paper_layouts_models_and_overrides_win() -> Non
     assert layout.published_name("openai/gpt-4o", {"openai/gpt-4o": ""}) is None
     assert layout.published_name("x/y", {"x/y": "o1"}) == "o1"
     assert layout.published_name("x/y", {}) is None
+
+
+def test_options_by_flag_groups_the_versions_taking_each_in_order() -> None:
+    layout = ToolOption("--history-layout", "the layout", choices=("authors", "events"))
+    questions = ToolOption("--questions", "a question file")
+    by_flag = options_by_flag([("v1", [questions]), ("v3", [layout, questions]), ("v2", [])])
+    assert list(by_flag) == ["--questions", "--history-layout"]
+    assert by_flag["--questions"] == (questions, ["v1", "v3"])
+    assert by_flag["--history-layout"] == (layout, ["v3"])

@@ -11,10 +11,16 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspect_personamem.arg_types import AMOUNT, COUNT, DURATION, POSITIVE_COUNT
+from inspect_personamem.arg_types import (
+    AMOUNT,
+    COUNT,
+    DURATION,
+    POSITIVE_COUNT,
+    add_version_options,
+)
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS
 from inspect_personamem.datasets.base import DatasetVersion, option_flag
-from inspect_personamem.datasets.declared import ToolOption
+from inspect_personamem.datasets.declared import ToolOption, options_by_flag
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Parameter
@@ -44,12 +50,11 @@ def selector_options() -> dict[str, list[DatasetVersion[Any]]]:
 def version_options() -> dict[str, tuple[ToolOption, list[DatasetVersion[Any]]]]:
     """Every offered version's own `estimate` options (`Estimate.options`) by flag, with
     the versions taking each."""
-    options: dict[str, tuple[ToolOption, list[DatasetVersion[Any]]]] = {}
-    for version in offered().values():
-        assert version.estimate is not None
-        for option in version.estimate.options:
-            options.setdefault(option.flag, (option, []))[1].append(version)
-    return options
+    return options_by_flag(
+        (version, version.estimate.options)
+        for version in offered().values()
+        if version.estimate is not None
+    )
 
 
 def _selector(version: DatasetVersion[Any], flag: str) -> Parameter:
@@ -76,13 +81,7 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
             choices=tuple(choices),
             help="; ".join(_selector_help(v, _selector(v, flag)) for v in versions),
         )
-    for option, versions in version_options().values():
-        parser.add_argument(
-            option.flag,
-            type=option.type,
-            choices=option.choices,
-            help=f"{' and '.join(v.key for v in versions)}: {option.help}",
-        )
+    add_version_options(parser, version_options())
     parser.add_argument("--model", required=True, help="e.g. openai/gpt-4.1")
     parser.add_argument("--data-dir", help="folder with the dataset's files (as -T data_dir)")
     parser.add_argument("--repo-id", help="default: the dataset's")

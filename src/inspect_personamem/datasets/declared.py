@@ -12,10 +12,10 @@ them, so that imports run one way: tools -> versions -> shared layers.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from inspect_ai.model import ChatMessage
 
@@ -223,6 +223,21 @@ class ToolOption:
     def dest(self) -> str:
         """Its name in argparse's namespace, and in the options a version is given."""
         return self.flag.removeprefix("--").replace("-", "_")
+
+
+V = TypeVar("V")
+
+
+def options_by_flag(
+    owned: Iterable[tuple[V, Iterable[ToolOption]]],
+) -> dict[str, tuple[ToolOption, list[V]]]:
+    """Each flag of the options the versions `owned` declare for a tool -> its option and
+    the versions taking it, in the order given (the first declaration of a flag stands)."""
+    options: dict[str, tuple[ToolOption, list[V]]] = {}
+    for version, declared in owned:
+        for option in declared:
+            options.setdefault(option.flag, (option, []))[1].append(version)
+    return options
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,16 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspect_personamem.arg_types import POSITIVE_COUNT, PROBABILITY
+from inspect_personamem.arg_types import POSITIVE_COUNT, PROBABILITY, add_version_options
 from inspect_personamem.datasets.base import DatasetVersion
-from inspect_personamem.datasets.declared import Offline, ToolOption, Trial, TrialRun, Try
+from inspect_personamem.datasets.declared import (
+    Offline,
+    ToolOption,
+    Trial,
+    TrialRun,
+    Try,
+    options_by_flag,
+)
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.offline.oracle import NAME as ORACLE
@@ -69,11 +76,7 @@ def tried() -> dict[str, tuple[DatasetVersion[Any], Try, Offline]]:
 
 def version_options() -> dict[str, tuple[ToolOption, list[DatasetVersion[Any]]]]:
     """Every version's own `try` options by flag, with the versions taking each."""
-    options: dict[str, tuple[ToolOption, list[DatasetVersion[Any]]]] = {}
-    for version, trying, _ in tried().values():
-        for option in trying.options:
-            options.setdefault(option.flag, (option, []))[1].append(version)
-    return options
+    return options_by_flag((version, trying.options) for version, trying, _ in tried().values())
 
 
 def _trial(args: argparse.Namespace) -> Trial:
@@ -235,13 +238,7 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument(
         "--out", type=Path, default=Path("personamem-try"), help="output folder (personamem-try)"
     )
-    for option, versions in version_options().values():
-        parser.add_argument(
-            option.flag,
-            type=option.type,
-            choices=option.choices,
-            help=f"{' and '.join(v.key for v in versions)}: {option.help}",
-        )
+    add_version_options(parser, version_options())
     parser.add_argument(
         "--questions-count",
         type=POSITIVE_COUNT,
