@@ -220,7 +220,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "tool_timeout",
             TOOL_TIMEOUT,
             int,
-            "tools=mcp: seconds the server has to answer one call (four times that to start).",
+            "tools=mcp: seconds the server has to answer one call (120 to start).",
             minimum=1,
             scoring=False,
         ),
