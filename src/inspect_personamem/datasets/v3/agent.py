@@ -51,6 +51,7 @@ import shlex
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -305,16 +306,15 @@ async def _served(state: TaskState, client: Any, server: Server, actions: Action
     with them; the server stopped after."""
     with anyio.CancelScope() as scope:
         scope.deadline = anyio.current_time() + server.start_timeout
-        try:
-            async with client:
+        async with AsyncExitStack() as stack:
+            try:
+                await stack.enter_async_context(client)
                 listed = await client.tools()
-                scope.deadline = math.inf
-                tools = [_recorded(tool, actions, server) for tool in listed]
-                return await _run(state, tools, actions)
-        except (LimitExceededError, AppServerError):
-            raise
-        except Exception as ex:
-            raise server.fault(actions, "did not start", ex) from ex
+            except Exception as ex:
+                raise server.fault(actions, "did not start", ex) from ex
+            scope.deadline = math.inf
+            tools = [_recorded(tool, actions, server) for tool in listed]
+            return await _run(state, tools, actions)
     raise server.fault(actions, f"did not start within {server.start_timeout} s")
 
 
@@ -414,7 +414,11 @@ def _recorded(tool: Tool, actions: Actions, server: Server | None) -> Tool:
         return result
 
     return ToolDef(
-        execute, name=name, description=spec.description, parameters=spec.parameters
+        execute,
+        name=name,
+        description=spec.description,
+        parameters=spec.parameters,
+        max_output=0,  # the apps' text whole, as `apps.inspect_tools` gives it
     ).as_tool()
 
 
