@@ -16,7 +16,13 @@ import anyio
 import pytest
 
 from inspect_personamem.datasets.v3.app_server import main, server_command, session_from
-from inspect_personamem.datasets.v3.apps import TOOLS, AppSession, AppToolError, dumps
+from inspect_personamem.datasets.v3.apps import (
+    TOOLS,
+    AppSession,
+    AppToolError,
+    dumps,
+    session_for,
+)
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.streams import PersonaStreams
@@ -34,6 +40,7 @@ def persona(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, V3Query]:
 def metadata(query: V3Query, allowed: str = "social", policy: str = "writes_ok") -> dict[str, Any]:
     """A sample's metadata as `samples.query_to_sample` gives it (the keys read)."""
     return {
+        "query_id": query.query_id,
         "user_id": query.user_id,
         "ts": query.ts,
         "mcp_tools_allowed": allowed,
@@ -118,9 +125,9 @@ def test_the_servers_tools_and_answers_are_the_sessions_byte_for_byte(
 ) -> None:
     backend, query = persona
     writes = tmp_path / "writes.jsonl"
-    view = PersonaStreams(backend).visible(query.user_id, query.ts)
-    session = AppSession(view, mcp_tools_allowed="social", state_write_policy="writes_ok")
-    asked = calls(AppSession(view, mcp_tools_allowed="social", state_write_policy="writes_ok"))
+    streams = PersonaStreams(backend)
+    session = session_for(streams, metadata(query))
+    asked = calls(session_for(streams, metadata(query)))
     expected = [local(session, name, arguments) for name, arguments in asked]
     listed, answers = anyio.run(
         through_mcp, server_command(backend, metadata(query), writes), asked

@@ -35,9 +35,12 @@ from inspect_personamem.datasets.v3.apps import (
     dumps,
     inspect_tools,
     is_write,
+    session_for,
 )
 from inspect_personamem.datasets.v3.generator import generate
+from inspect_personamem.datasets.v3.histories import PersonaContexts
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
+from inspect_personamem.datasets.v3.samples import query_to_sample
 from inspect_personamem.datasets.v3.streams import APPS, PersonaStreams
 from inspect_personamem.errors import PersonaMemDataError
 
@@ -350,6 +353,20 @@ def test_a_bad_row_is_one_line_naming_persona_query_and_field(marked: Marked) ->
         f"persona {marked.uid}, query q7: field 'mcp_tools_allowed': 'x' is neither a tool "
         "nor one of none, read, social, chatbot, all"
     )
+
+
+def test_a_samples_metadata_gives_its_session(marked: Marked) -> None:
+    query = marked.query("agentic_send_post")  # mcp__threads__create_post, append_writes
+    path = marked.root / f"benchmark/{marked.uid}/queries.csv"
+    streams = PersonaStreams(marked.backend)
+    sample = query_to_sample(query, PersonaContexts(streams), path)
+    assert sample.metadata is not None
+    session = session_for(streams, sample.metadata)
+    assert (session.view.user_id, session.t) == (marked.uid, query.ts)
+    assert session.offered_writes == {"threads_create_post"}
+    bad = {**sample.metadata, "state_write_policy": "often"}
+    with pytest.raises(PersonaMemDataError, match=f"query {re.escape(query.query_id)}: field"):
+        session_for(streams, bad)
 
 
 def test_functions_are_the_offered_tools_typed(marked: Marked) -> None:

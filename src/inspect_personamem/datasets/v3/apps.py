@@ -77,7 +77,7 @@ from typing import Any, Final, Literal, TypeVar
 
 from inspect_ai.tool import Tool, ToolDef, ToolError
 
-from inspect_personamem.datasets.v3.streams import PersonaView
+from inspect_personamem.datasets.v3.streams import PersonaStreams, PersonaView
 from inspect_personamem.errors import PersonaMemDataError
 
 SOCIAL_APPS: Final = ("instagram", "facebook", "threads")
@@ -803,6 +803,17 @@ class AppSession:
             return self.call(spec.name, arguments)
 
         return _typed(function, spec, str)
+
+
+def session_for(streams: PersonaStreams, metadata: Mapping[str, Any]) -> AppSession:
+    """A sample's session: its persona (`user_id`) at its time (`ts`), offered the
+    writes its row allows (`mcp_tools_allowed`, `state_write_policy`)."""
+    return AppSession(
+        streams.visible(str(metadata["user_id"]), int(metadata["ts"])),
+        mcp_tools_allowed=str(metadata["mcp_tools_allowed"]),
+        state_write_policy=str(metadata["state_write_policy"]),
+        query_id=str(metadata.get("query_id", "")),
+    )
 
 
 def inspect_tools(session: AppSession) -> list[Tool]:
