@@ -185,7 +185,7 @@ def test_bad_arguments_stop_in_one_line(
         (("user", uid), ("policy", "sometimes")): f"app_server: persona {uid}: field "
         "'state_write_policy': 'sometimes' is not one of read_only, writes_ok, append_writes",
         (("user", uid), ("allowed", "tiktok_post")): f"app_server: persona {uid}: field "
-        "'mcp_tools_allowed': 'tiktok_post' is neither a tool nor one of none, read, social, "
+        "'mcp_tools_allowed': 'tiktok_post' is neither a tool nor one of none, social, "
         "chatbot, all",
     }
     for changes, line in cases.items():

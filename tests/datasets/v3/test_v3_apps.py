@@ -351,7 +351,7 @@ def test_a_bad_row_is_one_line_naming_persona_query_and_field(marked: Marked) ->
         AppSession(view, mcp_tools_allowed="x", state_write_policy="read_only", query_id="q7")
     assert str(caught.value) == (
         f"persona {marked.uid}, query q7: field 'mcp_tools_allowed': 'x' is neither a tool "
-        "nor one of none, read, social, chatbot, all"
+        "nor one of none, social, chatbot, all"
     )
 
 

@@ -91,10 +91,10 @@ SEARCH_TYPES: Final = ("post", "hashtag", "user")
 READ_ONLY_POLICIES: Final = ("read_only", "")
 WRITE_POLICIES: Final = ("writes_ok", "append_writes")
 """`state_write_policy` values: the authors' registry has `read_only` / `writes_ok`;
-`append_writes` is the generated rows' name for the latter."""
+`append_writes` is the generated rows' name for the latter; a row without one (empty)
+is offered no write."""
 LABELS: Final = {
     "none": (),
-    "read": (),
     "social": SOCIAL_APPS,
     "chatbot": ("chatbot",),
     "all": (*SOCIAL_APPS, "chatbot"),
