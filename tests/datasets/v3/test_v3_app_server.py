@@ -224,3 +224,29 @@ def test_the_command_line_exits_2_with_one_line(persona: tuple[Path, V3Query]) -
     assert (
         done.stderr == "app_server: --at 'later': not an integer (the query's time, unix seconds)\n"
     )
+
+
+@pytest.mark.slow
+@pytest.mark.memory
+def test_inspects_mcp_client_reads_the_same_text(persona: tuple[Path, V3Query]) -> None:
+    """The path `-T tools=mcp` takes: Inspect's stdio MCP client, its tools' text the
+    session's, a refusal a `ToolError` with the session's message."""
+    from inspect_ai.tool import ToolDef, ToolError, mcp_server_stdio
+
+    backend, query = persona
+    session = session_for(PersonaStreams(backend), metadata(query))
+    executable, arguments = server_command(backend, metadata(query))
+
+    async def read() -> tuple[list[str], Any, str]:
+        async with mcp_server_stdio(command=executable, args=arguments) as server:
+            tools = {ToolDef(tool).name: tool for tool in await server.tools()}
+            feed = await tools["threads_get_feed"](limit=2)
+            with pytest.raises(ToolError) as refused:
+                await tools["threads_get_post"](post_id="nope")
+            return list(tools), feed, refused.value.message
+
+    names, feed, refusal = anyio.run(read)
+    assert names == list(session.functions())
+    [content] = feed
+    assert content.text == session.call("threads_get_feed", {"limit": 2})
+    assert refusal == "post_id 'nope' not found on threads"

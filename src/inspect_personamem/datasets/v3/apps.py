@@ -287,7 +287,7 @@ def _summarize_inbox(session: AppSession, app: str, args: dict[str, Any]) -> Any
 def _get_calendar(session: AppSession, app: str, args: dict[str, Any]) -> Any:
     state: dict[str, dict[str, Any]] = {}
     for change in session.view.calendar:
-        action, entry_id = change.get("action"), change.get("entry_id")
+        action, entry_id = change.get("action"), str(change.get("entry_id"))
         entry = change.get("entry")
         if action == "added" and isinstance(entry, dict) and entry.get("entry_id"):
             state[str(entry["entry_id"])] = dict(entry)
