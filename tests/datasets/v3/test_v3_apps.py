@@ -526,3 +526,14 @@ def test_the_authors_checks_on_writes(marked: Marked) -> None:
     )
     assert unknown["recipient_resolved"] is False
     assert session.writes[-1]["event"]["relationship"] == "unknown"
+
+
+def test_the_feed_puts_the_last_write_first(marked: Marked) -> None:
+    session = marked.session(marked.query("agentic_auto_reply"), "social", "writes_ok")
+    for n in range(1, 12):
+        session.call("threads_create_post", {"caption": f"post {n}"})
+    feed = json.loads(session.call("threads_get_feed", {"limit": 12}))["results"]
+    assert [item["post_id"] for item in feed[:11]] == [
+        f"threads_write_{n}" for n in range(11, 0, -1)
+    ]
+    assert feed[11]["timestamp"] < session.t  # then the released posts, newest first

@@ -727,9 +727,9 @@ class AppSession:
         return [*self._released.get(app, []), *written]
 
     def posts(self, app: str) -> list[dict[str, Any]]:
-        """The app's events but DMs, newest first (ties by id, larger first)."""
-        posts = [e for e in self.events(app) if not e.get("is_dm")]
-        return sorted(posts, key=_newest_key, reverse=True)
+        """The app's events but DMs, newest first (of events at one time, the later in
+        the file first; the session's writes last made first)."""
+        return [e for e in reversed(self.events(app)) if not e.get("is_dm")]
 
     def post(self, app: str, post_id: str) -> dict[str, Any]:
         for event in self.events(app):
@@ -934,17 +934,14 @@ def _number(value: Any) -> float:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
-def _newest_key(event: Mapping[str, Any]) -> tuple[float, str]:
-    return (_number(event.get("source_timestamp")), str(event.get("source_object_id", "")))
-
-
 def _message_time(message: Mapping[str, Any]) -> int:
     ts = message.get("timestamp")
     return ts if isinstance(ts, int) and not isinstance(ts, bool) else 0
 
 
 def _written_event(record: Mapping[str, Any]) -> dict[str, Any]:
-    """A write record's event as reads show it (`events_for_app`, mcp_overlay.py)."""
+    """A write record's event as reads show it (`events_for_app`, mcp_overlay.py): at T,
+    after every released event."""
     event = dict(record["event"])
     event.setdefault("source_object_id", record["synthetic_event_id"])
     event.setdefault("source_timestamp", record["timestamp_ms"] // 1000)
