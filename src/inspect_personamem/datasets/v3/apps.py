@@ -54,10 +54,10 @@ Where ours differs from the authors', and why:
   authors of the app's visible events (theirs reads the profile's `friends`, which is
   scorer-side here);
 - a bad call is an error, not a result: the authors' `{"error": ...}` results (empty
-  caption, unknown reaction, unknown post) raise `AppToolError` with their message, and
-  so do unknown ids, unknown arguments, arguments of the wrong type, a `limit` below 1,
-  a `cursor` this session did not give and an unknown `search_type` (theirs searches
-  posts);
+  caption, unknown reaction, unknown post) raise `AppToolError` with their message (an
+  unknown id's names the app too; theirs `get_post` returns null), and so do unknown
+  ids, unknown arguments, arguments of the wrong type, a `limit` below 1, a `cursor`
+  this session did not give and an unknown `search_type` (theirs searches posts);
 - one cursor for every paginated tool: the offset of the next page, as a decimal string
   (theirs: that for feeds, an opaque `base64(ts:id)` for searches and DMs);
 - sent DMs are threads of their own in later `list_dms` and `get_dm_thread` reads, and
