@@ -195,6 +195,23 @@ def every_read_call(persona: Marked, session: AppSession) -> Iterator[tuple[str,
     yield "calendar_get_calendar", {}
 
 
+TIME_KEYS = {"timestamp", "source_timestamp", "latest_ts", "ts"}
+"""Keys whose value is when something happened (a calendar entry's start and end may
+lie ahead: what the user had planned by T)."""
+
+
+def times_in(value: Any) -> Iterator[int]:
+    """Every time in a JSON value, at any depth."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in TIME_KEYS and isinstance(item, int):
+                yield item
+            yield from times_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from times_in(item)
+
+
 def shown(session: AppSession, name: str, arguments: dict[str, Any]) -> str:
     """What the model reads back: the result, or the refusal's message."""
     try:
@@ -227,6 +244,8 @@ def test_no_read_with_any_argument_returns_the_future_or_a_hidden_field(
         text = shown(session, name, arguments)
         calls += 1
         assert not HIDDEN.search(text), (name, arguments, HIDDEN.search(text))
+        if text.startswith("{"):
+            assert all(ts < t for ts in times_in(json.loads(text))), (name, arguments)
         late = [k for k in map(int, EVENT.findall(text)) if marked.events[k] >= t]
         assert not late, (name, arguments, late)
         late = [i for i in map(int, CALENDAR.findall(text)) if marked.calendar[i] >= t]
