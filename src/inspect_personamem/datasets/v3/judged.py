@@ -24,8 +24,8 @@ What each judge reads (bowen-upenn/PersonaMem-v3; `judge.JUDGE_OF` names the fil
   rejudge script (scripts/rejudge_existing.py) rebuilds it: `query_text` with the
   scenario's name and notes, `scenario_off_limits_preferences` from `forbidden_items`,
   `user_opted_out_topic` from `carve_out`. The agentic types judge the reply's
-  `response`, `summary` or `reply_to_user` (tasks/agentic_tasks.py, the generic
-  dispatch), the others its `response`. A type with no APPLICABILITY row
+  `final_answer`, `response`, `summary` or `reply_to_user` (tasks/agentic_tasks.py@
+  0628f60d, the generic dispatch), the others its `response`. A type with no APPLICABILITY row
   (`agentic_community_post`) has no maximum: unscored, as the authors' aggregate
   leaves it out. The newest pipeline replaced these per-dim calls with one
   unified judge (0-10) whose prompt is in no readable version (`judge.py`), so the
@@ -56,6 +56,14 @@ scores 0 without a call (`gated`). Where the runner was read and has no gate
 (`UNGATED`: the proactive types, whose right answer may be a terse silence,
 hidden-persona QA, new suggestions and the nine agentic types) the reply is judged
 whatever its length.
+
+An agent run (`actions` in the sample's metadata) of an agentic or proactive row is
+first checked as the authors' runner checks an `mcp_agent` run (`verifiers.py`): a
+required write missing or a failed output-quality verifier, or any write on a proactive
+row whose `expected_behavior` is `restrain`, scores it 0 without a judge call
+(`rule_zero`, `action_status`); else it is judged as above (the judge reads the reply,
+never the writes, as theirs), the checks' counts in its metrics and every check in
+`JudgedRow.actions`.
 
 A judge reply that gives no score is unscored (`judge_unreadable`, Inspect's NaN, counted
 in the log's `unscored_samples` and by status), where the authors' scripts write 0 (new
