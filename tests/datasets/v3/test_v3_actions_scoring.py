@@ -56,15 +56,19 @@ def call(tool: str, arguments: Mapping[str, Any], error: str | None = None) -> d
     return {"tool": tool, "arguments": dict(arguments), "error": error}
 
 
-def write(tool: str, arguments: Mapping[str, Any], **event: Any) -> dict[str, Any]:
-    """A write record (the authors' writes.jsonl record plus the arguments)."""
+def write(
+    tool: str, arguments: Mapping[str, Any], text: str = "", hashtags: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """A write record (the authors' writes.jsonl record plus the arguments, with the
+    defaults filled), its event shaped as their servers' (`content.caption`,
+    `source_hashtags`)."""
     return {
         "tool": tool,
         "app": tool.split("_", 1)[0],
-        "arguments": dict(arguments),
+        "arguments": {**arguments, "media_refs": None},
         "synthetic_event_id": "synthetic_0",
         "timestamp_ms": 1_775_000_000_000,
-        "event": event,
+        "event": {"content": {"caption": text}, "source_hashtags": list(hashtags)},
     }
 
 
@@ -86,7 +90,7 @@ def posted(caption: str) -> dict[str, Any]:
     args = {"caption": caption}
     return actions(
         [call("threads_get_feed", {"limit": 5}), call("threads_create_post", args)],
-        [write("threads_create_post", args, caption=caption, hashtags=["#sourdough"])],
+        [write("threads_create_post", args, caption, ("#sourdough",))],
     )
 
 
@@ -140,12 +144,13 @@ def test_the_rules_count_successful_calls_each_write_as_its_record() -> None:
             call("chatbot_send_post_to_app", post),
             call("instagram_send_dm", {"recipient_id": "f1", "message": "hi"}, "unknown friend"),
         ],
-        [write("threads_create_post", post, caption="fresh sourdough")],
+        [write("threads_create_post", post, "fresh sourdough")],
     )
     calls = trace(run)
+    event = {"content": {"caption": "fresh sourdough"}, "source_hashtags": []}
     assert calls == [
         Traced("instagram_list_dms", {}),
-        Traced("threads_create_post", {"caption": "fresh sourdough"}, True),
+        Traced("threads_create_post", event, True),
     ]
     rules = [
         "count('instagram_list_dms') >= 1",
@@ -196,8 +201,18 @@ def test_a_write_no_successful_call_made_is_an_error() -> None:
     run = actions(
         [call("threads_create_post", args, "refused")], [write("threads_create_post", args)]
     )
-    with pytest.raises(ActionRuleError, match="write 0 .'threads_create_post'. has no"):
+    with pytest.raises(ActionRuleError, match="write 0 .'threads_create_post'. has no succ"):
         trace(run)
+    # a read of the same post before a reaction is not the reaction's call
+    react = {"post_id": "p1", "reaction_type": "like"}
+    run = actions(
+        [call("instagram_get_post", {"post_id": "p1"}), call("instagram_react", react)],
+        [write("instagram_react", react)],
+    )
+    assert [(c.name, c.written) for c in trace(run)] == [
+        ("instagram_get_post", False),
+        ("instagram_react", True),
+    ]
 
 
 def test_final_state_as_the_authors_check_it() -> None:
@@ -310,18 +325,19 @@ def test_the_output_quality_verifiers_worked_by_hand() -> None:
     # cross-app repost: no shared hashtag; caption tokens {sourdough, crust, crumb} vs
     # {sourdough, crust, tonight}: 2 of 4 -> jaccard 0.5 >= 0.3
     source = {"caption": "Sourdough crust and crumb", "hashtags": ["#bread"]}
+    caption = {"caption": "sourdough crust tonight"}
     repost = actions(
-        [call("instagram_create_post", {"caption": "sourdough crust tonight"})],
-        [
-            write(
-                "instagram_create_post",
-                {"caption": "sourdough crust tonight"},
-                caption="sourdough crust tonight",
-            )
-        ],
+        [call("instagram_create_post", caption)],
+        [write("instagram_create_post", caption, caption["caption"])],
     )
     inst = {"source_post": source, "target_app": "instagram"}
     assert quality("agentic_cross_app_repost", inst, "", repost) == (("references_source", "pass"),)
+    # the verifier's own reading, top-level `caption` / `hashtags`, is read too: a
+    # shared #bread passes whatever the words
+    record = write("instagram_create_post", {"caption": "x"})
+    record["event"] = {"caption": "nothing alike", "hashtags": ["#Bread"]}
+    tagged = actions([call("instagram_create_post", {"caption": "x"})], [record])
+    assert quality("agentic_cross_app_repost", inst, "", tagged) == (("references_source", "pass"),)
     # trending alert: two distinct hashtags and 6+ content tokens
     alert = "Trending now: #sourdough and #bakeoff, both close to your weekend baking habit"
     assert quality("agentic_trending_alert", {}, alert, READ_ONLY) == (
@@ -399,7 +415,7 @@ def test_an_act_row_records_its_rules_and_is_judged() -> None:
         "tool_call_rules": ["count('facebook_send_dm') == 0"],
     }
     dm = {"recipient_id": "friend_1", "message": "congrats!"}
-    run = actions([call("facebook_send_dm", dm)], [write("facebook_send_dm", dm, text="congrats!")])
+    run = actions([call("facebook_send_dm", dm)], [write("facebook_send_dm", dm, "congrats!")])
     reply = json.dumps(
         {"should_act": True, "content": "Ana posted her new job", "evidence_cited": "x"}
     )

@@ -33,6 +33,11 @@ Where ours differs:
   an error naming the rule (`ActionRuleError`), where theirs records `parse_error` and
   counts it neither passed nor failed; the whole rule must match, where their
   `re.match` ignores what follows a matching start.
+- The verifiers read a write's text and hashtags from the event's `caption` / `text` /
+  `body` and `hashtags` (theirs), and else from `content.caption` and
+  `source_hashtags`, where the authors' own servers write them (_social_server.py@
+  1549bc98 `create_post`): read literally, their verifier finds no caption in any of
+  their runs' writes, and every send_post or cross-app repost fails its check.
 - `final_state_expected` may say `writes: [tool, ...]` (the E6 builders' shape, which
   their `_check_final_state` does not read): here, exactly those writes (each listed
   tool as many times as listed, and no other write); `writes: []` asks for none. Any
@@ -82,29 +87,46 @@ def _records(actions: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     return [item for item in value if isinstance(item, Mapping)]
 
 
+SEND_POST_TO_APP: Final = "chatbot_send_post_to_app"
+"""The one write recorded under another tool's name, `{target_app}_create_post`
+(mcp_tool_registry.py@f0cde101's note on it)."""
+
+
+def made(name: str, record: Mapping[str, Any]) -> bool:
+    """Whether a successful call of `name` is the one that wrote `record`: the record
+    names its tool (`chatbot_send_post_to_app` writes `{app}_create_post`)."""
+    tool = str(record.get("tool") or "")
+    return name == tool or (name == SEND_POST_TO_APP and tool.endswith("_create_post"))
+
+
 def trace(actions: Mapping[str, Any]) -> list[Traced]:
     """The calls the rules count (see the module docstring): each successful call, in
-    order, the one that made the next write record counted as that record. A write no
-    successful call made is an error: its call would go uncounted."""
+    order, the one that made the next write record counted as that record (a write
+    call that succeeded made one record, in call order). A write no successful call
+    made is an error: its call would go uncounted."""
     writes = _records(actions, "writes")
     out: list[Traced] = []
-    made = 0
+    done = 0
     for call in _records(actions, "calls"):
         if call.get("error") is not None:
             continue
-        arguments = call.get("arguments") or {}
-        if made < len(writes) and writes[made].get("arguments") == arguments:
-            write = writes[made]
-            out.append(Traced(str(write.get("tool") or ""), write.get("event") or {}, True))
-            made += 1
+        name = tool_name(str(call.get("tool") or ""))
+        if done < len(writes) and made(name, writes[done]):
+            out.append(Traced(str(writes[done]["tool"]), _event(writes[done]), True))
+            done += 1
         else:
-            out.append(Traced(tool_name(str(call.get("tool") or "")), arguments))
-    if made < len(writes):
+            out.append(Traced(name, call.get("arguments") or {}))
+    if done < len(writes):
         raise ActionRuleError(
-            f"actions: write {made} ({writes[made].get('tool')!r}) has no successful call "
-            "with its arguments"
+            f"actions: write {done} ({writes[done].get('tool')!r}) has no successful call "
+            "of its tool"
         )
     return out
+
+
+def _event(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    event = record.get("event")
+    return event if isinstance(event, Mapping) else {}
 
 
 _COUNT: Final = re.compile(r"\s*count\('([^']+)'\)\s*(==|>=|<=|>|<)\s*(\d+)\s*")
@@ -259,14 +281,22 @@ def _of(writes: Sequence[Traced], suffix: str) -> list[Traced]:
     return [write for write in writes if write.name.endswith(suffix)]
 
 
+def _caption(event: Mapping[str, Any]) -> object:
+    content = event.get("content")
+    nested = content.get("caption") if isinstance(content, Mapping) else None
+    return event.get("caption") or event.get("text") or event.get("body") or nested
+
+
 def _captions(writes: Sequence[Traced]) -> str:
-    """`_captions_from_writes`, joined: each event's caption, else text, else body."""
-    texts = (w.args.get("caption") or w.args.get("text") or w.args.get("body") for w in writes)
-    return " ".join(str(text) for text in texts if text)
+    """`_captions_from_writes`, joined: each event's caption, else text, else body, else
+    (ours) `content.caption`, where the authors' servers put it."""
+    return " ".join(str(text) for w in writes if (text := _caption(w.args)))
 
 
 def _written_tags(writes: Sequence[Traced]) -> set[str]:
-    return _tags([tag for w in writes for tag in (w.args.get("hashtags") or [])])
+    """`_hashtags_from_writes`: each event's `hashtags`, else (ours) `source_hashtags`."""
+    tags = (w.args.get("hashtags") or w.args.get("source_hashtags") or [] for w in writes)
+    return _tags([tag for listed in tags if isinstance(listed, list) for tag in listed])
 
 
 @dataclass(frozen=True)
