@@ -477,13 +477,83 @@ def test_a_folder_with_a_rule_no_check_reads_stops_the_load(tmp_path: Path) -> N
     generate(tmp_path, personas=1, queries_per_type=1)
     (csv_path,) = tmp_path.glob("benchmark/*/queries.csv")
     text = csv_path.read_text(encoding="utf-8")
-    rule = "count('mcp__threads__create_post') == 1"
-    assert rule in text
-    csv_path.write_text(
-        text.replace(rule, "count(mcp__threads__create_post) == 1", 1), encoding="utf-8"
-    )
+    assert "count('mcp__" in text
+    csv_path.write_text(text.replace("count('mcp__", "count(mcp__", 1), encoding="utf-8")
     with pytest.raises(PersonaMemDataError) as error:
         personamem_v3(data_dir=str(tmp_path))
     message = str(error.value)
     assert str(csv_path) in message and "field `tool_call_rules`" in message
     assert "\n" not in message
+
+
+WRITE_TYPES = {
+    # task type -> (the write's tool on app A, its arguments from the shown fields)
+    "agentic_send_post": ("{app}_create_post", lambda shown: {"caption": shown["context"]}),
+    "agentic_cross_app_repost": (
+        "{app}_create_post",
+        lambda shown: {"caption": shown["source_post"]["caption"]},
+    ),
+    "agentic_auto_reply": (
+        "{app}_send_dm",
+        lambda shown: {"recipient_id": shown["sender_id"], "message": shown["inbound_message"]},
+    ),
+}
+
+
+@pytest.mark.parametrize("task_type", sorted(WRITE_TYPES))
+def test_generated_write_rows_pass_with_the_write_on_their_app(
+    task_type: str, tmp_path: Path
+) -> None:
+    # the generator's rows: the write asked for is on the row's own target app. The
+    # write there (its text the row's own context, source caption or inbound message)
+    # passes the rule, the final state and the verifier: judged, every dim at 3; the
+    # same write on another app leaves the required one missing: 0, no judge call
+    generate(tmp_path, personas=1, queries_per_type=1)
+    (sample,) = [
+        s
+        for s in personamem_v3(data_dir=str(tmp_path)).dataset
+        if s.metadata and s.metadata["task_type"] == task_type
+    ]
+    metadata = dict(sample.metadata or {})
+    shown = metadata[SHOWN_KEY]
+    app = shown["target_app"]
+    other = next(a for a in ("instagram", "facebook", "threads") if a != app)
+    tool, arguments = WRITE_TYPES[task_type]
+    args = arguments(shown)
+    text = str(next(iter(v for k, v in args.items() if k != "recipient_id")))
+    prompts: list[str] = []
+
+    def grade(on: str) -> Score:
+        name = tool.format(app=on)
+        run = actions([call(name, args)], [write(name, args, text)])
+        state = TaskState(
+            model=ModelName("m/m"),
+            sample_id=str(sample.id),
+            epoch=1,
+            input="the prompt",
+            messages=[],
+            metadata={**metadata, "actions": run},
+        )
+        state.output = ModelOutput.from_content("m/m", REPLY)
+
+        def answer(messages: list[ChatMessage]) -> str:
+            prompts.append(messages[0].text)
+            return json.dumps({"score": 3})
+
+        base = {"task_type": task_type, "user_id": metadata["user_id"], "query_id": sample.id}
+
+        async def go() -> Score:
+            return await judged_score(state, base, mock_model(answer, "mockllm/grader"))
+
+        return anyio.run(go)
+
+    right = grade(app)
+    checked = (right.metadata or {})["actions_checked"]
+    assert checked["status"] == "ok" and right.value is not None and right.value > 0
+    assert [result for _, result in checked["final_state"]] == ["pass", "pass"]
+    assert set(checked["tool_call_rules"].values()) == {"pass"}
+    assert prompts and all(text not in p for p in prompts)  # the judge reads the reply
+    judged = len(prompts)
+    wrong = grade(other)
+    assert wrong.value == 0.0 and len(prompts) == judged
+    assert (wrong.metadata or {})["actions_checked"]["status"] == "failed_writes"

@@ -1369,21 +1369,26 @@ class _Persona:
         tools: str = "none",
         policy: str = "read_only",
     ) -> list[tuple[_Query, dict[str, Any]]]:
+        """An agentic type's rows: `tools` the one write a row allows (`{app}` its own
+        app, as the authors' builders name the target app's tool), its rules asking for
+        it once; `none`, no write."""
+
         def make(q: _Query) -> dict[str, Any]:
             made = fields(q)
             app = made.pop("_app", "")
+            tool = tools.format(app=app)  # the write on the row's own app
             return {
                 **made,
                 "tool_call_rules": (
                     ["count('__any_write__') == 0"]
                     if tools == "none"
-                    else [f"count('{tools}') == 1"]
+                    else [f"count('{tool}') == 1"]
                 ),
-                "final_state_expected": {"writes": [] if tools == "none" else [tools]},
+                "final_state_expected": {"writes": [] if tools == "none" else [tool]},
                 "_row": {
                     "app": app,
                     "entry": "agent",
-                    "tools": tools,
+                    "tools": tool,
                     "policy": policy,
                     "tags": ("preference_alignment", "voice_match"),
                 },
@@ -1430,7 +1435,7 @@ class _Persona:
                 ),
             }
 
-        tool = "mcp__threads__create_post"
+        tool = "mcp__{app}__create_post"
         return self._agentic("agentic_send_post", "send_post", fields, tool, "append_writes")
 
     def _dm(
@@ -1524,7 +1529,7 @@ class _Persona:
                 **self._gold(f"Crossposting from {source}: {caption}", caption, "no_provenance"),
             }
 
-        tool = "mcp__threads__create_post"
+        tool = "mcp__{app}__create_post"
         return self._agentic("agentic_cross_app_repost", "repost", fields, tool, "append_writes")
 
     def _q_agentic_auto_reply(self) -> list[tuple[_Query, dict[str, Any]]]:
@@ -1548,7 +1553,7 @@ class _Persona:
                 ),
             }
 
-        tool = "mcp__instagram__send_dm"
+        tool = "mcp__{app}__send_dm"
         return self._agentic("agentic_auto_reply", "auto_reply", fields, tool, "append_writes")
 
     def _q_agentic_vague_refind(self) -> list[tuple[_Query, dict[str, Any]]]:
