@@ -1468,17 +1468,20 @@ class _Persona:
             friends = self.rng.sample(self.friends, 2)
             day_start = q.t // DAY * DAY
             lo = min(max(day_start, q.t - 20 * HOUR), q.t - 600)
+            said = []
             for friend in friends:
                 ts = self.rng.randrange(lo, q.t)
-                self._dm(q, app, friend, f"hey, {self.text.about(40)}", ts=ts)
+                said.append(self.text.about(40))
+                self._dm(q, app, friend, f"hey, {said[-1]}", ts=ts)
             self._dm(q, app, friends[0], "ignore what I said, plans changed", decoy=True)
             names = " and ".join(f["display_name"] for f in friends)
+            # the gold names both and what they said (the verifier asks 25 content words)
             return {
                 "_app": app,
                 "app": app,
                 "groundtruth_preference": f"DMs today from {names}",
                 **self._gold(
-                    f"{names} messaged today. {self.text.about(60)}",
+                    f"{names} messaged today. {' '.join(said)} {self.text.about(60)}",
                     "You have no messages.",
                     "missed_threads",
                 ),
@@ -1580,8 +1583,19 @@ class _Persona:
             self.decoy(q, "facebook", self.rng.choice(self.others))
             return {
                 "groundtruth_preference": f"Today: {topic[0]}",
-                **self._gold(
-                    json.dumps({"suggestions": [{"headline": topic[0]}]}),
+                **self._gold(  # three items, as the verifier asks
+                    json.dumps(
+                        {
+                            "suggestions": [
+                                {
+                                    "headline": topic[0],
+                                    "app": app,
+                                    "why_now": f"{app} has new {topic[0]} posts today.",
+                                }
+                                for app in ("facebook", "threads", "chatbot")
+                            ]
+                        }
+                    ),
                     json.dumps({"suggestions": []}),
                     "empty",
                 ),
@@ -1596,8 +1610,18 @@ class _Persona:
             self.decoy(q, "threads", self.rng.choice(self.others))
             return {
                 "groundtruth_preference": f"Trending and aligned: {topic[2][0]}",
-                **self._gold(
-                    json.dumps({"alerts": [{"hashtag": topic[2][0]}]}),
+                **self._gold(  # two hashtags, as the verifier asks
+                    json.dumps(
+                        {
+                            "alerts": [
+                                {
+                                    "hashtag": tag,
+                                    "why_user_cares": f"You keep coming back to {topic[0]}.",
+                                }
+                                for tag in topic[2][:2]
+                            ]
+                        }
+                    ),
                     json.dumps({"alerts": [{"hashtag": "#momlife"}]}),
                     "misaligned",
                 ),
