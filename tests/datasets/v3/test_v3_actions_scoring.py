@@ -486,18 +486,21 @@ def test_a_folder_with_a_rule_no_check_reads_stops_the_load(tmp_path: Path) -> N
     assert "\n" not in message
 
 
-WRITE_TYPES = {
-    # task type -> (the write's tool on app A, its arguments from the shown fields)
-    "agentic_send_post": ("{app}_create_post", lambda shown: {"caption": shown["context"]}),
-    "agentic_cross_app_repost": (
-        "{app}_create_post",
-        lambda shown: {"caption": shown["source_post"]["caption"]},
-    ),
-    "agentic_auto_reply": (
-        "{app}_send_dm",
-        lambda shown: {"recipient_id": shown["sender_id"], "message": shown["inbound_message"]},
-    ),
+def write_arguments(task_type: str, shown: Mapping[str, Any]) -> dict[str, str]:
+    """The write a generated row asks for, its text from the fields the model saw."""
+    if task_type == "agentic_send_post":
+        return {"caption": shown["context"]}
+    if task_type == "agentic_cross_app_repost":
+        return {"caption": shown["source_post"]["caption"]}
+    return {"recipient_id": shown["sender_id"], "message": shown["inbound_message"]}
+
+
+WRITE_TYPES: dict[str, str] = {
+    "agentic_send_post": "{app}_create_post",
+    "agentic_cross_app_repost": "{app}_create_post",
+    "agentic_auto_reply": "{app}_send_dm",
 }
+"""Task type -> its write's tool on an app."""
 
 
 @pytest.mark.parametrize("task_type", sorted(WRITE_TYPES))
@@ -518,9 +521,9 @@ def test_generated_write_rows_pass_with_the_write_on_their_app(
     shown = metadata[SHOWN_KEY]
     app = shown["target_app"]
     other = next(a for a in ("instagram", "facebook", "threads") if a != app)
-    tool, arguments = WRITE_TYPES[task_type]
-    args = arguments(shown)
-    text = str(next(iter(v for k, v in args.items() if k != "recipient_id")))
+    tool = WRITE_TYPES[task_type]
+    args = write_arguments(task_type, shown)
+    text = args.get("caption") or args["message"]
     prompts: list[str] = []
 
     def grade(on: str) -> Score:
@@ -549,7 +552,7 @@ def test_generated_write_rows_pass_with_the_write_on_their_app(
 
     right = grade(app)
     checked = (right.metadata or {})["actions_checked"]
-    assert checked["status"] == "ok" and right.value is not None and right.value > 0
+    assert checked["status"] == "ok" and isinstance(right.value, float) and right.value > 0
     assert [result for _, result in checked["final_state"]] == ["pass", "pass"]
     assert set(checked["tool_call_rules"].values()) == {"pass"}
     assert prompts and all(text not in p for p in prompts)  # the judge reads the reply
