@@ -27,6 +27,9 @@ the authors' harness):
 - `judged`: the judged task types scored through the `grader` model role with those
   prompts, on the authors' 0-100; an unreadable judgement, and the five types no
   readable judge scores, unscored (never 0).
+- `verifiers`: what the authors' agentic runner checks of an agent run beside the judge
+  (its `tool_call_rules`, `final_state_expected`, the output-quality verifiers) and the
+  status they give a row; `judged` reads them where a sample has `actions`.
 - `memory_writer`: the authors' Markdown memory (`llm_memory`) as a memory system.
 - `apps`: the persona's apps at a query's time as tools (`AppSession`: reads masked
   before T, the writes the row allows, recorded); `app_server`: the same tools as an

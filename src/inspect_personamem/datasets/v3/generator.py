@@ -1369,21 +1369,26 @@ class _Persona:
         tools: str = "none",
         policy: str = "read_only",
     ) -> list[tuple[_Query, dict[str, Any]]]:
+        """An agentic type's rows: `tools` the one write a row allows (`{app}` its own
+        app, as the authors' builders name the target app's tool), its rules asking for
+        it once; `none`, no write."""
+
         def make(q: _Query) -> dict[str, Any]:
             made = fields(q)
             app = made.pop("_app", "")
+            tool = tools.format(app=app)  # the write on the row's own app
             return {
                 **made,
                 "tool_call_rules": (
                     ["count('__any_write__') == 0"]
                     if tools == "none"
-                    else [f"count('{tools}') == 1"]
+                    else [f"count('{tool}') == 1"]
                 ),
-                "final_state_expected": {"writes": [] if tools == "none" else [tools]},
+                "final_state_expected": {"writes": [] if tools == "none" else [tool]},
                 "_row": {
                     "app": app,
                     "entry": "agent",
-                    "tools": tools,
+                    "tools": tool,
                     "policy": policy,
                     "tags": ("preference_alignment", "voice_match"),
                 },
@@ -1430,7 +1435,7 @@ class _Persona:
                 ),
             }
 
-        tool = "mcp__threads__create_post"
+        tool = "mcp__{app}__create_post"
         return self._agentic("agentic_send_post", "send_post", fields, tool, "append_writes")
 
     def _dm(
@@ -1463,17 +1468,20 @@ class _Persona:
             friends = self.rng.sample(self.friends, 2)
             day_start = q.t // DAY * DAY
             lo = min(max(day_start, q.t - 20 * HOUR), q.t - 600)
+            said = []
             for friend in friends:
                 ts = self.rng.randrange(lo, q.t)
-                self._dm(q, app, friend, f"hey, {self.text.about(40)}", ts=ts)
+                said.append(self.text.about(40))
+                self._dm(q, app, friend, f"hey, {said[-1]}", ts=ts)
             self._dm(q, app, friends[0], "ignore what I said, plans changed", decoy=True)
             names = " and ".join(f["display_name"] for f in friends)
+            # the gold names both and what they said (the verifier asks 25 content words)
             return {
                 "_app": app,
                 "app": app,
                 "groundtruth_preference": f"DMs today from {names}",
                 **self._gold(
-                    f"{names} messaged today. {self.text.about(60)}",
+                    f"{names} messaged today. {' '.join(said)} {self.text.about(60)}",
                     "You have no messages.",
                     "missed_threads",
                 ),
@@ -1524,7 +1532,7 @@ class _Persona:
                 **self._gold(f"Crossposting from {source}: {caption}", caption, "no_provenance"),
             }
 
-        tool = "mcp__threads__create_post"
+        tool = "mcp__{app}__create_post"
         return self._agentic("agentic_cross_app_repost", "repost", fields, tool, "append_writes")
 
     def _q_agentic_auto_reply(self) -> list[tuple[_Query, dict[str, Any]]]:
@@ -1548,7 +1556,7 @@ class _Persona:
                 ),
             }
 
-        tool = "mcp__instagram__send_dm"
+        tool = "mcp__{app}__send_dm"
         return self._agentic("agentic_auto_reply", "auto_reply", fields, tool, "append_writes")
 
     def _q_agentic_vague_refind(self) -> list[tuple[_Query, dict[str, Any]]]:
@@ -1575,8 +1583,19 @@ class _Persona:
             self.decoy(q, "facebook", self.rng.choice(self.others))
             return {
                 "groundtruth_preference": f"Today: {topic[0]}",
-                **self._gold(
-                    json.dumps({"suggestions": [{"headline": topic[0]}]}),
+                **self._gold(  # three items, as the verifier asks
+                    json.dumps(
+                        {
+                            "suggestions": [
+                                {
+                                    "headline": topic[0],
+                                    "app": app,
+                                    "why_now": f"{app} has new {topic[0]} posts today.",
+                                }
+                                for app in ("facebook", "threads", "chatbot")
+                            ]
+                        }
+                    ),
                     json.dumps({"suggestions": []}),
                     "empty",
                 ),
@@ -1591,8 +1610,18 @@ class _Persona:
             self.decoy(q, "threads", self.rng.choice(self.others))
             return {
                 "groundtruth_preference": f"Trending and aligned: {topic[2][0]}",
-                **self._gold(
-                    json.dumps({"alerts": [{"hashtag": topic[2][0]}]}),
+                **self._gold(  # two hashtags, as the verifier asks
+                    json.dumps(
+                        {
+                            "alerts": [
+                                {
+                                    "hashtag": tag,
+                                    "why_user_cares": f"You keep coming back to {topic[0]}.",
+                                }
+                                for tag in topic[2][:2]
+                            ]
+                        }
+                    ),
                     json.dumps({"alerts": [{"hashtag": "#momlife"}]}),
                     "misaligned",
                 ),

@@ -24,8 +24,8 @@ What each judge reads (bowen-upenn/PersonaMem-v3; `judge.JUDGE_OF` names the fil
   rejudge script (scripts/rejudge_existing.py) rebuilds it: `query_text` with the
   scenario's name and notes, `scenario_off_limits_preferences` from `forbidden_items`,
   `user_opted_out_topic` from `carve_out`. The agentic types judge the reply's
-  `response`, `summary` or `reply_to_user` (tasks/agentic_tasks.py, the generic
-  dispatch), the others its `response`. A type with no APPLICABILITY row
+  `final_answer`, `response`, `summary` or `reply_to_user` (tasks/agentic_tasks.py@
+  0628f60d, the generic dispatch), the others its `response`. A type with no APPLICABILITY row
   (`agentic_community_post`) has no maximum: unscored, as the authors' aggregate
   leaves it out. The newest pipeline replaced these per-dim calls with one
   unified judge (0-10) whose prompt is in no readable version (`judge.py`), so the
@@ -57,6 +57,14 @@ scores 0 without a call (`gated`). Where the runner was read and has no gate
 hidden-persona QA, new suggestions and the nine agentic types) the reply is judged
 whatever its length.
 
+An agent run (`actions` in the sample's metadata) of an agentic or proactive row is
+first checked as the authors' runner checks an `mcp_agent` run (`verifiers.py`): a
+required write missing or a failed output-quality verifier, or any write on a proactive
+row whose `expected_behavior` is `restrain`, scores it 0 without a judge call
+(`rule_zero`, `action_status`); else it is judged as above (the judge reads the reply,
+never the writes, as theirs), the checks' counts in its metrics and every check in
+`JudgedRow.actions`.
+
 A judge reply that gives no score is unscored (`judge_unreadable`, Inspect's NaN, counted
 in the log's `unscored_samples` and by status), where the authors' scripts write 0 (new
 suggestions, a proactive row's fallback composite) or a lower combined (a rubric dim
@@ -68,7 +76,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 from inspect_ai.model import Model
@@ -92,8 +100,11 @@ from inspect_personamem.datasets.v3.rules import (
 )
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, SHOWN_KEY
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES, task_accuracy
+from inspect_personamem.datasets.v3.verifiers import STATUS_OK, ActionChecks, check_actions
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD, grader_record
 
+ACTIONS_KEY: Final = "actions"
+"""Sample metadata key of an agent run's record (its calls and writes); absent without."""
 Ask = Callable[[str], Awaitable[str]]
 """A judge call: the prompt -> the judge's reply text."""
 Status = Literal["judged", "rule_zero", "gated", "judge_unreadable", "no_faithful_judge"]
@@ -136,8 +147,12 @@ TELEGRAPH_PHRASE: Final = re.compile(
 )
 """The phrases that telegraph a profile of the user (`_TELEGRAPH_PHRASE_RE`, the
 192,699-character llm_postprocess.py)."""
-AGENTIC_TEXT_KEYS: Final = ("response", "summary", "reply_to_user")
-"""The reply fields the agentic dispatch judges, the first non-empty one."""
+AGENTIC_TEXT_KEYS: Final = ("final_answer", "response", "summary", "reply_to_user")
+"""The reply fields the agentic dispatch judges, the first non-empty one
+(tasks/agentic_tasks.py@0628f60d: `final_answer` is the text-only write tasks' field)."""
+CHECKED_FAMILIES: Final = frozenset({"agentic_tasks", "agentic_proactiveness"})
+"""The families whose runners (the agentic dispatch, the proactive runner) an agent run's
+actions are checked for (`verifiers.check_actions`)."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +176,8 @@ class JudgedRow:
     note: str = ""
     authors_accuracy: float | None = None
     """What the authors' scripts write where ours is unscored (None where unknown)."""
+    actions: Mapping[str, object] | None = None
+    """An agent run's checks (`verifiers.ActionChecks.record`); None without a run."""
 
 
 def judged_text(reply: str) -> str:
@@ -174,16 +191,59 @@ async def judge_row(
     fields: Mapping[str, Any],
     shown: Mapping[str, Any],
     ask: Ask,
+    actions: Mapping[str, Any] | None = None,
 ) -> JudgedRow:
     """Score one judged row: `fields` the scorer-only instance fields, `shown` what the
-    model was shown (the query), `ask` the judge. See the module docstring."""
-    kind, why = JUDGE_OF[task_type]
-    if kind == "new_suggestions":
-        text = reply
-    elif kind == "rubric":
-        text = rubric_text(task_type, reply)
+    model was shown (the query), `ask` the judge, `actions` an agent run's record (None
+    without one). See the module docstring."""
+    if actions is None or TASK_TYPES[task_type].family not in CHECKED_FAMILIES:
+        return await _judged(task_type, reply, fields, shown, ask)
+    checks = check_actions(task_type, {**shown, **fields}, rubric_text(task_type, reply), actions)
+    status, why = action_status(checks, fields)
+    if status == STATUS_OK:
+        row = await _judged(task_type, reply, fields, shown, ask)
     else:
-        text = judged_text(reply)
+        zero = checks.metrics()
+        text = row_text(task_type, reply)
+        row = JudgedRow("rule_zero", zero, task_accuracy(task_type, zero, status), text, note=why)
+    record = {**checks.record(), "status": status}
+    return replace(row, metrics={**row.metrics, **checks.metrics()}, actions=record)
+
+
+def action_status(checks: ActionChecks, fields: Mapping[str, Any]) -> tuple[str, str]:
+    """The row's status from its agent run's checks, and why where it fails: the
+    agentic dispatch's (`failed_writes`, `failed_quality`), else, on a proactive row
+    whose `expected_behavior` is `restrain`, `failed_writes` for any write (ours: the
+    authors' polarity note says "Acting at all is wrong here", and their agent setting
+    gives proactive rows read-only tools, so their runner never meets a write)."""
+    if checks.status != STATUS_OK:
+        failed = checks.final_state if checks.status == "failed_writes" else None
+        details = failed.results if failed else checks.output_quality.details
+        named = "; ".join(f"{name}: {result}" for name, result in details if result != "pass")
+        return checks.status, named
+    if fields.get("expected_behavior") == "restrain" and checks.writes:
+        return "failed_writes", f"{checks.writes} write(s) where silence is right (restrain)"
+    return STATUS_OK, ""
+
+
+def row_text(task_type: str, reply: str) -> str:
+    """The text a row's judge reads (and the gate counts): new suggestions' whole reply,
+    the rubric's text, else the reply's `response` (or the whole reply)."""
+    kind = JUDGE_OF[task_type][0]
+    if kind == "new_suggestions":
+        return reply
+    return rubric_text(task_type, reply) if kind == "rubric" else judged_text(reply)
+
+
+async def _judged(
+    task_type: str,
+    reply: str,
+    fields: Mapping[str, Any],
+    shown: Mapping[str, Any],
+    ask: Ask,
+) -> JudgedRow:
+    kind, why = JUDGE_OF[task_type]
+    text = row_text(task_type, reply)
     if kind == "not_built":
         return JudgedRow("no_faithful_judge", {}, None, text, note=why)
     if task_type not in UNGATED and not is_substantive(text):
@@ -497,7 +557,8 @@ async def judged_score(state: TaskState, base: Mapping[str, Any], model: Model) 
     reply = state.output.completion
     fields = state.metadata.get(SCORER_KEY) or {}
     shown = state.metadata.get(SHOWN_KEY) or {}
-    row = await judge_row(task_type, reply, fields, shown, asker(model))
+    actions = state.metadata.get(ACTIONS_KEY)
+    row = await judge_row(task_type, reply, fields, shown, asker(model), actions)
     metadata: dict[str, Any] = {
         **base,
         "status": row.status,
@@ -509,6 +570,7 @@ async def judged_score(state: TaskState, base: Mapping[str, Any], model: Model) 
         "judge_calls": [{"prompt": c.prompt, "reply": c.reply} for c in row.calls],
         "grader": str(model),
         GRADER_RECORD: grader_record(model),
+        **({"actions_checked": row.actions} if row.actions is not None else {}),
     }
     if row.accuracy is None:
         metadata["authors_accuracy"] = row.authors_accuracy
@@ -519,6 +581,8 @@ async def judged_score(state: TaskState, base: Mapping[str, Any], model: Model) 
             metadata=metadata,
         )
     explanation = f"{TASK_TYPES[task_type].metric} -> {row.accuracy:.1f} on 0-100 ({row.status})"
+    if row.status == "rule_zero" and row.note:
+        explanation += f": {row.note}"
     return Score(
         value=row.accuracy / 100,  # 0-1, as every v3 score (`scorers`)
         answer=reply[:200],

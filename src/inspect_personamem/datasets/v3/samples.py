@@ -99,6 +99,12 @@ SCORER_ONLY: Final = frozenset(
         "blind_check_score",
         "blind_check_generic_answer",
         "tool_call_rules",
+        # what an agent run's checks read (verifiers.py: the final state, and the
+        # verifiers' hints of agentic_verifiers.py@25a27933)
+        "final_state_expected",
+        "dm_correspondents",
+        "participants",
+        "topic_hints",
         "target_pref",
         "primary_category",
         "persona_hint",

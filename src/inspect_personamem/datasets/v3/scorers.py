@@ -100,6 +100,7 @@ from inspect_personamem.datasets.v3.tasks import (
     TASK_TYPES,
     task_accuracy,
 )
+from inspect_personamem.datasets.v3.verifiers import rules_problem
 from inspect_personamem.scoring.grader.scorer import grader_model
 from inspect_personamem.scoring.intervals import Clustered, stratified_mean
 from inspect_personamem.scoring.rows import PART_KEY, Part, joined
@@ -227,7 +228,9 @@ def missing_field(task_type: str, fields: Mapping[str, Any]) -> str:
     naming the field; empty where it lacks nothing (and for a judged type). Without them
     a rule would score silently: a slate without its labels ranks every reply perfect,
     a geo row without its cities gives 0.5, a warn/foil row without its side 0, and a
-    lifecycle probe without its phase joins no pair."""
+    lifecycle probe without its phase joins no pair. Of any row, a `tool_call_rules` or
+    `final_state_expected` no check reads (`verifiers.rules_problem`): an agent run's
+    checks would stop on it."""
     if task_type in RANKING_TASKS:
         if _count(fields) <= 0:
             return "field `candidates`: no candidate slate"
@@ -248,7 +251,7 @@ def missing_field(task_type: str, fields: Mapping[str, Any]) -> str:
             return f"field `phase`: {fields.get('phase')!r}, not 'pre' or 'post'"
         if not isinstance(fields.get("matching_indices"), list):
             return "field `matching_indices`: not a list"
-    return ""
+    return rules_problem(fields)  # any row: an agent run's checks read them
 
 
 def _without_phase(instance: str) -> str:
