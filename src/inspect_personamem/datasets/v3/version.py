@@ -203,6 +203,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "(in process) or mcp (the package's MCP server over stdio, one per query); or "
             "history (the generic search_history/read_history over the event timeline).",
             choices=TOOLS,
+            says_how=True,
         ),
         Parameter(
             "turn_budget",
@@ -211,6 +212,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "tools=apps or mcp: the agent's model turns per query; none: the authors' 15 "
             "(30 for their nine heavy task types).",
             minimum=1,
+            says_how=True,
         ),
         Parameter(
             "token_budget",
@@ -219,6 +221,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "tools=apps or mcp: the tokens a query's agent may use; none: 300,000 (600,000 "
             "heavy), standing for the authors' $0.30 ($0.60) cap.",
             minimum=1,
+            says_how=True,
         ),
         Parameter(
             "tool_timeout",
@@ -361,15 +364,16 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             return super().history_metrics(point, arguments)
         return [v3_actions()]
 
-    def label_words(self, settings: Settings) -> list[str]:
-        """An agent setting: its tools and the budgets given."""
+    def history_label(self, settings: Settings) -> str:
+        """An agent setting's words: `apps agent` (`over MCP`), with the budgets given;
+        else the axis value's."""
         setting = AgentSetting.of(settings)
         if setting is None:
-            return []
-        words = ["apps agent" if setting.tools == "apps" else "apps MCP agent"]
-        words += [f"{setting.turn_budget} turns"] if setting.turn_budget else []
+            return super().history_label(settings)
+        words = [f"{setting.turn_budget} turns"] if setting.turn_budget else []
         words += [f"{setting.token_budget:,} tokens"] if setting.token_budget else []
-        return words
+        where = "apps agent" if setting.tools == "apps" else "apps agent over MCP"
+        return f"{where} ({', '.join(words)})" if words else where
 
     def _source(self, arguments: Settings) -> V3Source:
         return V3Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"])
