@@ -307,6 +307,9 @@ def test_refused_calls_name_what_is_wrong(marked: Marked) -> None:
     query = marked.query("agentic_auto_reply")
     session = marked.session(query)
     future = next(i for i, ts in marked.ids["threads"] if ts >= session.t)
+    elsewhere = next(
+        f"{app}_send_dm" for app in SOCIAL if f"{app}_send_dm" not in session.offered()
+    )
     refusals = {
         ("threads_get_post", (("post_id", future),)): f"post_id '{future}' not found on threads",
         ("threads_get_post", ()): "threads_get_post: missing required argument 'post_id'",
@@ -322,8 +325,8 @@ def test_refused_calls_name_what_is_wrong(marked: Marked) -> None:
         ("threads_search", (("query", "x"), ("search_type", "tag"))): (
             "search_type must be one of post, hashtag, user, got 'tag'"
         ),
-        ("threads_send_dm", (("recipient_id", "a"), ("message", "b"))): (
-            "threads_send_dm is not offered for this query (it allows no such write)"
+        (elsewhere, (("recipient_id", "a"), ("message", "b"))): (
+            f"{elsewhere} is not offered for this query (it allows no such write)"
         ),
         ("nope", ()): "unknown tool 'nope'",
     }
@@ -374,29 +377,35 @@ def test_a_bad_row_is_one_line_naming_persona_query_and_field(marked: Marked) ->
     )
 
 
+def _write_named(query: V3Query) -> str:
+    """The one write a generated agentic row allows (`mcp__{app}__{action}`), as a tool name."""
+    _, app, action = query.mcp_tools_allowed.split("__")
+    return f"{app}_{action}"
+
+
 def test_a_samples_metadata_gives_its_session(marked: Marked) -> None:
-    query = marked.query("agentic_send_post")  # mcp__threads__create_post, append_writes
+    query = marked.query("agentic_send_post")  # mcp__{its app}__create_post, append_writes
     path = marked.root / f"benchmark/{marked.uid}/queries.csv"
     streams = PersonaStreams(marked.backend)
     sample = query_to_sample(query, PersonaContexts(streams), path)
     assert sample.metadata is not None
     session = session_for(streams, sample.metadata)
     assert (session.view.user_id, session.t) == (marked.uid, query.ts)
-    assert session.offered_writes == {"threads_create_post"}
+    assert session.offered_writes == {_write_named(query)}
     bad = {**sample.metadata, "state_write_policy": "often"}
     with pytest.raises(PersonaMemDataError, match=f"query {re.escape(query.query_id)}: field"):
         session_for(streams, bad)
 
 
 def test_functions_are_the_offered_tools_typed(marked: Marked) -> None:
-    query = marked.query("agentic_auto_reply")  # mcp__instagram__send_dm, append_writes
+    query = marked.query("agentic_auto_reply")  # mcp__{its app}__send_dm, append_writes
     session = marked.session(query)
     functions = session.functions()
-    assert list(functions) == [n for n in TOOLS if n in READ_TOOLS or n == "instagram_send_dm"]
+    assert list(functions) == [n for n in TOOLS if n in READ_TOOLS or n == _write_named(query)]
     feed = functions["instagram_get_feed"]
     assert str(inspect.signature(feed)) == "(*, cursor: str | None = None, limit: int = 20) -> str"
     assert "Args:\n    cursor: " in (feed.__doc__ or "")
-    assert "instagram_create_post" not in functions
+    assert not {name for name in functions if name.endswith("_create_post")}
     assert feed(limit=1) == session.call("instagram_get_feed", {"limit": 1})
     read_only = marked.session(marked.query("agentic_dm_digest"))
     assert set(read_only.functions()) == READ_TOOLS
