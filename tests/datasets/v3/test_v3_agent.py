@@ -215,13 +215,15 @@ def test_the_record_keeps_every_call_read_write_and_turn(folder: V3Folder, tmp_p
     )
     assert made["arguments"]["caption"] == "a post of mine"
     metrics = log.results.scores[0].metrics if log.results else {}
-    # over the scored queries: the geo-shift row alone (the post's judge is unread)
+    # over both scored queries: the post is scored by its checks (its caption misses
+    # what the authors' send_post verifier asks of it), with no judge call
+    assert not is_unscored(post)
     assert {k: metrics[k].value for k in ("agent_calls", "agent_reads", "agent_writes")} == {
-        "agent_calls": 1.0,
+        "agent_calls": 1.5,
         "agent_reads": 1.0,
-        "agent_writes": 0.0,
+        "agent_writes": 0.5,
     }
-    assert metrics["agent_turns"].value == 2.0
+    assert metrics["agent_turns"].value == 2.5
 
 
 @pytest.mark.parametrize(
