@@ -160,9 +160,14 @@ class V3Questions(KnownQuestions):
                 self.by_prompt.setdefault(text, []).append((query, known))
                 if query.task_type in judge.JUDGE_OF.keys() - NO_FAITHFUL_JUDGE:
                     self.top_shown.add(shown_reply(query.task_type, replies[0]))
-        self._histories: dict[str, dict[str, Known]] = {}
+        self._histories: dict[str, dict[str, tuple[V3Query, Known]]] = {}
 
     def find(self, input: Sequence[ChatMessage]) -> Asked:
+        known = self.query_of(input)[1]
+        return Asked(known, 1, known.options)
+
+    def query_of(self, input: Sequence[ChatMessage]) -> tuple[V3Query, Known]:
+        """The query the prompt `input` asks, with what the oracle knows of it."""
         last = input[-1].text
         found = self.by_prompt.get(last)
         if not found:
@@ -171,12 +176,14 @@ class V3Questions(KnownQuestions):
                 f"its last message begins {last[:80]!r}; point -M questions at a queries.csv "
                 "of the folder the task reads"
             )
-        known = found[0][1]
         if len(found) > 1 and len(input) > 1:
-            known = self._by_history(last, found).get(_digest([m.text for m in input[:-1]]), known)
-        return Asked(known, 1, known.options)
+            digest = _digest([m.text for m in input[:-1]])
+            return self._by_history(last, found).get(digest, found[0])
+        return found[0]
 
-    def _by_history(self, prompt: str, found: list[tuple[V3Query, Known]]) -> dict[str, Known]:
+    def _by_history(
+        self, prompt: str, found: list[tuple[V3Query, Known]]
+    ) -> dict[str, tuple[V3Query, Known]]:
         """The queries sharing `prompt`, by the digest of the history each is sent after,
         in either layout (computed once per prompt)."""
         table = self._histories.get(prompt)
@@ -186,7 +193,7 @@ class V3Questions(KnownQuestions):
                 end = known.end_index or 0
                 for contexts in self.contexts.values():
                     history = contexts.history(query.user_id, end)
-                    table.setdefault(_digest([m.text for m in history]), known)
+                    table.setdefault(_digest([m.text for m in history]), (query, known))
             self._histories[prompt] = table
         return table
 

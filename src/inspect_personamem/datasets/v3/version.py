@@ -72,6 +72,7 @@ from inspect_personamem.datasets.v3.offline import (
     questions,
     trial,
 )
+from inspect_personamem.datasets.v3.oracle_agent import act
 from inspect_personamem.datasets.v3.published import v3_published
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, query_to_sample
@@ -215,10 +216,12 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         questions=questions,
         choice_prompt=choice_prompt,
         judge=judge_reply,
+        act=act,
     )
     """A persona's `queries.csv` with its folder's others, each query's top and low
     replies (`offline.known_replies`); the floor's reading of a v3 prompt; the oracle's
-    judgement of v3's judge prompts (`offline.judge_reply`)."""
+    judgement of v3's judge prompts (`offline.judge_reply`); the oracle as an agent over
+    the apps (`oracle_agent.act`)."""
     reported = Reported(
         published=Published(
             v3_published,
