@@ -255,10 +255,10 @@ class TrialRun:
     """The model's arguments, over `try`'s (`accuracy=1`: an oracle always right)."""
     graded: bool = False
     """Whether the oracle is bound to the grader role (its replies graded by it)."""
-    needs: str | None = None
-    """A module the run needs that an extra installs (`mcp`: the memory extra's); where
-    it is not installed `try` skips the run and says so in one line. None: needs
-    nothing beyond the package."""
+    needs: tuple[str, str] | None = None
+    """A module the run needs and the package's extra that installs it (`("mcp",
+    "memory")`); where it is not installed `try` skips the run and says so in one line.
+    None: it needs nothing beyond the package."""
 
 
 @dataclass(frozen=True)
