@@ -980,6 +980,8 @@ def query_to_sample(query: V3Query, contexts: PersonaContexts, path: Path | str)
         "task_family": query.task_family,
         "family": TASK_TYPES[query.task_type].family,
         "app_context": query.app_context,
+        "mcp_tools_allowed": query.mcp_tools_allowed,
+        "state_write_policy": query.state_write_policy,
         "ts": query.ts,
         "prompt_source": task.source,
         "prompt_provenance": task.provenance,
