@@ -1,7 +1,8 @@
 """The offline oracle as an agent over PersonaMem-v3's apps (`datasets/v3/oracle_agent.py`):
-which tools a row's `mcp_tools_allowed` names, the calls it plans (reads of the evidence's
-apps and the row's app, then the write the reply implies), and `personamem/oracle` making
-them one a turn, then submitting its reply through an agent's `submit` tool."""
+the calls it plans (the listing reads of the evidence's apps and the row's, then the write
+the reply implies, under the row's `mcp_tools_allowed` and `state_write_policy`), and
+`personamem/oracle` making them one a turn on a real `AppSession` over generated data,
+then submitting its reply through an agent's `submit` tool."""
 
 from __future__ import annotations
 
@@ -19,51 +20,53 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
 )
-from inspect_ai.tool import ToolInfo, ToolParam, ToolParams
+from inspect_ai.tool import ToolDef, ToolInfo, ToolParam, ToolParams
 from support.v3_backend import query_row, write_queries
 
+from inspect_personamem.datasets.v3.apps import (
+    READ_TOOLS,
+    TOOLS,
+    AppSession,
+    AppToolError,
+    allowed_writes,
+    inspect_tools,
+)
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.offline import V3Questions, known_replies
-from inspect_personamem.datasets.v3.oracle_agent import agent_calls, allowed_writes, read_apps
+from inspect_personamem.datasets.v3.oracle_agent import agent_calls, read_apps
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import PROMPTS, Shown
+from inspect_personamem.datasets.v3.streams import PersonaStreams
 from inspect_personamem.offline.oracle import OracleModel
 
-SOCIAL = ("instagram", "facebook", "threads")
+SUBMIT = ToolInfo(
+    name="submit",
+    description="Submit an answer for evaluation.",
+    parameters=ToolParams(
+        properties={"answer": ToolParam(type="string", description="Submitted answer")},
+        required=["answer"],
+    ),
+)
+"""react()'s own submit tool, as the model is offered it."""
 
 
-def tool(name: str, *required: str) -> ToolInfo:
-    """A tool as an agent offers it: `required` its required string parameters."""
-    properties = {p: ToolParam(type="string", description=p) for p in required}
-    return ToolInfo(
-        name=name,
-        description=name,
-        parameters=ToolParams(properties=properties, required=list(required)),
-    )
-
-
-def apps_tools(*writes: str) -> list[ToolInfo]:
-    """The apps' reads by the contract's names (the listing reads take no required
-    argument), `writes` among the writes, and react()'s `submit`."""
-    offered = [
-        tool(name, *required)
-        for app in SOCIAL
-        for name, required in (
-            (f"{app}_get_feed", ()),
-            (f"{app}_get_post", ("post_id",)),
-            (f"{app}_search", ("query",)),
-            (f"{app}_list_dms", ()),
-            (f"{app}_get_dm_thread", ("thread_id",)),
+def offered(*writes: str) -> list[ToolInfo]:
+    """Every read of the apps and `writes`, as an agent offers them, then `submit`."""
+    infos = [
+        ToolInfo(
+            name=name,
+            description=spec.doc,
+            parameters=ToolParams(
+                properties={
+                    p.name: ToolParam(type="string", description=p.doc) for p in spec.params
+                },
+                required=[p.name for p in spec.params if p.required],
+            ),
         )
+        for name, spec in TOOLS.items()
+        if name in READ_TOOLS or name in writes
     ]
-    offered += [
-        tool("chatbot_get_history"),
-        tool("chatbot_search_history", "query"),
-        tool("calendar_get_events"),
-    ]
-    arguments = {"create_post": ("caption",), "send_dm": ("recipient_id", "message")}
-    offered += [tool(name, *arguments[name.split("_", 1)[1]]) for name in writes]
-    return [*offered, tool("submit", "answer")]
+    return [*infos, SUBMIT]
 
 
 def one_query(tmp_path: Path, **changes: Any) -> V3Query:
@@ -71,15 +74,6 @@ def one_query(tmp_path: Path, **changes: Any) -> V3Query:
     row = query_row(task_type="agentic_send_post", instance_json=json.dumps(instance), **changes)
     (query,) = read_queries(write_queries(tmp_path, [row]))
     return query
-
-
-def test_allowed_writes_read_the_authors_namespaced_names() -> None:
-    assert allowed_writes("mcp__threads__create_post") == ("threads_create_post",)
-    assert allowed_writes("none") == () == allowed_writes("")
-    assert allowed_writes("mcp__instagram__send_dm; facebook_create_post") == (
-        "instagram_send_dm",
-        "facebook_create_post",
-    )
 
 
 def test_a_send_post_reads_the_chat_and_the_app_then_posts_the_reply(tmp_path: Path) -> None:
@@ -92,15 +86,16 @@ def test_a_send_post_reads_the_chat_and_the_app_then_posts_the_reply(tmp_path: P
         instance={"_generated_evidence": evidence},
     )
     assert read_apps(query) == ["chatbot", "instagram"]
-    calls = agent_calls(query, apps_tools("threads_create_post"), "my post")
+    calls = agent_calls(query, offered("threads_create_post"), "my post")
     assert calls == [
         ("chatbot_get_history", {}),
         ("instagram_get_feed", {}),
+        ("instagram_get_profile", {}),
         ("instagram_list_dms", {}),
         ("threads_create_post", {"caption": "my post"}),
     ]
-    # a write the apps do not offer (the row read-only) is not made
-    assert agent_calls(query, apps_tools(), "my post") == calls[:3]
+    # a write the agent is not offered is not made
+    assert agent_calls(query, offered(), "my post") == calls[:4]
 
 
 def test_an_auto_reply_sends_the_reply_to_the_sender(tmp_path: Path) -> None:
@@ -108,10 +103,12 @@ def test_an_auto_reply_sends_the_reply_to_the_sender(tmp_path: Path) -> None:
         tmp_path,
         app_context="facebook",
         mcp_tools_allowed="mcp__facebook__send_dm",
+        state_write_policy="append_writes",
         instance={"sender_id": "f_7", "_generated_evidence": [{"app": "facebook", "id": "d"}]},
     )
-    assert agent_calls(query, apps_tools("facebook_send_dm"), "yes!") == [
+    assert agent_calls(query, offered("facebook_send_dm"), "yes!") == [
         ("facebook_get_feed", {}),
+        ("facebook_get_profile", {}),
         ("facebook_list_dms", {}),
         ("facebook_send_dm", {"recipient_id": "f_7", "message": "yes!"}),
     ]
@@ -121,29 +118,39 @@ def test_a_row_naming_no_app_and_no_evidence_reads_the_chat_and_writes_nothing(
     tmp_path: Path,
 ) -> None:
     query = one_query(tmp_path)  # app_context empty, mcp_tools_allowed none
-    assert agent_calls(query, apps_tools("threads_create_post"), "x") == [
-        ("chatbot_get_history", {})
-    ]
+    assert agent_calls(query, offered("threads_create_post"), "x") == [("chatbot_get_history", {})]
+    # a read-only row writes nothing whatever it names
+    named = one_query(tmp_path, mcp_tools_allowed="mcp__threads__create_post")
+    assert agent_calls(named, offered("threads_create_post"), "x") == [("chatbot_get_history", {})]
 
 
 def run_agent(
-    oracle: OracleModel, prompt: list[ChatMessage], tools: list[ToolInfo]
+    oracle: OracleModel, prompt: list[ChatMessage], session: AppSession
 ) -> list[tuple[str, dict[str, Any]]]:
-    """The oracle's turns as react() loops them, each tool answered `{}`, until it
-    submits: every call it made, in order."""
+    """The oracle's turns as react() loops them, each call run on `session` (its tools
+    offered as Inspect offers them, with `submit`), until it submits: every call it
+    made, in order."""
+    tools = [*(ToolDef(tool) for tool in inspect_tools(session))]
+    infos = [
+        ToolInfo(name=t.name, description=t.description, parameters=t.parameters) for t in tools
+    ]
     messages = list(prompt)
     made: list[tuple[str, dict[str, Any]]] = []
     for _ in range(20):
-        output = anyio.run(oracle.generate, messages, tools, "auto", GenerateConfig())
+        output = anyio.run(oracle.generate, messages, [*infos, SUBMIT], "auto", GenerateConfig())
         message = output.message
         assert message.tool_calls, message.text  # an agent's oracle ends through submit
         (call,) = message.tool_calls
         made.append((call.function, call.arguments))
         if call.function == "submit":
             return made
+        try:
+            result = session.call(call.function, call.arguments)
+        except AppToolError as error:
+            raise AssertionError(f"{call.function}: {error.message}") from None
         messages += [
             message,
-            ChatMessageTool(content="{}", tool_call_id=call.id, function=call.function),
+            ChatMessageTool(content=result, tool_call_id=call.id, function=call.function),
         ]
     raise AssertionError("the oracle never submitted")
 
@@ -155,7 +162,29 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[V3Qu
     return path, read_queries(path)
 
 
-@pytest.mark.parametrize("task", ["agentic_cross_app_repost", "restraint_sensitive_event_silence"])
+def session_of(path: Path, query: V3Query) -> AppSession:
+    view = PersonaStreams(path.parent.parent.parent / "backend").visible(query.user_id, query.ts)
+    return AppSession(
+        view,
+        mcp_tools_allowed=query.mcp_tools_allowed,
+        state_write_policy=query.state_write_policy,
+        query_id=query.query_id,
+    )
+
+
+def listing(app: str) -> list[str]:
+    """An app's reads that take no required argument, in the apps' order."""
+    return [
+        name
+        for name, spec in TOOLS.items()
+        if name in READ_TOOLS and spec.app == app and not any(p.required for p in spec.params)
+    ]
+
+
+@pytest.mark.parametrize(
+    "task",
+    ["agentic_cross_app_repost", "agentic_auto_reply", "restraint_sensitive_event_silence"],
+)
 def test_the_oracle_reads_writes_its_reply_and_submits_it(
     generated: tuple[Path, list[V3Query]], task: str
 ) -> None:
@@ -165,32 +194,32 @@ def test_the_oracle_reads_writes_its_reply_and_submits_it(
     system = ChatMessageSystem(content="You are an agent.")  # react()'s own
     asking = ChatMessageUser(content=PROMPTS[task].build(Shown(query, path)).text)
     prompt: list[ChatMessage] = [system, asking]
-    tools = apps_tools(*allowed_writes(query.mcp_tools_allowed))
+    session = session_of(path, query)
     gold = known_replies(query)[0]
-    made = run_agent(oracle, prompt, tools)
+    made = run_agent(oracle, prompt, session)
     reads: list[tuple[str, dict[str, Any]]] = [
-        (f"{app}_{read}", {}) for app in read_apps(query) for read in ("get_feed", "list_dms")
+        (name, {}) for app in read_apps(query) for name in listing(app)
     ]
-    if task == "agentic_cross_app_repost":  # the source post, then the target app, then a post
+    assert made[: len(reads)] == reads and made[-1] == ("submit", {"answer": gold})
+    written = made[len(reads) : -1]
+    # each write recorded in the session, its arguments with the defaults filled
+    assert [w["tool"] for w in session.writes] == [name for name, _ in written]
+    assert all(
+        w["arguments"].items() >= arguments.items()
+        for w, (_, arguments) in zip(session.writes, written, strict=True)
+    )
+    if task == "agentic_cross_app_repost":  # the source post's app, then the target's
         assert read_apps(query) == [query.instance["source_app"], query.instance["target_app"]]
-        assert made == [
-            *reads,
-            ("threads_create_post", {"caption": gold}),
-            ("submit", {"answer": gold}),
-        ]
+        assert written == [("threads_create_post", {"caption": gold})]
+    elif task == "agentic_auto_reply":
+        sender = query.instance["sender_id"]
+        (tool,) = allowed_writes(query.mcp_tools_allowed, query.state_write_policy)
+        assert tool.endswith("_send_dm")  # the row's, whatever its app_context (generator)
+        assert written == [(tool, {"recipient_id": sender, "message": gold})]
     else:  # restraint: the trigger's app read, nothing written, silence submitted
         assert query.mcp_tools_allowed == "none" and json.loads(gold)["should_act"] is False
-        assert [name for name, _ in made[:-1]] == [
-            name
-            for app in read_apps(query)
-            for name in (
-                ("chatbot_get_history",)
-                if app == "chatbot"
-                else (f"{app}_get_feed", f"{app}_list_dms")
-            )
-        ]
-        assert made[-1] == ("submit", {"answer": gold})
-    assert isinstance(V3Questions(path).query_of(prompt)[0], V3Query)
+        assert written == []
+    assert V3Questions(path).query_of(prompt)[0].query_id == query.query_id
 
 
 def test_offered_no_tools_the_oracle_replies_as_before(

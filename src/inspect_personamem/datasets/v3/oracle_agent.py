@@ -6,14 +6,15 @@ Per query it makes one plan (`agent_calls`), then its calls one a turn, in order
 
 - reads: every listing read of each app where the query's evidence lies (the
   generator's `_generated_evidence`, which the oracle reads from the question file and
-  no model is shown), then of the row's `app_context`: each offered tool of that app
-  that takes no required argument (`{app}_get_feed`, `{app}_list_dms`,
-  `chatbot_get_history`, ...); a row without either reads the chatbot's. So every
+  no model is shown), then of the row's `app_context`: each offered read of that app
+  (`apps.READ_TOOLS`) that takes no required argument (`{app}_get_feed`,
+  `{app}_get_profile`, `{app}_list_dms`, `chatbot_get_history`,
+  `calendar_get_calendar`); a row without either reads the chatbot's. So every
   query reads something, and the oracle answers with its chance with a history, as it
   does when sent the whole history;
-- writes: what the row's `mcp_tools_allowed` names (the authors' namespaced
-  `mcp__threads__create_post` is the apps' `threads_create_post`), where the tool is
-  offered (the apps offer a write only where the row's `state_write_policy` allows it):
+- writes: what the row's `mcp_tools_allowed` names under its `state_write_policy`
+  (`apps.allowed_writes`: the authors' `mcp__threads__create_post` is the apps'
+  `threads_create_post`), where the tool is offered:
   `{app}_create_post` with the reply as its caption, `{app}_send_dm` to the row's
   `sender_id` with the reply as its message (the parameters of the authors' servers,
   evaluation/mcp_servers/_social_server.py@1549bc98). A read-only row, and a proactive
@@ -29,7 +30,6 @@ plumbing (tools, writes, budgets, scoring of actions) without a model.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -38,24 +38,13 @@ from inspect_ai.tool import ToolInfo
 
 from inspect_personamem.data.known import KnownQuestions
 from inspect_personamem.datasets.declared import Agentic
+from inspect_personamem.datasets.v3.apps import READ_TOOLS, TOOLS, allowed_writes
 from inspect_personamem.datasets.v3.offline import V3Questions
 from inspect_personamem.datasets.v3.records import V3Query
 
 Call = tuple[str, dict[str, Any]]
-_NAMESPACED: Final = re.compile(r"^mcp__([a-z_]+?)__([a-z_]+)$")
 DEFAULT_APP: Final = "chatbot"
 """The app a row read where it names neither evidence nor an app."""
-
-
-def allowed_writes(value: str) -> tuple[str, ...]:
-    """The tools a row's `mcp_tools_allowed` names, as the apps name them:
-    `mcp__threads__create_post` -> `threads_create_post` (a name without the namespace as
-    given); `none` or empty: none. Names are split at commas, semicolons and spaces."""
-    names = [name for name in re.split(r"[,;\s]+", value.strip()) if name and name != "none"]
-    return tuple(
-        f"{found.group(1)}_{found.group(2)}" if (found := _NAMESPACED.match(name)) else name
-        for name in names
-    )
 
 
 def read_apps(query: V3Query) -> list[str]:
@@ -81,14 +70,14 @@ def write_arguments(query: V3Query, tool: str, reply: str) -> dict[str, Any] | N
 def agent_calls(query: V3Query, tools: Sequence[ToolInfo], reply: str) -> list[Call]:
     """Every call the oracle makes on `query` offered `tools`, in order: the reads, then
     the writes (module docstring)."""
-    offered = {tool.name: tool for tool in tools}
+    offered = {tool.name: tool for tool in tools if tool.name in TOOLS}
     calls: list[Call] = [
         (name, {})
         for app in read_apps(query)
         for name, tool in offered.items()
-        if name.startswith(f"{app}_") and not tool.parameters.required
+        if name in READ_TOOLS and TOOLS[name].app == app and not tool.parameters.required
     ]
-    for name in allowed_writes(query.mcp_tools_allowed):
+    for name in sorted(allowed_writes(query.mcp_tools_allowed, query.state_write_policy)):
         arguments = write_arguments(query, name, reply)
         if name in offered and arguments is not None:
             calls.append((name, arguments))
