@@ -9,7 +9,8 @@ diff for the step holds only the model's reply; the one logged copy of the histo
 the one inside the model call. `keep_history_in_log=True` leaves it in
 `state.messages` as well. Where the source offers tools over the history instead
 (`history=tools`), the generation is the model's turns with them (`tool_loop.py`),
-which stay in `state.messages`: the tool calls and what they returned.
+which stay in `state.messages`: the tool calls and what they returned; where it offers
+an agent (`Seen.agent`), the agent's turns, kept the same way.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def replying_solver(
                 history = with_cache_breakpoints(history, ends)
             state.messages = conversation(history, asked, system_messages)
         sent = len(state.messages)
-        state = await generate_answer(state, generate, seen.tools)
+        state = await generate_answer(state, generate, seen)
         if not keep_history_in_log:
             state.messages = asked + state.messages[sent:]
         return state

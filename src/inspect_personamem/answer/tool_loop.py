@@ -9,17 +9,24 @@ scored as any other (a last output that still calls tools is read as it stands: 
 answer, as a rule). After each turn the source's record learns the calls made so far,
 and at the end that the turns finished: a question an Inspect limit stops in between
 is recorded as not finished, and is not scored (`scoring.scorer.replied`).
+
+Where the source offers an agent instead (`Seen.agent`: PersonaMem-v3's apps), the agent
+answers: it runs its own tools, turns and budgets and keeps its own record.
 """
 
 from __future__ import annotations
 
 from inspect_ai.solver import Generate, TaskState
 
-from inspect_personamem.history.seen import ToolUse
+from inspect_personamem.history.seen import Seen
 
 
-async def generate_answer(state: TaskState, generate: Generate, use: ToolUse | None) -> TaskState:
-    """One generation, or, with tools offered (`use`), the model's turns within the budget."""
+async def generate_answer(state: TaskState, generate: Generate, seen: Seen) -> TaskState:
+    """One generation; with tools offered (`seen.tools`), the model's turns within the
+    budget; with an agent (`seen.agent`), the agent's answer."""
+    if seen.agent is not None:
+        return await seen.agent(state)
+    use = seen.tools
     if use is None:
         return await generate(state)
     state.tools = list(use.tools)

@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
@@ -31,6 +31,7 @@ from inspect_personamem.data.release import Release, ReleasedFile
 from inspect_personamem.datasets.declared import Estimate, Offline, Reported, Try
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.prompts import OwnPrompt
+from inspect_personamem.history.seen import Past, See
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
 
@@ -205,6 +206,17 @@ class DatasetVersion(ABC, Generic[Q]):
         """Where a question's evidence lies in its history, from its sample's metadata
         (for a run whose history source reads it, `AxisValue.reads_evidence`): what
         `history=evidence` shows and what retrieved items are checked against."""
+
+    def history(self, point: Point, arguments: Settings, past: Past) -> See:
+        """The run's history source: by default its axis value's (`history=...`), built
+        from its own parameters; a version replaces it where it offers a setting of its
+        own (PersonaMem-v3's apps as an agent's tools, under `history=tools`)."""
+        return cast(See, point.history.builder(past, **point.own(point.history, arguments)))
+
+    def history_metrics(self, point: Point, arguments: Settings) -> list[Metric]:
+        """The metrics the run's history source adds: by default its axis value's, else
+        those of the version's own source (`history`)."""
+        return cast(list[Metric], point.history.metrics())
 
     @abstractmethod
     def scorer(self, point: Point, arguments: Settings) -> Scorer:

@@ -51,6 +51,11 @@ class ToolUse:
     each of the model's turns."""
 
 
+Answerer = Callable[[TaskState], Awaitable[TaskState]]
+"""An agent answering one question: its state, with the question's messages -> the
+state with its reply (`Seen.agent`)."""
+
+
 @dataclass(frozen=True)
 class Seen:
     """One question's view of the past."""
@@ -65,6 +70,11 @@ class Seen:
     prompt, which puts history, question and options in one message); None: none."""
     tools: ToolUse | None = None
     """Tools the model may call over the history before answering; None: none."""
+    agent: Answerer | None = None
+    """An agent that answers in place of the generation (`answer/tool_loop.py`): it is
+    handed the state holding the question's messages and leaves its reply in
+    `state.output`, running its own tools, turns and budgets and keeping its own record
+    (PersonaMem-v3's apps, `history=tools`); None: none."""
 
 
 See = Callable[[TaskState], Awaitable[Seen]]

@@ -273,11 +273,12 @@ TOOL_COUNTS = ("budget", "asked", "errors", "chars_read", "positions_read", "fin
 
 def history_record(state: TaskState) -> dict[str, Any]:
     """What a score's metadata carries for `evidence_located`, `evidence_retrieval`,
-    `memory_latency` and `tool_use`: where the evidence lies, what the retrieval found
-    of it, the memory's search and add seconds, and the counts of the model's tool
-    calls, as the history source wrote them to the state (nothing in runs whose source
-    writes none). Inspect hands a metric each sample's metadata as its dataset gave it,
-    never as the solver left it, so these reach the metrics through the score."""
+    `memory_latency`, `tool_use` and an agent's metrics: where the evidence lies, what
+    the retrieval found of it, the memory's search and add seconds, and the counts of
+    the model's tool calls (or its agent's actions), as the history source wrote them to
+    the state (nothing in runs whose source writes none). Inspect hands a metric each
+    sample's metadata as its dataset gave it, never as the solver left it, so these
+    reach the metrics through the score."""
     record: dict[str, Any] = {
         key: state.metadata[key] for key in ("evidence", "retrieval") if key in state.metadata
     }
@@ -287,7 +288,23 @@ def history_record(state: TaskState) -> dict[str, Any]:
     tools = state.metadata.get("tools")
     if tools:
         record["tools"] = {key: tools[key] for key in TOOL_COUNTS}
+    actions = state.metadata.get("actions")
+    if actions:
+        record["actions"] = action_counts(actions)
     return record
+
+
+def action_counts(actions: Mapping[str, Any]) -> dict[str, Any]:
+    """What a score keeps of an agent's record (`actions`, `history.seen.Seen.agent`):
+    its counts, not its calls."""
+    return {
+        "calls": len(actions["calls"]),
+        "reads": actions["reads"],
+        "writes": len(actions["writes"]),
+        "turns": actions["turns"],
+        "out_of_budget": actions["out_of_budget"],
+        "finished": actions["finished"],
+    }
 
 
 @metric

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from typing import ParamSpec
+from typing import Final, ParamSpec
 
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState
@@ -40,7 +40,7 @@ def answered(factory: Callable[P, Scoring]) -> Callable[P, Scorer]:
 
         async def score(state: TaskState, target: Target) -> Score:
             if not replied(state):
-                return unanswered()
+                return unanswered(stopped(state))
             scored = await inner(state, target)
             scored.metadata = {**(scored.metadata or {}), **history_record(state)}
             return scored
@@ -91,25 +91,43 @@ def correct_option(state: TaskState, letter: str) -> str:
     return f" The correct option ({letter}): {state.choices[index].value}"
 
 
+TURN_RECORDS: Final = ("tools", "actions")
+"""The sample metadata records of a model's turns, each saying whether they `finished`:
+`tools` (its calls to the history's tools, `history=tools`) and `actions` (an agent's,
+`history.seen.Seen.agent`: PersonaMem-v3's apps), with `stopped` saying why not."""
+
+
 def replied(state: TaskState) -> bool:
-    """Whether the model replied: it produced an output, and where it was offered tools
-    over its history (`history=tools`, whose record is `tools`), its turns with them
-    finished. A question an Inspect limit stopped before the reply, or between its tool
-    calls, has no reply to score."""
-    tools = state.metadata.get("tools")
-    return bool(state.output.choices) and (tools is None or bool(tools["finished"]))
+    """Whether the model replied: it produced an output, and where it had turns of its
+    own (a record of `TURN_RECORDS`), they finished. A question an Inspect limit stopped
+    before the reply, or between its tool calls, or whose agent ran out of its budget
+    or lost its tools, has no reply to score."""
+    return bool(state.output.choices) and all(
+        bool(record["finished"])
+        for record in (state.metadata.get(key) for key in TURN_RECORDS)
+        if record
+    )
+
+
+def stopped(state: TaskState) -> str | None:
+    """Why a record of `TURN_RECORDS` says its turns did not finish, where it says."""
+    reasons = (record.get("stopped") for record in map(state.metadata.get, TURN_RECORDS) if record)
+    return next((str(reason) for reason in reasons if reason), None)
 
 
 STOPPED = "stopped_before_reply"
 """The `reason` of an unanswered question's score: Inspect stopped it (a limit)."""
 
 
-def unanswered() -> Score:
-    """The score of a question the model never replied to: not an answer."""
+def unanswered(why: str | None = None) -> Score:
+    """The score of a question the model never replied to: not an answer; `why`: what
+    stopped it, where its record of turns says (else an Inspect limit did)."""
     return Score.unscored(
         reason=STOPPED,
         explanation=(
-            "Not answered: the sample stopped before the model replied (an Inspect "
+            f"Not answered: {why}, so it is not scored."
+            if why
+            else "Not answered: the sample stopped before the model replied (an Inspect "
             "limit; the sample's `limit` says which), so it is not scored."
         ),
         metadata={"status": UNANSWERED},

@@ -59,6 +59,16 @@ from inspect_personamem.data.order import prefix_ends
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
 from inspect_personamem.datasets.declared import Estimate, Offline, Published, Reported, Try
+from inspect_personamem.datasets.v3.agent import PROMPTS as AGENT_PROMPTS
+from inspect_personamem.datasets.v3.agent import (
+    TOOL_TIMEOUT,
+    TOOLS,
+    AgentSetting,
+    apps_agent,
+    check_arguments,
+    check_server,
+    v3_actions,
+)
 from inspect_personamem.datasets.v3.cost import OPTIONS, question_requests
 from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
 from inspect_personamem.datasets.v3.hub import HubSnapshot, download
@@ -97,6 +107,8 @@ from inspect_personamem.datasets.v3.tasks import FAMILIES, TASK_TYPES
 from inspect_personamem.datasets.v3.testjson import read_test_json
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.history.retrieved import read_memory_config
+from inspect_personamem.history.seen import Past, See
+from inspect_personamem.history.table import HISTORIES
 from inspect_personamem.parameters import Parameter, Point, Settings
 
 TASK: Final = "personamem_v3"
@@ -179,6 +191,39 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "message) or events (one message per event in time order, which a prompt cache "
             "shares across a persona's queries).",
             choices=LAYOUTS,
+        ),
+        Parameter(
+            "tools",
+            "apps",
+            str,
+            "history=tools: the persona's apps at the query's time as an agent's tools: apps "
+            "(in process) or mcp (the package's MCP server over stdio, one per query); or "
+            "history (the generic search_history/read_history over the event timeline).",
+            choices=TOOLS,
+        ),
+        Parameter(
+            "turn_budget",
+            None,
+            int,
+            "tools=apps or mcp: the agent's model turns per query; none: the authors' 15 "
+            "(30 for their nine heavy task types).",
+            minimum=1,
+        ),
+        Parameter(
+            "token_budget",
+            None,
+            int,
+            "tools=apps or mcp: the tokens a query's agent may use; none: 300,000 (600,000 "
+            "heavy), standing for the authors' $0.30 ($0.60) cap.",
+            minimum=1,
+        ),
+        Parameter(
+            "tool_timeout",
+            TOOL_TIMEOUT,
+            int,
+            "tools=mcp: seconds the server has to start, or to answer one call.",
+            minimum=1,
+            scoring=False,
         ),
     )
     groups = (
@@ -285,6 +330,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
                 "bind a judge with --model-role grader=<model> (the authors judge with "
                 "gpt-5.5; in Python, model_roles={'grader': ...})"
             )
+        check_arguments(arguments, {p.name: p.default for p in HISTORIES["tools"].parameters})
         if _writes_markdown_memory(arguments):
             WriterConfig.of(read_memory_config(arguments["memory_config"]))
 
@@ -294,7 +340,35 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         where = "datasets/v3/judge.py"
         judges = {f"{where}:{name}": text for name, text in JUDGE_TEXTS.items()}
         writer = WRITER_PROMPTS if _writes_markdown_memory(settings) else {}
-        return {**point.prompts(settings), **judges, **writer}
+        agent = AGENT_PROMPTS if AgentSetting.of(settings) else {}
+        return {**point.prompts(settings), **judges, **writer, **agent}
+
+    def history(self, point: Point, arguments: Settings, past: Past) -> See:
+        """With `history=tools`, the persona's apps as an agent's tools (`agent.py`),
+        unless `tools=history`; else the axis value's source."""
+        setting = AgentSetting.of(arguments)
+        if setting is None:
+            return super().history(point, arguments, past)
+        contexts = past.contexts
+        assert isinstance(contexts, PersonaContexts)
+        return apps_agent(contexts.streams, setting)
+
+    def history_metrics(self, point: Point, arguments: Settings) -> list[Metric]:
+        """An agent setting's counts of calls, reads, writes and turns (`agent.v3_actions`),
+        else the axis value's metrics."""
+        if AgentSetting.of(arguments) is None:
+            return super().history_metrics(point, arguments)
+        return [v3_actions()]
+
+    def label_words(self, settings: Settings) -> list[str]:
+        """An agent setting: its tools and the budgets given."""
+        setting = AgentSetting.of(settings)
+        if setting is None:
+            return []
+        words = ["apps agent" if setting.tools == "apps" else "apps MCP agent"]
+        words += [f"{setting.turn_budget} turns"] if setting.turn_budget else []
+        words += [f"{setting.token_budget:,} tokens"] if setting.token_budget else []
+        return words
 
     def _source(self, arguments: Settings) -> V3Source:
         return V3Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"])
@@ -419,6 +493,10 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             }
             sample.metadata = metadata
             samples.append(sample)
+        setting = AgentSetting.of(arguments)
+        if setting is not None and setting.tools == "mcp" and samples:
+            assert isinstance(contexts.streams, PersonaStreams)
+            check_server(contexts.streams.backend, samples[0].metadata or {}, setting.tool_timeout)
         name = f"{self.task}_{arguments['family']}"
         return MemoryDataset(samples, name=name, shuffled=False)
 
