@@ -238,8 +238,8 @@ class OracleModel(ModelAPI):
             if judgement is not None:
                 return offline_output(self.model_name, judgement, input)
         prompt, exchange = split_exchange(input)
-        asked = self.questions.find(prompt)
-        question = "\n\n".join(message.text for message in prompt[-asked.messages :])
+        asked = self.questions.find_after(prompt, exchange)
+        question = asked.question or "\n\n".join(m.text for m in prompt[-asked.messages :])
         read = any(isinstance(m, ChatMessageTool) and m.error is None for m in exchange)
         right = self._right(asked.known, len(prompt) > asked.messages or read, question)
         reply = asked.replies[right]

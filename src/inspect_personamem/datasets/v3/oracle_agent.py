@@ -90,7 +90,7 @@ def act(questions: KnownQuestions, agentic: Agentic) -> Call | None:
     question file is no v3 one)."""
     if not isinstance(questions, V3Questions):
         return None
-    query, _ = questions.query_of(agentic.prompt)
+    query, _ = questions.query_of(agentic.prompt, agentic.exchange)
     calls = agent_calls(query, agentic.tools, agentic.reply)
     made = sum(isinstance(message, ChatMessageTool) for message in agentic.exchange)
     return calls[made] if made < len(calls) else None
