@@ -20,6 +20,7 @@ import csv
 import json
 import re
 import shutil
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,8 @@ from support.v3_backend import STRIPPED_PREFERENCE, leak, write_queries
 
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.provenance import MARK, mark_generated
+from inspect_personamem.datasets.v3.agent import ACCESS_MCP, OVERPERS_RAIL
+from inspect_personamem.datasets.v3.apps import READ_TOOLS, SEARCH_TYPES, TOOLS, WRITE_TOOLS
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.records import COLUMNS, read_queries
 from inspect_personamem.datasets.v3.samples import SCORER_KEY
@@ -62,15 +65,24 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "memory-markdown": {"history": "memory", "memory": MARKDOWN_MEMORY},
     "memory-mcp": {"history": "memory", "memory": "mcp", "top_k": 8},  # the stand-in server
     "memory-mem0": {"history": "memory", "memory": "mem0", "top_k": 8},  # a stand-in LLM
-    "tools-bm25": {"history": "tools", "tool_budget": 4, "tool_result_chars": 200_000},
+    "tools-bm25": {
+        "history": "tools",
+        "tools": "history",
+        "tool_budget": 4,
+        "tool_result_chars": 200_000,
+    },
     "tools-markdown": {
         "history": "tools",
+        "tools": "history",
         "search": "memory",
         "memory": MARKDOWN_MEMORY,
         "tool_budget": 4,
         "tool_result_chars": 200_000,
     },
+    "apps": {"history": "tools"},  # the persona's apps, in process (`apps_script`)
+    "apps-mcp": {"history": "tools", "tools": "mcp"},  # the same, served over stdio
 }
+APPS_SETTINGS = {"apps", "apps-mcp"}
 SEES_ALL = {"full-authors", "full-events", "memory-markdown", "tools-bm25"}
 """Settings that show every event before the query's time (the writer copies them all;
 the scripted model reads the whole history through the tools)."""
@@ -91,8 +103,15 @@ def marked(tmp_path_factory: pytest.TempPathFactory) -> tuple[V3Folder, dict[int
         for app in APPS:
             path = backend / f"{app}.json"
             events = json.loads(path.read_text(encoding="utf-8"))
+            FUTURE["ids"] += [str(e["source_object_id"]) for e in (events[:1] + events[-2:])]
+            FUTURE["threads"] += [
+                str(e.get("thread_id") or f"__solo__{e['source_object_id']}")
+                for e in events
+                if e.get("is_dm")
+            ][-2:]
             for event in events:
                 k = len(times)
+                FUTURE["tags"].insert(0, f"EVM{k}X")
                 times[k] = event["source_timestamp"]
                 event["source_hashtags"] = [*event.get("source_hashtags", []), f"#EVM{k}X"]
                 event["split"] = leak("split", str(k))
@@ -131,6 +150,8 @@ def script(messages: list[ChatMessage], tools: list[ToolInfo], choice: ToolChoic
         bullets = "\n".join(f"- seen EVM{k}X" for k in seen)
         return f"<memory>\n# USER MEMORY\n{bullets}\n</memory>\n<summary>so far</summary>"
     names = {tool.name for tool in tools}
+    if "instagram_get_feed" in names:
+        return apps_script(messages, names)
     if "read_history" in names and not any(m.role == "tool" for m in messages):
         [read] = [tool for tool in tools if tool.name == "read_history"]
         end = int(re.findall(r"has (\d+) messages", read.description or "")[0])
@@ -139,6 +160,63 @@ def script(messages: list[ChatMessage], tools: list[ToolInfo], choice: ToolChoic
             ("search_history", {"query": "EVM event"}),
         ]
     return REPLY
+
+
+FUTURE: dict[str, list[str]] = {"ids": [], "tags": [], "threads": []}
+"""What the apps script asks for beyond the defaults, set by `marked`: every persona's
+first and last post ids, thread ids and hashtags of each app (the last ones at or after
+most queries' time)."""
+WRITTEN = re.compile(r"WRITTEN(\d+)X")
+
+
+def written(prompt: str) -> str:
+    """The marker a query's write carries: its prompt's CRC."""
+    return f"WRITTEN{zlib.crc32(prompt.encode())}X"
+
+
+def apps_script(messages: list[ChatMessage], names: set[str]) -> Any:
+    """The answerer over the apps: first every read tool offered with every argument
+    shape (defaults, the first page and the whole, a cursor past the end, each search
+    type, ids, threads and hashtags from the future); then one write it is offered,
+    carrying its query's marker (`written`); then the feeds again (which show that
+    write); then a reply."""
+    turns = sum(m.role == "assistant" for m in messages)
+    prompt = messages[0].text.removeprefix(ACCESS_MCP + OVERPERS_RAIL)
+    if turns == 0:
+        return [call for name in sorted(names & READ_TOOLS) for call in read_shapes(name)]
+    writes = sorted(names & WRITE_TOOLS)
+    if turns == 1 and writes:
+        return [(writes[0], write_arguments(writes[0], written(prompt)))]
+    if turns in (1, 2):
+        return [(name, {"limit": 100_000}) for name in sorted(names) if name.endswith("_get_feed")]
+    return REPLY
+
+
+def read_shapes(name: str) -> list[tuple[str, dict[str, Any]]]:
+    """Calls of a read tool: its required arguments filled, then each argument varied."""
+    values: dict[str, list[Any]] = {
+        "limit": [1, 100_000, 0],
+        "cursor": ["1", "100000", "not-a-cursor"],
+        "query": ["EVM", *FUTURE["tags"][:6]],
+        "search_type": list(SEARCH_TYPES),
+        "post_id": FUTURE["ids"],
+        "thread_id": FUTURE["threads"] or ["x"],
+        "target_app": ["instagram", "threads"],
+        "window_hours": [100_000],
+    }
+    params = TOOLS[name].params
+    base = {p.name: values.get(p.name, ["x"])[0] for p in params if p.required}
+    calls = [(name, base)]
+    for param in params:
+        for value in values.get(param.name, ["x"]):
+            calls.append((name, {**base, param.name: value}))
+    return calls
+
+
+def write_arguments(name: str, marker: str) -> dict[str, Any]:
+    """A write tool's arguments, each text its query's marker."""
+    fill = {"target_app": "instagram", "reaction": "like", "post_id": (FUTURE["ids"] or ["x"])[0]}
+    return {p.name: fill.get(p.name, marker) for p in TOOLS[name].params if p.required}
 
 
 def model_inputs(sample: Any) -> list[str]:
@@ -164,7 +242,9 @@ def run(
     arguments = {"data_dir": str(folder.root), **SETTINGS[setting]}
     if embedder is not None:
         arguments["embedder"] = embedder
-    extra = {} if shuffle is None else {"sample_shuffle": shuffle}
+    extra: dict[str, Any] = {} if shuffle is None else {"sample_shuffle": shuffle}
+    if setting == "apps-mcp":  # a server process per query: a few at a time
+        extra["max_samples"] = 4
     config = log_dir / "memory.json"
     with contextlib.ExitStack() as stack:
         if setting == "memory-mcp":
@@ -192,7 +272,14 @@ def run(
 )
 @pytest.mark.parametrize(
     "setting",
-    [pytest.param(s, marks=pytest.mark.memory) if s in NEEDS_MEMORY else s for s in SETTINGS],
+    [
+        pytest.param(s, marks=pytest.mark.memory)
+        if s in NEEDS_MEMORY
+        else pytest.param(s, marks=pytest.mark.slow)  # a server process per query
+        if s == "apps-mcp"
+        else s
+        for s in SETTINGS
+    ],
 )
 def test_no_event_at_or_after_the_query_and_no_hidden_field_reaches_any_model_call(
     marked: tuple[V3Folder, dict[int, int]],
@@ -221,6 +308,15 @@ def test_no_event_at_or_after_the_query_and_no_hidden_field_reaches_any_model_ca
         future = {k for k in shown if times[k] >= t}
         assert not future, (sample.id, sorted(future)[:5])
         assert not HIDDEN.search(text), (sample.id, HIDDEN.search(text))
+        if setting in APPS_SETTINGS:  # its own write, read back, and no other query's
+            marker = written(str(sample.input))
+            assert set(WRITTEN.findall(text)) <= {marker[len("WRITTEN") : -1]}, sample.id
+            made = sample.metadata["actions"]["writes"]
+            writes += bool(made)
+            if made and made[0]["tool"].endswith("create_post"):
+                results = [m for m in sample.messages if m.role == "tool"]
+                first = next(i for i, m in enumerate(results) if m.function in WRITE_TOOLS)
+                assert any(marker in m.text for m in results[first + 1 :]), sample.id
         gold = sample.metadata[SCORER_KEY].get("example_response")
         if isinstance(gold, str) and len(gold) > 20:
             assert gold not in text, sample.id
@@ -230,7 +326,7 @@ def test_no_event_at_or_after_the_query_and_no_hidden_field_reaches_any_model_ca
             own = _events_of(folder, uid)
             assert {k for k in own if times[k] < t} <= shown, sample.id
     assert (shown_any > 0) == (setting not in SHOWS_NO_EVENT)
-    assert (writes > 0) == setting.endswith("markdown")
+    assert (writes > 0) == (setting.endswith("markdown") or setting in APPS_SETTINGS)
     if setting == "memory-plugin":  # it was fed the events, without their hidden fields
         fed = "\n".join(RecordingMemory.texts)
         assert EVENT.search(fed) and not HIDDEN.search(fed)

@@ -119,7 +119,10 @@ TOOLS: Final = ("apps", "mcp", "history")
 AGENT_TOOLS: Final = ("apps", "mcp")
 """The values of `tools` an agent answers with."""
 TOOL_TIMEOUT: Final = 30
-"""Seconds the MCP server has to start, or to answer one call (`-T tool_timeout=`)."""
+"""Seconds the MCP server has to answer one call (`-T tool_timeout=`)."""
+STARTS_IN: Final = 4
+"""The server has this many times `tool_timeout` to start and list its tools (a Python
+process importing the package, several at once on a busy machine)."""
 
 
 class AppServerError(RuntimeError):
@@ -298,10 +301,10 @@ async def answer(state: TaskState, streams: PersonaStreams, setting: AgentSettin
 
 
 async def _served(state: TaskState, client: Any, server: Server, actions: Actions) -> TaskState:
-    """Start the query's server (within `tool_timeout`), list its tools and answer with
-    them; the server stopped after."""
+    """Start the query's server (within its start deadline), list its tools and answer
+    with them; the server stopped after."""
     with anyio.CancelScope() as scope:
-        scope.deadline = anyio.current_time() + server.timeout
+        scope.deadline = anyio.current_time() + server.start_timeout
         try:
             async with client:
                 listed = await client.tools()
@@ -312,7 +315,9 @@ async def _served(state: TaskState, client: Any, server: Server, actions: Action
             raise
         except Exception as ex:
             raise server.fault(actions, "did not start", ex) from ex
-    raise server.fault(actions, f"did not start within {server.timeout} s (tool_timeout)")
+    raise server.fault(
+        actions, f"did not start within {server.start_timeout} s ({STARTS_IN} x tool_timeout)"
+    )
 
 
 async def _run(state: TaskState, tools: Sequence[Tool], actions: Actions) -> TaskState:
@@ -365,6 +370,10 @@ class Server:
     line: str
     metadata: Mapping[str, Any]
     timeout: int
+
+    @property
+    def start_timeout(self) -> int:
+        return STARTS_IN * self.timeout
 
     def where(self) -> str:
         return (
@@ -474,7 +483,8 @@ def _found(ex: BaseException, kind: type[AppServerError]) -> AppServerError | No
 def check_server(backend: Path, metadata: Mapping[str, Any], timeout: int) -> None:
     """Start the server of a query (the run's first), list its tools and stop it, as the
     task is made: one line naming the server command, the persona and the query where it
-    does not start within `timeout` seconds or lists other tools than the apps offer."""
+    does not start within `STARTS_IN` x `timeout` seconds or lists other tools than the
+    apps offer."""
     command, args = server_command(backend, metadata)
     line = shlex.join([command, *args])
     where = (
@@ -485,7 +495,7 @@ def check_server(backend: Path, metadata: Mapping[str, Any], timeout: int) -> No
     failure: list[BaseException] = []
 
     async def start() -> None:
-        with anyio.fail_after(timeout):
+        with anyio.fail_after(STARTS_IN * timeout):
             async with mcp_server_stdio(command=command, args=args) as server:
                 listed.extend(ToolDef(tool).name for tool in await server.tools())
 
@@ -501,7 +511,7 @@ def check_server(backend: Path, metadata: Mapping[str, Any], timeout: int) -> No
     if failure:
         leaf = _leaf(failure[0])
         why = (
-            f"within {timeout} s (tool_timeout)"
+            f"within {STARTS_IN * timeout} s ({STARTS_IN} x tool_timeout)"
             if isinstance(leaf, TimeoutError)
             else " ".join(f"{type(leaf).__name__}: {leaf}".split())
         )

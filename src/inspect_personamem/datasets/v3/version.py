@@ -221,7 +221,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "tool_timeout",
             TOOL_TIMEOUT,
             int,
-            "tools=mcp: seconds the server has to start, or to answer one call.",
+            "tools=mcp: seconds the server has to answer one call (four times that to start).",
             minimum=1,
             scoring=False,
         ),
