@@ -200,6 +200,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "(in process) or mcp (the package's MCP server over stdio, one per query); or "
             "history (the generic search_history/read_history over the event timeline).",
             choices=TOOLS,
+            says_how=True,
         ),
         Parameter(
             "turn_budget",
@@ -208,6 +209,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "tools=apps or mcp: the agent's model turns per query; none: the authors' 15 "
             "(30 for their nine heavy task types).",
             minimum=1,
+            says_how=True,
         ),
         Parameter(
             "token_budget",
@@ -216,6 +218,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "tools=apps or mcp: the tokens a query's agent may use; none: 300,000 (600,000 "
             "heavy), standing for the authors' $0.30 ($0.60) cap.",
             minimum=1,
+            says_how=True,
         ),
         Parameter(
             "tool_timeout",
