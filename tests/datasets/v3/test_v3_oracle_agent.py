@@ -19,8 +19,10 @@ from inspect_ai.model import (
     ChatMessageTool,
     ChatMessageUser,
     GenerateConfig,
+    get_model,
 )
 from inspect_ai.tool import ToolDef, ToolInfo, ToolParam, ToolParams
+from support.helpers import run_task
 from support.v3_backend import query_row, write_queries
 
 from inspect_personamem.datasets.v3.apps import (
@@ -32,10 +34,11 @@ from inspect_personamem.datasets.v3.apps import (
     inspect_tools,
 )
 from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.offline import V3Questions, known_replies
+from inspect_personamem.datasets.v3.offline import JUDGE_PROMPTS, V3Questions, known_replies
 from inspect_personamem.datasets.v3.oracle_agent import agent_calls, read_apps
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
-from inspect_personamem.datasets.v3.samples import PROMPTS, Shown
+from inspect_personamem.datasets.v3.samples import PROMPTS, SCORER_KEY, Shown
+from inspect_personamem.datasets.v3.scorers import RULE_TASKS
 from inspect_personamem.datasets.v3.streams import PersonaStreams
 from inspect_personamem.offline.oracle import OracleModel
 
@@ -234,3 +237,42 @@ def test_offered_no_tools_the_oracle_replies_as_before(
     output = anyio.run(oracle.generate, prompt, [], "none", GenerateConfig())
     assert isinstance(output.message, ChatMessageAssistant)
     assert not output.message.tool_calls and output.completion in known_replies(query)
+
+
+@pytest.mark.slow
+def test_the_oracle_always_right_reaches_its_gold_through_the_apps(tmp_path: Path) -> None:
+    """`-T history=tools` (the apps in process) on one generated persona, the oracle always
+    right and bound as the grader: every rule-scored row at its top (a lifecycle pair's
+    probes at 1 and 0), every judge call's judgement the top one, and each write
+    carrying the gold it replies with."""
+    written = generate(tmp_path / "data", personas=1, queries_per_type=2, seed=5)
+    path = written.queries_file(written.personas[0])
+    oracle = get_model("personamem/oracle", questions=str(path), accuracy=1.0)
+    log = run_task(
+        "inspect_personamem/personamem_v3",
+        oracle,
+        tmp_path / "logs",
+        {"data_dir": str(tmp_path / "data"), "history": "tools", "tools": "apps"},
+        model_roles={"grader": oracle},
+    )
+    assert log.status == "success" and len(log.samples or []) == 62
+    tops = [dict(kind.top) for kind in JUDGE_PROMPTS]
+    judged = writes = 0
+    for sample in log.samples or []:
+        score = next(iter((sample.scores or {}).values()))
+        actions = sample.metadata["actions"]
+        assert actions["reads"] >= 1 and actions["out_of_budget"] is None, sample.id
+        if sample.metadata["task_type"] in RULE_TASKS:
+            phase = sample.metadata[SCORER_KEY].get("phase")
+            assert score.value == (0.0 if phase == "post" else 1.0), sample.id
+        for call in (score.metadata or {}).get("judge_calls", []):
+            judgement = json.loads(call["reply"].strip().removeprefix("```json").strip("`\n"))
+            judgement.pop("reasoning")
+            assert judgement in tops, (sample.id, judgement)
+            judged += 1
+        gold = str(sample.metadata[SCORER_KEY].get("example_response") or "")
+        for write in actions["writes"]:
+            assert gold and gold in write["arguments"].values(), sample.id
+            writes += 1
+    # every agentic row with a write (send_post, repost, auto-reply) made it, twice each
+    assert judged > 0 and writes == 3 * 2
