@@ -10,7 +10,7 @@ the one inside the model call. `keep_history_in_log=True` leaves it in
 `state.messages` as well. Where the source offers tools over the history instead
 (`history=tools`), the generation is the model's turns with them (`tool_loop.py`),
 which stay in `state.messages`: the tool calls and what they returned; where it offers
-an agent (`Seen.agent`), the agent's turns, kept the same way.
+an agent (`Seen.agent`), the agent's messages as it left them (it is sent no history).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def replying_solver(
             state.messages = conversation(history, asked, system_messages)
         sent = len(state.messages)
         state = await generate_answer(state, generate, seen)
-        if not keep_history_in_log:
+        if not keep_history_in_log and seen.agent is None:  # an agent's are its own
             state.messages = asked + state.messages[sent:]
         return state
 

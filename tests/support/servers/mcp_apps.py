@@ -67,8 +67,8 @@ def main() -> None:
     parser.add_argument("mode", choices=["well", "fail", "hang", "die", "malformed"])
     parser.add_argument("--source", required=True)
     parser.add_argument("--after", type=int, default=0)
-    parser.add_argument("served", nargs=argparse.REMAINDER)
-    options = parser.parse_args()
+    split = sys.argv.index("--")
+    options = parser.parse_args(sys.argv[1:split])
     if options.mode == "fail":
         print("mcp_apps: told to fail at start", file=sys.stderr)
         raise SystemExit(3)
@@ -77,7 +77,7 @@ def main() -> None:
 
     from inspect_personamem.datasets.v3.app_server import NAME, served, session_from
 
-    session, writes = session_from([a for a in options.served if a != "--"])
+    session, writes = session_from(sys.argv[split + 1 :])
     server = MCPServer(NAME, log_level="WARNING")
     calls = [0]
     functions: Mapping[str, Callable[..., str]] = session.functions()

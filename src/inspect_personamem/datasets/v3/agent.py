@@ -51,6 +51,7 @@ import shlex
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -120,9 +121,9 @@ AGENT_TOOLS: Final = ("apps", "mcp")
 """The values of `tools` an agent answers with."""
 TOOL_TIMEOUT: Final = 30
 """Seconds the MCP server has to answer one call (`-T tool_timeout=`)."""
-STARTS_IN: Final = 4
-"""The server has this many times `tool_timeout` to start and list its tools (a Python
-process importing the package, several at once on a busy machine)."""
+START_TIMEOUT: Final = 120
+"""Seconds the MCP server has to start and list its tools (a Python process importing
+the package, several at once on a busy machine), or `tool_timeout` where longer."""
 
 
 class AppServerError(RuntimeError):
@@ -311,19 +312,16 @@ async def _served(state: TaskState, client: Any, server: Server, actions: Action
     with them; the server stopped after."""
     with anyio.CancelScope() as scope:
         scope.deadline = anyio.current_time() + server.start_timeout
-        try:
-            async with client:
+        async with AsyncExitStack() as stack:
+            try:
+                await stack.enter_async_context(client)
                 listed = await client.tools()
-                scope.deadline = math.inf
-                tools = [_recorded(tool, actions, server) for tool in listed]
-                return await _run(state, tools, actions)
-        except (LimitExceededError, AppServerError):
-            raise
-        except Exception as ex:
-            raise server.fault(actions, "did not start", ex) from ex
-    raise server.fault(
-        actions, f"did not start within {server.start_timeout} s ({STARTS_IN} x tool_timeout)"
-    )
+            except Exception as ex:
+                raise server.fault(actions, "did not start", ex) from ex
+            scope.deadline = math.inf
+            tools = [_recorded(tool, actions, server) for tool in listed]
+            return await _run(state, tools, actions)
+    raise server.fault(actions, f"did not start within {server.start_timeout} s")
 
 
 async def _run(state: TaskState, tools: Sequence[Tool], actions: Actions) -> TaskState:
@@ -332,16 +330,19 @@ async def _run(state: TaskState, tools: Sequence[Tool], actions: Actions) -> Tas
     asked = state.messages[-1]
     prompt = ChatMessageUser(content=ACCESS_MCP + OVERPERS_RAIL + asked.text)
 
-    async def turn_ended(agent_state: AgentState) -> bool:
+    def counted(agent_state: AgentState) -> None:
         actions.turns = sum(isinstance(m, ChatMessageAssistant) for m in agent_state.messages)
         actions.write()
+
+    async def turn_ended(agent_state: AgentState) -> bool:
+        counted(agent_state)
         return bool(agent_state.output.message.tool_calls) and actions.turns < budget.turns
 
     agent = react(prompt=None, tools=list(tools), submit=False, on_continue=turn_ended)
     agent_state = AgentState(messages=[*state.messages[:-1], prompt])
-    try:
+    try:  # react() works on `agent_state` itself: what it did is there, stopped or not
         with token_limit(budget.tokens):
-            agent_state = await agent(agent_state)
+            await agent(agent_state)
     except LimitExceededError as ex:
         actions.out_of_budget = LIMITS.get(ex.type, ex.type)
         actions.stopped = f"the agent's {ex.type} limit ran out: {ex.message}"
@@ -352,8 +353,8 @@ async def _run(state: TaskState, tools: Sequence[Tool], actions: Actions) -> Tas
             raise
         raise fault from None
     finally:
-        actions.write()
-    state.messages, state.output = agent_state.messages, agent_state.output
+        state.messages, state.output = agent_state.messages, agent_state.output
+        counted(agent_state)
     if state.output.message.tool_calls:
         actions.out_of_budget = "turns"
         actions.stopped = f"the agent's turn budget of {budget.turns} ran out before it replied"
@@ -379,7 +380,7 @@ class Server:
 
     @property
     def start_timeout(self) -> int:
-        return STARTS_IN * self.timeout
+        return max(START_TIMEOUT, self.timeout)
 
     def where(self) -> str:
         return (
@@ -419,7 +420,11 @@ def _recorded(tool: Tool, actions: Actions, server: Server | None) -> Tool:
         return result
 
     return ToolDef(
-        execute, name=name, description=spec.description, parameters=spec.parameters
+        execute,
+        name=name,
+        description=spec.description,
+        parameters=spec.parameters,
+        max_output=0,  # the apps' text whole, as `apps.inspect_tools` gives it
     ).as_tool()
 
 
@@ -489,8 +494,8 @@ def _found(ex: BaseException, kind: type[AppServerError]) -> AppServerError | No
 def check_server(backend: Path, metadata: Mapping[str, Any], timeout: int) -> None:
     """Start the server of a query (the run's first), list its tools and stop it, as the
     task is made: one line naming the server command, the persona and the query where it
-    does not start within `STARTS_IN` x `timeout` seconds or lists other tools than the
-    apps offer."""
+    does not start within `START_TIMEOUT` seconds (or `timeout`, where longer) or lists
+    other tools than the apps offer."""
     command, args = server_command(backend, metadata)
     line = shlex.join([command, *args])
     where = (
@@ -500,8 +505,10 @@ def check_server(backend: Path, metadata: Mapping[str, Any], timeout: int) -> No
     listed: list[str] = []
     failure: list[BaseException] = []
 
+    deadline = max(START_TIMEOUT, timeout)
+
     async def start() -> None:
-        with anyio.fail_after(STARTS_IN * timeout):
+        with anyio.fail_after(deadline):
             async with mcp_server_stdio(command=command, args=args) as server:
                 listed.extend(ToolDef(tool).name for tool in await server.tools())
 
@@ -517,7 +524,7 @@ def check_server(backend: Path, metadata: Mapping[str, Any], timeout: int) -> No
     if failure:
         leaf = _leaf(failure[0])
         why = (
-            f"within {STARTS_IN * timeout} s ({STARTS_IN} x tool_timeout)"
+            f"within {deadline} s"
             if isinstance(leaf, TimeoutError)
             else " ".join(f"{type(leaf).__name__}: {leaf}".split())
         )

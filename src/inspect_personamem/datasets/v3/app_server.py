@@ -10,13 +10,16 @@ every app, where the authors start one per app: `evaluation/mcp_servers/`@1549bc
 query's time (unix seconds), `--allowed` and `--policy` the row's `mcp_tools_allowed`
 and `state_write_policy` (which writes are offered: `apps.allowed_writes`). A tool's
 result is the same text as `AppSession.call`'s (canonical JSON); a refused call is an
-MCP tool error (`isError`) whose text is the `AppToolError`'s message. Arguments of the
-wrong JSON type are refused by the SDK's own schema check first, with its message (as
-Inspect refuses them in-process). With `--writes PATH`, each write's record is appended
-to PATH as one JSON line as it is made (the authors' `writes.jsonl`), so that a client
-reads the records back. Bad arguments (a missing folder, an unknown persona, a time that
-is no integer, a policy or tool name not known) exit with status 2 and one line on
-stderr naming what is wrong, before the server starts.
+MCP tool error (`isError`) whose text is the `AppToolError`'s message. Arguments the
+listed schema does not take are the SDK's to handle before the session sees them: one of
+the wrong JSON type is refused with the SDK's message (as Inspect refuses it in-process,
+with its own), and one the tool does not take is dropped (the SDK's argument model
+ignores extra keys; the session, called directly, refuses it). With `--writes PATH`,
+each write's record is appended to PATH as one JSON line as it is made (the authors'
+`writes.jsonl`), so that a client reads the records back. Bad arguments (a missing
+folder, an unknown persona, a time that is no integer, a policy or tool name not known)
+exit with status 2 and one line on stderr naming what is wrong, before the server
+starts.
 
 The `mcp` package comes with the `memory` extra; it is imported in `main` only, so
 `server_command` (what a client starts, for a sample) works without it.

@@ -54,10 +54,10 @@ Where ours differs from the authors', and why:
   authors of the app's visible events (theirs reads the profile's `friends`, which is
   scorer-side here);
 - a bad call is an error, not a result: the authors' `{"error": ...}` results (empty
-  caption, unknown reaction, unknown post) raise `AppToolError` with their message, and
-  so do unknown ids, unknown arguments, arguments of the wrong type, a `limit` below 1,
-  a `cursor` this session did not give and an unknown `search_type` (theirs searches
-  posts);
+  caption, unknown reaction, unknown post) raise `AppToolError` with their message (an
+  unknown id's names the app too; theirs `get_post` returns null), and so do unknown
+  ids, unknown arguments, arguments of the wrong type, a `limit` below 1, a `cursor`
+  this session did not give and an unknown `search_type` (theirs searches posts);
 - one cursor for every paginated tool: the offset of the next page, as a decimal string
   (theirs: that for feeds, an opaque `base64(ts:id)` for searches and DMs);
 - sent DMs are threads of their own in later `list_dms` and `get_dm_thread` reads, and
@@ -77,7 +77,7 @@ from typing import Any, Final, Literal, TypeVar
 
 from inspect_ai.tool import Tool, ToolDef, ToolError
 
-from inspect_personamem.datasets.v3.streams import PersonaView
+from inspect_personamem.datasets.v3.streams import PersonaStreams, PersonaView
 from inspect_personamem.errors import PersonaMemDataError
 
 SOCIAL_APPS: Final = ("instagram", "facebook", "threads")
@@ -91,10 +91,10 @@ SEARCH_TYPES: Final = ("post", "hashtag", "user")
 READ_ONLY_POLICIES: Final = ("read_only", "")
 WRITE_POLICIES: Final = ("writes_ok", "append_writes")
 """`state_write_policy` values: the authors' registry has `read_only` / `writes_ok`;
-`append_writes` is the generated rows' name for the latter."""
+`append_writes` is the generated rows' name for the latter; a row without one (empty)
+is offered no write."""
 LABELS: Final = {
     "none": (),
-    "read": (),
     "social": SOCIAL_APPS,
     "chatbot": ("chatbot",),
     "all": (*SOCIAL_APPS, "chatbot"),
@@ -287,7 +287,7 @@ def _summarize_inbox(session: AppSession, app: str, args: dict[str, Any]) -> Any
 def _get_calendar(session: AppSession, app: str, args: dict[str, Any]) -> Any:
     state: dict[str, dict[str, Any]] = {}
     for change in session.view.calendar:
-        action, entry_id = change.get("action"), change.get("entry_id")
+        action, entry_id = change.get("action"), str(change.get("entry_id"))
         entry = change.get("entry")
         if action == "added" and isinstance(entry, dict) and entry.get("entry_id"):
             state[str(entry["entry_id"])] = dict(entry)
@@ -727,9 +727,9 @@ class AppSession:
         return [*self._released.get(app, []), *written]
 
     def posts(self, app: str) -> list[dict[str, Any]]:
-        """The app's events but DMs, newest first (ties by id, larger first)."""
-        posts = [e for e in self.events(app) if not e.get("is_dm")]
-        return sorted(posts, key=_newest_key, reverse=True)
+        """The app's events but DMs, newest first (of events at one time, the later in
+        the file first; the session's writes last made first)."""
+        return [e for e in reversed(self.events(app)) if not e.get("is_dm")]
 
     def post(self, app: str, post_id: str) -> dict[str, Any]:
         for event in self.events(app):
@@ -803,6 +803,17 @@ class AppSession:
             return self.call(spec.name, arguments)
 
         return _typed(function, spec, str)
+
+
+def session_for(streams: PersonaStreams, metadata: Mapping[str, Any]) -> AppSession:
+    """A sample's session: its persona (`user_id`) at its time (`ts`), offered the
+    writes its row allows (`mcp_tools_allowed`, `state_write_policy`)."""
+    return AppSession(
+        streams.visible(str(metadata["user_id"]), int(metadata["ts"])),
+        mcp_tools_allowed=str(metadata["mcp_tools_allowed"]),
+        state_write_policy=str(metadata["state_write_policy"]),
+        query_id=str(metadata.get("query_id", "")),
+    )
 
 
 def inspect_tools(session: AppSession) -> list[Tool]:
@@ -923,17 +934,14 @@ def _number(value: Any) -> float:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
-def _newest_key(event: Mapping[str, Any]) -> tuple[float, str]:
-    return (_number(event.get("source_timestamp")), str(event.get("source_object_id", "")))
-
-
 def _message_time(message: Mapping[str, Any]) -> int:
     ts = message.get("timestamp")
     return ts if isinstance(ts, int) and not isinstance(ts, bool) else 0
 
 
 def _written_event(record: Mapping[str, Any]) -> dict[str, Any]:
-    """A write record's event as reads show it (`events_for_app`, mcp_overlay.py)."""
+    """A write record's event as reads show it (`events_for_app`, mcp_overlay.py): at T,
+    after every released event."""
     event = dict(record["event"])
     event.setdefault("source_object_id", record["synthetic_event_id"])
     event.setdefault("source_timestamp", record["timestamp_ms"] // 1000)

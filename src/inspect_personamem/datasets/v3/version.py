@@ -30,10 +30,14 @@ What is not here yet, and why:
   `_generated_evidence`); for the release it is "not located", and `history=evidence`,
   which would send an empty history, is refused in one line.
 
-Its memory settings: `history=rag`, `history=tools` and `history=memory` with any memory
-system (Mem0, an MCP server, a plug-in) read the persona's timeline, one message per
-event (`histories.PersonaContexts`), through the memory pool: fed in time order, searched
-with the row's `query_text` (its prompt where it has none), never past the query's time.
+Its memory settings: `history=rag`, `history=tools -T tools=history` and
+`history=memory` with any memory system (Mem0, an MCP server, a plug-in) read the
+persona's timeline, one message per event (`histories.PersonaContexts`), through the
+memory pool: fed in time order, searched with the row's `query_text` (its prompt where it
+has none), never past the query's time. Its agent settings, `history=tools` with
+`tools=apps` (the default) or `tools=mcp`, give the persona's apps at the query's time to
+Inspect's `react()` within the authors' budgets (`agent.py`: the version's own history
+source, `history`, its prompts' digests in the run's facts, its metrics `v3_actions`).
 The authors' own memory setting is `-T memory=` `MARKDOWN_MEMORY` (`memory_writer`), its
 prompt's digest in the run's facts; its `memory_config` is checked before data are read.
 `tests/datasets/v3/test_v3_time_mask.py` runs every setting over marked events.
@@ -224,7 +228,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "tool_timeout",
             TOOL_TIMEOUT,
             int,
-            "tools=mcp: seconds the server has to answer one call (four times that to start).",
+            "tools=mcp: seconds the server has to answer one call (120 to start).",
             minimum=1,
             scoring=False,
         ),

@@ -1,0 +1,323 @@
+"""PersonaMem-v3's agent settings (`datasets/v3/agent.py`), end to end under `inspect
+eval` on generated personas with scripted models: the arguments refused before any data
+are read, the authors' budgets, what a query's record keeps (`actions`), a budget run
+out (an Inspect limit: the query unscored), the MCP server's faults (the query stopped
+with one line, never handed to the model), and the same tool results in process and
+over MCP. The time mask over every read tool is `test_v3_time_mask.py`'s."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai.log import EvalLog, EvalSample
+from inspect_ai.model import ChatMessage
+from inspect_ai.tool import ToolChoice, ToolInfo
+from support.helpers import mock_model, run_task, tool_calling_model
+from support.servers.mcp_apps import stand_in_command
+
+from inspect_personamem.datasets.v3 import agent
+from inspect_personamem.datasets.v3.agent import (
+    ACCESS_MCP,
+    HEAVY_TASKS,
+    OVERPERS_RAIL,
+    AgentSetting,
+    Budget,
+)
+from inspect_personamem.datasets.v3.app_server import server_command
+from inspect_personamem.datasets.v3.generator import generate
+from inspect_personamem.datasets.v3.spec import V3Folder
+from inspect_personamem.datasets.v3.tasks import TASK_TYPES
+from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
+from inspect_personamem.run.facts import FACTS
+from inspect_personamem.run.tasks import personamem_v3
+
+TASK = "inspect_personamem/personamem_v3"
+REPLY = json.dumps({"ranked_indices": list(range(16)), "response": "a reply " * 10})
+READ_CALL = ("instagram_get_feed", {"limit": 2})
+Script = Callable[[list[ChatMessage], list[ToolInfo], ToolChoice], Any]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> V3Folder:
+    return generate(tmp_path_factory.mktemp("v3"), personas=1, queries_per_type=1, seed=5)
+
+
+def sample_ids(folder: V3Folder, *task_types: str) -> list[str]:
+    """The first query of each of `task_types`, in that order."""
+    task = personamem_v3(data_dir=str(folder.root))
+    by_type = {str((s.metadata or {})["task_type"]): str(s.id) for s in reversed(task.dataset)}
+    return [by_type[t] for t in task_types]
+
+
+def run(
+    folder: V3Folder, log_dir: Path, script: Script, ids: list[str], **arguments: Any
+) -> EvalLog:
+    grader = mock_model(lambda messages: "{}", "mockllm/grader")  # unread: judged rows unscored
+    return run_task(
+        TASK,
+        tool_calling_model(script),
+        log_dir,
+        {"data_dir": str(folder.root), "history": "tools", **arguments},
+        model_roles={"grader": grader},
+        sample_id=ids,
+        fail_on_error=False,
+    )
+
+
+def read_then_write_then_reply(
+    messages: list[ChatMessage], tools: list[ToolInfo], choice: ToolChoice
+) -> Any:
+    """Read a feed; then make the first write offered (if any); then reply."""
+    turns = sum(m.role == "assistant" for m in messages)
+    writes = sorted(t.name for t in tools if t.name.endswith("_create_post"))
+    if turns == 0:
+        return [READ_CALL]
+    if turns == 1 and writes:
+        return [(writes[0], {"caption": "a post of mine"})]
+    return REPLY
+
+
+def always_reading(messages: list[ChatMessage], tools: list[ToolInfo], choice: ToolChoice) -> Any:
+    return [READ_CALL]
+
+
+def by_id(log: EvalLog) -> dict[str, EvalSample]:
+    assert log.samples is not None
+    return {str(s.id): s for s in log.samples}
+
+
+def is_unscored(sample: EvalSample) -> bool:
+    scores = sample.scores or {}
+    value = scores["v3_scorer"].value if "v3_scorer" in scores else None
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+# --- arguments and budgets ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        ({"history": "full", "tools": "mcp"}, "tools have no effect with history='full'"),
+        ({"history": "none", "turn_budget": 3}, "turn_budget have no effect with history='none'"),
+        (
+            {"history": "tools", "tools": "history", "token_budget": 9},
+            "token_budget have no effect with tools='history'",
+        ),
+        (
+            {"history": "tools", "tool_budget": 3},
+            "tool_budget have no effect with tools='apps'",
+        ),
+        ({"history": "tools", "tool_timeout": 5}, "tool_timeout has no effect with tools='apps'"),
+    ],
+)
+def test_an_agent_argument_that_means_nothing_is_refused_in_one_line(
+    folder: V3Folder, arguments: dict[str, Any], words: str
+) -> None:
+    with pytest.raises(PersonaMemArgumentError, match=words.replace("(", r"\(")) as raised:
+        personamem_v3(data_dir=str(folder.root), **arguments)
+    assert "\n" not in str(raised.value)
+
+
+def test_tools_mcp_without_the_mcp_package_is_refused(
+    folder: V3Folder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(PersonaMemArgumentError, match="tools='mcp' needs the mcp package"):
+        personamem_v3(data_dir="/no/such/folder", history="tools", tools="mcp")
+
+
+def test_the_budgets_are_the_authors_unless_given() -> None:
+    assert len(HEAVY_TASKS) == 9 and set(TASK_TYPES) >= HEAVY_TASKS
+    authors = AgentSetting("apps")
+    assert authors.budget("agentic_send_post") == Budget(30, 600_000)
+    assert authors.budget("chatbot_personalized_response") == Budget(15, 300_000)
+    given = AgentSetting("mcp", turn_budget=4, token_budget=1_000)
+    assert given.budget("agentic_send_post") == Budget(4, 1_000)
+    assert AgentSetting.of({"history": "tools", "tools": "history"}) is None
+    assert AgentSetting.of({"history": "full"}) is None
+
+
+def test_the_authors_framing_is_verbatim_and_in_the_facts(folder: V3Folder) -> None:
+    digests = {  # ../shared/data/personamem_v3/prompts_verbatim.txt
+        "datasets/v3/agent.py:ACCESS_MCP": (418, "ccb3a8d675e43a44a2eba5bd7e27c442"),
+        "datasets/v3/agent.py:OVERPERS_RAIL": (337, "ccb1beada5b3a6f4938173270b7116b7"),
+    }
+    for text, (length, digest) in zip((ACCESS_MCP, OVERPERS_RAIL), digests.values(), strict=True):
+        assert (len(text), hashlib.sha256(text.encode()).hexdigest()[:32]) == (length, digest)
+    facts = (personamem_v3(data_dir=str(folder.root), history="tools").metadata or {})[FACTS]
+    for name in digests:
+        assert facts["prompts"][name].startswith(digests[name][1])
+    plain = personamem_v3(data_dir=str(folder.root), history="tools", tools="history")
+    assert not set(digests) & set((plain.metadata or {})[FACTS]["prompts"])
+
+
+# --- a query's record -----------------------------------------------------------------
+
+
+def test_the_record_keeps_every_call_read_write_and_turn(folder: V3Folder, tmp_path: Path) -> None:
+    ids = sample_ids(folder, "local_recommendation_geo_shift", "agentic_send_post")
+    log = run(folder, tmp_path, read_then_write_then_reply, ids)
+    assert log.status == "success", log.error
+    samples = by_id(log)
+    geo, post = (samples[i] for i in ids)
+    prompt = geo.messages[0].text
+    assert prompt == ACCESS_MCP + OVERPERS_RAIL + str(geo.input)  # one user message, theirs
+    read = {"tool": "instagram_get_feed", "arguments": {"limit": 2}, "error": None}
+    assert geo.metadata["actions"] == {
+        "setting": "apps",
+        "server": None,
+        "calls": [read],
+        "reads": 1,
+        "writes": [],
+        "turns": 2,
+        "budget": {"turns": 15, "tokens": 300_000},
+        "out_of_budget": None,
+        "finished": True,
+        "stopped": None,
+    }
+    assert not is_unscored(geo)  # rule-scored: its reply is read
+    actions = post.metadata["actions"]
+    [tool] = [c["tool"] for c in actions["calls"][1:]]
+    app = tool.removesuffix("_create_post")
+    t = int(post.metadata["ts"])
+    assert (actions["reads"], actions["turns"], actions["budget"]["turns"]) == (1, 3, 30)
+    [made] = actions["writes"]
+    assert (made["tool"], made["app"], made["synthetic_event_id"], made["timestamp_ms"]) == (
+        tool,
+        app,
+        f"{app}_write_1",
+        t * 1000 + 1,
+    )
+    assert made["arguments"]["caption"] == "a post of mine"
+    metrics = log.results.scores[0].metrics if log.results else {}
+    # over the scored queries: the geo-shift row alone (the post's judge is unread)
+    assert {k: metrics[k].value for k in ("agent_calls", "agent_reads", "agent_writes")} == {
+        "agent_calls": 1.0,
+        "agent_reads": 1.0,
+        "agent_writes": 0.0,
+    }
+    assert metrics["agent_turns"].value == 2.0
+
+
+@pytest.mark.parametrize(
+    ("budget", "limit", "ran_out"),
+    [({"turn_budget": 2}, "turn", "turns"), ({"token_budget": 2}, "token", "tokens")],
+)
+def test_a_budget_run_out_leaves_the_query_unscored(
+    folder: V3Folder, tmp_path: Path, budget: dict[str, int], limit: str, ran_out: str
+) -> None:
+    [sample_id] = sample_ids(folder, "local_recommendation_geo_shift")
+    log = run(folder, tmp_path, always_reading, [sample_id], **budget)
+    [sample] = by_id(log).values()
+    assert sample.limit is not None and sample.limit.type == limit
+    actions = sample.metadata["actions"]
+    assert (actions["out_of_budget"], actions["finished"], actions["turns"]) == (ran_out, False, 2)
+    # two generations, no third (each mock generation counts one token)
+    assert sum(e.event == "model" and e.role != "grader" for e in sample.events) == 2
+    assert is_unscored(sample)
+    assert "Not answered" in str(sample.scores["v3_scorer"].explanation)  # type: ignore[index]
+
+
+# --- the MCP server -------------------------------------------------------------------
+
+
+def stand_in(monkeypatch: pytest.MonkeyPatch, mode: str, after: int = 0) -> None:
+    """Serve every query by the misbehaving stand-in (`support/servers/mcp_apps.py`)."""
+    monkeypatch.setattr(
+        agent,
+        "server_command",
+        lambda backend, metadata, writes=None: stand_in_command(
+            server_command(backend, metadata, writes), mode, after
+        ),
+    )
+
+
+def test_a_server_that_does_not_start_stops_the_run_before_any_sample(
+    folder: V3Folder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stand_in(monkeypatch, "fail")
+    with pytest.raises(PersonaMemDataError, match="did not start") as raised:
+        personamem_v3(data_dir=str(folder.root), history="tools", tools="mcp")
+    message = str(raised.value)
+    first = next(iter(personamem_v3(data_dir=str(folder.root)).dataset))
+    assert "mcp_apps.py fail" in message and "\n" not in message
+    assert f"persona {folder.personas[0]}, query {first.id}" in message
+
+
+@pytest.mark.parametrize(
+    ("mode", "after", "said"),
+    [
+        ("malformed", 0, "answered instagram_get_feed with what is not one JSON text"),
+        pytest.param(
+            "hang",
+            0,
+            "gave no answer to instagram_get_feed within 3 s",
+            marks=pytest.mark.slow,
+        ),
+        pytest.param("die", 1, "instagram_get_feed", marks=pytest.mark.slow),
+    ],
+)
+def test_a_server_fault_stops_the_query_in_one_line_and_is_never_read_by_the_model(
+    folder: V3Folder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    after: int,
+    said: str,
+) -> None:
+    [sample_id] = sample_ids(folder, "local_recommendation_geo_shift")
+    stand_in(monkeypatch, mode, after)
+    log = run(folder, tmp_path, always_reading, [sample_id], tools="mcp", tool_timeout=3)
+    [sample] = by_id(log).values()
+    assert sample.error is not None
+    message = sample.error.message
+    assert "AppServerError" in message or "app server" in message
+    stopped = sample.metadata["actions"]["stopped"]
+    assert said in stopped and f"mcp_apps.py {mode}" in stopped and "\n" not in stopped
+    assert f"persona {sample.metadata['user_id']}, query {sample_id}" in stopped
+    tool_texts = [m.text for m in sample.messages if m.role == "tool"]
+    assert len(tool_texts) == after  # the calls answered before the fault, and no other
+    inputs = [m.text for e in sample.events if e.event == "model" for m in e.input]
+    assert not any("not json" in text or "Connection" in text for text in inputs)
+    assert not sample.scores
+
+
+def test_the_same_calls_give_the_same_text_in_process_and_over_mcp(
+    folder: V3Folder, tmp_path: Path
+) -> None:
+    ids = sample_ids(folder, "agentic_send_post", "proactive_close_friend_update")
+
+    def script(messages: list[ChatMessage], tools: list[ToolInfo], choice: ToolChoice) -> Any:
+        turns = sum(m.role == "assistant" for m in messages)
+        names = sorted(t.name for t in tools)
+        if turns == 0:
+            return [(name, {}) for name in names if not name.endswith("_create_post")]
+        if turns == 1:
+            return [(n, {"caption": "mine"}) for n in names if n.endswith("_create_post")] or [
+                READ_CALL
+            ]
+        if turns == 2:
+            return [(n, {"limit": 50}) for n in names if n.endswith(("_get_feed", "_search"))]
+        return REPLY
+
+    results = {}
+    for tools in ("apps", "mcp"):
+        log = run(folder, tmp_path / tools, script, ids, tools=tools)
+        assert log.status == "success", log.error
+        results[tools] = {
+            sample_id: [(m.function, m.text, m.error) for m in s.messages if m.role == "tool"]
+            for sample_id, s in by_id(log).items()
+        }
+        for sample in by_id(log).values():
+            assert sample.metadata["actions"]["setting"] == tools
+    assert results["apps"] == results["mcp"]
+    assert all(len(calls) > 20 for calls in results["apps"].values())
+    assert any(error is not None for calls in results["apps"].values() for *_, error in calls)
