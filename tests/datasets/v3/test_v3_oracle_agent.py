@@ -211,13 +211,16 @@ def test_the_oracle_reads_writes_its_reply_and_submits_it(
         w["arguments"].items() >= arguments.items()
         for w, (_, arguments) in zip(session.writes, written, strict=True)
     )
+    allowed = sorted(allowed_writes(query.mcp_tools_allowed, query.state_write_policy))
     if task == "agentic_cross_app_repost":  # the source post's app, then the target's
         assert read_apps(query) == [query.instance["source_app"], query.instance["target_app"]]
-        assert written == [("threads_create_post", {"caption": gold})]
+        (tool,) = allowed  # the row's write, as its mcp_tools_allowed names it
+        assert tool.endswith("_create_post")
+        assert written == [(tool, {"caption": gold})]
     elif task == "agentic_auto_reply":
         sender = query.instance["sender_id"]
-        (tool,) = allowed_writes(query.mcp_tools_allowed, query.state_write_policy)
-        assert tool.endswith("_send_dm")  # the row's, whatever its app_context (generator)
+        (tool,) = allowed
+        assert tool.endswith("_send_dm")
         assert written == [(tool, {"recipient_id": sender, "message": gold})]
     else:  # restraint: the trigger's app read, nothing written, silence submitted
         assert query.mcp_tools_allowed == "none" and json.loads(gold)["should_act"] is False
