@@ -38,8 +38,8 @@ message asking it), reads the messages the search showed (first to last, one cal
 then answers, with its chance with a history where a call returned any (tool errors
 do not count). Offered a version's own tools (PersonaMem-v3's apps), it acts as that
 version declares (`Offline.act`: reads what the query needs, writes what its reply
-implies) before it answers. Where an Inspect agent offers its `submit` tool
-(`react()`), the answer goes through it.
+implies) before it answers, a call a turn, then replies without one, as an agent that
+ends when its model stops calling tools (`react(submit=False)`) reads it.
 
 Each draw is a hash of (seed, model name, history or not, the question's messages),
 so a rerun gives the same answers. It works with every prompt the tasks send
@@ -53,7 +53,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from inspect_ai.model import (
     ChatMessage,
@@ -248,8 +248,6 @@ class OracleModel(ModelAPI):
             call = self.act(self.questions, Agentic(prompt, exchange, tools, reply))
         if call is None:
             call = next_call(prompt[-asked.messages].text, exchange, tools, tool_choice)
-        if call is None:
-            call = submitted(reply, tools)
         if call is not None:
             return offline_tool_call(self.model_name, *call, input)
         return offline_output(self.model_name, reply, input)
@@ -304,17 +302,3 @@ def next_call(
     if found and not any(m.function == READ for m in results):
         return READ, {"first": min(found), "last": max(found)}
     return None
-
-
-SUBMIT: Final = "submit"
-"""The tool an Inspect agent ends with (`react()`'s default): offered it, the oracle
-replies through it."""
-
-
-def submitted(reply: str, tools: Sequence[ToolInfo]) -> tuple[str, dict[str, Any]] | None:
-    """The call that submits `reply` where the agent's `submit` tool is offered (its one
-    required parameter: `answer` for `react()`'s own); None where it is not."""
-    offered = next((tool for tool in tools if tool.name == SUBMIT), None)
-    if offered is None or len(offered.parameters.required) != 1:
-        return None
-    return SUBMIT, {offered.parameters.required[0]: reply}

@@ -2,7 +2,7 @@
 the calls it plans (the listing reads of the evidence's apps and the row's, then the write
 the reply implies, under the row's `mcp_tools_allowed` and `state_write_policy`), and
 `personamem/oracle` making them one a turn on a real `AppSession` over generated data,
-then submitting its reply through an agent's `submit` tool."""
+then replying without a call, as `react(submit=False)` ends."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ import pytest
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
-    ChatMessageSystem,
     ChatMessageTool,
     ChatMessageUser,
     GenerateConfig,
@@ -34,7 +33,12 @@ from inspect_personamem.datasets.v3.apps import (
     inspect_tools,
 )
 from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.offline import JUDGE_PROMPTS, V3Questions, known_replies
+from inspect_personamem.datasets.v3.offline import (
+    AGENT_FRAMING,
+    JUDGE_PROMPTS,
+    V3Questions,
+    known_replies,
+)
 from inspect_personamem.datasets.v3.oracle_agent import agent_calls, read_apps
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import PROMPTS, SCORER_KEY, Shown
@@ -42,19 +46,9 @@ from inspect_personamem.datasets.v3.scorers import RULE_TASKS
 from inspect_personamem.datasets.v3.streams import PersonaStreams
 from inspect_personamem.offline.oracle import OracleModel
 
-SUBMIT = ToolInfo(
-    name="submit",
-    description="Submit an answer for evaluation.",
-    parameters=ToolParams(
-        properties={"answer": ToolParam(type="string", description="Submitted answer")},
-        required=["answer"],
-    ),
-)
-"""react()'s own submit tool, as the model is offered it."""
-
 
 def offered(*writes: str) -> list[ToolInfo]:
-    """Every read of the apps and `writes`, as an agent offers them, then `submit`."""
+    """Every read of the apps and `writes`, as an agent offers them."""
     infos = [
         ToolInfo(
             name=name,
@@ -69,7 +63,7 @@ def offered(*writes: str) -> list[ToolInfo]:
         for name, spec in TOOLS.items()
         if name in READ_TOOLS or name in writes
     ]
-    return [*infos, SUBMIT]
+    return infos
 
 
 def one_query(tmp_path: Path, **changes: Any) -> V3Query:
@@ -129,24 +123,23 @@ def test_a_row_naming_no_app_and_no_evidence_reads_the_chat_and_writes_nothing(
 
 def run_agent(
     oracle: OracleModel, prompt: list[ChatMessage], session: AppSession
-) -> list[tuple[str, dict[str, Any]]]:
+) -> tuple[list[tuple[str, dict[str, Any]]], str]:
     """The oracle's turns as react() loops them, each call run on `session` (its tools
-    offered as Inspect offers them, with `submit`), until it submits: every call it
-    made, in order."""
-    tools = [*(ToolDef(tool) for tool in inspect_tools(session))]
+    offered as Inspect offers them), until it replies without a call: every call it
+    made, in order, and its reply."""
+    tools = [ToolDef(tool) for tool in inspect_tools(session)]
     infos = [
         ToolInfo(name=t.name, description=t.description, parameters=t.parameters) for t in tools
     ]
     messages = list(prompt)
     made: list[tuple[str, dict[str, Any]]] = []
     for _ in range(20):
-        output = anyio.run(oracle.generate, messages, [*infos, SUBMIT], "auto", GenerateConfig())
+        output = anyio.run(oracle.generate, messages, infos, "auto", GenerateConfig())
         message = output.message
-        assert message.tool_calls, message.text  # an agent's oracle ends through submit
+        if not message.tool_calls:
+            return made, output.completion
         (call,) = message.tool_calls
         made.append((call.function, call.arguments))
-        if call.function == "submit":
-            return made
         try:
             result = session.call(call.function, call.arguments)
         except AppToolError as error:
@@ -155,7 +148,7 @@ def run_agent(
             message,
             ChatMessageTool(content=result, tool_call_id=call.id, function=call.function),
         ]
-    raise AssertionError("the oracle never submitted")
+    raise AssertionError("the oracle never replied")
 
 
 @pytest.fixture(scope="module")
@@ -188,23 +181,22 @@ def listing(app: str) -> list[str]:
     "task",
     ["agentic_cross_app_repost", "agentic_auto_reply", "restraint_sensitive_event_silence"],
 )
-def test_the_oracle_reads_writes_its_reply_and_submits_it(
+def test_the_oracle_reads_writes_its_reply_and_replies(
     generated: tuple[Path, list[V3Query]], task: str
 ) -> None:
     path, queries = generated
     query = next(q for q in queries if q.task_type == task)
     oracle = OracleModel("personamem/oracle", questions=str(path), accuracy=1.0)
-    system = ChatMessageSystem(content="You are an agent.")  # react()'s own
-    asking = ChatMessageUser(content=PROMPTS[task].build(Shown(query, path)).text)
-    prompt: list[ChatMessage] = [system, asking]
+    framed = AGENT_FRAMING + PROMPTS[task].build(Shown(query, path)).text  # as agent.py sends
+    prompt: list[ChatMessage] = [ChatMessageUser(content=framed)]
     session = session_of(path, query)
     gold = known_replies(query)[0]
-    made = run_agent(oracle, prompt, session)
+    made, reply = run_agent(oracle, prompt, session)
     reads: list[tuple[str, dict[str, Any]]] = [
         (name, {}) for app in read_apps(query) for name in listing(app)
     ]
-    assert made[: len(reads)] == reads and made[-1] == ("submit", {"answer": gold})
-    written = made[len(reads) : -1]
+    assert made[: len(reads)] == reads and reply == gold
+    written = made[len(reads) :]
     # each write recorded in the session, its arguments with the defaults filled
     assert [w["tool"] for w in session.writes] == [name for name, _ in written]
     assert all(
@@ -222,7 +214,7 @@ def test_the_oracle_reads_writes_its_reply_and_submits_it(
         (tool,) = allowed
         assert tool.endswith("_send_dm")
         assert written == [(tool, {"recipient_id": sender, "message": gold})]
-    else:  # restraint: the trigger's app read, nothing written, silence submitted
+    else:  # restraint: the trigger's app read, nothing written, silence its reply
         assert query.mcp_tools_allowed == "none" and json.loads(gold)["should_act"] is False
         assert written == []
     assert V3Questions(path).query_of(prompt)[0].query_id == query.query_id

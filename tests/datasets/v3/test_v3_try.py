@@ -91,15 +91,14 @@ def judgements(log: EvalLog) -> list[dict[str, object]]:
 def by_run(logs: list[EvalLog]) -> dict[tuple[str, str, object], EvalLog]:
     """Each log by model, history (with its tools: `tools apps`) and `-M accuracy`."""
     return {
-        (
-            log.eval.model,
-            " ".join(
-                str(log.eval.task_args[k]) for k in ("history", "tools") if k in log.eval.task_args
-            ),
-            log.eval.model_args.get("accuracy"),
-        ): log
-        for log in logs
+        (log.eval.model, history(log), log.eval.model_args.get("accuracy")): log for log in logs
     }
+
+
+def history(log: EvalLog) -> str:
+    """A run's history, with its tools where it had them (`tools mcp`)."""
+    given = str(log.eval.task_args["history"])
+    return f"tools {log.eval.task_args['tools']}" if given == "tools" else given
 
 
 def scores(log: EvalLog) -> dict[str, float | None]:

@@ -259,8 +259,9 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         "personas at least)",
         lambda options, count, seed: trial(count=count, seed=seed, task=TASK),
     )
-    """Generated personas, run by the oracle (with and without the history, and always
-    right) and the floor (`offline.TRIAL_RUNS`)."""
+    """Generated personas, run by the oracle (with and without the history, always right,
+    and as an agent over the apps, in process and over MCP) and the floor
+    (`offline.TRIAL_RUNS`)."""
     offline = Offline(
         files_named_by="family",
         steps="none: a v3 query's chance does not fall with the age of its evidence",
