@@ -32,6 +32,7 @@ from inspect_personamem.datasets.declared import Estimate, Offline, Reported, Tr
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.prompts import OwnPrompt
 from inspect_personamem.history.seen import Past, See
+from inspect_personamem.history.table import HISTORIES
 from inspect_personamem.parameters import Parameter, Point, Settings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
 
@@ -251,6 +252,11 @@ class DatasetVersion(ABC, Generic[Q]):
             )
             for g in self.groups
         ]
+
+    def history_label(self, settings: Settings) -> str:
+        """How a run saw the past, in its label: its history source's words (the axis
+        value's, unless the version gave the run a source of its own: `history`)."""
+        return HISTORIES[str(settings["history"])].label(settings)
 
     def label_words(self, settings: Settings) -> list[str]:
         """What a run's label adds about this version's own settings; by default none."""

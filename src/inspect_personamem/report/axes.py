@@ -16,7 +16,7 @@ def axes_label(settings: Settings, version: DatasetVersion[Any]) -> str:
     `rag (bm25, top 4)`, `memory (mem0)`, `full history, logprob`; the version's own
     words after them (`open, preference judge`)."""
     words = [
-        HISTORIES[str(settings["history"])].label(settings),
+        version.history_label(settings),
         ANSWERS[str(settings["answer"])].label(settings),
         *version.label_words(settings),
     ]

@@ -34,7 +34,10 @@ from inspect_personamem.datasets.v3.app_server import server_command
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.spec import V3Folder
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
+from inspect_personamem.datasets.v3.version import VERSION as V3
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
+from inspect_personamem.report.axes import axes_label, axis_settings
+from inspect_personamem.run.arguments import parameters
 from inspect_personamem.run.facts import FACTS
 from inspect_personamem.run.tasks import personamem_v3
 
@@ -143,6 +146,20 @@ def test_the_budgets_are_the_authors_unless_given() -> None:
     assert given.budget("agentic_send_post") == Budget(4, 1_000)
     assert AgentSetting.of({"history": "tools", "tools": "history"}) is None
     assert AgentSetting.of({"history": "full"}) is None
+
+
+def test_a_run_label_says_which_agent_and_the_budgets_given() -> None:
+    defaults = {p.name: p.default for p in parameters(V3).values()}
+
+    def label(**given: Any) -> str:
+        return axes_label({**defaults, **given}, V3)
+
+    assert label(history="tools") == "apps agent"
+    assert label(history="tools", tools="mcp", turn_budget=4, token_budget=9_000) == (
+        "apps agent over MCP (4 turns, 9,000 tokens)"
+    )
+    assert label(history="tools", tools="history") == "tools (bm25, budget 6)"
+    assert {"tools", "turn_budget", "token_budget"} <= axis_settings(V3)
 
 
 def test_the_authors_framing_is_verbatim_and_in_the_facts(folder: V3Folder) -> None:

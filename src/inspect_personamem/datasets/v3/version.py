@@ -368,15 +368,16 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             return super().history_metrics(point, arguments)
         return [v3_actions()]
 
-    def label_words(self, settings: Settings) -> list[str]:
-        """An agent setting: its tools and the budgets given."""
+    def history_label(self, settings: Settings) -> str:
+        """An agent setting's words: `apps agent` (`over MCP`), with the budgets given;
+        else the axis value's."""
         setting = AgentSetting.of(settings)
         if setting is None:
-            return []
-        words = ["apps agent" if setting.tools == "apps" else "apps MCP agent"]
-        words += [f"{setting.turn_budget} turns"] if setting.turn_budget else []
+            return super().history_label(settings)
+        words = [f"{setting.turn_budget} turns"] if setting.turn_budget else []
         words += [f"{setting.token_budget:,} tokens"] if setting.token_budget else []
-        return words
+        where = "apps agent" if setting.tools == "apps" else "apps agent over MCP"
+        return f"{where} ({', '.join(words)})" if words else where
 
     def _source(self, arguments: Settings) -> V3Source:
         return V3Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"])
