@@ -285,7 +285,7 @@ def test_without_the_mcp_package_try_skips_the_mcp_run_in_one_line(
     printed = capsys.readouterr().out.splitlines()
     skipped = [line for line in printed if "skipped" in line]
     assert skipped == [
-        "history=tools, tools=mcp, tool_timeout=120, family=agentic_tasks: skipped: it needs "
+        "history=tools, tools=mcp, family=agentic_tasks: skipped: it needs "
         "the `mcp` package, not installed here (pip install -e '.[memory]')"
     ]
     assert len(list_eval_logs(str(out / "logs"))) == 1  # the floor's alone

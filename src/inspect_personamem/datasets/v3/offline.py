@@ -408,7 +408,7 @@ TRIAL_RUNS: Final = (
     ),
     TrialRun({"history": "tools", "tools": "apps"}, graded=True),
     TrialRun(
-        {"history": "tools", "tools": "mcp", "tool_timeout": 120, "family": MCP_FAMILY},
+        {"history": "tools", "tools": "mcp", "family": MCP_FAMILY},
         graded=True,
         needs=("mcp", "memory"),
     ),
@@ -421,9 +421,8 @@ oracle as an agent over the persona's apps (`oracle_agent`: it reads the apps of
 query's evidence and its row's, writes what its reply implies, then replies), the apps
 in process (`tools=apps`), and served by the package's MCP server (`tools=mcp`) over the
 agentic tasks alone (`MCP_FAMILY`: each query starts a server process, about 3 s of
-CPU; given 120 s to start on a busy machine; skipped where the `mcp` package is not
-installed). Each is graded by the oracle, bound to the grader role, as v3 needs
-(`version.check`)."""
+CPU; skipped where the `mcp` package is not installed). Each is graded by the oracle,
+bound to the grader role, as v3 needs (`version.check`)."""
 
 
 MIN_PERSONAS: Final = 3
