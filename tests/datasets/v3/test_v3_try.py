@@ -159,11 +159,19 @@ def test_try_runs_the_oracle_its_ceiling_and_the_floor_and_writes_the_report(
     scripted, alone = accuracy(runs[oracle, "full", 0.8]), accuracy(runs[oracle, "none", 0.8])
     assert accuracy(ceiling) > scripted > alone > accuracy(floor_run)
     # the oracle as an agent: it reads before it replies, so it has its chance with a
-    # history, drawn as with the whole history: every query scores as in the full run
+    # history, drawn as with the whole history: every query scores as in the full run,
+    # but where the checks only an agent's run gets (the authors' write and output
+    # checks) fail a reply that is not the gold: 0 there
     apps = runs[oracle, "tools apps", 0.8]
-    assert scores(apps) == scores(runs[oracle, "full", 0.8])
+    full, agent = scores(runs[oracle, "full", 0.8]), scores(apps)
+    for sample in apps.samples or []:
+        value = agent[str(sample.id)]
+        if value != full[str(sample.id)]:
+            gold = sample.metadata[SCORER_KEY].get("example_response")
+            assert value == 0.0 and sample.output.completion != gold, sample.id
+            assert str(sample.metadata["family"]).startswith("agentic"), sample.id
     # and over MCP as in process, query by query (the same tools, the same texts)
-    assert scores(mcp) == {key: scores(apps)[key] for key in scores(mcp)}
+    assert scores(mcp) == {key: agent[key] for key in scores(mcp)}
     for log in (apps, mcp):
         for sample in log.samples or []:
             actions = sample.metadata["actions"]
