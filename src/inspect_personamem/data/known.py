@@ -36,6 +36,10 @@ class Asked:
     known: Known
     messages: int
     replies: tuple[str, ...]
+    question: str | None = None
+    """The question's text as the version reads it, where the prompt wraps it (an agent
+    setting's framing before it); None: the text of the messages asking it. The oracle's
+    draw reads it, so that a question has the same chance however it is framed."""
 
 
 class KnownQuestions(ABC):
@@ -47,6 +51,12 @@ class KnownQuestions(ABC):
     @abstractmethod
     def find(self, input: Sequence[ChatMessage]) -> Asked:
         """The question the prompt `input` asks; raise if it asks none of the file's."""
+
+    def find_after(self, prompt: Sequence[ChatMessage], exchange: Sequence[ChatMessage]) -> Asked:
+        """The question `prompt` asks where the model has called tools since (`exchange`:
+        its calls and their results), which may tell apart questions sharing a prompt's
+        words; by default as `find` reads the prompt alone."""
+        return self.find(prompt)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from inspect_ai.model import ChatMessage
+from inspect_ai.tool import ToolInfo
 
 from inspect_personamem.data.known import ChoicePrompt, KnownQuestions
 from inspect_personamem.data.requests import Request
@@ -254,6 +255,10 @@ class TrialRun:
     """The model's arguments, over `try`'s (`accuracy=1`: an oracle always right)."""
     graded: bool = False
     """Whether the oracle is bound to the grader role (its replies graded by it)."""
+    needs: tuple[str, str] | None = None
+    """A module the run needs and the package's extra that installs it (`("mcp",
+    "memory")`); where it is not installed `try` skips the run and says so in one line.
+    None: it needs nothing beyond the package."""
 
 
 @dataclass(frozen=True)
@@ -327,3 +332,23 @@ class Offline:
     given a prompt's text and the question file it reads (`questions`), the reply to
     send, or None where the prompt is none of this version's judges'; None: the version
     sends its grader no prompts of its own."""
+    act: Callable[[KnownQuestions, Agentic], tuple[str, dict[str, Any]] | None] | None = None
+    """The oracle's next tool call as an agent offered this version's own tools
+    (PersonaMem-v3's apps), given the question file it reads and where the agent
+    stands (`Agentic`): the call to make, or None once it has made every call it would
+    (it then replies); None: the version offers no tools of its own."""
+
+
+@dataclass(frozen=True)
+class Agentic:
+    """Where the offline oracle stands as an agent (`Offline.act`)."""
+
+    prompt: Sequence[ChatMessage]
+    """The messages the task sent (an agent's own system message included)."""
+    exchange: Sequence[ChatMessage]
+    """The tool calls it made since, with their results, in order."""
+    tools: Sequence[ToolInfo]
+    """The tools it is offered."""
+    reply: str
+    """The reply it gives once done (right with its chance): what a write it makes
+    on the user's behalf says."""

@@ -36,7 +36,10 @@ Offered the tools of `history=tools` (and free to call them), it calls them as a
 that uses them would: it searches with the question (the first paragraph of the
 message asking it), reads the messages the search showed (first to last, one call),
 then answers, with its chance with a history where a call returned any (tool errors
-do not count).
+do not count). Offered a version's own tools (PersonaMem-v3's apps), it acts as that
+version declares (`Offline.act`: reads what the query needs, writes what its reply
+implies) before it answers, a call a turn, then replies without one, as an agent that
+ends when its model stops calling tools (`react(submit=False)`) reads it.
 
 Each draw is a hash of (seed, model name, history or not, the question's messages),
 so a rerun gives the same answers. It works with every prompt the tasks send
@@ -64,7 +67,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from inspect_personamem.data.known import Known, KnownQuestions
 from inspect_personamem.datasets.base import DatasetVersion
-from inspect_personamem.datasets.declared import Offline
+from inspect_personamem.datasets.declared import Agentic, Offline
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.tools import READ, SEARCH, shown_positions
@@ -212,6 +215,7 @@ class OracleModel(ModelAPI):
         given = {name: str(value) for name, value in model_args.items() if value is not None}
         read = None if self.source is None else _questions(self.source, given)
         self.judge = None if read is None else read[0].judge
+        self.act = None if read is None else read[0].act
         self.questions = None if read is None else read[1]
 
     async def generate(
@@ -234,14 +238,19 @@ class OracleModel(ModelAPI):
             if judgement is not None:
                 return offline_output(self.model_name, judgement, input)
         prompt, exchange = split_exchange(input)
-        asked = self.questions.find(prompt)
-        call = next_call(prompt[-asked.messages].text, exchange, tools, tool_choice)
-        if call is not None:
-            return offline_tool_call(self.model_name, *call, input)
-        question = "\n\n".join(message.text for message in prompt[-asked.messages :])
+        asked = self.questions.find_after(prompt, exchange)
+        question = asked.question or "\n\n".join(m.text for m in prompt[-asked.messages :])
         read = any(isinstance(m, ChatMessageTool) and m.error is None for m in exchange)
         right = self._right(asked.known, len(prompt) > asked.messages or read, question)
-        return offline_output(self.model_name, asked.replies[right], input)
+        reply = asked.replies[right]
+        call = None
+        if self.act is not None and tool_choice != "none":
+            call = self.act(self.questions, Agentic(prompt, exchange, tools, reply))
+        if call is None:
+            call = next_call(prompt[-asked.messages].text, exchange, tools, tool_choice)
+        if call is not None:
+            return offline_tool_call(self.model_name, *call, input)
+        return offline_output(self.model_name, reply, input)
 
     def _right(self, known: Known, with_history: bool, question: str) -> int:
         """The option it answers: the correct one with its chance, else another."""

@@ -18,6 +18,7 @@ model.
 from __future__ import annotations
 
 import argparse
+from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -133,6 +134,13 @@ def run(args: argparse.Namespace) -> int:
         )
         for planned in runs:
             run_name = _run_name(planned)
+            if planned.needs is not None and find_spec(planned.needs[0]) is None:
+                module, extra = planned.needs
+                print(
+                    f"{run_name}: skipped: it needs the `{module}` package, not installed "
+                    f"here (pip install -e '.[{extra}]')"
+                )
+                continue
             oracle_args = model_args if planned.model == ORACLE else {}
             logs_written = inspect_eval(
                 trial.task,

@@ -39,6 +39,7 @@ from inspect_personamem.report.tables import (
     overall_table,
     runs_table,
 )
+from inspect_personamem.report.tool_use import tool_use_table
 
 Section = Table | FigureFile
 """What the page shows, in order: a table or a figure."""
@@ -97,8 +98,9 @@ class ReportContext:
         the version: overall, the graders of open answers, their trials and their agreement
         (where a grader named candidates: `graded_tables.grader_tables`), the runs, accuracy
         per value of each group, each run's cost beside its accuracy and per point gained
-        over its no-history run (`costs_tables.cost_table`), what the retrieval runs'
-        memories did (`retrieval`), every estimate."""
+        over its no-history run (`costs_tables.cost_table`), what the runs with tools did
+        with them beside every run (`tool_use.tool_use_table`, where any had tools), what
+        the retrieval runs' memories did (`retrieval`), every estimate."""
         prefix = f"{version.key}_"
         prices = load_prices()
         costs = run_costs([s for s in summaries if s.overall.n], prices)
@@ -113,6 +115,7 @@ class ReportContext:
                 for group in version.groups
             ),
             cost_table(costs, gain_pairs(summaries), prices, f"{prefix}cost"),
+            *filter(None, [tool_use_table(summaries, f"{prefix}tool_use")]),
             *self.retrieval(version, summaries, prefix),
             estimates_table(summaries, version.groups, f"{prefix}estimates"),
         ]

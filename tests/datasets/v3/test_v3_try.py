@@ -1,13 +1,16 @@
 """`inspect-personamem try --dataset v3` end to end: its runs (the oracle with and without
-the history, the oracle always right, the floor) and their report; what its models are
-sent holds no event at or after the query's time (the generator's decoys included) and
-no scorer-only answer."""
+the history, the oracle always right, the floor, the oracle as an agent over the apps in
+process and over MCP) and their report; what its models are sent (tool results
+included) holds no event at or after the query's time (the generator's decoys included)
+and no scorer-only answer."""
 
 from __future__ import annotations
 
 import csv
 import dataclasses
 import json
+import math
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +26,7 @@ from inspect_personamem.datasets.v3.longctx import event_line
 from inspect_personamem.datasets.v3.samples import SCORER_KEY
 from inspect_personamem.datasets.v3.scorers import RULE_TASKS
 from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.offline import try_it
 from inspect_personamem.offline.floor import FloorModel
 from inspect_personamem.offline.oracle import OracleModel
 
@@ -50,7 +54,7 @@ def tried(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str], li
             _generate: Any = model.generate,
         ) -> ModelOutput:
             if not is_judge_prompt(input[-1].text):  # the grader is shown the answers
-                sent.append(texts(input))
+                sent.append(texts([m for m in input if m.role != "assistant"]))
             return await _generate(self, input, tools, tool_choice, config)  # type: ignore[no-any-return]
 
         patch.setattr(model, "generate", recording)
@@ -85,15 +89,31 @@ def judgements(log: EvalLog) -> list[dict[str, object]]:
 
 
 def by_run(logs: list[EvalLog]) -> dict[tuple[str, str, object], EvalLog]:
-    """Each log by model, history and `-M accuracy`."""
+    """Each log by model, history (with its tools: `tools apps`) and `-M accuracy`."""
     return {
-        (
-            log.eval.model,
-            str(log.eval.task_args["history"]),
-            log.eval.model_args.get("accuracy"),
-        ): log
-        for log in logs
+        (log.eval.model, history(log), log.eval.model_args.get("accuracy")): log for log in logs
     }
+
+
+def history(log: EvalLog) -> str:
+    """A run's history, with its tools where it had them (`tools mcp`)."""
+    given = str(log.eval.task_args["history"])
+    return f"tools {log.eval.task_args['tools']}" if given == "tools" else given
+
+
+def scores(log: EvalLog) -> dict[str, float | None]:
+    """Each sample's score by id (None: unscored)."""
+    found: dict[str, float | None] = {}
+    for sample in log.samples or []:
+        value = float(next(iter((sample.scores or {}).values())).value)  # type: ignore[arg-type]
+        found[str(sample.id)] = None if math.isnan(value) else value
+    return found
+
+
+def named(labels: Iterable[str], part: str) -> str:
+    """The one run label holding `part`."""
+    (label,) = [label for label in labels if part in label]
+    return label
 
 
 def accuracy(log: EvalLog) -> float:
@@ -114,8 +134,15 @@ def test_try_runs_the_oracle_its_ceiling_and_the_floor_and_writes_the_report(
         (oracle, "none", 0.8),
         (oracle, "full", 1.0),
         (floor, "none", None),
+        (oracle, "tools apps", 0.8),
+        (oracle, "tools mcp", 0.8),
     }
-    assert all(log.status == "success" and len(log.samples or []) == 3 * 62 for log in logs)
+    mcp = runs[oracle, "tools mcp", 0.8]
+    assert all(log.status == "success" for log in logs)
+    # every run asks the 3 personas' 62 queries; the MCP run the agentic tasks' 9 types, twice
+    assert [len(log.samples or []) for log in logs] == [
+        3 * 62 if log is not mcp else 3 * 9 * 2 for log in logs
+    ]
     assert all((log.eval.metadata or {})["data_release"].startswith("synthetic: ") for log in logs)
     # the ceiling: every rule-scored row at the top (each lifecycle pair's probes at 1 and 0)
     ceiling, floor_run = runs[oracle, "full", 1.0], runs[floor, "none", None]
@@ -131,23 +158,53 @@ def test_try_runs_the_oracle_its_ceiling_and_the_floor_and_writes_the_report(
     assert judgements(floor_run) and all(j in lows for j in judgements(floor_run))
     scripted, alone = accuracy(runs[oracle, "full", 0.8]), accuracy(runs[oracle, "none", 0.8])
     assert accuracy(ceiling) > scripted > alone > accuracy(floor_run)
+    # the oracle as an agent: it reads before it replies, so it has its chance with a
+    # history, drawn as with the whole history: every query scores as in the full run,
+    # but where the checks only an agent's run gets (the authors' write and output
+    # checks) fail a reply that is not the gold: 0 there
+    apps = runs[oracle, "tools apps", 0.8]
+    full, agent = scores(runs[oracle, "full", 0.8]), scores(apps)
+    for sample in apps.samples or []:
+        value = agent[str(sample.id)]
+        if value != full[str(sample.id)]:
+            gold = sample.metadata[SCORER_KEY].get("example_response")
+            assert value == 0.0 and sample.output.completion != gold, sample.id
+            assert str(sample.metadata["family"]).startswith("agentic"), sample.id
+    # and over MCP as in process, query by query (the same tools, the same texts)
+    assert scores(mcp) == {key: agent[key] for key in scores(mcp)}
+    for log in (apps, mcp):
+        for sample in log.samples or []:
+            actions = sample.metadata["actions"]
+            assert actions["out_of_budget"] is None and actions["reads"] >= 1, sample.id
+            assert all(call["error"] is None for call in actions["calls"]), sample.id
+            # a write where the row names one (a post, a DM), its caption or message the reply
+            expected = 0 if sample.metadata["mcp_tools_allowed"] == "none" else 1
+            assert len(actions["writes"]) == expected, sample.id
+            for write in actions["writes"]:
+                text = write["arguments"].get("caption") or write["arguments"]["message"]
+                assert text == sample.output.completion, sample.id
     # the report's first table: each run's accuracy, the floor and the ceiling beside
     with (out / "report" / "tables" / "summary.csv").open(encoding="utf-8") as file:
         rows = list(csv.DictReader(file))
-    assert len(rows) == 4 and all(row["data"] == "PersonaMem-v3 all" for row in rows)
+    assert len(rows) == 6
+    assert [row["data"] for row in rows].count("PersonaMem-v3 all") == 5
     shown = {row["run"]: float(row["accuracy"]) for row in rows}
-    assert shown["personamem/oracle (accuracy=1.0), full history, synthetic data"] == (
-        pytest.approx(accuracy(ceiling), abs=5e-4)
-    )
-    assert shown["personamem/floor, no history, synthetic data"] == pytest.approx(
-        accuracy(floor_run), abs=5e-4
-    )
+    assert shown[named(shown, "(accuracy=1.0)")] == pytest.approx(accuracy(ceiling), abs=5e-4)
+    assert shown[named(shown, "personamem/floor")] == pytest.approx(accuracy(floor_run), abs=5e-4)
     assert (out / "report" / "tables" / "v3_cost.md").is_file()
+    # the agents' tool use beside every run's accuracy
+    with (out / "report" / "tables" / "v3_tool_use.csv").open(encoding="utf-8") as file:
+        used = {row["run"]: row for row in csv.DictReader(file)}
+    assert set(used) == set(shown)
+    agents = {run: row for run, row in used.items() if row["questions with tools"]}
+    assert sorted(int(row["questions with tools"]) for row in agents.values()) == [54, 186]
+    for row in agents.values():
+        assert float(row["reads per question"]) >= 1 and row["out of budget"] == "0"
     # under it, on the first screen, each run's accuracy per family
     with (out / "report" / "tables" / "v3_at_a_glance.csv").open(encoding="utf-8") as file:
         families = {row["run"]: row for row in csv.DictReader(file)}
     assert set(families) == set(shown)
-    top = families["personamem/oracle (accuracy=1.0), full history, synthetic data"]
+    top = families[named(shown, "(accuracy=1.0)")]
     # below 1 only where the rubric's maximum counts the telegraph check at 3, which
     # gives 1 as the authors' does (the agentic types: 6.089 / 8; over-personalization's
     # rubric types, e.g. chatbot text 4 of 6, the family's mean 2/3)
@@ -209,10 +266,34 @@ def test_nothing_at_or_after_a_query_and_no_answer_reaches_the_models_try_runs(
             for hidden in hidden_profile[user]:  # the profile's scorer-side part
                 assert hidden not in received, (sample.id, hidden[:40])
     assert checked > 0 and decoys > 0
-    assert len(sent) == sum(len(log.samples or []) for log in logs)
+    # a model call a turn: one a query, an agent's one for each of its turns
+    turns = [
+        m for log in logs for s in log.samples or [] for m in s.messages if m.role == "assistant"
+    ]
+    assert len(sent) == len(turns)
 
 
 def test_the_offline_recipe_counts_the_runs_try_makes_of_v3() -> None:
     words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight"]
     page = (Path(__file__).parents[3] / "docs" / "offline.md").read_text(encoding="utf-8")
     assert f"runs `personamem_v3` on them {words[len(offline.TRIAL_RUNS)]} times" in page
+
+
+@pytest.mark.slow
+@pytest.mark.report
+def test_without_the_mcp_package_try_skips_the_mcp_run_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mcp_run = next(run for run in offline.TRIAL_RUNS if run.task_args.get("tools") == "mcp")
+    floor_run = next(run for run in offline.TRIAL_RUNS if run.model == "personamem/floor")
+    monkeypatch.setattr(offline, "TRIAL_RUNS", (floor_run, mcp_run))
+    monkeypatch.setattr(try_it, "find_spec", lambda name: None if name == "mcp" else object())
+    out = tmp_path / "out"
+    assert main(["try", "--dataset", "v3", "--out", str(out), "--limit", "3"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    skipped = [line for line in printed if "skipped" in line]
+    assert skipped == [
+        "history=tools, tools=mcp, family=agentic_tasks: skipped: it needs "
+        "the `mcp` package, not installed here (pip install -e '.[memory]')"
+    ]
+    assert len(list_eval_logs(str(out / "logs"))) == 1  # the floor's alone

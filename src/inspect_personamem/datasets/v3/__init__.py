@@ -43,8 +43,9 @@ the authors' harness):
   lifecycle pairs and the warn/foil paired F1 joined over the samples; the gated replies counted.
 - `offline`: what the offline models read (each query's top-scoring and low replies for
   `personamem/oracle`, a prompt as `personamem/floor` reads it) and what `try` writes
-  and runs; `cost`: the cost estimate's requests, counted in a folder or from the
-  authors' figures.
+  and runs; `oracle_agent`: the oracle as an agent over the apps (reads, then the write
+  its reply implies); `cost`: the cost estimate's requests, counted in a folder or from
+  the authors' figures.
 
 Each rule follows one file of bowen-upenn/PersonaMem-v3 at a named commit (its docstring
 says which); the code is ours (the authors' is MIT, not copied here). The data is

@@ -159,9 +159,9 @@ class AgentSetting:
             return None
         return cls(
             str(arguments.get("tools", "apps")),
-            arguments.get("turn_budget"),
-            arguments.get("token_budget"),
-            int(arguments.get("tool_timeout") or TOOL_TIMEOUT),
+            _count(arguments.get("turn_budget")),
+            _count(arguments.get("token_budget")),
+            _count(arguments.get("tool_timeout")) or TOOL_TIMEOUT,
         )
 
     def budget(self, task_type: str) -> Budget:
@@ -171,6 +171,12 @@ class AgentSetting:
             self.turn_budget or (HEAVY_TURNS if heavy else TURNS),
             self.token_budget or (HEAVY_TOKENS if heavy else TOKENS),
         )
+
+
+def _count(value: Any) -> int | None:
+    """A budget as a run's arguments give it, or as a log's settings read it back (text:
+    `"None"` where it was not given)."""
+    return None if value is None or str(value) in ("", "None") else int(value)
 
 
 def check_arguments(arguments: Mapping[str, Any], generic_tools: Mapping[str, Any]) -> None:

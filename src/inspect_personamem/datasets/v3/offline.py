@@ -21,12 +21,14 @@ chance, else the low one:
 
 The authors' `example_response` of a ranking row is prose (`Ranked indexes: [...]`),
 which their rules do not read as a ranking, so the ranking replies are built from the
-labels instead. A query is found by its prompt (the sample's input, the last message);
-where several queries share a prompt's words (a persona's repeated asks, the same
-template across personas) the history before it tells them apart: the one whose
-history, as either layout sends it (`histories.LAYOUTS`), is the messages before it.
-Without such a history (`history=none`, or retrieved items) the first is answered:
-no model could tell them apart either.
+labels instead. A query is found by its prompt (the sample's input, the last message,
+after the agent settings' framing where they send one: `AGENT_FRAMING`); where several
+queries share a prompt's words (a persona's repeated asks, the same template across
+personas) the history before it tells them apart: the one whose history, as either
+layout sends it (`histories.LAYOUTS`), is the messages before it; as an agent over the
+apps (`oracle_agent`), the first read it made: the one whose apps, at its persona and
+time, give that call that result. Without either (`history=none`, or retrieved items)
+the first is answered: no model could tell them apart either.
 
 Bound as the grader with a v3 question file, the oracle judges the judged types'
 prompts (`judge_reply`): it finds the reply in the judge prompt by the template's own
@@ -54,11 +56,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from inspect_ai.model import ChatMessage
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 
 from inspect_personamem.data.known import Asked, ChoicePrompt, Known, KnownQuestions
 from inspect_personamem.datasets.declared import Trial, TrialRun
 from inspect_personamem.datasets.v3 import judge
+from inspect_personamem.datasets.v3.agent import ACCESS_MCP, OVERPERS_RAIL
+from inspect_personamem.datasets.v3.apps import AppSession, AppToolError
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
 from inspect_personamem.datasets.v3.judged import NO_FAITHFUL_JUDGE, shown_reply
@@ -84,6 +88,9 @@ PLAIN_REPLY: Final = (
 )
 """Sixteen distinct words that neither warn (`rules.WARN_PHRASE`) nor name anything: a
 foil reply's body, substantive (`rules.is_substantive`) whatever the gold's length."""
+AGENT_FRAMING: Final = ACCESS_MCP + OVERPERS_RAIL
+"""What the agent settings send before the task's prompt (`agent._run`): the oracle reads
+the prompt after it."""
 _SLATE_ITEM: Final = re.compile(r"^(?:\s*\[(\d+)\]|- idx (\d+):)\s")
 _RANKING_KEY: Final = re.compile(r'"(ranked_ind(?:ices|exes))"')
 
@@ -132,6 +139,28 @@ def _response(text: str) -> str:
     return json.dumps({"response": text})
 
 
+def first_read(exchange: Sequence[ChatMessage]) -> tuple[str, dict[str, Any], str] | None:
+    """The first call of `exchange` that gave a result (no error): its tool, arguments
+    and result text; None where none did."""
+    calls = {
+        call.id: call
+        for message in exchange
+        if isinstance(message, ChatMessageAssistant)
+        for call in message.tool_calls or ()
+    }
+    for message in exchange:
+        if isinstance(message, ChatMessageTool) and message.error is None:
+            call = calls.get(message.tool_call_id or "")
+            if call is not None:
+                return call.function, call.arguments, message.text
+    return None
+
+
+def _unframed(text: str) -> str:
+    """A prompt's text without the agent settings' framing (`AGENT_FRAMING`)."""
+    return text.removeprefix(AGENT_FRAMING)
+
+
 def _digest(texts: Sequence[str]) -> str:
     return hashlib.sha256("\x00".join(texts).encode()).hexdigest()
 
@@ -147,8 +176,8 @@ class V3Questions(KnownQuestions):
 
     def __init__(self, source: Path) -> None:
         super().__init__(source)
-        streams = PersonaStreams(source.parent.parent.parent / "backend")
-        self.contexts = {layout: PersonaContexts(streams, layout) for layout in LAYOUTS}
+        self.streams = PersonaStreams(source.parent.parent.parent / "backend")
+        self.contexts = {layout: PersonaContexts(self.streams, layout) for layout in LAYOUTS}
         self.by_prompt: dict[str, list[tuple[V3Query, Known]]] = {}
         self.top_shown: set[str] = set()
         """The judged queries' top replies, as their judge prompts show them."""
@@ -160,10 +189,22 @@ class V3Questions(KnownQuestions):
                 self.by_prompt.setdefault(text, []).append((query, known))
                 if query.task_type in judge.JUDGE_OF.keys() - NO_FAITHFUL_JUDGE:
                     self.top_shown.add(shown_reply(query.task_type, replies[0]))
-        self._histories: dict[str, dict[str, Known]] = {}
+        self._histories: dict[str, dict[str, tuple[V3Query, Known]]] = {}
 
     def find(self, input: Sequence[ChatMessage]) -> Asked:
-        last = input[-1].text
+        return self.find_after(input, ())
+
+    def find_after(self, prompt: Sequence[ChatMessage], exchange: Sequence[ChatMessage]) -> Asked:
+        known = self.query_of(prompt, exchange)[1]
+        return Asked(known, 1, known.options, _unframed(prompt[-1].text))
+
+    def query_of(
+        self, prompt: Sequence[ChatMessage], exchange: Sequence[ChatMessage] = ()
+    ) -> tuple[V3Query, Known]:
+        """The query `prompt` asks, with what the oracle knows of it: of those sharing
+        its words, the one whose apps give the first read of `exchange` its result, else
+        the one whose history is the messages before it, else the first."""
+        last = _unframed(prompt[-1].text)
         found = self.by_prompt.get(last)
         if not found:
             raise PersonaMemArgumentError(
@@ -171,12 +212,33 @@ class V3Questions(KnownQuestions):
                 f"its last message begins {last[:80]!r}; point -M questions at a queries.csv "
                 "of the folder the task reads"
             )
-        known = found[0][1]
-        if len(found) > 1 and len(input) > 1:
-            known = self._by_history(last, found).get(_digest([m.text for m in input[:-1]]), known)
-        return Asked(known, 1, known.options)
+        if len(found) == 1:
+            return found[0]
+        read = first_read(exchange)
+        if read is not None:
+            matching = (pair for pair in found if self._reads(pair[0], *read))
+            return next(matching, found[0])
+        if len(prompt) > 1:
+            digest = _digest([m.text for m in prompt[:-1]])
+            return self._by_history(last, found).get(digest, found[0])
+        return found[0]
 
-    def _by_history(self, prompt: str, found: list[tuple[V3Query, Known]]) -> dict[str, Known]:
+    def _reads(self, query: V3Query, tool: str, arguments: Mapping[str, Any], text: str) -> bool:
+        """Whether the apps at `query`'s persona and time answer the call with `text`."""
+        session = AppSession(
+            self.streams.visible(query.user_id, query.ts),
+            mcp_tools_allowed=query.mcp_tools_allowed,
+            state_write_policy=query.state_write_policy,
+            query_id=query.query_id,
+        )
+        try:
+            return session.call(tool, arguments) == text
+        except AppToolError:
+            return False
+
+    def _by_history(
+        self, prompt: str, found: list[tuple[V3Query, Known]]
+    ) -> dict[str, tuple[V3Query, Known]]:
         """The queries sharing `prompt`, by the digest of the history each is sent after,
         in either layout (computed once per prompt)."""
         table = self._histories.get(prompt)
@@ -186,7 +248,7 @@ class V3Questions(KnownQuestions):
                 end = known.end_index or 0
                 for contexts in self.contexts.values():
                     history = contexts.history(query.user_id, end)
-                    table.setdefault(_digest([m.text for m in history]), known)
+                    table.setdefault(_digest([m.text for m in history]), (query, known))
             self._histories[prompt] = table
         return table
 
@@ -334,6 +396,9 @@ def judge_reply(prompt: str, questions: KnownQuestions) -> str | None:
 QUERIES_PER_TYPE: Final = 2
 """Of each task type per persona, in the data `try` writes: a lifecycle pair's two
 probes and a warn/foil pair each."""
+MCP_FAMILY: Final = "agentic_tasks"
+"""The family `try`'s MCP run asks (the types that write on the user's behalf among
+them): each query starts the apps' server, and all of them would take minutes."""
 TRIAL_RUNS: Final = (
     TrialRun({"history": "full"}, graded=True),
     TrialRun({"history": "none"}, graded=True),
@@ -341,12 +406,23 @@ TRIAL_RUNS: Final = (
     TrialRun(
         {"history": "none"}, model="personamem/floor", model_args={"rule": "question"}, graded=True
     ),
+    TrialRun({"history": "tools", "tools": "apps"}, graded=True),
+    TrialRun(
+        {"history": "tools", "tools": "mcp", "family": MCP_FAMILY},
+        graded=True,
+        needs=("mcp", "memory"),
+    ),
 )
 """What `try` runs on v3: the oracle right with `try`'s chance, with the history before
 each query and without it; the oracle always right (the ceiling: every rule-scored
 type's top, every judge's top judgement); and the floor, from the query alone (a
-slate's item most like the prompt, by BM25, first; any other prompt echoed). Each is
-graded by the oracle, bound to the grader role, as v3 needs (`version.check`)."""
+slate's item most like the prompt, by BM25, first; any other prompt echoed); then the
+oracle as an agent over the persona's apps (`oracle_agent`: it reads the apps of the
+query's evidence and its row's, writes what its reply implies, then replies), the apps
+in process (`tools=apps`), and served by the package's MCP server (`tools=mcp`) over the
+agentic tasks alone (`MCP_FAMILY`: each query starts a server process, about 3 s of
+CPU; skipped where the `mcp` package is not installed). Each is graded by the oracle,
+bound to the grader role, as v3 needs (`version.check`)."""
 
 
 MIN_PERSONAS: Final = 3

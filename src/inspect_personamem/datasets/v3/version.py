@@ -86,6 +86,7 @@ from inspect_personamem.datasets.v3.offline import (
     questions,
     trial,
 )
+from inspect_personamem.datasets.v3.oracle_agent import act
 from inspect_personamem.datasets.v3.published import v3_published
 from inspect_personamem.datasets.v3.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.samples import SCORER_KEY, query_to_sample
@@ -258,8 +259,9 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         "personas at least)",
         lambda options, count, seed: trial(count=count, seed=seed, task=TASK),
     )
-    """Generated personas, run by the oracle (with and without the history, and always
-    right) and the floor (`offline.TRIAL_RUNS`)."""
+    """Generated personas, run by the oracle (with and without the history, always right,
+    and as an agent over the apps, in process and over MCP) and the floor
+    (`offline.TRIAL_RUNS`)."""
     offline = Offline(
         files_named_by="family",
         steps="none: a v3 query's chance does not fall with the age of its evidence",
@@ -267,10 +269,12 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         questions=questions,
         choice_prompt=choice_prompt,
         judge=judge_reply,
+        act=act,
     )
     """A persona's `queries.csv` with its folder's others, each query's top and low
     replies (`offline.known_replies`); the floor's reading of a v3 prompt; the oracle's
-    judgement of v3's judge prompts (`offline.judge_reply`)."""
+    judgement of v3's judge prompts (`offline.judge_reply`); the oracle as an agent over
+    the apps (`oracle_agent.act`)."""
     reported = Reported(
         published=Published(
             v3_published,

@@ -52,6 +52,7 @@ from inspect_personamem.report.read.samples import (
     sample_result,
     unscored,
 )
+from inspect_personamem.report.read.tool_use import tool_use
 from inspect_personamem.run.facts import FACTS
 from inspect_personamem.run.migration import current_arguments
 from inspect_personamem.scoring.scorer import STOPPED
@@ -205,6 +206,7 @@ def _run(
             if not unscored(score.value)
         )
     records = records_of(file, [s for group in epochs.values() for s in group])
+    used = tuple(use for key in sorted(records) if (use := tool_use(records[key])) is not None)
     planned = len(spec.dataset.sample_ids) if spec.dataset.sample_ids else spec.dataset.samples or 0
     questions = [
         sample
@@ -244,6 +246,7 @@ def _run(
         unscored=dict(left_unscored),
         questions_scored=len(questions),
         parts_left=parts_left,
+        tool_use=used,
         stored_metrics=stored,
         stored_ids=stored_ids,
         data_release=str(metadata["data_release"]) if "data_release" in metadata else None,

@@ -19,6 +19,7 @@ from inspect_personamem.history.table import HISTORIES
 from inspect_personamem.parameters import Point
 from inspect_personamem.report.read.identity import Grader, ModelId, RunKey, model_identity
 from inspect_personamem.report.read.samples import SampleResult
+from inspect_personamem.report.read.tool_use import ToolUse
 from inspect_personamem.run.arguments import scoring_defaults
 from inspect_personamem.run.facts import run_facts
 
@@ -127,6 +128,10 @@ class Run:
     parts_left: tuple[str, ...] = ()
     """The ids of the questions scored as part of a row whose other parts were not:
     counted nowhere."""
+    tool_use: tuple[ToolUse, ...] = ()
+    """What each sample epoch that recorded it did with its tools (`read.tool_use`),
+    scored or not (an agent out of budget is left unscored); empty for a run without
+    tools."""
 
     @property
     def license_terms(self) -> str:

@@ -15,6 +15,7 @@ from inspect_ai.scorer import Score, Value, value_to_float
 
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.report.errors import ReportError
+from inspect_personamem.report.read.tool_use import RECORDED
 from inspect_personamem.scoring.grader.correction import TrialCounts
 from inspect_personamem.scoring.metrics import trial_record
 from inspect_personamem.scoring.rows import Part, joined
@@ -215,11 +216,12 @@ def unscored(value: Value) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
-RECORDS = ("memory", "retrieval", "evidence")
+RECORDS = ("memory", "retrieval", "evidence", *RECORDED)
 """The sample metadata a retrieval run (`history=rag`, `history=memory`) records beside
 its groups: what the memory did and took (`memory`), whether its items held the
 evidence (`retrieval`, `history/recall.py`) and where the evidence lies (`evidence`,
-`data/evidence.py`); an upper-bound run (`history=evidence`) records `evidence` alone."""
+`data/evidence.py`); an upper-bound run (`history=evidence`) records `evidence` alone;
+a run with tools, its use of them (`tool_use.RECORDED`)."""
 Records = dict[tuple[str, int], dict[str, dict[str, Any]]]
 """(question id, epoch) -> each of `RECORDS` its sample's metadata holds."""
 _SAMPLE_PARTS = {"messages", "events", "attachments", "store", "output", "scores"}
