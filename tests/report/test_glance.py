@@ -6,6 +6,8 @@ from __future__ import annotations
 import html
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from support.helpers import mock_model
@@ -22,7 +24,8 @@ from support.reports import (
 
 from inspect_personamem.cli import main
 from inspect_personamem.report import build_report
-from inspect_personamem.report.glance import CAVEATS
+from inspect_personamem.report.accuracy import RunSummary
+from inspect_personamem.report.glance import CAVEATS, headline
 
 
 def test_the_first_line_names_every_incomplete_run_and_a_subset_as_not_comparable(
@@ -64,6 +67,34 @@ def test_the_first_line_names_every_incomplete_run_and_a_subset_as_not_comparabl
     page = (tmp_path / "out2" / "index.html").read_text(encoding="utf-8")
     body = page.split("<body>", 1)[1].lstrip()
     assert body.startswith('<p class="headline">All 2 runs complete.</p>')
+
+
+def test_runs_short_in_the_same_way_are_named_once_together() -> None:
+    def summary(label: str, *shortfalls: str) -> RunSummary:
+        run: Any = SimpleNamespace(
+            complete=not shortfalls,
+            shortfalls=list(shortfalls),
+            subset="",
+            unreleased="",
+            synthetic="",
+            self_graded=False,
+            upper_bound=False,
+        )
+        return cast(RunSummary, SimpleNamespace(run=run, label=label))
+
+    unjudged = ("156 of 186 scored", "30 unscored (judge_not_built)")
+    summaries = [
+        summary("oracle, full history", *unjudged),
+        summary("floor, no history", *unjudged),
+        summary("oracle, apps agent"),
+        summary("oracle, apps agent over MCP", "48 of 54 scored", "6 unscored (judge_not_built)"),
+        summary("oracle, no history", *unjudged),
+    ]
+    assert headline(summaries) == (
+        "Incomplete runs: oracle, full history · floor, no history · oracle, no history "
+        "(156 of 186 scored, 30 unscored (judge_not_built)); oracle, apps agent over MCP "
+        "(48 of 54 scored, 6 unscored (judge_not_built))"
+    )
 
 
 def test_the_page_opens_with_one_summary_and_says_each_caveat_once(

@@ -59,12 +59,18 @@ def caveats(run: Run) -> dict[str, str]:
 
 def headline(summaries: Sequence[RunSummary]) -> str:
     """The report's first line: whether every run is complete (else which are not, and
-    why), then in which ways runs are not comparable with published numbers, where any
+    why: runs short in the same way named together, ` · ` apart, since a label holds
+    commas), then in which ways runs are not comparable with published numbers, where any
     is (with how many runs, where not all)."""
     incomplete = [s for s in summaries if not s.run.complete]
     n = len(summaries)
     if incomplete:
-        said = "; ".join(f"{s.label} ({', '.join(s.run.shortfalls)})" for s in incomplete)
+        alike: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        for s in incomplete:  # runs short in the same way are named once, together
+            alike[tuple(s.run.shortfalls)].append(s.label)
+        said = "; ".join(
+            f"{' · '.join(labels)} ({', '.join(why)})" for why, labels in alike.items()
+        )
         line = f"Incomplete runs: {said}"
     else:
         line = f"All {n} run{'s' if n != 1 else ''} complete"
