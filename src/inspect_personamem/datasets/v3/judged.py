@@ -200,14 +200,16 @@ async def judge_row(
         return await _judged(task_type, reply, fields, shown, ask)
     checks = check_actions(task_type, {**shown, **fields}, rubric_text(task_type, reply), actions)
     status, why = action_status(checks, fields)
+    counts = checks.metrics()
     if status == STATUS_OK:
         row = await _judged(task_type, reply, fields, shown, ask)
     else:
-        zero = checks.metrics()
         text = row_text(task_type, reply)
-        row = JudgedRow("rule_zero", zero, task_accuracy(task_type, zero, status), text, note=why)
+        row = JudgedRow(
+            "rule_zero", counts, task_accuracy(task_type, counts, status), text, note=why
+        )
     record = {**checks.record(), "status": status}
-    return replace(row, metrics={**row.metrics, **checks.metrics()}, actions=record)
+    return replace(row, metrics={**row.metrics, **counts}, actions=record)
 
 
 def action_status(checks: ActionChecks, fields: Mapping[str, Any]) -> tuple[str, str]:

@@ -212,11 +212,16 @@ class FinalState:
 
     @property
     def passed(self) -> int:
-        return sum(result == "pass" for _, result in self.results)
+        return _passed(self.results)
 
     @property
     def failed(self) -> int:
         return len(self.results) - self.passed
+
+
+def _passed(checks: Sequence[tuple[str, str]]) -> int:
+    """How many of the (name, result) checks passed (`FinalState`, `Quality`)."""
+    return sum(result == "pass" for _, result in checks)
 
 
 def check_final_state(expected: Mapping[str, Any], writes: Sequence[Traced]) -> FinalState:
@@ -307,7 +312,7 @@ class Quality:
 
     @property
     def passed(self) -> int:
-        return sum(result == "pass" for _, result in self.details)
+        return _passed(self.details)
 
     @property
     def failed(self) -> int:
