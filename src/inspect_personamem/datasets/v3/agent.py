@@ -65,7 +65,7 @@ from inspect_ai.tool import ContentText, Tool, ToolDef, ToolError, mcp_server_st
 from inspect_ai.util import LimitExceededError, token_limit
 
 from inspect_personamem.datasets.v3.app_server import server_command
-from inspect_personamem.datasets.v3.apps import AppSession, inspect_tools, is_write
+from inspect_personamem.datasets.v3.apps import inspect_tools, is_write, session_for
 from inspect_personamem.datasets.v3.streams import PersonaStreams
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.history.seen import See, Seen
@@ -272,23 +272,13 @@ def apps_agent(streams: PersonaStreams, setting: AgentSetting) -> See:
     return see
 
 
-def session_of(streams: PersonaStreams, metadata: Mapping[str, Any]) -> AppSession:
-    """The persona's apps at the query's time, as the query's row allows them."""
-    return AppSession(
-        streams.visible(str(metadata["user_id"]), int(metadata["ts"])),
-        mcp_tools_allowed=str(metadata["mcp_tools_allowed"]),
-        state_write_policy=str(metadata["state_write_policy"]),
-        query_id=str(metadata["query_id"]),
-    )
-
-
 async def answer(state: TaskState, streams: PersonaStreams, setting: AgentSetting) -> TaskState:
     """The agent's answer to one query: its tools, its turns within the budget, its
     record (`Actions`)."""
     metadata = state.metadata
     budget = setting.budget(str(metadata["task_type"]))
     if setting.tools == "apps":
-        session = session_of(streams, metadata)
+        session = session_for(streams, metadata)
         actions = Actions(state, "apps", None, budget, writes=session.writes)
         actions.write()
         tools = [_recorded(tool, actions, None) for tool in inspect_tools(session)]
@@ -529,7 +519,7 @@ def check_server(backend: Path, metadata: Mapping[str, Any], timeout: int) -> No
             else " ".join(f"{type(leaf).__name__}: {leaf}".split())
         )
         raise PersonaMemDataError(f"{where} did not start: {why}")
-    offered = set(session_of(PersonaStreams(backend), metadata).functions())
+    offered = set(session_for(PersonaStreams(backend), metadata).functions())
     if set(listed) != offered:
         raise PersonaMemDataError(
             f"{where} lists other tools than the apps offer: "
