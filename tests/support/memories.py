@@ -173,14 +173,14 @@ class HugeItemMemory(SpyMemory):
 
 
 class HangOnceMemory(SpyMemory):
-    """The first memory of each context takes its first messages, then hangs (until the
-    question is cancelled); later memories behave."""
+    """The run's first memory takes its first messages, then hangs (until the question is
+    cancelled); every later memory, of its context or another, behaves."""
 
-    hung: set[str] = set()
+    hung: set[str] = set()  # the context whose memory hung, once it has
 
     async def add(self, messages: Sequence[HistoryMessage]) -> None:
         await super().add(messages)
-        if self.context_id not in HangOnceMemory.hung:
+        if not HangOnceMemory.hung:
             HangOnceMemory.hung.add(self.context_id)
             await anyio.Event().wait()
 

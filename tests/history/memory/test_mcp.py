@@ -25,7 +25,7 @@ from inspect_ai.model import ChatMessage
 from inspect_ai.tool import ToolChoice, ToolInfo
 from support.helpers import run_task, tool_calling_model
 from support.memories import run_mcp_memory, split_with_markers
-from support.servers.mcp_memory import SCRIPT, records, stand_in_config
+from support.servers.mcp_memory import SCRIPT, hung, records, stand_in_config
 
 from inspect_personamem.datasets.v1.contexts import ContextStore
 from inspect_personamem.errors import PersonaMemArgumentError
@@ -281,8 +281,9 @@ def test_a_server_at_fault_is_one_line_from_inspect(
     [
         ("die", {}, r"failed while adding messages 0-\d+: MemoryComponentError: "
          r"MCP server '.* die --record .*' failed in tool 'remember': MCPError: Connection closed"),
-        ("hang", {"call_timeout": 1}, r"failed while adding messages 0-\d+: MemoryComponentError: "
-         r"MCP server '.* hang .*' failed in tool 'remember': no answer within 1 s "
+        # five seconds: the hung call is the only one near it, however loaded the machine
+        ("hang", {"call_timeout": 5}, r"failed while adding messages 0-\d+: MemoryComponentError: "
+         r"MCP server '.* hang .*' failed in tool 'remember': no answer within 5 s "
          r"\(call_timeout\)"),
         ("malformed", {}, r"failed while search: MemoryComponentError: MCP server '.*': tool "
          r"'recall' returned text that is not JSON: 'these are not results' \(search.results: "
@@ -327,9 +328,16 @@ def test_a_question_cancelled_while_adding_stops_its_server_and_the_next_rebuild
         store, lambda c: McpMemory(c, parse_mcp_config(configs.pop(0))), "memory system mcp"
     )
 
+    async def cancel_once_hung(scope: anyio.CancelScope) -> None:
+        while not hung(tmp_path / "hung"):  # the server's record, not a time: it may be slow
+            await anyio.sleep(0.05)
+        scope.cancel()
+
     async def cancelled_then_answered() -> Any:
-        with anyio.move_on_after(3) as scope:
-            await pool.retrieve("q1", context, 10, "green tea", 3)
+        async with anyio.create_task_group() as group:
+            with anyio.CancelScope() as scope:
+                group.start_soon(cancel_once_hung, scope)
+                await pool.retrieve("q1", context, 10, "green tea", 3)
         assert scope.cancelled_caught
         return await pool.retrieve("q2", context, 10, "green tea", 3)
 
@@ -429,15 +437,24 @@ def test_no_server_outlives_a_run_cut_short(data: Path, tmp_path: Path, stop: st
 
 
 EXIT = """
-import asyncio, json, sys
+import asyncio, json, sys, time
+from pathlib import Path
 from inspect_personamem.history.memory.interface import HistoryMessage
 from inspect_personamem.history.memory.mcp import McpMemory
 from inspect_personamem.history.memory.mcp_config import parse_mcp_config
+from support.servers.mcp_memory import hung
 memory = McpMemory("context-1", parse_mcp_config(json.loads(sys.argv[1])))
-try:
-    asyncio.run(asyncio.wait_for(memory.add([HistoryMessage(0, "user", "hi")]), 1))
-except TimeoutError:
-    print("hung")
+
+async def until_hung():
+    adding = asyncio.ensure_future(memory.add([HistoryMessage(0, "user", "hi")]))
+    deadline = time.monotonic() + 120  # a guard against a server never started, not a wait
+    while time.monotonic() < deadline and not adding.done():
+        if hung(Path(sys.argv[2])):
+            return "hung"
+        await asyncio.sleep(0.05)
+    return "not hung"
+
+print(asyncio.run(until_hung()))  # the add still pending: the run cancels it, as it ends
 """
 
 
@@ -446,11 +463,12 @@ def test_a_process_that_exits_without_closing_stops_its_servers(tmp_path: Path) 
     """A server stuck in a call (it reads no more of its stdin, so it would not see the
     pipe close) and never closed: the process stops it as it exits."""
     config = stand_in_config(tmp_path, "hang", call_timeout=3600)
-    src = Path(__file__).resolve().parents[3] / "src"
-    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    root = Path(__file__).resolve().parents[3]
+    paths = [str(root / "src"), str(root / "tests"), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
     done = subprocess.run(
-        [sys.executable, "-c", EXIT, json.dumps(config)],
-        capture_output=True, text=True, timeout=60, env=env,
+        [sys.executable, "-c", EXIT, json.dumps(config), str(tmp_path)],
+        capture_output=True, text=True, timeout=300, env=env,
     )  # fmt: skip
     assert done.stdout.strip() == "hung", done.stderr[-2000:]
     [started] = pids(tmp_path)

@@ -85,13 +85,15 @@ def test_an_item_too_long_stops_the_run_naming_it(data: Path, tmp_path: Path) ->
     assert no_model_call(log)
 
 
-@pytest.mark.slow  # three questions run out a one-second time limit, one after another
+@pytest.mark.slow  # one question runs out a ten-second time limit
 def test_a_question_cancelled_while_adding_leaves_no_partial_memory(
     data: Path, tmp_path: Path
 ) -> None:
-    """Each context's first memory hangs in its first add until the time limit cancels
-    the question: the next question of that context gets a new memory, fed once from
-    the start, and says it was rebuilt and why."""
+    """The run's first memory hangs in its first add until the time limit cancels the
+    question: the next question of that context gets a new memory, fed once from the
+    start, and says it was rebuilt and why; the other contexts' memories are untouched.
+    A question here takes about 10 ms, so only the hung one comes near the limit, however
+    loaded the machine (a one-second limit once cut a second question under CI's load)."""
     SpyMemory.instances.clear()
     HangOnceMemory.hung.clear()
     log = run_memory(
@@ -99,31 +101,36 @@ def test_a_question_cancelled_while_adding_leaves_no_partial_memory(
         tmp_path,
         "support.memories:HangOnceMemory",
         order="grouped",
-        time_limit=1,
+        time_limit=10,
         max_samples=1,  # one question at a time: the others do not wait on the hung one
     )
     assert log.status == "success", log.error
     assert log.samples
-    contexts = {s.metadata["shared_context_id"] for s in log.samples}
-    cancelled = [s for s in log.samples if s.limit is not None]
-    assert len(cancelled) == len(contexts)  # one question a context
-    for sample in cancelled:
-        assert sample.scores is not None
-        value = sample.scores["personamem_scorer"].value
-        assert isinstance(value, float) and math.isnan(value)
+    [hung_context] = HangOnceMemory.hung
+    [cancelled] = [s for s in log.samples if s.limit is not None]
+    assert cancelled.limit is not None and cancelled.limit.type == "time"
+    assert cancelled.metadata["shared_context_id"] == hung_context
+    assert cancelled.scores is not None
+    value = cancelled.scores["personamem_scorer"].value
+    assert isinstance(value, float) and math.isnan(value)
     answered = [s for s in log.samples if s.limit is None]
-    rebuilt = [s.metadata["memory"]["rebuilt_because"] for s in answered]
-    assert rebuilt.count(DROPPED) == len(contexts)
-    assert set(rebuilt) <= {None, DROPPED}
-    assert max(s.metadata["memory"]["run_rebuilds"] for s in answered) == len(contexts)
+    rebuilt = {
+        s.metadata["shared_context_id"]: s.metadata["memory"]["rebuilt_because"]
+        for s in answered
+        if s.metadata["memory"]["rebuilt_because"] is not None
+    }
+    assert rebuilt == {hung_context: DROPPED}
+    assert max(s.metadata["memory"]["run_rebuilds"] for s in answered) == 1
     by_context: dict[str, list[SpyMemory]] = {}
     for spy in SpyMemory.instances:
         by_context.setdefault(spy.context_id, []).append(spy)
-    for memories in by_context.values():
-        first, *later = memories
-        assert first.positions  # it took messages before it hung: a partial memory
-        assert len(later) == 1  # dropped, rebuilt once, then fed incrementally
-        assert later[0].positions == list(range(len(later[0].positions)))
+    assert len(by_context) > 1  # other contexts ran beside the hung one
+    for context, memories in by_context.items():
+        if context == hung_context:
+            first, *memories = memories
+            assert first.positions  # it took messages before it hung: a partial memory
+        assert len(memories) == 1  # dropped and rebuilt once, or never dropped
+        assert memories[0].positions == list(range(len(memories[0].positions)))
 
 
 def retrieve(pool: MemoryPool, question: str, context: str, end: int) -> Any:

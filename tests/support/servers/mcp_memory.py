@@ -8,8 +8,9 @@ position)` (a session: its messages from `position` on) and `recall(query, limit
 (the messages sharing the most words with the query, as `{"results": [{"text",
 "score", "position"}]}`). Each takes an optional `user`, under which a server reached
 over HTTP keeps one memory per user. It writes a line to `DIR/<user or pid>.jsonl`
-as it starts (`{"pid"}`) and for every call (`{"tool", "arguments", "held"}`, `held`
-the positions it holds after the call), so a test reads exactly what it was sent.
+as it starts (`{"pid"}`), for every call (`{"tool", "arguments", "held"}`, `held`
+the positions it holds after the call), so a test reads exactly what it was sent, and
+as it hangs (`{"hung": tool}`), so a test waits for that and not for a time.
 
 MODE: `well` behaves; `hang` never answers a call after the first N (`--after`);
 `die` exits after N calls; `malformed` answers `recall` with text that is not JSON;
@@ -110,6 +111,11 @@ def records(record: Path) -> list[list[dict[str, Any]]]:
     return recorded
 
 
+def hung(record: Path) -> bool:
+    """Whether a server recording to `record` has hung in a call."""
+    return any("hung" in line for server in records(record) for line in server[1:])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("mode", choices=["well", "hang", "die", "malformed", "slow-start"])
@@ -133,6 +139,7 @@ def main() -> None:
         if options.mode == "die" and calls > options.after:
             os._exit(3)
         if options.mode == "hang" and calls > options.after:
+            record(user, {"hung": tool})
             time.sleep(3600)
         memory = memories.setdefault(user, {})
         if tool != "recall":
