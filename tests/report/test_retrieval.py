@@ -210,8 +210,8 @@ def test_the_memorys_latency_and_its_time_apart_from_the_model(
     evidence_logs: EvidenceLogs, evidence_report: tuple[Report, Path]
 ) -> None:
     """A memory that sleeps 0.05 s per call: the median search and add are at least
-    that; every number is the samples' (percentiles as `statistics` computes them); the
-    sleep never holds the event loop."""
+    that; every number is the samples' (percentiles as `statistics` computes them), the
+    longest loop block too."""
     report, out = evidence_report
     rows = {row["run"]: row for row in read_csv(out, "memory_cost")}
     rag, memory = label_of(report, evidence_logs.rag), label_of(report, evidence_logs.memory)
@@ -219,9 +219,11 @@ def test_the_memorys_latency_and_its_time_apart_from_the_model(
     row = rows[memory]
     sleep = SleepingMemory.SLEEP * 1000  # ms
     assert float(row["search p50 ms"]) >= sleep and float(row["add p50 ms"]) >= sleep
-    assert float(row["longest loop block ms"]) < sleep
     chosen = samples(evidence_logs.memory)
     records = [s.metadata["memory"] for s in chosen]
+    # the samples' own figure: that a sleep is not a block is the pool's test (a fake clock)
+    blocked = max(float(m["loop_blocked_seconds"]) for m in records)
+    assert math.isclose(float(row["longest loop block ms"]), blocked * 1000)
     for name, values in (
         ("search", [float(m["search_seconds"]) for m in records]),
         ("add", [float(t) for m in records for t in m["ingest_calls"]]),

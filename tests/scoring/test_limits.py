@@ -102,12 +102,18 @@ def test_a_message_limit_leaves_questions_unscored(small_split: Path, tmp_path: 
     assert scored and limited  # the split's histories are 30 to 60 messages long
 
 
-@pytest.mark.slow  # waits out a one-second time limit
+@pytest.mark.slow  # waits out a ten-second time limit, once: every question at a time
 def test_a_time_limit_on_a_hanging_model_leaves_questions_unscored(
     small_split: Path, tmp_path: Path
 ) -> None:
+    """Only the hanging questions come near the limit: the others answer in under a
+    second, together, where one second once left too little (and Inspect gives scoring
+    half the limit)."""
     model: Model = get_model("personamem_test_hang/model", hang_after=40)
-    log = run_task(TASK, model, tmp_path, {"data_dir": str(small_split)}, time_limit=1)
+    log = run_task(
+        TASK, model, tmp_path, {"data_dir": str(small_split)},
+        time_limit=10, max_samples=24, max_connections=24,
+    )  # fmt: skip
     scored, limited = assert_limited_are_unscored(log, "time")
     assert scored and limited
 

@@ -65,8 +65,9 @@ def alive(pid: int) -> bool:
         return False
 
 
-def gone(pids: list[int], within: float = 10.0) -> bool:
-    """Whether every process has ended within `within` seconds."""
+def gone(pids: list[int], within: float = 120.0) -> bool:
+    """Whether every process has ended within `within` seconds (a guard, not a wait: a
+    hung server is given seconds to stop, and a loaded machine stretches them)."""
     deadline = time.monotonic() + within
     while any(map(alive, pids)) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -138,7 +139,7 @@ def test_the_server_is_sent_each_message_once_searched_and_stopped(
     assert folder.is_dir()
     store.close()
     assert gone([started["pid"]])
-    deadline = time.monotonic() + 10  # its folder is removed once its thread has ended
+    deadline = time.monotonic() + 120  # its folder is removed once its thread has ended
     while folder.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not folder.exists()
@@ -363,8 +364,12 @@ def http_server(tmp_path: Path) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        process.terminate()
-        process.wait(10)
+        process.terminate()  # it waits for open connections, which its clients may hold
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def test_a_server_reached_over_http_keeps_each_memory_apart(http_server: str) -> None:

@@ -177,9 +177,9 @@ def main() -> None:
         best = sorted((s for s in scored if s[0]), key=lambda s: (-s[0], s[1]))[:limit]
         return {"results": [{"text": t, "score": float(s), "position": p} for s, p, t in best]}
 
+    record("", {"pid": os.getpid()})  # first: a test checks that even a slow start is stopped
     if options.mode == "slow-start":
         time.sleep(3600)
-    record("", {"pid": os.getpid()})
     if options.http_socket is not None:
         import socket
 
