@@ -320,7 +320,7 @@ def test_without_actions_nothing_is_checked() -> None:
 
 def test_the_output_quality_verifiers_worked_by_hand() -> None:
     def quality(task_type: str, inst: dict[str, Any], text: str, run: dict[str, Any]) -> Any:
-        return check_actions(task_type, inst, text, run).output_quality.details
+        return check_actions(task_type, inst, text, run).output_quality.results
 
     # cross-app repost: no shared hashtag; caption tokens {sourdough, crust, crumb} vs
     # {sourdough, crust, tonight}: 2 of 4 -> jaccard 0.5 >= 0.3

@@ -220,8 +220,8 @@ def action_status(checks: ActionChecks, fields: Mapping[str, Any]) -> tuple[str,
     gives proactive rows read-only tools, so their runner never meets a write)."""
     if checks.status != STATUS_OK:
         failed = checks.final_state if checks.status == "failed_writes" else None
-        details = failed.results if failed else checks.output_quality.details
-        named = "; ".join(f"{name}: {result}" for name, result in details if result != "pass")
+        results = (failed or checks.output_quality).results
+        named = "; ".join(f"{name}: {result}" for name, result in results if result != "pass")
         return checks.status, named
     if fields.get("expected_behavior") == "restrain" and checks.writes:
         return "failed_writes", f"{checks.writes} write(s) where silence is right (restrain)"

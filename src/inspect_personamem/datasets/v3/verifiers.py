@@ -199,8 +199,22 @@ def final_state_problem(expected: object) -> str:
     return ""
 
 
+class _Checks:
+    """Named checks, each `results` entry (name, "pass" or "fail (...)"), counted."""
+
+    results: tuple[tuple[str, str], ...]
+
+    @property
+    def passed(self) -> int:
+        return sum(result == "pass" for _, result in self.results)
+
+    @property
+    def failed(self) -> int:
+        return len(self.results) - self.passed
+
+
 @dataclass(frozen=True)
-class FinalState:
+class FinalState(_Checks):
     """`_check_final_state`'s report: each rule's result, the failures of the writes it
     asks for (`must_contain_failed`) and of those it forbids, and whether it asks for a
     write at all (`requires_write`: only then does a failure fail the row)."""
@@ -209,19 +223,6 @@ class FinalState:
     must_contain_failed: int
     must_not_contain_failed: int
     requires_write: bool
-
-    @property
-    def passed(self) -> int:
-        return _passed(self.results)
-
-    @property
-    def failed(self) -> int:
-        return len(self.results) - self.passed
-
-
-def _passed(checks: Sequence[tuple[str, str]]) -> int:
-    """How many of the (name, result) checks passed (`FinalState`, `Quality`)."""
-    return sum(result == "pass" for _, result in checks)
 
 
 def check_final_state(expected: Mapping[str, Any], writes: Sequence[Traced]) -> FinalState:
@@ -305,18 +306,10 @@ def _written_tags(writes: Sequence[Traced]) -> set[str]:
 
 
 @dataclass(frozen=True)
-class Quality:
-    """A verifier's checks, each (name, "pass" or "fail (...)")."""
+class Quality(_Checks):
+    """A verifier's checks (the authors' `details`)."""
 
-    details: tuple[tuple[str, str], ...] = field(default_factory=tuple)
-
-    @property
-    def passed(self) -> int:
-        return _passed(self.details)
-
-    @property
-    def failed(self) -> int:
-        return len(self.details) - self.passed
+    results: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
 
 def _check(name: str, ok: bool, why: str = "") -> tuple[str, str]:
@@ -480,7 +473,7 @@ class ActionChecks:
             "final_state": [list(r) for r in self.final_state.results]
             if self.final_state
             else None,
-            "output_quality": [list(d) for d in self.output_quality.details],
+            "output_quality": [list(d) for d in self.output_quality.results],
         }
 
 
