@@ -16,14 +16,14 @@ from typing import Any
 
 import anyio
 import pytest
-from inspect_ai.model import ChatMessage, ModelName, ModelOutput
+from inspect_ai.model import ChatMessage
 from inspect_ai.scorer import Score
-from inspect_ai.solver import TaskState
 from support.helpers import mock_model
+from support.v3_scoring import replied, row_metadata, score_judged
 
 from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.judged import JudgedRow, judge_row, judged_score
-from inspect_personamem.datasets.v3.samples import SCORER_KEY, SHOWN_KEY
+from inspect_personamem.datasets.v3.judged import JudgedRow, judge_row
+from inspect_personamem.datasets.v3.samples import SHOWN_KEY
 from inspect_personamem.datasets.v3.scorers import missing_field
 from inspect_personamem.datasets.v3.verifiers import (
     ActionRuleError,
@@ -436,26 +436,13 @@ def test_the_score_records_the_checks_and_the_grader_reads_the_reply() -> None:
         seen.append(messages)
         return json.dumps({"score": 3})
 
-    state = TaskState(
-        model=ModelName("m/m"),
-        sample_id="105:0001:send_post",
-        epoch=1,
-        input="the prompt",
-        messages=[],
-        metadata={
-            "task_type": "agentic_send_post",
-            SCORER_KEY: SEND_POST,
-            SHOWN_KEY: SHOWN,
-            "actions": posted(CAPTION),
-        },
-    )
-    state.output = ModelOutput.from_content("m/m", REPLY)
-    base = {"task_type": "agentic_send_post", "user_id": "105", "query_id": "105:0001:send_post"}
-
-    async def go() -> Score:
-        return await judged_score(state, base, mock_model(answer, "mockllm/grader"))
-
-    score = anyio.run(go)
+    metadata = row_metadata(
+        "agentic_send_post", SEND_POST, "105:0001:send_post",
+        {SHOWN_KEY: SHOWN, "actions": posted(CAPTION)},
+    )  # fmt: skip
+    asked = replied(metadata, REPLY)
+    grader = mock_model(answer, "mockllm/grader")
+    score = score_judged(asked, grader)
     meta = score.metadata or {}
     assert score.value == pytest.approx(1000 / 12 / 100)
     assert meta["actions_checked"]["status"] == "ok"
@@ -463,8 +450,8 @@ def test_the_score_records_the_checks_and_the_grader_reads_the_reply() -> None:
     assert len(seen) == 4
     assert all(SUMMARY in m[0].text and CAPTION not in m[0].text for m in seen)
 
-    state.metadata["actions"] = READ_ONLY
-    missed = anyio.run(go)
+    asked.metadata["actions"] = READ_ONLY
+    missed = score_judged(asked, grader)
     assert missed.value == 0.0
     assert missed.explanation == (
         "pr_combined_personalization_score -> 0.0 on 0-100 (rule_zero): "
@@ -529,26 +516,13 @@ def test_generated_write_rows_pass_with_the_write_on_their_app(
     def grade(on: str) -> Score:
         name = tool.format(app=on)
         run = actions([call(name, args)], [write(name, args, text)])
-        state = TaskState(
-            model=ModelName("m/m"),
-            sample_id=str(sample.id),
-            epoch=1,
-            input="the prompt",
-            messages=[],
-            metadata={**metadata, "actions": run},
-        )
-        state.output = ModelOutput.from_content("m/m", REPLY)
+        asked = replied({**metadata, "actions": run}, REPLY)
 
         def answer(messages: list[ChatMessage]) -> str:
             prompts.append(messages[0].text)
             return json.dumps({"score": 3})
 
-        base = {"task_type": task_type, "user_id": metadata["user_id"], "query_id": sample.id}
-
-        async def go() -> Score:
-            return await judged_score(state, base, mock_model(answer, "mockllm/grader"))
-
-        return anyio.run(go)
+        return score_judged(asked, mock_model(answer, "mockllm/grader"))
 
     right = grade(app)
     checked = (right.metadata or {})["actions_checked"]

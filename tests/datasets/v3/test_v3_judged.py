@@ -17,11 +17,11 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai import score
 from inspect_ai.log import read_eval_log
-from inspect_ai.model import ChatMessage, ModelName, ModelOutput
+from inspect_ai.model import ChatMessage
 from inspect_ai.scorer import Score
-from inspect_ai.solver import TaskState
 from support.helpers import DISPLAY, mock_model, require
 from support.v3_backend import V3_EXCERPTS
+from support.v3_scoring import PROMPT, replied, row_metadata, score_judged
 
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.judge import JUDGE_OF
@@ -29,10 +29,9 @@ from inspect_personamem.datasets.v3.judged import (
     NO_FAITHFUL_JUDGE,
     JudgedRow,
     judge_row,
-    judged_score,
 )
 from inspect_personamem.datasets.v3.records import read_queries
-from inspect_personamem.datasets.v3.samples import SCORER_KEY, SHOWN_KEY, _scorer_fields
+from inspect_personamem.datasets.v3.samples import SHOWN_KEY, _scorer_fields
 from inspect_personamem.datasets.v3.scorers import v3_scorer
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 
@@ -415,23 +414,6 @@ def test_types_without_a_faithful_judge_are_unscored_without_a_call(task_type: s
 # --- the Score through a grader model --------------------------------------------------
 
 
-def state(task_type: str, reply: str, fields: dict[str, Any], shown: dict[str, Any]) -> TaskState:
-    asked = TaskState(
-        model=ModelName("m/m"),
-        sample_id="105:0001:inst",
-        epoch=1,
-        input="the prompt the model saw",
-        messages=[],
-        metadata={"task_type": task_type, SCORER_KEY: fields, SHOWN_KEY: shown},
-    )
-    asked.output = ModelOutput.from_content("m/m", reply)
-    return asked
-
-
-def base(task_type: str) -> dict[str, Any]:
-    return {"task_type": task_type, "user_id": "105", "query_id": "105:0001:inst"}
-
-
 def score_with(
     task_type: str, reply: str, fields: dict[str, Any], grader_reply: str
 ) -> tuple[Score, list[list[ChatMessage]]]:
@@ -444,10 +426,8 @@ def score_with(
     grader = mock_model(answer, "mockllm/grader")
     shown = {"user_query": "Tell me I have run for ten years."}
 
-    async def go() -> Score:
-        return await judged_score(state(task_type, reply, fields, shown), base(task_type), grader)
-
-    return anyio.run(go), seen
+    asked = replied(row_metadata(task_type, fields, more={SHOWN_KEY: shown}), reply)
+    return score_judged(asked, grader), seen
 
 
 def test_the_score_is_the_accuracy_and_names_the_grader() -> None:
@@ -465,7 +445,7 @@ def test_the_score_is_the_accuracy_and_names_the_grader() -> None:
     assert [m.role for m in messages] == ["user"]
     assert messages[0].text == meta["judge_calls"][0]["prompt"]
     assert LONG in messages[0].text
-    assert GOLD not in messages[0].text and "the prompt the model saw" not in messages[0].text
+    assert GOLD not in messages[0].text and PROMPT not in messages[0].text
 
 
 def test_an_unreadable_score_is_unscored_never_zero() -> None:

@@ -11,11 +11,10 @@ from typing import Any, cast
 import anyio
 import pytest
 from inspect_ai._util.registry import registry_info
-from inspect_ai.model import ModelName, ModelOutput
 from inspect_ai.scorer import SampleScore, Score, Target, Value, stderr
-from inspect_ai.solver import TaskState
+from support.v3_scoring import replied, row_metadata
 
-from inspect_personamem.datasets.v3.samples import CANDIDATE_COUNT, SCORER_KEY
+from inspect_personamem.datasets.v3.samples import CANDIDATE_COUNT
 from inspect_personamem.datasets.v3.scorers import (
     RULE_TASKS,
     Row,
@@ -46,34 +45,14 @@ D6 = 1 / math.log2(6)
 GEO = "local_recommendation_geo_shift"
 
 
-def state(
+def scored(
     task_type: str,
     reply: str | None,
     fields: dict[str, Any] | None = None,
     query_id: str = "105:0001:inst",
-) -> TaskState:
-    asked = TaskState(
-        model=ModelName("m/m"),
-        sample_id=query_id,
-        epoch=1,
-        input="?",
-        messages=[],
-        metadata={
-            "task_type": task_type,
-            "user_id": "105",
-            "query_id": query_id,
-            SCORER_KEY: fields or {},
-        },
-    )
-    if reply is not None:
-        asked.output = ModelOutput.from_content("m/m", reply)
-    return asked
-
-
-def scored(
-    task_type: str, reply: str | None, fields: dict[str, Any] | None = None, **kw: str
 ) -> Score:
-    return cast(Score, anyio.run(v3_scorer(), state(task_type, reply, fields, **kw), Target("")))
+    asked = replied(row_metadata(task_type, fields, query_id), reply)
+    return cast(Score, anyio.run(v3_scorer(), asked, Target("")))
 
 
 def meta(score: Score) -> dict[str, Any]:
