@@ -382,10 +382,7 @@ class Server:
         self, actions: Actions, what: str, cause: BaseException | None = None
     ) -> AppServerError:
         """The fault, one line, also kept in the query's record."""
-        detail = ""
-        if cause is not None:
-            leaf = _leaf(cause)
-            detail = ": " + " ".join(f"{type(leaf).__name__}: {leaf}".split()).rstrip(": ")
+        detail = "" if cause is None else ": " + _said(cause).rstrip(": ")
         actions.stopped = f"{self.where()} {what}{detail}"
         actions.write()
         return AppServerError(actions.stopped)
@@ -470,6 +467,12 @@ def _leaf(ex: BaseException) -> BaseException:
     return ex
 
 
+def _said(ex: BaseException) -> str:
+    """The first exception inside `ex`, as one line: its type and its text."""
+    leaf = _leaf(ex)
+    return " ".join(f"{type(leaf).__name__}: {leaf}".split())
+
+
 def _found(ex: BaseException, kind: type[AppServerError]) -> AppServerError | None:
     """The exception of `kind` that `ex` is, or holds in its exception groups."""
     held: list[BaseException] = [ex]
@@ -487,15 +490,10 @@ def check_server(backend: Path, metadata: Mapping[str, Any], timeout: int) -> No
     does not start within `START_TIMEOUT` seconds (or `timeout`, where longer) or lists
     other tools than the apps offer."""
     command, args = server_command(backend, metadata)
-    line = shlex.join([command, *args])
-    where = (
-        f"PersonaMem-v3 app server `{line}` (persona {metadata['user_id']}, query "
-        f"{metadata['query_id']})"
-    )
+    server = Server(shlex.join([command, *args]), metadata, timeout)
+    where, deadline = server.where(), server.start_timeout
     listed: list[str] = []
     failure: list[BaseException] = []
-
-    deadline = max(START_TIMEOUT, timeout)
 
     async def start() -> None:
         with anyio.fail_after(deadline):
@@ -512,12 +510,8 @@ def check_server(backend: Path, metadata: Mapping[str, Any], timeout: int) -> No
     runner.start()
     runner.join()
     if failure:
-        leaf = _leaf(failure[0])
-        why = (
-            f"within {deadline} s"
-            if isinstance(leaf, TimeoutError)
-            else " ".join(f"{type(leaf).__name__}: {leaf}".split())
-        )
+        timed_out = isinstance(_leaf(failure[0]), TimeoutError)
+        why = f"within {deadline} s" if timed_out else _said(failure[0])
         raise PersonaMemDataError(f"{where} did not start: {why}")
     offered = set(session_for(PersonaStreams(backend), metadata).functions())
     if set(listed) != offered:
