@@ -51,7 +51,7 @@ def test_try_offers_only_versions_that_declare_what_it_writes_and_reads(
     assert set(tried()) == {
         key for key, v in VERSIONS.items() if v.trying is not None and v.offline is not None
     }
-    assert "v3" in tried()  # PersonaMem-v3 declares both (`datasets/v3/offline.py`)
+    assert "v3" in tried()  # PersonaMem-v3 declares both (`datasets/v3/offline/answers.py`)
 
 
 def test_the_published_range_is_the_declared_system() -> None:

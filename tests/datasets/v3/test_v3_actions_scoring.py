@@ -1,4 +1,4 @@
-"""Scoring an agent's actions (issue 39, item 3; `datasets/v3/verifiers.py` and
+"""Scoring an agent's actions (issue 39, item 3; `datasets/v3/scoring/verifiers.py` and
 `judged.judge_row` given `actions`): the row's `tool_call_rules` counted over the calls,
 its `final_state_expected` over the writes, the output-quality verifiers over the reply
 and the writes, and the status they give the row as the authors' agentic runner gives it
@@ -21,11 +21,10 @@ from inspect_ai.scorer import Score
 from support.helpers import mock_model
 from support.v3_scoring import replied, row_metadata, score_judged
 
-from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.judged import JudgedRow, judge_row
-from inspect_personamem.datasets.v3.samples import SHOWN_KEY
-from inspect_personamem.datasets.v3.scorers import missing_field
-from inspect_personamem.datasets.v3.verifiers import (
+from inspect_personamem.datasets.v3.prompts.samples import SHOWN_KEY
+from inspect_personamem.datasets.v3.scoring.judged import JudgedRow, judge_row
+from inspect_personamem.datasets.v3.scoring.scorers import missing_field
+from inspect_personamem.datasets.v3.scoring.verifiers import (
     ActionRuleError,
     Traced,
     check_actions,
@@ -34,6 +33,7 @@ from inspect_personamem.datasets.v3.verifiers import (
     tool_name,
     trace,
 )
+from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.errors import PersonaMemDataError
 from inspect_personamem.run.tasks import personamem_v3
 

@@ -1,4 +1,4 @@
-"""PersonaMem-v3's agent settings (`datasets/v3/agent.py`), end to end under `inspect
+"""PersonaMem-v3's agent settings (`datasets/v3/agent/setting.py`), end to end under `inspect
 eval` on generated personas with scripted models: the arguments refused before any data
 are read, the authors' budgets, what a query's record keeps (`actions`), a budget run
 out (an Inspect limit: the query unscored), the MCP server's faults (the query stopped
@@ -22,17 +22,17 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from support.helpers import mock_model, run_task, tool_calling_model
 from support.servers.mcp_apps import stand_in_command
 
-from inspect_personamem.datasets.v3 import agent
-from inspect_personamem.datasets.v3.agent import (
+from inspect_personamem.datasets.v3.agent import setting as agent
+from inspect_personamem.datasets.v3.agent.server import server_command
+from inspect_personamem.datasets.v3.agent.setting import (
     ACCESS_MCP,
     HEAVY_TASKS,
     OVERPERS_RAIL,
     AgentSetting,
     Budget,
 )
-from inspect_personamem.datasets.v3.app_server import server_command
-from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.spec import V3Folder
+from inspect_personamem.datasets.v3.release.spec import V3Folder
+from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 from inspect_personamem.datasets.v3.version import VERSION as V3
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError

@@ -1,4 +1,4 @@
-"""The MCP server the package ships (`datasets/v3/app_server.py`), reached by the `mcp`
+"""The MCP server the package ships (`datasets/v3/agent/server.py`), reached by the `mcp`
 SDK's own client over stdio: it lists exactly the session's tools, answers the same
 calls (reads, writes, refusals, reads after writes) with the same bytes as
 `AppSession.call`, and appends the same write records to its `--writes` file; bad
@@ -15,17 +15,17 @@ from typing import Any
 import anyio
 import pytest
 
-from inspect_personamem.datasets.v3.app_server import main, server_command, session_from
-from inspect_personamem.datasets.v3.apps import (
+from inspect_personamem.datasets.v3.agent.apps import (
     TOOLS,
     AppSession,
     AppToolError,
     dumps,
     session_for,
 )
-from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.records import V3Query, read_queries
-from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.datasets.v3.agent.server import main, server_command, session_from
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
+from inspect_personamem.datasets.v3.synthetic.generator import generate
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The persona's apps as tools (`datasets/v3/apps.py`), over a generated persona whose
+"""The persona's apps as tools (`datasets/v3/agent/apps.py`), over a generated persona whose
 every event, calendar change, DM message, stripped field and hidden profile key is
 marked: every read tool called with every argument shape returns nothing at or after the
 query's time and no hidden field; writes reach the session's later reads and no other
@@ -25,7 +25,7 @@ import pytest
 from inspect_ai.tool import ToolDef, ToolError
 from support.v3_backend import STRIPPED_PREFERENCE, leak
 
-from inspect_personamem.datasets.v3.apps import (
+from inspect_personamem.datasets.v3.agent.apps import (
     READ_TOOLS,
     TOOLS,
     WRITE_TOOLS,
@@ -37,11 +37,11 @@ from inspect_personamem.datasets.v3.apps import (
     is_write,
     session_for,
 )
-from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.histories import PersonaContexts
-from inspect_personamem.datasets.v3.records import V3Query, read_queries
-from inspect_personamem.datasets.v3.samples import query_to_sample
-from inspect_personamem.datasets.v3.streams import APPS, PersonaStreams
+from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
+from inspect_personamem.datasets.v3.persona.streams import APPS, PersonaStreams
+from inspect_personamem.datasets.v3.prompts.samples import query_to_sample
+from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
+from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.errors import PersonaMemDataError
 
 EVENT = re.compile(r"EVM(\d+)X")

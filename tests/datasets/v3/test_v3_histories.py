@@ -1,4 +1,4 @@
-"""PersonaMem-v3 histories as `Contexts` (`datasets/v3/histories.py`): a persona's
+"""PersonaMem-v3 histories as `Contexts` (`datasets/v3/persona/histories.py`): a persona's
 timeline, a query's end counted from its time, both layouts masked strictly before it
 (by markers, in file order and shuffled), the authors' layout the long-context text of
 `visible(persona, T)`, ours a prefix; and the `AskedAt` a query fills."""
@@ -15,10 +15,14 @@ from support.v3_backend import T, persona_folder, query_row, write_persona, writ
 
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.contexts import Contexts, sample_history
-from inspect_personamem.datasets.v3.histories import HistoryLayout, PersonaContexts, asked_at
-from inspect_personamem.datasets.v3.longctx import history_text
-from inspect_personamem.datasets.v3.records import read_queries
-from inspect_personamem.datasets.v3.streams import APPS, AUTHORS_APPS, App, PersonaStreams
+from inspect_personamem.datasets.v3.persona.histories import (
+    HistoryLayout,
+    PersonaContexts,
+    asked_at,
+)
+from inspect_personamem.datasets.v3.persona.longctx import history_text
+from inspect_personamem.datasets.v3.persona.streams import APPS, AUTHORS_APPS, App, PersonaStreams
+from inspect_personamem.datasets.v3.release.records import read_queries
 
 SEEDS = (None, 1, 2)
 """File order, and two shuffles."""

@@ -1,4 +1,4 @@
-"""PersonaMem-v3 read as the hub releases it (`datasets/v3/hub.py`, `version.py`'s load):
+"""PersonaMem-v3 read as the hub releases it (`datasets/v3/release/hub.py`, `version.py`'s load):
 a generated folder in the hub's layout runs under `inspect eval` and sends the model
 exactly what the same personas in a checkout's layout send; the download runs the real
 huggingface_hub client against a local stand-in of the hub (no mocking of it): the branch
@@ -23,8 +23,13 @@ from support.servers.hf_hub import serve_hub
 
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.provenance import MARK
-from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.spec import HUB_FILES, HUB_PERSONAS, PERSONAMEM_V3, V3Folder
+from inspect_personamem.datasets.v3.release.spec import (
+    HUB_FILES,
+    HUB_PERSONAS,
+    PERSONAMEM_V3,
+    V3Folder,
+)
+from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.run.tasks import personamem_v3
 
 TASK = "inspect_personamem/personamem_v3"
@@ -36,7 +41,7 @@ REPLY = '{"ranked_indices": [0, 1, 2], "response": "A short reply."}'
 LOAD = (
     "import json, sys\n"
     "from dataclasses import replace\n"
-    "from inspect_personamem.datasets.v3.spec import PERSONAMEM_V3\n"
+    "from inspect_personamem.datasets.v3.release.spec import PERSONAMEM_V3\n"
     "from inspect_personamem.datasets.v3.version import PersonaMemV3\n"
     "from inspect_personamem.errors import PersonaMemDataError\n"
     "given = json.loads(sys.argv[1])\n"

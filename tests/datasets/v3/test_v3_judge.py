@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from inspect_personamem.datasets.v3.judge import (
+from inspect_personamem.datasets.v3.judges.judge import (
     APPLICABILITY,
     JUDGE_OF,
     JUDGE_PREFACE,
@@ -34,7 +34,7 @@ from inspect_personamem.datasets.v3.judge import (
     sha256,
     sycophancy_prompt,
 )
-from inspect_personamem.datasets.v3.rules import Combined
+from inspect_personamem.datasets.v3.rules.rules import Combined
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 
 # A Source-A ground truth (personalization_rubric.build_source_a's keys), hand-made.

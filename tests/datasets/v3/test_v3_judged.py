@@ -1,4 +1,4 @@
-"""PersonaMem-v3's judged task types (`datasets/v3/judged.py`): each judged type scored
+"""PersonaMem-v3's judged task types (`datasets/v3/scoring/judged.py`): each judged type scored
 by a scripted judge on a hand-worked example, the gate before any call, an unreadable
 judgement unscored (never 0) with what the authors would write, the types with no
 faithful judge unscored, the Score made through a grader model (the reply, not the
@@ -23,16 +23,16 @@ from support.helpers import DISPLAY, mock_model, require
 from support.v3_backend import V3_EXCERPTS
 from support.v3_scoring import PROMPT, replied, row_metadata, score_judged
 
-from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.judge import JUDGE_OF
-from inspect_personamem.datasets.v3.judged import (
+from inspect_personamem.datasets.v3.judges.judge import JUDGE_OF
+from inspect_personamem.datasets.v3.prompts.samples import SHOWN_KEY, _scorer_fields
+from inspect_personamem.datasets.v3.release.records import read_queries
+from inspect_personamem.datasets.v3.scoring.judged import (
     NO_FAITHFUL_JUDGE,
     JudgedRow,
     judge_row,
 )
-from inspect_personamem.datasets.v3.records import read_queries
-from inspect_personamem.datasets.v3.samples import SHOWN_KEY, _scorer_fields
-from inspect_personamem.datasets.v3.scorers import v3_scorer
+from inspect_personamem.datasets.v3.scoring.scorers import v3_scorer
+from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 
 # 20+ distinct tokens of 3+ characters: past the gate.

@@ -1,4 +1,4 @@
-"""The long-context history text (`datasets/v3/longctx.py`): the authors' layout
+"""The long-context history text (`datasets/v3/persona/longctx.py`): the authors' layout
 (`serialize_history_for_context`, `_compact_event` in evaluation/inference_utils.py
 @00c8a9f0) written out by hand for a tiny persona, with and without token counts; the
 compact event's keys. The mask itself is tested in test_v3_streams.py."""
@@ -11,8 +11,8 @@ from typing import Any
 
 from support.v3_backend import excerpt_values, write_persona
 
-from inspect_personamem.datasets.v3.longctx import compact_event, history_text
-from inspect_personamem.datasets.v3.streams import PersonaView, read_persona, visible
+from inspect_personamem.datasets.v3.persona.longctx import compact_event, history_text
+from inspect_personamem.datasets.v3.persona.streams import PersonaView, read_persona, visible
 
 POST: dict[str, Any] = {
     "source_object_id": "1",

@@ -1,5 +1,5 @@
-"""What the offline models read of PersonaMem-v3 (`datasets/v3/offline.py`): each rule-scored
-type's top and low replies on hand-made instances (values worked by hand) and on every
+"""What the offline models read of PersonaMem-v3 (`datasets/v3/offline/answers.py`): each
+rule-scored type's top and low replies on hand-made instances (values worked by hand) and on every
 generated query; the oracle finding a query by its prompt, and by its history where
 queries share a prompt's words; the floor's reading of a v3 prompt; the oracle's
 judgement of every judge prompt: top for a query's gold, lowest for any other reply."""
@@ -17,9 +17,7 @@ import pytest
 from inspect_ai.model import ChatMessage, ChatMessageUser
 from support.v3_backend import query_row, write_queries
 
-from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts
-from inspect_personamem.datasets.v3.judge import (
+from inspect_personamem.datasets.v3.judges.judge import (
     HALLUCINATION_BINARY,
     HALLUCINATION_RANGED,
     HIDDEN_PERSONA_BINARY,
@@ -31,20 +29,22 @@ from inspect_personamem.datasets.v3.judge import (
     read_sycophancy,
     read_task_judge,
 )
-from inspect_personamem.datasets.v3.judged import Call, JudgedRow, judge_row, shown_reply
-from inspect_personamem.datasets.v3.offline import (
+from inspect_personamem.datasets.v3.offline.answers import (
     PLAIN_REPLY,
     V3Questions,
     choice_prompt,
     judge_reply,
     known_replies,
 )
-from inspect_personamem.datasets.v3.ranking import lifecycle_score
-from inspect_personamem.datasets.v3.records import V3Query, read_queries
-from inspect_personamem.datasets.v3.samples import PROMPTS, Shown, _scorer_fields
-from inspect_personamem.datasets.v3.scorers import LIFECYCLE_TASK, RULE_TASKS, rule_score
-from inspect_personamem.datasets.v3.spec import V3Folder
-from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.prompts.samples import PROMPTS, Shown, _scorer_fields
+from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
+from inspect_personamem.datasets.v3.release.spec import V3Folder
+from inspect_personamem.datasets.v3.rules.ranking import lifecycle_score
+from inspect_personamem.datasets.v3.scoring.judged import Call, JudgedRow, judge_row, shown_reply
+from inspect_personamem.datasets.v3.scoring.scorers import LIFECYCLE_TASK, RULE_TASKS, rule_score
+from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.errors import PersonaMemArgumentError
 
 D = [1 / math.log2(rank + 1) for rank in range(1, 6)]

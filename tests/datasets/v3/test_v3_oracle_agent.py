@@ -1,4 +1,4 @@
-"""The offline oracle as an agent over PersonaMem-v3's apps (`datasets/v3/oracle_agent.py`):
+"""The offline oracle as an agent over PersonaMem-v3's apps (`datasets/v3/offline/agent.py`):
 the calls it plans (the listing reads of the evidence's apps and the row's, then the write
 the reply implies, under the row's `mcp_tools_allowed` and `state_write_policy`), and
 `personamem/oracle` making them one a turn on a real `AppSession` over generated data,
@@ -24,7 +24,7 @@ from inspect_ai.tool import ToolDef, ToolInfo, ToolParam, ToolParams
 from support.helpers import run_task
 from support.v3_backend import query_row, write_queries
 
-from inspect_personamem.datasets.v3.apps import (
+from inspect_personamem.datasets.v3.agent.apps import (
     READ_TOOLS,
     TOOLS,
     AppSession,
@@ -32,18 +32,18 @@ from inspect_personamem.datasets.v3.apps import (
     allowed_writes,
     inspect_tools,
 )
-from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.offline import (
+from inspect_personamem.datasets.v3.offline.agent import agent_calls, read_apps
+from inspect_personamem.datasets.v3.offline.answers import (
     AGENT_FRAMING,
     JUDGE_PROMPTS,
     V3Questions,
     known_replies,
 )
-from inspect_personamem.datasets.v3.oracle_agent import agent_calls, read_apps
-from inspect_personamem.datasets.v3.records import V3Query, read_queries
-from inspect_personamem.datasets.v3.samples import PROMPTS, SCORER_KEY, Shown
-from inspect_personamem.datasets.v3.scorers import RULE_TASKS
-from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.prompts.samples import PROMPTS, SCORER_KEY, Shown
+from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
+from inspect_personamem.datasets.v3.scoring.scorers import RULE_TASKS
+from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.offline.oracle import OracleModel
 
 

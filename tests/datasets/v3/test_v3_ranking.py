@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspect_personamem.datasets.v3.ranking import (
+from inspect_personamem.datasets.v3.rules.ranking import (
     FILLER_GRADE,
     SlateLabels,
     extract_json,

@@ -1,4 +1,4 @@
-"""PersonaMem-v3 query rows (`datasets/v3/records.py`): small hand-made files read back,
+"""PersonaMem-v3 query rows (`datasets/v3/release/records.py`): small hand-made files read back,
 each malformed cell named by file, line, query id and field, and the real excerpt of
 persona 105's `queries.csv` (@4756046e, `../shared/data/personamem_v3/`) read whole."""
 
@@ -10,7 +10,7 @@ import pytest
 from support.helpers import SHARED_DATA, require
 from support.v3_backend import query_row, write_queries
 
-from inspect_personamem.datasets.v3.records import COLUMNS, read_queries
+from inspect_personamem.datasets.v3.release.records import COLUMNS, read_queries
 from inspect_personamem.errors import PersonaMemDataError
 
 EXCERPTS = SHARED_DATA / "personamem_v3"

@@ -9,7 +9,7 @@ from dataclasses import astuple
 
 import pytest
 
-from inspect_personamem.datasets.v3.rules import (
+from inspect_personamem.datasets.v3.rules.rules import (
     Combined,
     ScaleKind,
     accuracy_value,

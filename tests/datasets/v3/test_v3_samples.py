@@ -1,4 +1,4 @@
-"""PersonaMem-v3 query rows as samples (`datasets/v3/samples.py`): a prompt for each of
+"""PersonaMem-v3 query rows as samples (`datasets/v3/prompts/samples.py`): a prompt for each of
 the 31 task types, nothing of the scorer-only fields in any input or choice (by markers,
 and on persona 105's real rows), the slate as choices, a missing field one line naming
 the file, the query and the field."""
@@ -16,9 +16,9 @@ from support.helpers import require
 from support.v3_backend import V3_EXCERPTS, query_row, write_persona, write_queries
 
 from inspect_personamem.data.asked import AskedAt
-from inspect_personamem.datasets.v3.histories import PersonaContexts
-from inspect_personamem.datasets.v3.records import V3Query, read_queries
-from inspect_personamem.datasets.v3.samples import (
+from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.prompts.samples import (
     CANDIDATE_COUNT,
     PROMPTS,
     SCORER_KEY,
@@ -28,7 +28,7 @@ from inspect_personamem.datasets.v3.samples import (
     build_v3_dataset,
     query_to_sample,
 )
-from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 from inspect_personamem.errors import PersonaMemDataError
 

@@ -14,8 +14,8 @@ from inspect_ai._util.registry import registry_info
 from inspect_ai.scorer import SampleScore, Score, Target, Value, stderr
 from support.v3_scoring import replied, row_metadata
 
-from inspect_personamem.datasets.v3.samples import CANDIDATE_COUNT
-from inspect_personamem.datasets.v3.scorers import (
+from inspect_personamem.datasets.v3.prompts.samples import CANDIDATE_COUNT
+from inspect_personamem.datasets.v3.scoring.scorers import (
     RULE_TASKS,
     Row,
     clustered_mean,

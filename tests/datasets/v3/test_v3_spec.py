@@ -1,4 +1,4 @@
-"""PersonaMem-v3's release as data (`datasets/v3/spec.py`): the repository, the revision
+"""PersonaMem-v3's release as data (`datasets/v3/release/spec.py`): the repository, the revision
 not yet pinned, the licence; the two layouts a `data_dir` may hold, found in generated
 folders; each missing file named in one line."""
 
@@ -11,8 +11,9 @@ import pytest
 from support.v3_backend import query_row, write_persona, write_queries
 
 from inspect_personamem.data.files import FileSource
-from inspect_personamem.datasets.v3.records import read_queries
-from inspect_personamem.datasets.v3.spec import (
+from inspect_personamem.datasets.v3.persona.streams import read_persona
+from inspect_personamem.datasets.v3.release.records import read_queries
+from inspect_personamem.datasets.v3.release.spec import (
     CHECKOUT,
     CHECKOUT_RELEASED,
     GITHUB_QUERY_ROWS,
@@ -24,7 +25,6 @@ from inspect_personamem.datasets.v3.spec import (
     V3Source,
     check_folder,
 )
-from inspect_personamem.datasets.v3.streams import read_persona
 from inspect_personamem.errors import PersonaMemDataError
 
 

@@ -1,4 +1,4 @@
-"""A PersonaMem-v3 persona's streams (`datasets/v3/streams.py`): read once in time order,
+"""A PersonaMem-v3 persona's streams (`datasets/v3/persona/streams.py`): read once in time order,
 masked strictly before a query's time with the authors' leak fields removed (checked by
 markers, in file order and shuffled, in the view and in the long-context text), each
 malformed event named; and persona 105's real items from the shared excerpts."""
@@ -20,8 +20,8 @@ from support.v3_backend import (
     write_persona,
 )
 
-from inspect_personamem.datasets.v3.longctx import history_text
-from inspect_personamem.datasets.v3.streams import (
+from inspect_personamem.datasets.v3.persona.longctx import history_text
+from inspect_personamem.datasets.v3.persona.streams import (
     APPS,
     LEAK_FIELDS_EVENT,
     LEAK_FIELDS_PREFERENCE,

@@ -9,7 +9,7 @@ from typing import get_args
 
 import pytest
 
-from inspect_personamem.datasets.v3.rules import ScaleKind
+from inspect_personamem.datasets.v3.rules.rules import ScaleKind
 from inspect_personamem.datasets.v3.tasks import (
     FAMILIES,
     FAMILY_CODES,

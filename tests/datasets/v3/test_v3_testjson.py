@@ -1,4 +1,4 @@
-"""The hub's query file, `backend/{uid}/test.json` (`datasets/v3/testjson.py`): its items
+"""The hub's query file, `backend/{uid}/test.json` (`datasets/v3/release/testjson.py`): its items
 read into the `V3Query` a queries.csv row gives, each value worked out by hand from the
 authors' writer and reader; the time that masks the history is the item's `ts`, which
 must be the instance's own; each malformed cell one line naming the file, the persona,
@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from support.helpers import SHARED_DATA, require
 
-from inspect_personamem.datasets.v3.generator import hub_item
-from inspect_personamem.datasets.v3.records import read_queries
-from inspect_personamem.datasets.v3.testjson import read_test_json
+from inspect_personamem.datasets.v3.release.records import read_queries
+from inspect_personamem.datasets.v3.release.testjson import read_test_json
+from inspect_personamem.datasets.v3.synthetic.generator import hub_item
 from inspect_personamem.errors import PersonaMemDataError
 
 UID = "105"

@@ -20,12 +20,12 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from inspect_personamem.cli import main
-from inspect_personamem.datasets.v3 import offline
-from inspect_personamem.datasets.v3.histories import PersonaContexts
-from inspect_personamem.datasets.v3.longctx import event_line
-from inspect_personamem.datasets.v3.samples import SCORER_KEY
-from inspect_personamem.datasets.v3.scorers import RULE_TASKS
-from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.datasets.v3.offline import answers as offline
+from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
+from inspect_personamem.datasets.v3.persona.longctx import event_line
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.prompts.samples import SCORER_KEY
+from inspect_personamem.datasets.v3.scoring.scorers import RULE_TASKS
 from inspect_personamem.offline import try_it
 from inspect_personamem.offline.floor import FloorModel
 from inspect_personamem.offline.oracle import OracleModel

@@ -1,4 +1,4 @@
-"""A stand-in for the apps' MCP server (`datasets/v3/app_server.py`) that misbehaves on
+"""A stand-in for the apps' MCP server (`datasets/v3/agent/server.py`) that misbehaves on
 purpose, run as its own process over stdio:
 
     python mcp_apps.py MODE --source DIR --after N -- APP_SERVER_ARGUMENTS
@@ -30,7 +30,7 @@ def stand_in_command(
 ) -> tuple[str, list[str]]:
     """The package's server command (`app_server.server_command`'s) run by this stand-in
     in `mode`, misbehaving after `after` calls."""
-    from inspect_personamem.datasets.v3.app_server import SOURCE
+    from inspect_personamem.datasets.v3.agent.server import SOURCE
 
     _, args = command
     served = args[2:]  # past `-c CODE`: the server's own options
@@ -75,7 +75,7 @@ def main() -> None:
     sys.path.insert(0, options.source)
     from mcp.server.mcpserver import MCPServer
 
-    from inspect_personamem.datasets.v3.app_server import NAME, served, session_from
+    from inspect_personamem.datasets.v3.agent.server import NAME, served, session_from
 
     session, writes = session_from(sys.argv[split + 1 :])
     server = MCPServer(NAME, log_level="WARNING")

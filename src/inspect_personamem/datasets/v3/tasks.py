@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from inspect_personamem.datasets.v3.rules import ScaleKind, accuracy_value
+from inspect_personamem.datasets.v3.rules.rules import ScaleKind, accuracy_value
 
 Family = Literal[
     "personalization",

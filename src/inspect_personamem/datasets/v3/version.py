@@ -63,8 +63,8 @@ from inspect_personamem.data.order import prefix_ends
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
 from inspect_personamem.datasets.declared import Estimate, Offline, Published, Reported, Try
-from inspect_personamem.datasets.v3.agent import PROMPTS as AGENT_PROMPTS
-from inspect_personamem.datasets.v3.agent import (
+from inspect_personamem.datasets.v3.agent.setting import PROMPTS as AGENT_PROMPTS
+from inspect_personamem.datasets.v3.agent.setting import (
     TOOL_TIMEOUT,
     TOOLS,
     AgentSetting,
@@ -74,30 +74,24 @@ from inspect_personamem.datasets.v3.agent import (
     v3_actions,
 )
 from inspect_personamem.datasets.v3.cost import OPTIONS, question_requests
-from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
-from inspect_personamem.datasets.v3.hub import HubSnapshot, download
-from inspect_personamem.datasets.v3.judge import JUDGE_TEXTS
+from inspect_personamem.datasets.v3.judges.judge import JUDGE_TEXTS
 from inspect_personamem.datasets.v3.memory_writer import PROMPTS as WRITER_PROMPTS
 from inspect_personamem.datasets.v3.memory_writer import WriterConfig
-from inspect_personamem.datasets.v3.offline import (
+from inspect_personamem.datasets.v3.offline.agent import act
+from inspect_personamem.datasets.v3.offline.answers import (
     choice_prompt,
     is_queries_file,
     judge_reply,
     questions,
     trial,
 )
-from inspect_personamem.datasets.v3.oracle_agent import act
+from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts, asked_at
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.prompts.samples import SCORER_KEY, query_to_sample
 from inspect_personamem.datasets.v3.published import v3_published
-from inspect_personamem.datasets.v3.records import V3Query, read_queries
-from inspect_personamem.datasets.v3.samples import SCORER_KEY, query_to_sample
-from inspect_personamem.datasets.v3.scorers import (
-    SCORED_AS,
-    missing_field,
-    v3_by_metadata,
-    v3_metrics,
-    v3_scorer,
-)
-from inspect_personamem.datasets.v3.spec import (
+from inspect_personamem.datasets.v3.release.hub import HubSnapshot, download
+from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
+from inspect_personamem.datasets.v3.release.spec import (
     CHECKOUT,
     DATA_DIR_ENV,
     PERSONA_FILES_READ_IF_PRESENT,
@@ -106,9 +100,15 @@ from inspect_personamem.datasets.v3.spec import (
     V3Source,
     check_folder,
 )
-from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.datasets.v3.release.testjson import read_test_json
+from inspect_personamem.datasets.v3.scoring.scorers import (
+    SCORED_AS,
+    missing_field,
+    v3_by_metadata,
+    v3_metrics,
+    v3_scorer,
+)
 from inspect_personamem.datasets.v3.tasks import FAMILIES, TASK_TYPES
-from inspect_personamem.datasets.v3.testjson import read_test_json
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.history.retrieved import read_memory_config
 from inspect_personamem.history.seen import Past, See

@@ -65,8 +65,8 @@ from typing import Any, Final, Literal
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from inspect_personamem.datasets.v3.histories import PersonaContexts, asked_at
-from inspect_personamem.datasets.v3.records import V3Query
+from inspect_personamem.datasets.v3.persona.histories import PersonaContexts, asked_at
+from inspect_personamem.datasets.v3.release.records import V3Query
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 from inspect_personamem.errors import PersonaMemDataError
 

@@ -56,8 +56,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from inspect_personamem.datasets.v3.ranking import extract_json
-from inspect_personamem.datasets.v3.rules import Combined, combine_dim_scores_with_polarity
+from inspect_personamem.datasets.v3.rules.ranking import extract_json
+from inspect_personamem.datasets.v3.rules.rules import Combined, combine_dim_scores_with_polarity
 
 # --- fixed texts (the authors', verbatim) ---------------------------------------------
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from inspect_personamem.data.files import locate_file
-from inspect_personamem.datasets.v3.spec import HUB, HUB_FILES, V3Source
+from inspect_personamem.datasets.v3.release.spec import HUB, HUB_FILES, V3Source
 from inspect_personamem.errors import PersonaMemDataError
 
 

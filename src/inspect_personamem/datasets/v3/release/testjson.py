@@ -59,7 +59,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from inspect_personamem.datasets.v3.records import V3Query, instant, shown, time_problem
+from inspect_personamem.datasets.v3.release.records import V3Query, instant, shown, time_problem
 from inspect_personamem.datasets.v3.tasks import FAMILY_CODES, TASK_TYPES
 from inspect_personamem.errors import PersonaMemDataError
 

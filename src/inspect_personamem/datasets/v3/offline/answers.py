@@ -60,21 +60,21 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 
 from inspect_personamem.data.known import Asked, ChoicePrompt, Known, KnownQuestions
 from inspect_personamem.datasets.declared import Trial, TrialRun
-from inspect_personamem.datasets.v3 import judge
-from inspect_personamem.datasets.v3.agent import ACCESS_MCP, OVERPERS_RAIL
-from inspect_personamem.datasets.v3.apps import AppSession, AppToolError
-from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.histories import LAYOUTS, PersonaContexts, asked_at
-from inspect_personamem.datasets.v3.judged import NO_FAITHFUL_JUDGE, shown_reply
-from inspect_personamem.datasets.v3.ranking import (
+from inspect_personamem.datasets.v3.agent.apps import AppSession, AppToolError
+from inspect_personamem.datasets.v3.agent.setting import ACCESS_MCP, OVERPERS_RAIL
+from inspect_personamem.datasets.v3.judges import judge
+from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts, asked_at
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.prompts.samples import PROMPTS, Shown
+from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
+from inspect_personamem.datasets.v3.rules.ranking import (
     LIFECYCLE_KEY,
     ranking_key,
     slate_labels,
 )
-from inspect_personamem.datasets.v3.records import V3Query, read_queries
-from inspect_personamem.datasets.v3.samples import PROMPTS, Shown
-from inspect_personamem.datasets.v3.scorers import GEO_TASK, LIFECYCLE_TASK, MISTAKE_TASK
-from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.datasets.v3.scoring.judged import NO_FAITHFUL_JUDGE, shown_reply
+from inspect_personamem.datasets.v3.scoring.scorers import GEO_TASK, LIFECYCLE_TASK, MISTAKE_TASK
+from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.datasets.v3.tasks import RANKING_TASKS, TASK_TYPES
 from inspect_personamem.errors import PersonaMemArgumentError
 

@@ -38,9 +38,9 @@ from inspect_ai.tool import ToolInfo
 
 from inspect_personamem.data.known import KnownQuestions
 from inspect_personamem.datasets.declared import Agentic
-from inspect_personamem.datasets.v3.apps import READ_TOOLS, TOOLS, allowed_writes
-from inspect_personamem.datasets.v3.offline import V3Questions
-from inspect_personamem.datasets.v3.records import V3Query
+from inspect_personamem.datasets.v3.agent.apps import READ_TOOLS, TOOLS, allowed_writes
+from inspect_personamem.datasets.v3.offline.answers import V3Questions
+from inspect_personamem.datasets.v3.release.records import V3Query
 
 Call = tuple[str, dict[str, Any]]
 DEFAULT_APP: Final = "chatbot"

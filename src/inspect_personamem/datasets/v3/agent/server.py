@@ -3,7 +3,7 @@ persona and query time, serving exactly `apps.AppSession.functions()` (one serve
 every app, where the authors start one per app: `evaluation/mcp_servers/`@1549bc98,
 `mcp_config_builder.py`@02263749):
 
-    python -m inspect_personamem.datasets.v3.app_server --backend DIR --user UID \\
+    python -m inspect_personamem.datasets.v3.agent.server --backend DIR --user UID \\
         --at T --allowed MCP_TOOLS_ALLOWED --policy STATE_WRITE_POLICY [--writes PATH]
 
 `DIR` is a release's `backend/` folder (the persona's files in `DIR/UID/`), `T` the
@@ -37,13 +37,13 @@ from typing import Annotated, Any, NoReturn
 
 from pydantic import Field
 
-from inspect_personamem.datasets.v3.apps import TOOLS, AppSession, AppToolError, dumps
-from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.datasets.v3.agent.apps import TOOLS, AppSession, AppToolError, dumps
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.errors import PersonaMemDataError
 
-MODULE = "inspect_personamem.datasets.v3.app_server"
+MODULE = "inspect_personamem.datasets.v3.agent.server"
 NAME = "personamem-v3-apps"
-SOURCE = Path(__file__).resolve().parents[3]
+SOURCE = Path(__file__).resolve().parents[4]
 """The folder `inspect_personamem` was imported from."""
 
 

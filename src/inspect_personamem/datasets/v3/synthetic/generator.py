@@ -57,8 +57,9 @@ from typing import Any, Final
 
 from inspect_personamem.data.provenance import mark_generated
 from inspect_personamem.data.synthetic import Text
-from inspect_personamem.datasets.v3.records import COLUMNS, VERSION_LINE
-from inspect_personamem.datasets.v3.spec import (
+from inspect_personamem.datasets.v3.persona.streams import APPS, App
+from inspect_personamem.datasets.v3.release.records import COLUMNS, VERSION_LINE
+from inspect_personamem.datasets.v3.release.spec import (
     CHECKOUT,
     GITHUB_PERSONAS,
     HUB,
@@ -67,7 +68,6 @@ from inspect_personamem.datasets.v3.spec import (
     V3Folder,
     check_folder,
 )
-from inspect_personamem.datasets.v3.streams import APPS, App
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 
 HOUR: Final = 3600

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from inspect_personamem.data.release import PinnedSource, Release, ReleasedFile
-from inspect_personamem.datasets.v3.streams import AUTHORS_APPS
+from inspect_personamem.datasets.v3.persona.streams import AUTHORS_APPS
 from inspect_personamem.errors import PersonaMemDataError
 
 REPO_ID: Final = "bowen-upenn/PersonaMem-v3"

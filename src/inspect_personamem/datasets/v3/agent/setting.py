@@ -64,9 +64,9 @@ from inspect_ai.solver import TaskState
 from inspect_ai.tool import ContentText, Tool, ToolDef, ToolError, mcp_server_stdio
 from inspect_ai.util import LimitExceededError, token_limit
 
-from inspect_personamem.datasets.v3.app_server import server_command
-from inspect_personamem.datasets.v3.apps import inspect_tools, is_write, session_for
-from inspect_personamem.datasets.v3.streams import PersonaStreams
+from inspect_personamem.datasets.v3.agent.apps import inspect_tools, is_write, session_for
+from inspect_personamem.datasets.v3.agent.server import server_command
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.history.seen import See, Seen
 

@@ -77,7 +77,7 @@ from typing import Any, Final, Literal, TypeVar
 
 from inspect_ai.tool import Tool, ToolDef, ToolError
 
-from inspect_personamem.datasets.v3.streams import PersonaStreams, PersonaView
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams, PersonaView
 from inspect_personamem.errors import PersonaMemDataError
 
 SOCIAL_APPS: Final = ("instagram", "facebook", "threads")

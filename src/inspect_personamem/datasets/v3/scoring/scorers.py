@@ -77,8 +77,8 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from inspect_personamem.datasets.v3.judged import judged_score
-from inspect_personamem.datasets.v3.ranking import (
+from inspect_personamem.datasets.v3.prompts.samples import CANDIDATE_COUNT, SCORER_KEY
+from inspect_personamem.datasets.v3.rules.ranking import (
     AT_AI_TASK,
     extract_json,
     lifecycle_ranking,
@@ -86,21 +86,21 @@ from inspect_personamem.datasets.v3.ranking import (
     slate_labels,
     task_ndcg,
 )
-from inspect_personamem.datasets.v3.rules import (
+from inspect_personamem.datasets.v3.rules.rules import (
     e6_paired,
     geo_reply_text,
     geo_shift_correctness,
     is_substantive,
     mistake_row,
 )
-from inspect_personamem.datasets.v3.samples import CANDIDATE_COUNT, SCORER_KEY
+from inspect_personamem.datasets.v3.scoring.judged import judged_score
+from inspect_personamem.datasets.v3.scoring.verifiers import rules_problem
 from inspect_personamem.datasets.v3.tasks import (
     FAMILIES,
     RANKING_TASKS,
     TASK_TYPES,
     task_accuracy,
 )
-from inspect_personamem.datasets.v3.verifiers import rules_problem
 from inspect_personamem.scoring.grader.scorer import grader_model
 from inspect_personamem.scoring.intervals import Clustered, stratified_mean
 from inspect_personamem.scoring.rows import PART_KEY, Part, joined

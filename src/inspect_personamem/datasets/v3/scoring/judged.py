@@ -84,23 +84,23 @@ from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
-from inspect_personamem.datasets.v3 import judge
-from inspect_personamem.datasets.v3.judge import (
+from inspect_personamem.datasets.v3.judges import judge
+from inspect_personamem.datasets.v3.judges.judge import (
     JUDGE_OF,
     DimScore,
     ProactiveScore,
     Unreadable,
 )
-from inspect_personamem.datasets.v3.ranking import extract_json
-from inspect_personamem.datasets.v3.rules import (
+from inspect_personamem.datasets.v3.prompts.samples import SCORER_KEY, SHOWN_KEY
+from inspect_personamem.datasets.v3.rules.ranking import extract_json
+from inspect_personamem.datasets.v3.rules.rules import (
     Combined,
     geo_reply_text,
     is_substantive,
     privacy_leak,
 )
-from inspect_personamem.datasets.v3.samples import SCORER_KEY, SHOWN_KEY
+from inspect_personamem.datasets.v3.scoring.verifiers import STATUS_OK, ActionChecks, check_actions
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES, task_accuracy
-from inspect_personamem.datasets.v3.verifiers import STATUS_OK, ActionChecks, check_actions
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD, grader_record
 
 ACTIONS_KEY: Final = "actions"

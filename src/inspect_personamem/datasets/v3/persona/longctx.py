@@ -34,7 +34,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from inspect_personamem.datasets.v3.streams import AUTHORS_APPS, App, PersonaView
+from inspect_personamem.datasets.v3.persona.streams import AUTHORS_APPS, App, PersonaView
 
 
 def compact_event(event: Mapping[str, Any]) -> dict[str, Any]:

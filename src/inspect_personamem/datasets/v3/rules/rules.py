@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from inspect_personamem.datasets.v3.ranking import extract_json
+from inspect_personamem.datasets.v3.rules.ranking import extract_json
 
 # --- tokens and the substantive-reply gate (metrics.py@33e85bef) ---------------------
 

@@ -1,0 +1,1 @@
+"""The authors' judges: their prompts and how a judgement is read."""

@@ -1,0 +1,1 @@
+"""What the offline models read of PersonaMem-v3, and the oracle as an agent."""

@@ -1,0 +1,1 @@
+"""Each task type's prompt, as the authors' runners build it."""

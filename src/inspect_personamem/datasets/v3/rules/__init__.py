@@ -1,0 +1,1 @@
+"""The rules that score a reply without a judge."""

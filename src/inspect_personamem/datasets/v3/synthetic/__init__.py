@@ -1,0 +1,1 @@
+"""The synthetic generator: PersonaMem-v3-shaped personas for offline tests and try."""
