@@ -1,4 +1,4 @@
-"""The PersonaMem-v3 generator (`datasets/v3/synthetic/generator.py`): what it writes reads back
+"""The PersonaMem-v3 generator (`datasets/v3/generator.py`): what it writes reads back
 through spec, records, streams, histories and samples for all 31 task types; each
 instance holds what its prompt, rules and judges read; every query has history before
 it and events after it, its evidence before and its decoys after; the same seed writes
@@ -16,6 +16,7 @@ import pytest
 from inspect_personamem.data.files import ReadFile, data_release
 from inspect_personamem.data.provenance import MARK, generated_by
 from inspect_personamem.data.release import SYNTHETIC, ReleasedFile
+from inspect_personamem.datasets.v3.generator import FIRST_QUERY, LAST_QUERY, generate
 from inspect_personamem.datasets.v3.judges.judge import JUDGE_OF
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import APPS, Persona, PersonaStreams, visible
@@ -31,7 +32,6 @@ from inspect_personamem.datasets.v3.release.spec import (
 from inspect_personamem.datasets.v3.release.testjson import read_test_json
 from inspect_personamem.datasets.v3.rules.ranking import AT_AI_TASK, slate_labels
 from inspect_personamem.datasets.v3.rules.rules import e6_paired
-from inspect_personamem.datasets.v3.synthetic.generator import FIRST_QUERY, LAST_QUERY, generate
 from inspect_personamem.datasets.v3.tasks import RANKING_TASKS, TASK_TYPES
 
 K = 2
