@@ -44,7 +44,12 @@ from inspect_personamem.datasets.v3.release.spec import (
 )
 from inspect_personamem.datasets.v3.synthetic.builders import BUILDERS
 from inspect_personamem.datasets.v3.synthetic.instance import Built
-from inspect_personamem.datasets.v3.synthetic.profile import page, profile, studio_memory, trending
+from inspect_personamem.datasets.v3.synthetic.profile import (
+    page_of,
+    profile_of,
+    studio_memory_of,
+    trending_of,
+)
 from inspect_personamem.datasets.v3.synthetic.world import DAY, World, formatted, iso
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 
@@ -204,10 +209,10 @@ def _checkout(world: World, root: Path, rows: list[dict[str, Any]]) -> list[Path
     """The checkout's files of the persona: every backend file, the queries as
     `queries.csv` with `build_audit.json`."""
     backend = root / CHECKOUT.persona_folder(world.uid)
-    write_persona(backend, profile(world), world.events, world.calendar, trending(world))
-    memory = studio_memory(world)
+    write_persona(backend, profile_of(world), world.events, world.calendar, trending_of(world))
+    memory = studio_memory_of(world)
     (backend / "ai_studio_memory.json").write_text(json.dumps(memory), encoding="utf-8")
-    (backend / "persona.html").write_text(page(world), encoding="utf-8")
+    (backend / "persona.html").write_text(page_of(world), encoding="utf-8")
     bench = (root / CHECKOUT.queries_file(world.uid)).parent
     write_queries(bench, rows)
     audit = {"user_id": world.uid, "by_task": {}, "drop_examples": {}}
@@ -219,8 +224,8 @@ def _hub(world: World, root: Path, rows: list[dict[str, Any]]) -> list[Path]:
     """The hub's files of the persona: no trending or memory file, the queries as
     `test.json` beside the rest."""
     backend = root / HUB.persona_folder(world.uid)
-    write_persona(backend, profile(world), world.events, world.calendar)
-    (backend / "persona.html").write_text(page(world), encoding="utf-8")
+    write_persona(backend, profile_of(world), world.events, world.calendar)
+    (backend / "persona.html").write_text(page_of(world), encoding="utf-8")
     items = [hub_item(row) for row in rows]
     text = json.dumps(items, indent=2, ensure_ascii=False)
     (root / HUB.queries_file(world.uid)).write_text(text, encoding="utf-8")

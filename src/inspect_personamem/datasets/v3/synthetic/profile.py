@@ -11,7 +11,7 @@ from typing import Any
 from inspect_personamem.datasets.v3.synthetic.world import END, World, iso, pref_summary
 
 
-def profile(world: World) -> dict[str, Any]:
+def profile_of(world: World) -> dict[str, Any]:
     """`profile.json`: who the persona is, its hidden personas (the sensitive event's
     among them), its trips, its liked preferences and friends."""
     text = world.text
@@ -86,7 +86,7 @@ def profile(world: World) -> dict[str, Any]:
     }
 
 
-def trending(world: World) -> dict[str, Any]:
+def trending_of(world: World) -> dict[str, Any]:
     """`trending.json`: the liked topics' hashtags, then a few others, each with the
     posts that carry it."""
     aligned = [tag for topic in world.liked for tag in topic[2]][:15]
@@ -110,7 +110,7 @@ def trending(world: World) -> dict[str, Any]:
     }
 
 
-def studio_memory(world: World) -> dict[str, Any]:
+def studio_memory_of(world: World) -> dict[str, Any]:
     """`ai_studio_memory.json`: a few episodic items and a running summary."""
     return {
         "episodic_memory_items": [
@@ -120,6 +120,6 @@ def studio_memory(world: World) -> dict[str, Any]:
     }
 
 
-def page(world: World) -> str:
+def page_of(world: World) -> str:
     """`persona.html`: the persona's name on a page."""
     return f"<html><body><h1>{world.name}</h1><p>generated persona</p></body></html>\n"
