@@ -21,6 +21,7 @@ from inspect_ai.scorer import Score
 from support.helpers import mock_model
 from support.v3_scoring import replied, row_metadata, score_judged
 
+from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.prompts.samples import SHOWN_KEY
 from inspect_personamem.datasets.v3.scoring.judged import JudgedRow, judge_row
 from inspect_personamem.datasets.v3.scoring.scorers import missing_field
@@ -33,7 +34,6 @@ from inspect_personamem.datasets.v3.scoring.verifiers import (
     tool_name,
     trace,
 )
-from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.errors import PersonaMemDataError
 from inspect_personamem.run.tasks import personamem_v3
 

@@ -31,8 +31,8 @@ from inspect_personamem.datasets.v3.agent.setting import (
     AgentSetting,
     Budget,
 )
+from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.release.spec import V3Folder
-from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 from inspect_personamem.datasets.v3.version import VERSION as V3
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError

@@ -23,9 +23,9 @@ from inspect_personamem.datasets.v3.agent.apps import (
     session_for,
 )
 from inspect_personamem.datasets.v3.agent.server import main, server_command, session_from
+from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
-from inspect_personamem.datasets.v3.synthetic.generator import generate
 
 
 @pytest.fixture(scope="module")

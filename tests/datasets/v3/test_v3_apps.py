@@ -37,11 +37,11 @@ from inspect_personamem.datasets.v3.agent.apps import (
     is_write,
     session_for,
 )
+from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import APPS, PersonaStreams
 from inspect_personamem.datasets.v3.prompts.samples import query_to_sample
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
-from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.errors import PersonaMemDataError
 
 EVENT = re.compile(r"EVM(\d+)X")

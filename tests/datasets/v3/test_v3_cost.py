@@ -14,10 +14,10 @@ from inspect_personamem.cost.estimate import CostEstimate, Plan, estimate
 from inspect_personamem.cost.prompt_cache import CacheSettings
 from inspect_personamem.data.requests import Request, text_tokens
 from inspect_personamem.datasets.declared import Where
+from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.release.spec import DATA_DIR_ENV, V3Folder
-from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.datasets.v3.version import VERSION
 from inspect_personamem.errors import PersonaMemArgumentError
 
@@ -127,7 +127,5 @@ def test_the_command_prices_a_folder_and_names_it_synthetic(
     assert rows["split"].startswith("v3 all, history=full (events) (local folder")
     assert rows["data"].startswith("synthetic: benchmark/")
     # two personas, nine files each: queries, profile, four apps, ai_studio, calendar, trending
-    assert (
-        "(18 files) written by inspect_personamem.datasets.v3.synthetic.generator" in rows["data"]
-    )
+    assert "(18 files) written by inspect_personamem.datasets.v3.generator" in rows["data"]
     assert rows["questions"] == "62"

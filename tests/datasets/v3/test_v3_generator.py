@@ -1,4 +1,4 @@
-"""The PersonaMem-v3 generator (`datasets/v3/synthetic/generator.py`): what it writes reads back
+"""The PersonaMem-v3 generator (`datasets/v3/generator.py`): what it writes reads back
 through spec, records, streams, histories and samples for all 31 task types; each
 instance holds what its prompt, rules and judges read; every query has history before
 it and events after it, its evidence before and its decoys after; the same seed writes
@@ -6,6 +6,7 @@ the same bytes; and the files are never taken for the release."""
 
 from __future__ import annotations
 
+import ast
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -16,6 +17,8 @@ import pytest
 from inspect_personamem.data.files import ReadFile, data_release
 from inspect_personamem.data.provenance import MARK, generated_by
 from inspect_personamem.data.release import SYNTHETIC, ReleasedFile
+from inspect_personamem.datasets.v3 import synthetic
+from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.judges.judge import JUDGE_OF
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import APPS, Persona, PersonaStreams, visible
@@ -31,10 +34,12 @@ from inspect_personamem.datasets.v3.release.spec import (
 from inspect_personamem.datasets.v3.release.testjson import read_test_json
 from inspect_personamem.datasets.v3.rules.ranking import AT_AI_TASK, slate_labels
 from inspect_personamem.datasets.v3.rules.rules import e6_paired
-from inspect_personamem.datasets.v3.synthetic.generator import FIRST_QUERY, LAST_QUERY, generate
+from inspect_personamem.datasets.v3.synthetic.builders import BUILDERS
+from inspect_personamem.datasets.v3.synthetic.world import FIRST_QUERY, LAST_QUERY
 from inspect_personamem.datasets.v3.tasks import RANKING_TASKS, TASK_TYPES
 
 K = 2
+TASKS_MODULE = "inspect_personamem.datasets.v3.tasks"
 EVERY_ROW = ("example_response", "inferior_response", "groundtruth_preference", "gt_slice")
 SCORER_FIELDS: dict[str, tuple[str, ...]] = {
     "local_recommendation_geo_shift": ("current_city", "prior_city", "current_region"),
@@ -74,6 +79,25 @@ def streams(folder: V3Folder) -> PersonaStreams:
 
 def queries(folder: V3Folder) -> list[V3Query]:
     return [q for uid in folder.personas for q in read_queries(folder.queries_file(uid))]
+
+
+def test_every_task_type_has_one_instance_builder_named_after_it() -> None:
+    assert list(BUILDERS) == list(TASK_TYPES)
+    assert all(builder.__name__ == name for name, builder in BUILDERS.items())
+
+
+def test_the_builders_do_not_import_the_task_types() -> None:
+    """`synthetic/` sits below `tasks` (a task type will hold its builder)."""
+    for path in Path(synthetic.__file__).parent.glob("*.py"):
+        nodes = list(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+        imported = [a.name for node in nodes if isinstance(node, ast.Import) for a in node.names]
+        imported += [
+            name
+            for node in nodes
+            if isinstance(node, ast.ImportFrom)
+            for name in (str(node.module), *(f"{node.module}.{a.name}" for a in node.names))
+        ]
+        assert TASKS_MODULE not in imported, path
 
 
 def test_the_folder_reads_back_as_samples_of_all_31_types(

@@ -23,13 +23,13 @@ from support.servers.hf_hub import serve_hub
 
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.provenance import MARK
+from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.release.spec import (
     HUB_FILES,
     HUB_PERSONAS,
     PERSONAMEM_V3,
     V3Folder,
 )
-from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.run.tasks import personamem_v3
 
 TASK = "inspect_personamem/personamem_v3"

@@ -23,6 +23,7 @@ from support.helpers import DISPLAY, mock_model, require
 from support.v3_backend import V3_EXCERPTS
 from support.v3_scoring import PROMPT, replied, row_metadata, score_judged
 
+from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.judges.judge import JUDGE_OF
 from inspect_personamem.datasets.v3.prompts.samples import SHOWN_KEY, _scorer_fields
 from inspect_personamem.datasets.v3.release.records import read_queries
@@ -32,7 +33,6 @@ from inspect_personamem.datasets.v3.scoring.judged import (
     judge_row,
 )
 from inspect_personamem.datasets.v3.scoring.scorers import v3_scorer
-from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 
 # 20+ distinct tokens of 3+ characters: past the gate.

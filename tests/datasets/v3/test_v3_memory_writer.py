@@ -15,6 +15,7 @@ import pytest
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, get_model
 
 from inspect_personamem.datasets.v3 import memory_writer
+from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.memory_writer import (
     EMPTY_MEMORY,
     UPDATE_PROMPT,
@@ -28,7 +29,6 @@ from inspect_personamem.datasets.v3.memory_writer import (
     update_prompt,
 )
 from inspect_personamem.datasets.v3.release.spec import V3Folder
-from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.datasets.v3.version import MARKDOWN_MEMORY
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.interface import (

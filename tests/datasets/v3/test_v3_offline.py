@@ -17,6 +17,7 @@ import pytest
 from inspect_ai.model import ChatMessage, ChatMessageUser
 from support.v3_backend import query_row, write_queries
 
+from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.judges.judge import (
     HALLUCINATION_BINARY,
     HALLUCINATION_RANGED,
@@ -44,7 +45,6 @@ from inspect_personamem.datasets.v3.release.spec import V3Folder
 from inspect_personamem.datasets.v3.rules.ranking import lifecycle_score
 from inspect_personamem.datasets.v3.scoring.judged import Call, JudgedRow, judge_row, shown_reply
 from inspect_personamem.datasets.v3.scoring.scorers import LIFECYCLE_TASK, RULE_TASKS, rule_score
-from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.errors import PersonaMemArgumentError
 
 D = [1 / math.log2(rank + 1) for rank in range(1, 6)]

@@ -32,6 +32,7 @@ from inspect_personamem.datasets.v3.agent.apps import (
     allowed_writes,
     inspect_tools,
 )
+from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.offline.agent import agent_calls, read_apps
 from inspect_personamem.datasets.v3.offline.answers import (
     AGENT_FRAMING,
@@ -43,7 +44,6 @@ from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.prompts.samples import PROMPTS, SCORER_KEY, Shown
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.scoring.scorers import RULE_TASKS
-from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.offline.oracle import OracleModel
 
 

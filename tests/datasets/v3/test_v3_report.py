@@ -14,7 +14,7 @@ from inspect_ai.log import EvalLog
 from support.helpers import mock_model, run_task
 from support.reports import read_csv
 
-from inspect_personamem.datasets.v3.synthetic.generator import generate
+from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.tasks import FAMILIES, TASK_TYPES
 from inspect_personamem.report import build_report
 from inspect_personamem.report.build import Report

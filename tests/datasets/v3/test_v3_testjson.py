@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from support.helpers import SHARED_DATA, require
 
+from inspect_personamem.datasets.v3.generator import hub_item
 from inspect_personamem.datasets.v3.release.records import read_queries
 from inspect_personamem.datasets.v3.release.testjson import read_test_json
-from inspect_personamem.datasets.v3.synthetic.generator import hub_item
 from inspect_personamem.errors import PersonaMemDataError
 
 UID = "105"

@@ -46,6 +46,9 @@ the authors' harness):
   and runs; `oracle_agent`: the oracle as an agent over the apps (reads, then the write
   its reply implies); `cost`: the cost estimate's requests, counted in a folder or from
   the authors' figures.
+- `generator`: generated personas in both layouts, for tests, the oracle and `try`: a
+  persona's world (`synthetic.world`) and each task type's queries from its instance
+  builder (`synthetic.builders.BUILDERS`, one module per family).
 
 Each rule follows one file of bowen-upenn/PersonaMem-v3 at a named commit (its docstring
 says which); the code is ours (the authors' is MIT, not copied here). The data is

@@ -62,6 +62,7 @@ from inspect_personamem.data.known import Asked, ChoicePrompt, Known, KnownQuest
 from inspect_personamem.datasets.declared import Trial, TrialRun
 from inspect_personamem.datasets.v3.agent.apps import AppSession, AppToolError
 from inspect_personamem.datasets.v3.agent.setting import ACCESS_MCP, OVERPERS_RAIL
+from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.judges import judge
 from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts, asked_at
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
@@ -74,7 +75,6 @@ from inspect_personamem.datasets.v3.rules.ranking import (
 )
 from inspect_personamem.datasets.v3.scoring.judged import NO_FAITHFUL_JUDGE, shown_reply
 from inspect_personamem.datasets.v3.scoring.scorers import GEO_TASK, LIFECYCLE_TASK, MISTAKE_TASK
-from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.datasets.v3.tasks import RANKING_TASKS, TASK_TYPES
 from inspect_personamem.errors import PersonaMemArgumentError
 
