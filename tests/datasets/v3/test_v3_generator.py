@@ -16,10 +16,10 @@ import pytest
 from inspect_personamem.data.files import ReadFile, data_release
 from inspect_personamem.data.provenance import MARK, generated_by
 from inspect_personamem.data.release import SYNTHETIC, ReleasedFile
-from inspect_personamem.datasets.v3.judges.judge import JUDGE_OF
+from inspect_personamem.datasets.v3.judges.proactive import Proactive
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import APPS, Persona, PersonaStreams, visible
-from inspect_personamem.datasets.v3.prompts.samples import SCORER_KEY, build_v3_dataset
+from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.release.spec import (
     GITHUB_PERSONAS,
@@ -29,10 +29,11 @@ from inspect_personamem.datasets.v3.release.spec import (
     V3Source,
 )
 from inspect_personamem.datasets.v3.release.testjson import read_test_json
-from inspect_personamem.datasets.v3.rules.ranking import AT_AI_TASK, slate_labels
-from inspect_personamem.datasets.v3.rules.rules import e6_paired
+from inspect_personamem.datasets.v3.rules.mistakes import e6_paired
+from inspect_personamem.datasets.v3.rules.ranking import Slate
 from inspect_personamem.datasets.v3.synthetic.generator import FIRST_QUERY, LAST_QUERY, generate
-from inspect_personamem.datasets.v3.tasks import RANKING_TASKS, TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.registry import RANKING_TASKS, TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.samples import build_v3_dataset
 
 K = 2
 EVERY_ROW = ("example_response", "inferior_response", "groundtruth_preference", "gt_slice")
@@ -104,7 +105,7 @@ def test_each_instance_holds_what_its_rules_and_judges_read(folder: V3Folder) ->
     for query in queries(folder):
         instance = query.instance
         wanted = (*EVERY_ROW, *SCORER_FIELDS.get(query.task_type, ()))
-        if JUDGE_OF.get(query.task_type, ("",))[0] == "proactive":
+        if isinstance(TASK_TYPES[query.task_type].scorer, Proactive):
             wanted += PROACTIVE_FIELDS
         missing = [key for key in wanted if instance.get(key) in (None, "")]
         assert not missing, (query.query_id, missing)
@@ -112,8 +113,10 @@ def test_each_instance_holds_what_its_rules_and_judges_read(folder: V3Folder) ->
         assert instance["gt_slice"]["t_test"] == query.ts == instance["t_test"]
         assert query.display_rubric and query.rubric_tags
         if query.task_type in RANKING_TASKS:
-            labels = slate_labels(query.task_type, instance)
-            assert labels.positives or query.task_type == AT_AI_TASK
+            slate = TASK_TYPES[query.task_type].scorer
+            assert isinstance(slate, Slate)
+            labels = slate.labels(instance)
+            assert labels.positives or slate.directive
             assert labels.positives | labels.hard_negatives <= set(range(labels.n_candidates))
             assert not labels.positives & labels.hard_negatives
         if query.task_type in ("personalized_recommendation", "hidden_persona_recommendation"):

@@ -32,8 +32,8 @@ from inspect_personamem.data.requests import Request, text_tokens
 from inspect_personamem.datasets.base import Loaded
 from inspect_personamem.datasets.declared import QuestionRequests, ToolOption, Where
 from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts
-from inspect_personamem.datasets.v3.prompts.samples import query_to_sample
 from inspect_personamem.datasets.v3.release.spec import DATA_DIR_ENV
+from inspect_personamem.datasets.v3.task_types.samples import query_to_sample
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Settings
 

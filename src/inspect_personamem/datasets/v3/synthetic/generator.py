@@ -68,7 +68,7 @@ from inspect_personamem.datasets.v3.release.spec import (
     V3Folder,
     check_folder,
 )
-from inspect_personamem.datasets.v3.tasks import TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 
 HOUR: Final = 3600
 DAY: Final = 24 * HOUR
