@@ -26,7 +26,7 @@ after the agent settings' framing where they send one: `AGENT_FRAMING`); where s
 queries share a prompt's words (a persona's repeated asks, the same template across
 personas) the history before it tells them apart: the one whose history, as either
 layout sends it (`histories.LAYOUTS`), is the messages before it; as an agent over the
-apps (`oracle_agent`), the first read it made: the one whose apps, at its persona and
+apps (`offline.agent`), the first read it made: the one whose apps, at its persona and
 time, give that call that result. Without either (`history=none`, or retrieved items)
 the first is answered: no model could tell them apart either.
 
@@ -133,7 +133,7 @@ class V3Questions(KnownQuestions):
             for query in read_queries(path):
                 task = task_types[query.task_type]
                 text = task.prompt.build(Shown(query, path)).text
-                replies = task.scorer.replies(query.instance)
+                replies = known_replies(query, task_types)
                 known = Known(replies, 0, 0, asked_at(query, self.contexts[LAYOUTS[0]]).end_index)
                 self.by_prompt.setdefault(text, []).append((query, known))
                 if isinstance(task.scorer, Judge) and task.scorer.built:
@@ -278,7 +278,7 @@ TRIAL_RUNS: Final = (
 each query and without it; the oracle always right (the ceiling: every rule-scored
 type's top, every judge's top judgement); and the floor, from the query alone (a
 slate's item most like the prompt, by BM25, first; any other prompt echoed); then the
-oracle as an agent over the persona's apps (`oracle_agent`: it reads the apps of the
+oracle as an agent over the persona's apps (`offline.agent`: it reads the apps of the
 query's evidence and its row's, writes what its reply implies, then replies), the apps
 in process (`tools=apps`), and served by the package's MCP server (`tools=mcp`) over the
 agentic tasks alone (`MCP_FAMILY`: each query starts a server process, about 3 s of

@@ -14,7 +14,7 @@ An agent run (`actions` in the sample's metadata) of an agentic or proactive row
 first checked as the authors' runner checks an `mcp_agent` run (`verifiers.py`, with the
 type's output-quality verifier): a required write missing or a failed output-quality
 verifier, or any write on a proactive row whose `expected_behavior` is `restrain`, scores
-it 0 without a judge call (`rule_zero`, `action_status`); else it is judged as above (the
+it 0 without a judge call (`rule_zero`, `verifiers.check_actions`); else it is judged as above (the
 judge reads the reply, never the writes, as theirs), the checks' counts in its metrics
 and every check in `JudgedRow.actions`.
 
@@ -38,7 +38,7 @@ from inspect_ai.solver import TaskState
 from inspect_personamem.datasets.v3.judges.base import Ask, Judge, JudgedRow
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY, SHOWN_KEY
 from inspect_personamem.datasets.v3.reading.reply import is_substantive
-from inspect_personamem.datasets.v3.scoring.verifiers import STATUS_OK, ActionChecks, check_actions
+from inspect_personamem.datasets.v3.scoring.verifiers import STATUS_OK, check_actions
 from inspect_personamem.datasets.v3.task_types.base import TaskType
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES, TaskTypes
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD, grader_record
@@ -76,46 +76,30 @@ async def judge_row(
     without one). See the module docstring."""
     task = task_types[task_type]
     judge = _judge(task)
+    text = judge.text(reply)
     if actions is None or task.family not in CHECKED_FAMILIES:
-        return await _judged(task, judge, reply, fields, shown, ask)
-    checks = check_actions(task.verifier, {**shown, **fields}, judge.text(reply), actions)
-    status, why = action_status(checks, fields)
+        return await _judged(task, judge, text, reply, fields, shown, ask)
+    checks = check_actions(task.verifier, {**shown, **fields}, text, actions)
     counts = checks.metrics()
-    if status == STATUS_OK:
-        row = await _judged(task, judge, reply, fields, shown, ask)
+    if checks.status == STATUS_OK:
+        row = await _judged(task, judge, text, reply, fields, shown, ask)
     else:
-        accuracy = task.headline.accuracy(counts, status)
-        row = JudgedRow("rule_zero", counts, accuracy, judge.text(reply), note=why)
-    record = {**checks.record(), "status": status}
-    return replace(row, metrics={**row.metrics, **counts}, actions=record)
-
-
-def action_status(checks: ActionChecks, fields: Mapping[str, Any]) -> tuple[str, str]:
-    """The row's status from its agent run's checks, and why where it fails: the
-    agentic dispatch's (`failed_writes`, `failed_quality`), else, on a proactive row
-    whose `expected_behavior` is `restrain`, `failed_writes` for any write (ours: the
-    authors' polarity note says "Acting at all is wrong here", and their agent setting
-    gives proactive rows read-only tools, so their runner never meets a write)."""
-    if checks.status != STATUS_OK:
-        failed = checks.final_state if checks.status == "failed_writes" else None
-        results = (failed or checks.output_quality).results
-        named = "; ".join(f"{name}: {result}" for name, result in results if result != "pass")
-        return checks.status, named
-    if fields.get("expected_behavior") == "restrain" and checks.writes:
-        return "failed_writes", f"{checks.writes} write(s) where silence is right (restrain)"
-    return STATUS_OK, ""
+        accuracy = task.headline.accuracy(counts, checks.status)
+        row = JudgedRow("rule_zero", counts, accuracy, text, note=checks.why)
+    return replace(row, metrics={**row.metrics, **counts}, actions=checks.record())
 
 
 async def _judged(
     task: TaskType,
     judge: Judge,
+    text: str,
     reply: str,
     fields: Mapping[str, Any],
     shown: Mapping[str, Any],
     ask: Ask,
 ) -> JudgedRow:
-    """The gate where the type has it, else the type's judge."""
-    text = judge.text(reply)
+    """The gate where the type has it, else the type's judge (`text`: the judge's text
+    of `reply`)."""
     if judge.built and task.gated and not is_substantive(text):
         metrics: dict[str, object] = {"non_substantive_response": 1}
         return JudgedRow("gated", metrics, task.headline.accuracy(metrics), text)

@@ -10,10 +10,10 @@ clustered standard error (for the macro, that of the mean of type means, lineari
 with personas - 1 degrees of freedom; NaN with fewer than two personas or no spread.
 
 A row is a scored sample of a known task type (its family as its score names it,
-`scorers._base`, else as `TASK_TYPES` does), or a lifecycle pair: the metrics join each persona's pre and post probes of one
-canonical into the pair's row (`lifecycle_part`); a probe without its partner counts
-nowhere. The warn/foil rows (of a type scored by `rules.mistakes.MistakePrevention`) are
-joined into the pairs' F1 (`v3_paired_f1`).
+`scorers._base`, else as `TASK_TYPES` does), or a lifecycle pair: the metrics join each
+persona's pre and post probes of one canonical into the pair's row (`lifecycle_part`);
+a probe without its partner counts nowhere. The warn/foil rows (of a type scored by
+`rules.mistakes.MistakePrevention`) are joined into the pairs' F1 (`v3_paired_f1`).
 
 With several epochs Inspect hands the metrics each sample's reduced value (the mean
 over epochs) and its first epoch's metadata: the pair joins read values, so they use

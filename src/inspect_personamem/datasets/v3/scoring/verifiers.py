@@ -14,7 +14,7 @@ As the authors' runner:
 - `tool_call_rules` are recorded (passes and fails) and change no score;
 - `final_state_expected`'s `must_contain_count` failing where it asks for a write gives
   the status `failed_writes`, else a failed output-quality check `failed_quality`; either
-  scores the row 0 (`rules.FAILED_STATUSES`; aggregate_eval's `_accuracy_value`).
+  scores the row 0 (`reading.scale.FAILED_STATUSES`; aggregate_eval's `_accuracy_value`).
 
 Where ours differs:
 
@@ -230,13 +230,14 @@ def check_final_state(expected: Mapping[str, Any], writes: Sequence[Traced]) -> 
 @dataclass(frozen=True)
 class ActionChecks:
     """An agent run's checks and the status they give its row (`ok`, `failed_writes`,
-    `failed_quality`)."""
+    `failed_quality`), with why where it fails."""
 
     tool_call_rules: Mapping[str, str]
     final_state: FinalState | None
     output_quality: Quality
     writes: int
     status: str
+    why: str = ""
 
     def metrics(self) -> dict[str, object]:
         """The counts the authors' runner adds to a row's metrics."""
@@ -290,7 +291,13 @@ def check_actions(
 ) -> ActionChecks:
     """An agent run's checks (`_dispatch_and_score`, mcp_agent): `verifier` the task
     type's output-quality verifier (None: no check), `instance` the row's fields,
-    `response` the reply's judged text, `actions` the run's record."""
+    `response` the reply's judged text, `actions` the run's record.
+
+    The status is the agentic dispatch's (`failed_writes`, `failed_quality`), else, on a
+    proactive row whose `expected_behavior` is `restrain`, `failed_writes` for any
+    write (ours: the authors' polarity note says "Acting at all is wrong here", and
+    their agent setting gives proactive rows read-only tools, so their runner never
+    meets a write)."""
     calls = trace(actions)
     writes = [call for call in calls if call.written]
     rules = instance.get("tool_call_rules") or []
@@ -300,9 +307,16 @@ def check_actions(
     expected = instance.get("final_state_expected")
     state = check_final_state(expected, writes) if expected else None
     quality = verifier(instance, response, writes) if verifier else Quality()
-    status = STATUS_OK
+    status, why = STATUS_OK, ""
     if state is not None and state.requires_write and state.must_contain_failed:
         status = "failed_writes"
     elif quality.failed:
         status = "failed_quality"
-    return ActionChecks(reported, state, quality, len(writes), status)
+    if status != STATUS_OK:
+        failed = state if status == "failed_writes" else None
+        results = (failed or quality).results
+        why = "; ".join(f"{name}: {result}" for name, result in results if result != "pass")
+    elif instance.get("expected_behavior") == "restrain" and writes:
+        status = "failed_writes"
+        why = f"{len(writes)} write(s) where silence is right (restrain)"
+    return ActionChecks(reported, state, quality, len(writes), status, why)
