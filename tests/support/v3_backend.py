@@ -11,7 +11,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from inspect_personamem.datasets.v3.persona.streams import APPS
+from inspect_personamem.datasets.v3.release.spec import APPS
 from inspect_personamem.datasets.v3.synthetic.generator import write_persona as write_persona
 from inspect_personamem.datasets.v3.synthetic.generator import write_queries as write_queries
 from support.helpers import SHARED_DATA, require

@@ -18,10 +18,11 @@ from inspect_personamem.data.provenance import MARK, generated_by
 from inspect_personamem.data.release import SYNTHETIC, ReleasedFile
 from inspect_personamem.datasets.v3.judges.proactive import Proactive
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
-from inspect_personamem.datasets.v3.persona.streams import APPS, Persona, PersonaStreams, visible
+from inspect_personamem.datasets.v3.persona.streams import Persona, PersonaStreams, visible
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.release.spec import (
+    APPS,
     GITHUB_PERSONAS,
     HUB,
     HUB_FILES,

@@ -57,12 +57,13 @@ from typing import Any, Final
 
 from inspect_personamem.data.provenance import mark_generated
 from inspect_personamem.data.synthetic import Text
-from inspect_personamem.datasets.v3.persona.streams import APPS, App
 from inspect_personamem.datasets.v3.release.records import COLUMNS, VERSION_LINE
 from inspect_personamem.datasets.v3.release.spec import (
+    APPS,
     CHECKOUT,
     GITHUB_PERSONAS,
     HUB,
+    App,
     Layout,
     LayoutName,
     V3Folder,
