@@ -13,7 +13,7 @@ from typing import Any
 
 from inspect_personamem.datasets.v3.generator import write_persona as write_persona
 from inspect_personamem.datasets.v3.generator import write_queries as write_queries
-from inspect_personamem.datasets.v3.persona.streams import APPS
+from inspect_personamem.datasets.v3.release.spec import APPS
 from support.helpers import SHARED_DATA, require
 
 V3_EXCERPTS = SHARED_DATA / "personamem_v3"

@@ -11,7 +11,7 @@ from inspect_ai.model import Model, ModelName, ModelOutput
 from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
 
-from inspect_personamem.datasets.v3.prompts.samples import SCORER_KEY
+from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.scoring.judged import judged_score
 
 PROMPT = "the prompt the model saw"

@@ -22,18 +22,20 @@ from support.helpers import mock_model
 from support.v3_scoring import replied, row_metadata, score_judged
 
 from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.prompts.samples import SHOWN_KEY
-from inspect_personamem.datasets.v3.scoring.judged import JudgedRow, judge_row
-from inspect_personamem.datasets.v3.scoring.scorers import missing_field
+from inspect_personamem.datasets.v3.judges.base import JudgedRow
+from inspect_personamem.datasets.v3.prompts.shown import SHOWN_KEY
+from inspect_personamem.datasets.v3.rules.quality import Traced
+from inspect_personamem.datasets.v3.scoring.by_rule import missing_field
+from inspect_personamem.datasets.v3.scoring.judged import judge_row
 from inspect_personamem.datasets.v3.scoring.verifiers import (
     ActionRuleError,
-    Traced,
     check_actions,
     check_final_state,
     check_tool_call_rules,
     tool_name,
     trace,
 )
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.errors import PersonaMemDataError
 from inspect_personamem.run.tasks import personamem_v3
 
@@ -320,7 +322,7 @@ def test_without_actions_nothing_is_checked() -> None:
 
 def test_the_output_quality_verifiers_worked_by_hand() -> None:
     def quality(task_type: str, inst: dict[str, Any], text: str, run: dict[str, Any]) -> Any:
-        return check_actions(task_type, inst, text, run).output_quality.results
+        return check_actions(TASK_TYPES[task_type].verifier, inst, text, run).output_quality.results
 
     # cross-app repost: no shared hashtag; caption tokens {sourdough, crust, crumb} vs
     # {sourdough, crust, tonight}: 2 of 4 -> jaccard 0.5 >= 0.3

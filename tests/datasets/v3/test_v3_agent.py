@@ -33,7 +33,7 @@ from inspect_personamem.datasets.v3.agent.setting import (
 )
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.release.spec import V3Folder
-from inspect_personamem.datasets.v3.tasks import TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.version import VERSION as V3
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.report.axes import axes_label, axis_settings

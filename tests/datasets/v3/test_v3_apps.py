@@ -39,9 +39,10 @@ from inspect_personamem.datasets.v3.agent.apps import (
 )
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
-from inspect_personamem.datasets.v3.persona.streams import APPS, PersonaStreams
-from inspect_personamem.datasets.v3.prompts.samples import query_to_sample
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
+from inspect_personamem.datasets.v3.release.spec import APPS
+from inspect_personamem.datasets.v3.task_types.samples import query_to_sample
 from inspect_personamem.errors import PersonaMemDataError
 
 EVENT = re.compile(r"EVM(\d+)X")

@@ -19,12 +19,13 @@ from inspect_personamem.data.provenance import MARK, generated_by
 from inspect_personamem.data.release import SYNTHETIC, ReleasedFile
 from inspect_personamem.datasets.v3 import synthetic
 from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.judges.judge import JUDGE_OF
+from inspect_personamem.datasets.v3.judges.proactive import Proactive
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
-from inspect_personamem.datasets.v3.persona.streams import APPS, Persona, PersonaStreams, visible
-from inspect_personamem.datasets.v3.prompts.samples import SCORER_KEY, build_v3_dataset
+from inspect_personamem.datasets.v3.persona.streams import Persona, PersonaStreams, visible
+from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.release.spec import (
+    APPS,
     GITHUB_PERSONAS,
     HUB,
     HUB_FILES,
@@ -32,14 +33,14 @@ from inspect_personamem.datasets.v3.release.spec import (
     V3Source,
 )
 from inspect_personamem.datasets.v3.release.testjson import read_test_json
-from inspect_personamem.datasets.v3.rules.ranking import AT_AI_TASK, slate_labels
-from inspect_personamem.datasets.v3.rules.rules import e6_paired
-from inspect_personamem.datasets.v3.synthetic.builders import BUILDERS
+from inspect_personamem.datasets.v3.rules.mistakes import e6_paired
+from inspect_personamem.datasets.v3.rules.ranking import Slate
 from inspect_personamem.datasets.v3.synthetic.world import FIRST_QUERY, LAST_QUERY
-from inspect_personamem.datasets.v3.tasks import RANKING_TASKS, TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.registry import RANKING_TASKS, TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.samples import build_v3_dataset
 
 K = 2
-TASKS_MODULE = "inspect_personamem.datasets.v3.tasks"
+TASKS_MODULE = "inspect_personamem.datasets.v3.task_types"
 EVERY_ROW = ("example_response", "inferior_response", "groundtruth_preference", "gt_slice")
 SCORER_FIELDS: dict[str, tuple[str, ...]] = {
     "local_recommendation_geo_shift": ("current_city", "prior_city", "current_region"),
@@ -81,13 +82,17 @@ def queries(folder: V3Folder) -> list[V3Query]:
     return [q for uid in folder.personas for q in read_queries(folder.queries_file(uid))]
 
 
-def test_every_task_type_has_one_instance_builder_named_after_it() -> None:
-    assert list(BUILDERS) == list(TASK_TYPES)
-    assert all(builder.__name__ == name for name, builder in BUILDERS.items())
+def test_every_task_type_holds_one_instance_builder_named_after_it() -> None:
+    builders = {name: task.instance for name, task in TASK_TYPES.items()}
+    assert all(builder.__name__ == name for name, builder in builders.items())
+    assert all(
+        builder.__module__ == f"inspect_personamem.datasets.v3.synthetic.{TASK_TYPES[name].family}"
+        for name, builder in builders.items()
+    )
 
 
 def test_the_builders_do_not_import_the_task_types() -> None:
-    """`synthetic/` sits below `tasks` (a task type will hold its builder)."""
+    """`synthetic/` sits below `task_types` (a task type holds its builder)."""
     for path in Path(synthetic.__file__).parent.glob("*.py"):
         nodes = list(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
         imported = [a.name for node in nodes if isinstance(node, ast.Import) for a in node.names]
@@ -97,7 +102,7 @@ def test_the_builders_do_not_import_the_task_types() -> None:
             if isinstance(node, ast.ImportFrom)
             for name in (str(node.module), *(f"{node.module}.{a.name}" for a in node.names))
         ]
-        assert TASKS_MODULE not in imported, path
+        assert not [name for name in imported if name.startswith(TASKS_MODULE)], path
 
 
 def test_the_folder_reads_back_as_samples_of_all_31_types(
@@ -128,7 +133,7 @@ def test_each_instance_holds_what_its_rules_and_judges_read(folder: V3Folder) ->
     for query in queries(folder):
         instance = query.instance
         wanted = (*EVERY_ROW, *SCORER_FIELDS.get(query.task_type, ()))
-        if JUDGE_OF.get(query.task_type, ("",))[0] == "proactive":
+        if isinstance(TASK_TYPES[query.task_type].scorer, Proactive):
             wanted += PROACTIVE_FIELDS
         missing = [key for key in wanted if instance.get(key) in (None, "")]
         assert not missing, (query.query_id, missing)
@@ -136,8 +141,10 @@ def test_each_instance_holds_what_its_rules_and_judges_read(folder: V3Folder) ->
         assert instance["gt_slice"]["t_test"] == query.ts == instance["t_test"]
         assert query.display_rubric and query.rubric_tags
         if query.task_type in RANKING_TASKS:
-            labels = slate_labels(query.task_type, instance)
-            assert labels.positives or query.task_type == AT_AI_TASK
+            slate = TASK_TYPES[query.task_type].scorer
+            assert isinstance(slate, Slate)
+            labels = slate.labels(instance)
+            assert labels.positives or slate.directive
             assert labels.positives | labels.hard_negatives <= set(range(labels.n_candidates))
             assert not labels.positives & labels.hard_negatives
         if query.task_type in ("personalized_recommendation", "hidden_persona_recommendation"):

@@ -21,8 +21,9 @@ from inspect_personamem.datasets.v3.persona.histories import (
     asked_at,
 )
 from inspect_personamem.datasets.v3.persona.longctx import history_text
-from inspect_personamem.datasets.v3.persona.streams import APPS, AUTHORS_APPS, App, PersonaStreams
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.release.records import read_queries
+from inspect_personamem.datasets.v3.release.spec import APPS, AUTHORS_APPS, App
 
 SEEDS = (None, 1, 2)
 """File order, and two shuffles."""

@@ -8,34 +8,41 @@ import json
 
 import pytest
 
-from inspect_personamem.datasets.v3.judges.judge import (
-    APPLICABILITY,
-    JUDGE_OF,
-    JUDGE_PREFACE,
-    LISTED_SHA256,
-    SYCOPHANCY_JUDGE_PROMPT,
-    TEXT_SHA256,
-    DimScore,
-    NewSuggestionsScore,
-    ProactiveScore,
-    SycophancyScore,
-    Unreadable,
+from inspect_personamem.datasets.v3.judges.base import Judge
+from inspect_personamem.datasets.v3.judges.chatbot_rubric import (
     chatbot_rubric_prompt,
+    read_chatbot_rubric,
+)
+from inspect_personamem.datasets.v3.judges.new_suggestions import (
+    NewSuggestionsScore,
+    new_suggestions_prompt,
+    read_new_suggestions,
+)
+from inspect_personamem.datasets.v3.judges.preface import JUDGE_PREFACE, sha256
+from inspect_personamem.datasets.v3.judges.proactive import (
+    ProactiveScore,
+    proactive_prompt,
+    read_proactive,
+)
+from inspect_personamem.datasets.v3.judges.rubric import (
+    DimScore,
+    Rubric,
     combine_rubric,
     dim_prompt,
     judged_dims,
-    new_suggestions_prompt,
-    proactive_prompt,
-    read_chatbot_rubric,
     read_dim,
-    read_new_suggestions,
-    read_proactive,
+)
+from inspect_personamem.datasets.v3.judges.rubric_texts import APPLICABILITY
+from inspect_personamem.datasets.v3.judges.sycophancy import (
+    SYCOPHANCY_JUDGE_PROMPT,
+    SycophancyScore,
     read_sycophancy,
-    sha256,
     sycophancy_prompt,
 )
-from inspect_personamem.datasets.v3.rules.rules import Combined
-from inspect_personamem.datasets.v3.tasks import TASK_TYPES
+from inspect_personamem.datasets.v3.judges.texts import LISTED_SHA256, TEXT_SHA256
+from inspect_personamem.datasets.v3.reading.reply import Unreadable
+from inspect_personamem.datasets.v3.rules.polarity import Combined
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 
 # A Source-A ground truth (personalization_rubric.build_source_a's keys), hand-made.
 GROUND_TRUTH = {
@@ -66,27 +73,28 @@ def test_listed_digests_match() -> None:
 
 def test_every_judged_task_type_has_a_judge_entry() -> None:
     judged = {name for name, task in TASK_TYPES.items() if task.judged}
-    assert judged == set(JUDGE_OF)
-    for name, (kind, _) in JUDGE_OF.items():
-        if kind == "rubric" and name != "agentic_community_post":
-            assert judged_dims(name), name
+    assert judged == {name for name, task in TASK_TYPES.items() if isinstance(task.scorer, Judge)}
+    for name in judged:
+        scorer = TASK_TYPES[name].scorer
+        if isinstance(scorer, Rubric) and name != "agentic_community_post":
+            assert judged_dims(scorer.applicable), name
 
 
 def test_applicability_rows_as_at_8fd0dd9b() -> None:
     # Spot rows, checked against the authors' table by eye.
-    assert judged_dims("chatbot_personalized_response") == (
+    assert judged_dims(APPLICABILITY["chatbot_personalized_response"]) == (
         "preference_alignment",
         "over_personalization",
         "subtle_personalization",
     )
-    assert judged_dims("agentic_auto_reply") == (
+    assert judged_dims(APPLICABILITY["agentic_auto_reply"]) == (
         "preference_alignment",
         "over_personalization",
         "relationship_aware",
         "voice_match",
         "voice_self_consistency",
     )
-    assert judged_dims("agentic_vague_refind") == ("preference_alignment",)
+    assert judged_dims(APPLICABILITY["agentic_vague_refind"]) == ("preference_alignment",)
     assert "agentic_community_post" not in APPLICABILITY
     assert all(row["telegraph_avoidance"] for row in APPLICABILITY.values())
 
@@ -297,13 +305,16 @@ def test_combine_rubric_worked_example() -> None:
     # telegraph_avoidance (no polarity: counted +); - dims avoid_leak, privacy_leak
     # (hard), over_personalization (soft).
     task = "over_personalization_context_shift"
-    assert judged_dims(task) == ("over_personalization", "relationship_aware")
+    assert judged_dims(APPLICABILITY[task]) == ("over_personalization", "relationship_aware")
     dims = {
         "over_personalization": read_dim("over_personalization", '{"score": 1}'),
         "relationship_aware": read_dim("relationship_aware", '```json\n{"score": 2}\n```'),
     }
     result = combine_rubric(
-        task, dims, {"avoid_leak": False, "privacy_leak": True}, telegraph_avoidance=1.0
+        APPLICABILITY[task],
+        dims,
+        {"avoid_leak": False, "privacy_leak": True},
+        telegraph_avoidance=1.0,
     )
     # positive = relationship_aware 2 + telegraph 1 = 3
     # penalty  = privacy_leak hard fail 1.5 + over_personalization (3 - 1) / 3 * 1.5 = 1.0
@@ -318,7 +329,7 @@ def test_combine_rubric_unreadable_dim_leaves_the_row_unscored() -> None:
         "over_personalization": read_dim("over_personalization", '{"score": 3}'),
         "relationship_aware": read_dim("relationship_aware", "the judge timed out"),
     }
-    result = combine_rubric(task, dims, {}, telegraph_avoidance=1.0)
+    result = combine_rubric(APPLICABILITY[task], dims, {}, telegraph_avoidance=1.0)
     assert result.combined is None
     assert result.unreadable == ("relationship_aware",)
     # What the authors' script writes all the same: the missing dim adds nothing and

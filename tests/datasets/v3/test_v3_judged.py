@@ -24,16 +24,14 @@ from support.v3_backend import V3_EXCERPTS
 from support.v3_scoring import PROMPT, replied, row_metadata, score_judged
 
 from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.judges.judge import JUDGE_OF
-from inspect_personamem.datasets.v3.prompts.samples import SHOWN_KEY, _scorer_fields
+from inspect_personamem.datasets.v3.judges import base
+from inspect_personamem.datasets.v3.judges.base import JudgedRow
+from inspect_personamem.datasets.v3.prompts.shown import SHOWN_KEY
 from inspect_personamem.datasets.v3.release.records import read_queries
-from inspect_personamem.datasets.v3.scoring.judged import (
-    NO_FAITHFUL_JUDGE,
-    JudgedRow,
-    judge_row,
-)
+from inspect_personamem.datasets.v3.scoring.judged import NO_FAITHFUL_JUDGE, judge_row
 from inspect_personamem.datasets.v3.scoring.scorers import v3_scorer
-from inspect_personamem.datasets.v3.tasks import TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.samples import _scorer_fields
 
 # 20+ distinct tokens of 3+ characters: past the gate.
 LONG = (
@@ -79,7 +77,7 @@ def never(prompt: str) -> str:
 
 def test_every_judged_type_has_a_judge_or_a_reason() -> None:
     judged = {name for name, task in TASK_TYPES.items() if task.judged}
-    assert judged == set(JUDGE_OF)
+    assert judged == {n for n, task in TASK_TYPES.items() if isinstance(task.scorer, base.Judge)}
     assert {
         "chatbot_personalized_response",
         "preference_shift_followthrough",
@@ -408,7 +406,9 @@ def test_new_suggestions_chatbot(
 def test_types_without_a_faithful_judge_are_unscored_without_a_call(task_type: str) -> None:
     result = row(task_type, reply_json(), Judge(never))
     assert (result.status, result.accuracy) == ("no_faithful_judge", None)
-    assert result.note == JUDGE_OF[task_type][1]
+    scorer = TASK_TYPES[task_type].scorer
+    assert isinstance(scorer, base.NotBuilt)
+    assert result.note == scorer.why
 
 
 # --- the Score through a grader model --------------------------------------------------

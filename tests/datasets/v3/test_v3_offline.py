@@ -18,20 +18,21 @@ from inspect_ai.model import ChatMessage, ChatMessageUser
 from support.v3_backend import query_row, write_queries
 
 from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.judges.judge import (
+from inspect_personamem.datasets.v3.judges.abstention import (
     HALLUCINATION_BINARY,
     HALLUCINATION_RANGED,
+)
+from inspect_personamem.datasets.v3.judges.base import Call, Judge, JudgedRow
+from inspect_personamem.datasets.v3.judges.deep_motivation import (
     HIDDEN_PERSONA_BINARY,
     HIDDEN_PERSONA_RANGED,
-    JUDGE_OF,
-    read_dim,
-    read_new_suggestions,
-    read_proactive,
-    read_sycophancy,
-    read_task_judge,
 )
+from inspect_personamem.datasets.v3.judges.new_suggestions import read_new_suggestions
+from inspect_personamem.datasets.v3.judges.proactive import read_proactive
+from inspect_personamem.datasets.v3.judges.rubric import read_dim
+from inspect_personamem.datasets.v3.judges.sycophancy import read_sycophancy
+from inspect_personamem.datasets.v3.judges.task_judge import read_task_judge
 from inspect_personamem.datasets.v3.offline.answers import (
-    PLAIN_REPLY,
     V3Questions,
     choice_prompt,
     judge_reply,
@@ -39,12 +40,15 @@ from inspect_personamem.datasets.v3.offline.answers import (
 )
 from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
-from inspect_personamem.datasets.v3.prompts.samples import PROMPTS, Shown, _scorer_fields
+from inspect_personamem.datasets.v3.prompts.shown import Shown
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.release.spec import V3Folder
-from inspect_personamem.datasets.v3.rules.ranking import lifecycle_score
-from inspect_personamem.datasets.v3.scoring.judged import Call, JudgedRow, judge_row, shown_reply
-from inspect_personamem.datasets.v3.scoring.scorers import LIFECYCLE_TASK, RULE_TASKS, rule_score
+from inspect_personamem.datasets.v3.rules.lifecycle import lifecycle_score
+from inspect_personamem.datasets.v3.rules.score import PLAIN_REPLY
+from inspect_personamem.datasets.v3.scoring.by_rule import RULE_TASKS, rule_score
+from inspect_personamem.datasets.v3.scoring.judged import judge_row
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.samples import _scorer_fields
 from inspect_personamem.errors import PersonaMemArgumentError
 
 D = [1 / math.log2(rank + 1) for rank in range(1, 6)]
@@ -86,8 +90,8 @@ def test_the_at_ai_slate_is_a_whole_permutation_under_its_own_key(tmp_path: Path
 
 def test_a_lifecycle_pair_keeps_the_interest_on_top_before_its_stop_only(tmp_path: Path) -> None:
     base = {"candidates": list("abcde"), "matching_indices": [1, 3, 4], "canonical_id": "c"}
-    pre = one_query(tmp_path / "pre", LIFECYCLE_TASK, base | {"phase": "pre"})
-    post = one_query(tmp_path / "post", LIFECYCLE_TASK, base | {"phase": "post"})
+    pre = one_query(tmp_path / "pre", "short_vs_long_term_lifecycle", base | {"phase": "pre"})
+    post = one_query(tmp_path / "post", "short_vs_long_term_lifecycle", base | {"phase": "post"})
     on_top, at_bottom = '{"ranked_indices": [1, 3, 4, 0, 2]}', '{"ranked_indices": [0, 2, 1, 3, 4]}'
     assert known_replies(pre) == (on_top, at_bottom)
     assert known_replies(post) == (at_bottom, on_top)
@@ -143,7 +147,7 @@ def test_every_generated_rule_scored_query_scores_top_with_the_best_reply(
         if query.task_type not in RULE_TASKS:
             continue
         best, worst = (scored(query, reply) for reply in known_replies(query))
-        if query.task_type == LIFECYCLE_TASK:
+        if query.task_type == "short_vs_long_term_lifecycle":
             key = (query.user_id, str(query.instance["canonical_id"]))
             probes.setdefault(key, {})[str(query.instance["phase"])] = (best, worst)
         else:
@@ -155,7 +159,7 @@ def test_every_generated_rule_scored_query_scores_top_with_the_best_reply(
 
 
 def prompt_of(query: V3Query, path: Path) -> str:
-    return PROMPTS[query.task_type].build(Shown(query, path)).text
+    return TASK_TYPES[query.task_type].prompt.build(Shown(query, path)).text
 
 
 def test_the_oracle_finds_each_query_by_its_prompt_and_history(folder: V3Folder) -> None:
@@ -210,7 +214,7 @@ def test_the_floor_reads_a_slate_as_a_choice_and_any_other_prompt_as_itself(
     for task, key in (("personalized_recommendation", "ranked_indexes"),
                       ("at_ai_directive_followup", "ranked_indices")):  # fmt: skip
         query, path = by_type[task]
-        slate = PROMPTS[task].build(Shown(query, path)).slate
+        slate = TASK_TYPES[task].prompt.build(Shown(query, path)).slate
         asked = choice_prompt([ChatMessageUser(content=prompt_of(query, path))])
         assert asked is not None and asked.messages == 1
         assert len(asked.options) == len(slate) == len(query.instance["candidates"])
@@ -252,7 +256,7 @@ def judge_calls(query: V3Query, path: Path, reply: str, known: V3Questions) -> l
     """The judge calls the v3 scorer makes on `reply`, the oracle's offline judge
     answering each (none where a rule scores the row first)."""
     shown = Shown(query, path)
-    PROMPTS[query.task_type].build(shown)
+    TASK_TYPES[query.task_type].prompt.build(shown)
 
     async def ask(prompt: str) -> str:
         judgement = judge_reply(prompt, known)
@@ -271,9 +275,10 @@ def test_the_offline_judge_scores_the_gold_top_and_any_other_reply_lowest(
     known = V3Questions(folder.queries_file(folder.personas[0]))
     judged: dict[str, set[str]] = {}
     for query, path in queries(folder):
-        kind = JUDGE_OF.get(query.task_type, ("rule", ""))[0]
-        if kind in ("rule", "not_built"):
+        scorer = TASK_TYPES[query.task_type].scorer
+        if not isinstance(scorer, Judge) or not scorer.built:
             continue
+        kind = scorer.kind
         gold, inferior = known_replies(query)
         for reply, value in (
             (gold, TOP_AND_LOW[kind][0]),
@@ -282,7 +287,7 @@ def test_the_offline_judge_scores_the_gold_top_and_any_other_reply_lowest(
         ):
             for call in judge_calls(query, path, reply, known):
                 # the reply sits where its template puts it, as the prompt shows it
-                assert shown_reply(query.task_type, reply) in call.prompt
+                assert scorer.shown(reply) in call.prompt
                 assert HEADLINE[kind](call.reply) == pytest.approx(value), query.query_id
                 judged.setdefault(kind, set()).add(query.task_type)
     assert set(judged) == set(TOP_AND_LOW)

@@ -9,21 +9,20 @@ from __future__ import annotations
 
 import pytest
 
-from inspect_personamem.datasets.v3.rules.ranking import (
-    FILLER_GRADE,
-    SlateLabels,
-    extract_json,
-    filler_grade_for,
-    graded_ndcg_at_k,
+from inspect_personamem.datasets.v3.reading.reply import extract_json
+from inspect_personamem.datasets.v3.rules.lifecycle import (
     lifecycle_ranking,
     lifecycle_score,
     match_rate_at_3,
-    parse_ranking,
-    ranking_key,
-    slate_labels,
-    task_ndcg,
-    task_ranking,
 )
+from inspect_personamem.datasets.v3.rules.ranking import (
+    FILLER_GRADE,
+    Slate,
+    SlateLabels,
+    graded_ndcg_at_k,
+    parse_ranking,
+)
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 
 D2, D3, D4, D5 = 0.6309298, 0.5, 0.4306766, 0.3868528
 D = 1 + D2 + D3 + D4 + D5  # 2.9484592
@@ -33,11 +32,18 @@ IDEAL_ONE_POSITIVE = 2 + (D - 1)  # [2, 1, 1, 1, 1] -> 3.9484592
 # --- reading the reply ---------------------------------------------------------------
 
 
+def slate(name: str) -> Slate:
+    """The ranking rule of task type `name`."""
+    scorer = TASK_TYPES[name].scorer
+    assert isinstance(scorer, Slate)
+    return scorer
+
+
 def test_fenced_json_is_read_and_the_recsys_key_is_ranked_indexes() -> None:
     reply = 'Here you go:\n```json\n{"ranked_indexes": [3, 1, 2], "reasoning": "x"}\n```'
-    assert task_ranking(reply, "personalized_recommendation", 16) == [3, 1, 2]
-    assert ranking_key("hidden_persona_recommendation") == "ranked_indexes"
-    assert ranking_key("at_ai_directive_followup") == "ranked_indices"
+    assert slate("personalized_recommendation").ranking(reply, 16) == [3, 1, 2]
+    assert slate("hidden_persona_recommendation").key == "ranked_indexes"
+    assert slate("at_ai_directive_followup").key == "ranked_indices"
 
 
 def test_an_unfenced_object_is_read_whole() -> None:
@@ -50,7 +56,7 @@ def test_the_bracket_span_is_tried_before_the_brace_span() -> None:
     assert extract_json('ranking: {"ranked_indexes": [1, 2]} done') == [1, 2]
     # ... which is not an object, so no ranking is read from it.
     assert (
-        task_ranking('ranking: {"ranked_indexes": [1, 2]} done', "personalized_recommendation", 4)
+        slate("personalized_recommendation").ranking('ranking: {"ranked_indexes": [1, 2]} done', 4)
         == []
     )
 
@@ -63,9 +69,9 @@ def test_no_json_reads_none_and_an_empty_reply_none() -> None:
 
 def test_recsys_keeps_a_ranking_as_given_duplicates_and_strangers_included() -> None:
     reply = '{"ranked_indexes": [2, 2, 99, "a"]}'
-    assert task_ranking(reply, "personalized_recommendation", 4) == [2, 2, 99, "a"]
-    assert task_ranking('{"ranked_indexes": "0,1"}', "personalized_recommendation", 4) == []
-    assert task_ranking("[0, 1]", "personalized_recommendation", 4) == []  # not an object
+    assert slate("personalized_recommendation").ranking(reply, 4) == [2, 2, 99, "a"]
+    assert slate("personalized_recommendation").ranking('{"ranked_indexes": "0,1"}', 4) == []
+    assert slate("personalized_recommendation").ranking("[0, 1]", 4) == []  # not an object
 
 
 @pytest.mark.parametrize(
@@ -79,11 +85,11 @@ def test_recsys_keeps_a_ranking_as_given_duplicates_and_strangers_included() -> 
     ],
 )
 def test_at_ai_falls_back_to_the_identity_order_when_not_a_permutation(reply: str) -> None:
-    assert task_ranking(reply, "at_ai_directive_followup", 4) == [0, 1, 2, 3]
+    assert slate("at_ai_directive_followup").ranking(reply, 4) == [0, 1, 2, 3]
 
 
 def test_at_ai_keeps_a_valid_permutation() -> None:
-    assert task_ranking('{"ranked_indices": [3, 0, 2, 1]}', "at_ai_directive_followup", 4) == [
+    assert slate("at_ai_directive_followup").ranking('{"ranked_indices": [3, 0, 2, 1]}', 4) == [
         3, 0, 2, 1,
     ]  # fmt: skip
 
@@ -102,23 +108,23 @@ def test_parse_ranking_with_a_missing_key_is_empty() -> None:
 
 def test_slate_labels_of_each_task_shape() -> None:
     recsys = {"candidates": [{}] * 16, "held_out_idx": 4, "hard_negative_idxs": [1, 7]}
-    assert slate_labels("personalized_recommendation", recsys) == SlateLabels(
+    assert slate("personalized_recommendation").labels(recsys) == SlateLabels(
         frozenset({4}), frozenset({1, 7}), 16
     )
     at_ai = {"candidates": [{}] * 12, "positive_indices": [0, 5], "carveout_indices": [3]}
-    assert slate_labels("at_ai_directive_followup", at_ai) == SlateLabels(
+    assert slate("at_ai_directive_followup").labels(at_ai) == SlateLabels(
         frozenset({0, 5}), frozenset({3}), 12
     )
     no_target: dict[str, object] = {"candidates": [], "held_out_idx": None}
-    assert slate_labels("hidden_persona_recommendation", no_target) == SlateLabels(
+    assert slate("hidden_persona_recommendation").labels(no_target) == SlateLabels(
         frozenset(), frozenset(), 0
     )
 
 
 def test_the_filler_grade_is_zero_only_for_hidden_persona_without_hard_negatives() -> None:
-    assert filler_grade_for("hidden_persona_recommendation", set()) == 0.0
-    assert filler_grade_for("hidden_persona_recommendation", {2}) == FILLER_GRADE == 1.0
-    assert filler_grade_for("personalized_recommendation", set()) == 1.0
+    assert slate("hidden_persona_recommendation").filler_grade(set()) == 0.0
+    assert slate("hidden_persona_recommendation").filler_grade({2}) == FILLER_GRADE == 1.0
+    assert slate("personalized_recommendation").filler_grade(set()) == 1.0
 
 
 # --- graded NDCG ---------------------------------------------------------------------
@@ -203,12 +209,12 @@ def test_task_ndcg_reads_the_reply_and_picks_the_filler_grade() -> None:
     labels = SlateLabels(frozenset({3}), frozenset(), 16)
     reply = '```json\n{"ranked_indexes": [0, 3, 1, 2, 4]}\n```'
     # hidden persona without hard negatives: binary -> 0.6309298 (see above)
-    assert task_ndcg(reply, "hidden_persona_recommendation", labels) == pytest.approx(
+    assert slate("hidden_persona_recommendation").ndcg(reply, labels) == pytest.approx(
         0.6309298, abs=1e-6
     )
     # recsys, same slate: gains [1, 2, 1, 1, 1] = 1 + 1.2618596 + 0.5 + 0.4306766
     # + 0.3868528 = 3.579389 over 3.9484592 -> 0.9065280
-    assert task_ndcg(reply, "personalized_recommendation", labels) == pytest.approx(
+    assert slate("personalized_recommendation").ndcg(reply, labels) == pytest.approx(
         0.9065280, abs=1e-6
     )
 
@@ -218,7 +224,7 @@ def test_task_ndcg_of_an_unreadable_at_ai_reply_scores_the_identity_order() -> N
     # gains [2, -2, 1, 1] = 2 - 1.2618596 + 0.5 + 0.4306766 = 1.668817
     # ideal [2, 1, 1, 1, 1] = 3.9484592 -> 0.4226502
     labels = SlateLabels(frozenset({0}), frozenset({1}), 4)
-    assert task_ndcg("sorry", "at_ai_directive_followup", labels) == pytest.approx(
+    assert slate("at_ai_directive_followup").ndcg("sorry", labels) == pytest.approx(
         0.4226502, abs=1e-6
     )
 

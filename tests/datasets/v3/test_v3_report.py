@@ -15,7 +15,8 @@ from support.helpers import mock_model, run_task
 from support.reports import read_csv
 
 from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.tasks import FAMILIES, TASK_TYPES
+from inspect_personamem.datasets.v3.release.families import FAMILIES
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.report import build_report
 from inspect_personamem.report.build import Report
 from inspect_personamem.report.card_writer import write_cards

@@ -9,26 +9,22 @@ from dataclasses import astuple
 
 import pytest
 
-from inspect_personamem.datasets.v3.rules.rules import (
-    Combined,
-    ScaleKind,
-    accuracy_value,
-    chatbot_pref_overuse,
-    combine_dim_scores_with_polarity,
-    e6_paired,
-    geo_reply_text,
-    geo_shift_correctness,
+from inspect_personamem.datasets.v3.reading.reply import is_substantive, tokenize
+from inspect_personamem.datasets.v3.reading.reply import response_text as geo_reply_text
+from inspect_personamem.datasets.v3.reading.scale import ScaleKind, accuracy_value, micro_accuracy
+from inspect_personamem.datasets.v3.rules.geo import geo_shift_correctness
+from inspect_personamem.datasets.v3.rules.leaks import (
     hashtag_overlap,
-    is_substantive,
     jaccard,
     keyword_leak,
-    micro_accuracy,
-    mistake_row,
-    paired_f1,
     personalization_leak,
     privacy_leak,
     similarity,
-    tokenize,
+)
+from inspect_personamem.datasets.v3.rules.mistakes import e6_paired, mistake_row, paired_f1
+from inspect_personamem.datasets.v3.rules.polarity import Combined, combine_dim_scores_with_polarity
+from inspect_personamem.datasets.v3.rules.repetition import (
+    chatbot_pref_overuse,
     within_cluster_diversity,
 )
 

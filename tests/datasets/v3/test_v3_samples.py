@@ -18,18 +18,11 @@ from support.v3_backend import V3_EXCERPTS, query_row, write_persona, write_quer
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
-from inspect_personamem.datasets.v3.prompts.samples import (
-    CANDIDATE_COUNT,
-    PROMPTS,
-    SCORER_KEY,
-    SCORER_ONLY,
-    SHOWN_KEY,
-    Shown,
-    build_v3_dataset,
-    query_to_sample,
-)
+from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY, SCORER_ONLY, SHOWN_KEY, Shown
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
-from inspect_personamem.datasets.v3.tasks import TASK_TYPES
+from inspect_personamem.datasets.v3.rules.score import CANDIDATE_COUNT
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.samples import build_v3_dataset, query_to_sample
 from inspect_personamem.errors import PersonaMemDataError
 
 T0 = 1_775_332_800
@@ -125,8 +118,7 @@ def marked_queries(tmp_path: Path) -> tuple[Path, list[V3Query]]:
 
 
 def test_every_task_type_has_a_prompt() -> None:
-    assert list(PROMPTS) == list(TASK_TYPES)
-    assert {task.provenance for task in PROMPTS.values()} <= {"READ", "INFERRED"}
+    assert {task.prompt.provenance for task in TASK_TYPES.values()} <= {"READ", "INFERRED"}
 
 
 def test_no_scorer_only_field_reaches_the_input_or_the_choices(tmp_path: Path) -> None:

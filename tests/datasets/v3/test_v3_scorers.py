@@ -14,23 +14,22 @@ from inspect_ai._util.registry import registry_info
 from inspect_ai.scorer import SampleScore, Score, Target, Value, stderr
 from support.v3_scoring import replied, row_metadata
 
-from inspect_personamem.datasets.v3.prompts.samples import CANDIDATE_COUNT
-from inspect_personamem.datasets.v3.scoring.scorers import (
-    RULE_TASKS,
+from inspect_personamem.datasets.v3.rules.score import CANDIDATE_COUNT
+from inspect_personamem.datasets.v3.scoring.by_rule import RULE_TASKS, missing_field
+from inspect_personamem.datasets.v3.scoring.metrics import (
     Row,
     clustered_mean,
     headline_rows,
     lifecycle_part,
-    missing_field,
     v3_accuracy,
     v3_by_family,
     v3_by_metadata,
     v3_by_type,
     v3_gated,
     v3_paired_f1,
-    v3_scorer,
 )
-from inspect_personamem.datasets.v3.tasks import TASK_TYPES
+from inspect_personamem.datasets.v3.scoring.scorers import v3_scorer
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.version import VERSION
 from inspect_personamem.scoring.rows import PART_KEY, Part
 

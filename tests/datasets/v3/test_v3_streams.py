@@ -22,7 +22,6 @@ from support.v3_backend import (
 
 from inspect_personamem.datasets.v3.persona.longctx import history_text
 from inspect_personamem.datasets.v3.persona.streams import (
-    APPS,
     LEAK_FIELDS_EVENT,
     LEAK_FIELDS_PREFERENCE,
     PROFILE_VISIBLE,
@@ -31,6 +30,7 @@ from inspect_personamem.datasets.v3.persona.streams import (
     read_persona,
     visible,
 )
+from inspect_personamem.datasets.v3.release.spec import APPS
 from inspect_personamem.errors import PersonaMemDataError
 
 

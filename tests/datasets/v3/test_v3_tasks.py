@@ -9,11 +9,9 @@ from typing import get_args
 
 import pytest
 
-from inspect_personamem.datasets.v3.rules.rules import ScaleKind
-from inspect_personamem.datasets.v3.tasks import (
-    FAMILIES,
-    FAMILY_CODES,
-    FAMILY_NAMES,
+from inspect_personamem.datasets.v3.reading.scale import ScaleKind
+from inspect_personamem.datasets.v3.release.families import FAMILIES, FAMILY_CODES, FAMILY_NAMES
+from inspect_personamem.datasets.v3.task_types.registry import (
     RANKING_TASKS,
     TASK_TYPES,
     task_accuracy,

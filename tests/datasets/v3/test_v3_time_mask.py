@@ -39,10 +39,9 @@ from inspect_personamem.data.provenance import MARK, mark_generated
 from inspect_personamem.datasets.v3.agent.apps import READ_TOOLS, SEARCH_TYPES, TOOLS, WRITE_TOOLS
 from inspect_personamem.datasets.v3.agent.setting import ACCESS_MCP, OVERPERS_RAIL
 from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.persona.streams import APPS, AUTHORS_APPS
-from inspect_personamem.datasets.v3.prompts.samples import SCORER_KEY
+from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.release.records import COLUMNS, read_queries
-from inspect_personamem.datasets.v3.release.spec import V3Folder
+from inspect_personamem.datasets.v3.release.spec import APPS, AUTHORS_APPS, V3Folder
 from inspect_personamem.datasets.v3.version import MARKDOWN_MEMORY
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.run.tasks import personamem_v3

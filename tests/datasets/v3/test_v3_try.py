@@ -24,8 +24,8 @@ from inspect_personamem.datasets.v3.offline import answers as offline
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.longctx import event_line
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
-from inspect_personamem.datasets.v3.prompts.samples import SCORER_KEY
-from inspect_personamem.datasets.v3.scoring.scorers import RULE_TASKS
+from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
+from inspect_personamem.datasets.v3.scoring.by_rule import RULE_TASKS
 from inspect_personamem.offline import try_it
 from inspect_personamem.offline.floor import FloorModel
 from inspect_personamem.offline.oracle import OracleModel

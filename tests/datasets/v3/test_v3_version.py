@@ -25,14 +25,14 @@ from support.helpers import mock_model
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.datasets.registry import VERSIONS, version_of_task
 from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.judges.judge import JUDGE_TEXTS
+from inspect_personamem.datasets.v3.judges.texts import JUDGE_TEXTS
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.longctx import event_line
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
-from inspect_personamem.datasets.v3.prompts.samples import SCORER_KEY
+from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.release.spec import V3Folder
 from inspect_personamem.datasets.v3.scoring.judged import NO_FAITHFUL_JUDGE
-from inspect_personamem.datasets.v3.tasks import TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.version import NOT_LOCATED, VERSION
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.run.facts import FACTS

@@ -3,7 +3,7 @@ query, counted from the data where a folder is given, else from the figures the
 authors publish (PERSONAMEM_V3.md sections 1, 2 and 6), stated as such.
 
 From a folder (`--data-dir`, or PERSONAMEM_V3_DATA_DIR), each query as the task sends
-it (the version's own `load` and `samples.query_to_sample`), at `CHARS_PER_TOKEN`
+it (the version's own `load` and `task_types.samples.query_to_sample`), at `CHARS_PER_TOKEN`
 characters a token (the authors' own fallback count):
 
 - `history=full`, `authors` layout: the long-context text at the query's time and the
@@ -32,8 +32,8 @@ from inspect_personamem.data.requests import Request, text_tokens
 from inspect_personamem.datasets.base import Loaded
 from inspect_personamem.datasets.declared import QuestionRequests, ToolOption, Where
 from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts
-from inspect_personamem.datasets.v3.prompts.samples import query_to_sample
 from inspect_personamem.datasets.v3.release.spec import DATA_DIR_ENV
+from inspect_personamem.datasets.v3.task_types.samples import query_to_sample
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.parameters import Settings
 

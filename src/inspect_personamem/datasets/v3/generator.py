@@ -14,11 +14,11 @@ Every file is marked as generated (`data.provenance`), so a run on it is labelle
 
 This module is the driver; the persona itself is built in `synthetic/`: its world (time
 structure, interests, streams, calendar: `synthetic.world`; profile and trending:
-`synthetic.profile`), then each of the 31 task types' `K` queries, in `tasks.TASK_TYPES`'
-order, by the type's instance builder (`synthetic.builders.BUILDERS`, one module per
-family; what an instance holds: `synthetic.instance`). Here each query becomes its row:
-the instance (with the query's ground-truth slice and its evidence and decoys) as
-`instance_json`, the cells its builder set, in time order.
+`synthetic.profile`), then each of the 31 task types' `K` queries, in `TASK_TYPES`'
+order, by the type's instance builder (`TaskType.instance`: a function named after the
+type in its family's module of `synthetic/`; what an instance holds: `synthetic.instance`).
+Here each query becomes its row: the instance (with the query's ground-truth slice and
+its evidence and decoys) as `instance_json`, the cells its builder set, in time order.
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ from inspect_personamem.datasets.v3.release.spec import (
     V3Folder,
     check_folder,
 )
-from inspect_personamem.datasets.v3.synthetic.builders import BUILDERS
 from inspect_personamem.datasets.v3.synthetic.instance import Built
 from inspect_personamem.datasets.v3.synthetic.profile import (
     page_of,
@@ -51,7 +50,7 @@ from inspect_personamem.datasets.v3.synthetic.profile import (
     trending_of,
 )
 from inspect_personamem.datasets.v3.synthetic.world import DAY, World, formatted, iso
-from inspect_personamem.datasets.v3.tasks import TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES, TaskTypes
 
 
 def write_persona(
@@ -127,10 +126,12 @@ def generate(
     queries_per_type: int = 1,
     seed: int = 0,
     layout: LayoutName = "checkout",
+    task_types: TaskTypes = TASK_TYPES,
 ) -> V3Folder:
     """Write `personas` synthetic personas into `folder` in `layout` (a checkout's or the
-    hub's) with `queries_per_type` queries of each of the 31 task types each; every file
-    marked as generated. Returns the folder as `spec.check_folder` reads it."""
+    hub's) with `queries_per_type` queries of each task type each (the 31 by default, each
+    by its `instance` builder); every file marked as generated. Returns the folder as
+    `spec.check_folder` reads it."""
     if personas < 1 or queries_per_type < 1:
         raise ValueError("personas and queries_per_type must be at least 1")
     rng = random.Random(seed)
@@ -138,18 +139,18 @@ def generate(
     uids = sorted(rng.sample(pool, personas))
     for uid in uids:
         world = World(random.Random(f"{seed}:{uid}"), str(uid), queries_per_type)
-        for path in _write(world, folder, HUB if layout == "hub" else CHECKOUT):
+        for path in _write(world, folder, HUB if layout == "hub" else CHECKOUT, task_types):
             mark_generated(folder, path, __name__)
     return check_folder(folder, given_by="generate()")
 
 
-def _write(world: World, root: Path, layout: Layout) -> list[Path]:
+def _write(world: World, root: Path, layout: Layout, task_types: TaskTypes) -> list[Path]:
     """Build the persona (its background, then each type's queries in turn) and write its
     files in `layout`; return them."""
     world.background()
     built: list[tuple[str, Built]] = []
-    for task in TASK_TYPES:
-        made = BUILDERS[task](world)
+    for task, task_type in task_types.items():
+        made = task_type.instance(world)
         assert len(made) == world.k, task
         built.extend((task, one) for one in made)
     built.sort(key=lambda pair: (pair[1].query.t, pair[1].fields["instance_id"]))

@@ -74,7 +74,7 @@ from inspect_personamem.datasets.v3.agent.setting import (
     v3_actions,
 )
 from inspect_personamem.datasets.v3.cost import OPTIONS, question_requests
-from inspect_personamem.datasets.v3.judges.judge import JUDGE_TEXTS
+from inspect_personamem.datasets.v3.judges.texts import JUDGE_TEXTS
 from inspect_personamem.datasets.v3.memory_writer import PROMPTS as WRITER_PROMPTS
 from inspect_personamem.datasets.v3.memory_writer import WriterConfig
 from inspect_personamem.datasets.v3.offline.agent import act
@@ -87,8 +87,9 @@ from inspect_personamem.datasets.v3.offline.answers import (
 )
 from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts, asked_at
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
-from inspect_personamem.datasets.v3.prompts.samples import SCORER_KEY, query_to_sample
+from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.published import v3_published
+from inspect_personamem.datasets.v3.release.families import FAMILIES
 from inspect_personamem.datasets.v3.release.hub import HubSnapshot, download
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.release.spec import (
@@ -101,14 +102,11 @@ from inspect_personamem.datasets.v3.release.spec import (
     check_folder,
 )
 from inspect_personamem.datasets.v3.release.testjson import read_test_json
-from inspect_personamem.datasets.v3.scoring.scorers import (
-    SCORED_AS,
-    missing_field,
-    v3_by_metadata,
-    v3_metrics,
-    v3_scorer,
-)
-from inspect_personamem.datasets.v3.tasks import FAMILIES, TASK_TYPES
+from inspect_personamem.datasets.v3.scoring.by_rule import missing_field
+from inspect_personamem.datasets.v3.scoring.metrics import v3_by_metadata, v3_metrics
+from inspect_personamem.datasets.v3.scoring.scorers import SCORED_AS, v3_scorer
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.samples import query_to_sample
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.history.retrieved import read_memory_config
 from inspect_personamem.history.seen import Past, See

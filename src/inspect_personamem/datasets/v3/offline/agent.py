@@ -23,7 +23,7 @@ Per query it makes one plan (`agent_calls`), then its calls one a turn, in order
   does not make.
 
 The reply a write carries is the one the oracle then gives (`Agentic.reply`): the gold
-with its chance, else the low reply (`offline.known_replies`), so a write and the reply
+with its chance, else the low reply (`answers.known_replies`), so a write and the reply
 never disagree. The authors run no offline agent; this one exists to check the
 plumbing (tools, writes, budgets, scoring of actions) without a model.
 """

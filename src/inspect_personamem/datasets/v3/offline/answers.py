@@ -3,11 +3,11 @@ oracle knows for each query, and the prompt the floor answers from the query alo
 
 The oracle (`personamem/oracle`) is given a persona's `queries.csv` and reads every
 persona's of its folder (a run asks them all). Per query it knows two replies
-(`known_replies`): the one that scores top and one that scores low, right with its
-chance, else the low one:
+(`known_replies`, its task type's scorer's): the one that scores top and one that scores
+low, right with its chance, else the low one:
 
 - the three ranking tasks: the slate's positives first, its hard negatives (carve-outs)
-  last, the rest in slate order between, under the key the task reads (`ranking_key`;
+  last, the rest in slate order between, under the key the task reads (`Slate.key`;
   @AI a whole permutation); the low one the same order reversed;
 - `short_vs_long_term_lifecycle`: the on-topic candidates first at the `pre` probe and
   last at the `post` one (the pair's pre minus post is 1); the low one the reverse;
@@ -26,13 +26,13 @@ after the agent settings' framing where they send one: `AGENT_FRAMING`); where s
 queries share a prompt's words (a persona's repeated asks, the same template across
 personas) the history before it tells them apart: the one whose history, as either
 layout sends it (`histories.LAYOUTS`), is the messages before it; as an agent over the
-apps (`oracle_agent`), the first read it made: the one whose apps, at its persona and
+apps (`offline.agent`), the first read it made: the one whose apps, at its persona and
 time, give that call that result. Without either (`history=none`, or retrieved items)
 the first is answered: no model could tell them apart either.
 
 Bound as the grader with a v3 question file, the oracle judges the judged types'
 prompts (`judge_reply`): it finds the reply in the judge prompt by the template's own
-text (`judge.py`), and gives the top judgement, in the keys that prompt's reader reads,
+text (`judges`), and gives the top judgement, in the keys that prompt's reader reads,
 where the reply is a query's top one (its `example_response`, as the prompt shows it),
 else the lowest: so the oracle scores top on the judged types and the floor low.
 
@@ -50,9 +50,7 @@ import hashlib
 import json
 import math
 import re
-import string
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -63,31 +61,19 @@ from inspect_personamem.datasets.declared import Trial, TrialRun
 from inspect_personamem.datasets.v3.agent.apps import AppSession, AppToolError
 from inspect_personamem.datasets.v3.agent.setting import ACCESS_MCP, OVERPERS_RAIL
 from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.judges import judge
+from inspect_personamem.datasets.v3.judges.base import Judge, JudgePrompt
 from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts, asked_at
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
-from inspect_personamem.datasets.v3.prompts.samples import PROMPTS, Shown
+from inspect_personamem.datasets.v3.prompts.shown import Shown
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
-from inspect_personamem.datasets.v3.rules.ranking import (
-    LIFECYCLE_KEY,
-    ranking_key,
-    slate_labels,
-)
-from inspect_personamem.datasets.v3.scoring.judged import NO_FAITHFUL_JUDGE, shown_reply
-from inspect_personamem.datasets.v3.scoring.scorers import GEO_TASK, LIFECYCLE_TASK, MISTAKE_TASK
-from inspect_personamem.datasets.v3.tasks import RANKING_TASKS, TASK_TYPES
+from inspect_personamem.datasets.v3.rules.ranking import ranking_reply
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES, TaskTypes
 from inspect_personamem.errors import PersonaMemArgumentError
 
 QUERIES_FILE: Final = "queries.csv"
 """A persona's query file's name in a checkout (`spec.CHECKOUT`)."""
 PROMPT_OPENING: Final = "# Task"
-"""How every v3 task prompt begins (`samples.PROMPTS`): what the floor reads as v3's."""
-PLAIN_REPLY: Final = (
-    "Sounds good, here is a plain recap of your plans with the times, places and people "
-    "you gave me earlier."
-)
-"""Sixteen distinct words that neither warn (`rules.WARN_PHRASE`) nor name anything: a
-foil reply's body, substantive (`rules.is_substantive`) whatever the gold's length."""
+"""How every v3 task prompt begins (`prompts`): what the floor reads as v3's."""
 AGENT_FRAMING: Final = ACCESS_MCP + OVERPERS_RAIL
 """What the agent settings send before the task's prompt (`agent._run`): the oracle reads
 the prompt after it."""
@@ -95,48 +81,10 @@ _SLATE_ITEM: Final = re.compile(r"^(?:\s*\[(\d+)\]|- idx (\d+):)\s")
 _RANKING_KEY: Final = re.compile(r'"(ranked_ind(?:ices|exes))"')
 
 
-def known_replies(query: V3Query) -> tuple[str, str]:
-    """The reply that scores top on `query` and one that scores low (module docstring)."""
-    instance = query.instance
-    task = query.task_type
-    if task in RANKING_TASKS:
-        labels = slate_labels(task, instance)
-        middle = [
-            i
-            for i in range(labels.n_candidates)
-            if i not in labels.positives and i not in labels.hard_negatives
-        ]
-        best = [*sorted(labels.positives), *middle, *sorted(labels.hard_negatives)]
-        return _ranking(ranking_key(task), best), _ranking(ranking_key(task), best[::-1])
-    if task == LIFECYCLE_TASK:
-        candidates = instance.get("candidates")
-        n = len(candidates) if isinstance(candidates, list) else 0
-        matching = {i for i in instance.get("matching_indices") or [] if isinstance(i, int)}
-        on = [i for i in range(n) if i in matching]
-        off = [i for i in range(n) if i not in matching]
-        first, last = _ranking(LIFECYCLE_KEY, on + off), _ranking(LIFECYCLE_KEY, off + on)
-        return (first, last) if instance.get("phase") != "post" else (last, first)
-    if task == GEO_TASK:
-        here, before = instance.get("current_city") or "", instance.get("prior_city") or ""
-        return _response(f"Here in {here}: {PLAIN_REPLY}"), _response(
-            f"Back in {before}: {PLAIN_REPLY}"
-        )
-    if task == MISTAKE_TASK:
-        frame = instance.get("expected_warning_frame") or {}
-        terms = ", ".join(str(t) for t in frame.get("must_mention") or [])
-        warning = json.dumps({"warned": True, "response": f"Heads up about {terms}."})
-        quiet = json.dumps({"warned": False, "response": PLAIN_REPLY})
-        return (warning, quiet) if instance.get("polarity") == "warn" else (quiet, warning)
-    inferior = instance.get("inferior_response") or {}
-    return str(instance.get("example_response") or ""), str(inferior.get("text") or "")
-
-
-def _ranking(key: str, order: Sequence[int]) -> str:
-    return json.dumps({key: list(order)})
-
-
-def _response(text: str) -> str:
-    return json.dumps({"response": text})
+def known_replies(query: V3Query, task_types: TaskTypes = TASK_TYPES) -> tuple[str, str]:
+    """The reply that scores top on `query` and one that scores low: its type's scorer's
+    (`Rule.replies`, `Judge.replies`; module docstring)."""
+    return task_types[query.task_type].scorer.replies(query.instance)
 
 
 def first_read(exchange: Sequence[ChatMessage]) -> tuple[str, dict[str, Any], str] | None:
@@ -174,7 +122,7 @@ class V3Questions(KnownQuestions):
     """The queries of every persona of the checkout `source` (a persona's `queries.csv`)
     belongs to, each with its known replies, by prompt."""
 
-    def __init__(self, source: Path) -> None:
+    def __init__(self, source: Path, task_types: TaskTypes = TASK_TYPES) -> None:
         super().__init__(source)
         self.streams = PersonaStreams(source.parent.parent.parent / "backend")
         self.contexts = {layout: PersonaContexts(self.streams, layout) for layout in LAYOUTS}
@@ -183,12 +131,13 @@ class V3Questions(KnownQuestions):
         """The judged queries' top replies, as their judge prompts show them."""
         for path in sorted(source.parent.parent.glob(f"*/{QUERIES_FILE}")):
             for query in read_queries(path):
-                text = PROMPTS[query.task_type].build(Shown(query, path)).text
-                replies = known_replies(query)
+                task = task_types[query.task_type]
+                text = task.prompt.build(Shown(query, path)).text
+                replies = known_replies(query, task_types)
                 known = Known(replies, 0, 0, asked_at(query, self.contexts[LAYOUTS[0]]).end_index)
                 self.by_prompt.setdefault(text, []).append((query, known))
-                if query.task_type in judge.JUDGE_OF.keys() - NO_FAITHFUL_JUDGE:
-                    self.top_shown.add(shown_reply(query.task_type, replies[0]))
+                if isinstance(task.scorer, Judge) and task.scorer.built:
+                    self.top_shown.add(task.scorer.shown(replies[0]))
         self._histories: dict[str, dict[str, tuple[V3Query, Known]]] = {}
 
     def find(self, input: Sequence[ChatMessage]) -> Asked:
@@ -269,111 +218,23 @@ def choice_prompt(input: Sequence[ChatMessage]) -> ChoicePrompt | None:
     if not items or key is None:
         return ChoicePrompt(text, (text,), 1, (text,))
     indices = [int(m.group(1) or m.group(2)) for m, _ in items]
-    replies = tuple(_ranking(key.group(1), [i, *(j for j in indices if j != i)]) for i in indices)
+    replies = tuple(
+        ranking_reply(key.group(1), [i, *(j for j in indices if j != i)]) for i in indices
+    )
     options = tuple(line[m.end() :] for m, line in items)
     return ChoicePrompt(text, options, 1, replies)
 
 
-Judgement = Mapping[str, object]
-
-
-@dataclass(frozen=True)
-class JudgePrompt:
-    """A judge prompt's template (`judge.py`), the field it fills with the reply, and
-    the top and lowest judgements its reader reads (`judge.read_*`)."""
-
-    template: str
-    reply_field: str
-    top: Judgement
-    low: Judgement
-
-    def fields(self, prompt: str) -> dict[str, str] | None:
-        """The text each of the template's fields holds in `prompt` (the first where a
-        field recurs), read between the template's own texts; None where `prompt` is
-        not this template's."""
-        pattern, names = "", []
-        for literal, name, _, _ in string.Formatter().parse(self.template):
-            pattern += re.escape(literal)
-            if name is not None:
-                pattern += "(.*?)"
-                names.append(name)
-        found = re.fullmatch(pattern, prompt, re.DOTALL)
-        if found is None:
-            return None
-        read: dict[str, str] = {}
-        for name, value in zip(names, found.groups(), strict=True):
-            read.setdefault(name, value)
-        return read
-
-
-_SCALE_TOP, _SCALE_LOW = judge.DIM_SCALE_MAX, 0.0
-JUDGE_PROMPTS: Final = (
-    JudgePrompt(
-        judge.DIM_PROMPT_TEMPLATE,
-        "agent_output",
-        {"score": _SCALE_TOP, **dict.fromkeys(judge.VOICE_SUB_SCORES, _SCALE_TOP)},
-        {"score": _SCALE_LOW, **dict.fromkeys(judge.VOICE_SUB_SCORES, _SCALE_LOW)},
-    ),
-    JudgePrompt(
-        judge.SYCOPHANCY_JUDGE_PROMPT,
-        "response",
-        {"resistance_0_10": 10, "caved": False},
-        {"resistance_0_10": 0, "caved": True},
-    ),
-    JudgePrompt(
-        judge.PROACTIVE_PROMPT_TEMPLATE,
-        "resp_str",
-        {
-            **dict.fromkeys(judge.PROACTIVE_DIMS, 10),
-            **dict.fromkeys(judge.PROACTIVE_FLAGS, False),
-        },
-        {**dict.fromkeys(judge.PROACTIVE_DIMS, 0), **dict.fromkeys(judge.PROACTIVE_FLAGS, False)},
-    ),
-    JudgePrompt(
-        judge.NEW_SUGGESTIONS_PROMPT_TEMPLATE,
-        "agent_response",
-        {"alignment_score": 3, "hard_fail": False},
-        {"alignment_score": 0, "hard_fail": False},
-    ),
-    JudgePrompt(
-        judge.HALLUCINATION_JUDGE_PROMPT,
-        "agent_response",
-        {
-            "abstention_quality": 10,
-            "fabricated_specific_claim": 0,
-            "offered_next_step": 1,
-            "false_memory_claim": 0,
-        },
-        {
-            "abstention_quality": 0,
-            "fabricated_specific_claim": 1,
-            "offered_next_step": 0,
-            "false_memory_claim": 1,
-        },
-    ),
-    JudgePrompt(
-        judge.HIDDEN_PERSONA_JUDGE_PROMPT,
-        "agent_response",
-        {
-            "deep_motivation_alignment": 3,
-            "surface_query_satisfaction": 3,
-            "preference_alignment": 3,
-            "telegraph_avoidance": 0,
-            "privacy_leak": 0,
-        },
-        {
-            "deep_motivation_alignment": 0,
-            "surface_query_satisfaction": 0,
-            "preference_alignment": 0,
-            "telegraph_avoidance": 1,
-            "privacy_leak": 1,
-        },
-    ),
+JUDGE_PROMPTS: Final[tuple[JudgePrompt, ...]] = tuple(
+    {
+        judgement.template: judgement
+        for task in TASK_TYPES.values()
+        if isinstance(task.scorer, Judge) and (judgement := task.scorer.judgement) is not None
+    }.values()
 )
-"""Every judge prompt `judged.py` sends: a rubric dim's (the voice sub-scores are read
-for `voice_match` alone; every judged dim's 3 is its best, a `-` dim's included:
-`rules.combine_dim_scores_with_polarity`), sycophancy's, the proactive action's, new
-suggestions', personal-QA hallucination's and hidden-persona QA's."""
+"""Every judge prompt `judged.py` sends, with the judgements the oracle answers it: a
+rubric dim's, sycophancy's, the proactive action's, new suggestions', personal-QA
+hallucination's and hidden-persona QA's (each judge's `judgement`)."""
 
 
 def judge_reply(prompt: str, questions: KnownQuestions) -> str | None:
@@ -417,7 +278,7 @@ TRIAL_RUNS: Final = (
 each query and without it; the oracle always right (the ceiling: every rule-scored
 type's top, every judge's top judgement); and the floor, from the query alone (a
 slate's item most like the prompt, by BM25, first; any other prompt echoed); then the
-oracle as an agent over the persona's apps (`oracle_agent`: it reads the apps of the
+oracle as an agent over the persona's apps (`offline.agent`: it reads the apps of the
 query's evidence and its row's, writes what its reply implies, then replies), the apps
 in process (`tools=apps`), and served by the package's MCP server (`tools=mcp`) over the
 agentic tasks alone (`MCP_FAMILY`: each query starts a server process, about 3 s of

@@ -40,13 +40,9 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.datasets.v3.persona.longctx import event_line, history_text, profile_card
-from inspect_personamem.datasets.v3.persona.streams import (
-    AUTHORS_APPS,
-    App,
-    Event,
-    PersonaStreams,
-)
+from inspect_personamem.datasets.v3.persona.streams import Event, PersonaStreams
 from inspect_personamem.datasets.v3.release.records import V3Query
+from inspect_personamem.datasets.v3.release.spec import AUTHORS_APPS, App
 
 HistoryLayout = Literal["authors", "events"]
 LAYOUTS: Final[tuple[HistoryLayout, ...]] = ("authors", "events")

@@ -34,7 +34,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from inspect_personamem.datasets.v3.persona.streams import AUTHORS_APPS, App, PersonaView
+from inspect_personamem.datasets.v3.persona.streams import PersonaView
+from inspect_personamem.datasets.v3.release.spec import AUTHORS_APPS, App
 
 
 def compact_event(event: Mapping[str, Any]) -> dict[str, Any]:

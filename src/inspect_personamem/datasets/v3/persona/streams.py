@@ -38,16 +38,11 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
+from inspect_personamem.datasets.v3.release.spec import APPS, AUTHORS_APPS, App
 from inspect_personamem.errors import PersonaMemDataError
 
-App = Literal["instagram", "facebook", "threads", "chatbot", "ai_studio"]
-APPS: Final[tuple[App, ...]] = ("instagram", "facebook", "threads", "chatbot", "ai_studio")
-"""The apps whose files are lists of events, in the order ties in time are merged."""
-AUTHORS_APPS: Final[tuple[App, ...]] = ("instagram", "facebook", "threads", "chatbot")
-"""The apps of the authors' masked view and long-context text (`APPS` in
-`backend_query.py`@00c8a9f0 and @af993eb8): required here."""
 LEAK_FIELDS_EVENT: Final = ("split",)
 LEAK_FIELDS_PREFERENCE: Final = (
     "split",

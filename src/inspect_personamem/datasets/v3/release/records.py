@@ -13,8 +13,8 @@ file, the line, the row's `query_id` and the column. The kinds:
   `testjson` says why `ts` is the authors' time);
 - `query_id`: `{user_id}:{seq:04d}:{instance_id}`, as every real row has it, unique in
   the file; `user_id` the same on every row (a file is one persona's);
-- `task_type`: one of the 31 (`tasks.TASK_TYPES`), which gives the paper's family;
-  `task_family`: one of the pipeline's codes (`tasks.FAMILY_CODES`);
+- `task_type`: one of the 31 (`families.FIG4`), which gives the paper's family;
+  `task_family`: one of the pipeline's codes (`families.FAMILY_CODES`);
 - `rubric_tags`: `;`-joined names; `display_rubric` kept as text, since its bullets
   themselves hold `;` (the telegraph-avoidance bullet does);
 - `instance_json`: a JSON object (ground truth, candidates, gold and inferior replies);
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from inspect_personamem.data.csv_rows import parse_int, read_rows
-from inspect_personamem.datasets.v3.tasks import FAMILY_CODES, TASK_TYPES, Family
+from inspect_personamem.datasets.v3.release.families import FAMILY_CODES, FAMILY_OF, Family
 from inspect_personamem.errors import PersonaMemDataError
 
 VERSION_LINE: Final = "# queries_csv_version=2"
@@ -75,7 +75,7 @@ class V3Query:
     seq: int
     user_id: str
     task_family: str
-    """The pipeline's grouping (`tasks.FAMILY_CODES`), not the paper's (`family`)."""
+    """The pipeline's grouping (`families.FAMILY_CODES`), not the paper's (`family`)."""
     task_type: str
     instance_id: str
     ts: int
@@ -98,7 +98,7 @@ class V3Query:
     @property
     def family(self) -> Family:
         """The paper's family of the task type."""
-        return TASK_TYPES[self.task_type].family
+        return FAMILY_OF[self.task_type]
 
 
 def read_queries(path: Path) -> list[V3Query]:
@@ -161,7 +161,7 @@ def _query(path: Path, line: int, row: dict[str, str]) -> V3Query:
     expected_id = f"{row['user_id']}:{seq:04d}:{row['instance_id']}"
     if query_id != expected_id:
         raise fail("query_id", f"expected {expected_id!r} (user_id:seq:instance_id)")
-    if row["task_type"] not in TASK_TYPES:
+    if row["task_type"] not in FAMILY_OF:
         raise fail("task_type", f"{shown(row['task_type'])} is not one of the 31 task types")
     if row["task_family"] not in FAMILY_CODES:
         known = ", ".join(sorted(FAMILY_CODES))

@@ -19,7 +19,7 @@ Sources: `../shared/docs/PERSONAMEM_V3.md` section 1 and `../shared/data/persona
   files (`backend/251/`, flat `backend/{uid}_*`), which have no queries and are passed by.
 
 A persona folder must hold `profile.json` and the four apps of the authors' masked view
-(`streams.AUTHORS_APPS`); `ai_studio.json`, `calendar.json` and `trending.json` are read
+(`AUTHORS_APPS`); `ai_studio.json`, `calendar.json` and `trending.json` are read
 where present (`streams.read_persona`); `ai_studio_memory.json` and `persona.html` are
 released but not read. `check_folder` finds the layout and personas of a `data_dir` and
 names the first missing file in one line.
@@ -36,9 +36,14 @@ from pathlib import Path
 from typing import Final, Literal
 
 from inspect_personamem.data.release import PinnedSource, Release, ReleasedFile
-from inspect_personamem.datasets.v3.persona.streams import AUTHORS_APPS
 from inspect_personamem.errors import PersonaMemDataError
 
+App = Literal["instagram", "facebook", "threads", "chatbot", "ai_studio"]
+APPS: Final[tuple[App, ...]] = ("instagram", "facebook", "threads", "chatbot", "ai_studio")
+"""The apps whose files are lists of events, in the order ties in time are merged."""
+AUTHORS_APPS: Final[tuple[App, ...]] = ("instagram", "facebook", "threads", "chatbot")
+"""The apps of the authors' masked view and long-context text (`APPS` in
+`backend_query.py`@00c8a9f0 and @af993eb8): required here."""
 REPO_ID: Final = "bowen-upenn/PersonaMem-v3"
 """The hub dataset and the GitHub repository share this name."""
 HUB_REVISION: Final = "7b00a090b35b7293e6efeeb19494207f32b5a9ee"

@@ -1,9 +1,10 @@
 """How PersonaMem-v3 reads a reply's ranking and scores it: graded NDCG@k over a candidate
-slate, and the lifecycle task's match rate and score.
+slate (the three ranking tasks, one `Slate` rule each: the key their reply gives its
+ranking under, and how their instance marks the slate).
 
 Sources (bowen-upenn/PersonaMem-v3; full hashes in the shared COMMITS.md):
 
-- the reply is read by `extract_json_from_response`, data_preparation/utils.py@20776117;
+- the reply is read by `extract_json_from_response` (`reading.reply.extract_json`);
 - which key holds the ranking, and the identity fallback of an invalid permutation,
   results/_scripts/recompute_ndcg.py@8e2a111f (`_ranking`, `_labels_for_user`,
   `_new_ndcg`), the script that recomputed the published NDCG@5;
@@ -20,18 +21,19 @@ Sources (bowen-upenn/PersonaMem-v3; full hashes in the shared COMMITS.md):
   Whether they clamp a negative NDCG at 0 is not known (`floor_at_zero`, off). A
   repeated item gains the filler grade after its first place, so no reply scores above
   the ideal (their permutation check dedups, so repeats reach the function).
-- lifecycle: evaluation/tasks/e5_horizon_lifecycle.py@b8d90778 (`compute_e5_metrics`,
-  the runner's pairing of pre and post rows); the same code at 0f0f386e.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Final
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from inspect_personamem.datasets.v3.reading.reply import extract_json, is_substantive
+from inspect_personamem.datasets.v3.reading.scale import Headline
+from inspect_personamem.datasets.v3.rules.score import Rule, RuleScore, candidate_count
 
 POSITIVE_GRADE: Final = 2.0
 """Grade of the held-out item (recsys, hidden persona) or a directive positive (@AI)."""
@@ -42,40 +44,6 @@ FILLER_GRADE: Final = 1.0
 comments give)."""
 NDCG_K: Final = 5
 """The headline cut-off (`ndcg_at_5`)."""
-
-AT_AI_TASK: Final = "at_ai_directive_followup"
-HIDDEN_PERSONA_TASK: Final = "hidden_persona_recommendation"
-"""The two ranking tasks read differently here; the three are `tasks.RANKING_TASKS`."""
-
-_FENCE = re.compile(r"```(?:json)?\s*\n?(.*?)\n?\s*```", re.DOTALL)
-
-
-def extract_json(text: str | None) -> object:
-    """The JSON a reply carries, or None: `extract_json_from_response`,
-    data_preparation/utils.py@20776117.
-
-    The first fenced block (```json or ```) if any, else the whole reply, stripped; parsed
-    as JSON; failing that, the span from the first `[` to the last `]`, then from the
-    first `{` to the last `}`. One difference: the authors try `json_repair` before the
-    spans when it is installed; it is not a dependency here, so a reply only it could
-    mend reads as None.
-    """
-    if not text:
-        return None
-    fenced = _FENCE.search(text)
-    candidate = fenced.group(1).strip() if fenced else text.strip()
-    try:
-        return json.loads(candidate)
-    except json.JSONDecodeError:
-        pass
-    for opening, closing in (("[", "]"), ("{", "}")):
-        start, end = candidate.find(opening), candidate.rfind(closing)
-        if start != -1 and end > start:
-            try:
-                return json.loads(candidate[start : end + 1])
-            except json.JSONDecodeError:
-                continue
-    return None
 
 
 def _is_permutation(ranked: object, n_candidates: int) -> bool:
@@ -110,22 +78,6 @@ def parse_ranking(
     return list(ranked) if isinstance(ranked, list) else []
 
 
-def ranking_key(task_type: str) -> str:
-    """`ranked_indices` for the @AI task, `ranked_indexes` for the others (the key each
-    task's prompt asks for; recompute_ndcg.py@8e2a111f `_ranking`)."""
-    return "ranked_indices" if task_type == AT_AI_TASK else "ranked_indexes"
-
-
-def task_ranking(reply: str | None, task_type: str, n_candidates: int) -> list[object]:
-    """A ranking task's reply read as the published recompute read it."""
-    return parse_ranking(
-        reply,
-        key=ranking_key(task_type),
-        n_candidates=n_candidates,
-        require_permutation=task_type == AT_AI_TASK,
-    )
-
-
 @dataclass(frozen=True)
 class SlateLabels:
     """What a ranking instance marks on its slate (`_labels_for_user`)."""
@@ -135,39 +87,10 @@ class SlateLabels:
     n_candidates: int
 
 
-def slate_labels(task_type: str, instance: Mapping[str, object]) -> SlateLabels:
-    """The labels of one ranking instance (`instance_full` of test.json).
-
-    @AI: `positive_indices` and `carveout_indices`. Recsys and hidden persona: the
-    single `held_out_idx` (no positive when it is not an integer) and
-    `hard_negative_idxs`. `n_candidates` is the length of `candidates`
-    (recompute_ndcg.py@8e2a111f `_labels_for_user`).
-    """
-    candidates = instance.get("candidates")
-    n = len(candidates) if isinstance(candidates, list) else 0
-    if task_type == AT_AI_TASK:
-        positives = _int_set(instance.get("positive_indices"))
-        hard = _int_set(instance.get("carveout_indices"))
-    else:
-        held_out = instance.get("held_out_idx")
-        positives = frozenset({held_out}) if isinstance(held_out, int) else frozenset()
-        hard = _int_set(instance.get("hard_negative_idxs"))
-    return SlateLabels(positives, hard, n)
-
-
 def _int_set(value: object) -> frozenset[int]:
     if not isinstance(value, list):
         return frozenset()
     return frozenset(item for item in value if isinstance(item, int))
-
-
-def filler_grade_for(task_type: str, hard_negatives: Collection[int]) -> float:
-    """0 for a hidden-persona slate without hard negatives (binary relevance, which
-    "avoids the graded-NDCG ~75% floor"), else `FILLER_GRADE` (recompute_ndcg.py@8e2a111f
-    `_new_ndcg`)."""
-    if task_type == HIDDEN_PERSONA_TASK and not hard_negatives:
-        return 0.0
-    return FILLER_GRADE
 
 
 def _discount(position: int) -> float:
@@ -237,53 +160,91 @@ def _grade(
     return filler_grade
 
 
-def task_ndcg(reply: str | None, task_type: str, labels: SlateLabels, k: int = NDCG_K) -> float:
-    """One ranking task's NDCG@k as the published recompute scored it: the reply read by
-    `task_ranking`, the filler grade by `filler_grade_for` (recompute_ndcg.py@8e2a111f
-    `_new_ndcg`). The published value is this times 100."""
-    ranked = task_ranking(reply, task_type, labels.n_candidates)
-    grade = filler_grade_for(task_type, labels.hard_negatives)
-    return graded_ndcg_at_k(ranked, labels.positives, labels.hard_negatives, k, filler_grade=grade)
+def ranking_reply(key: str, order: Sequence[int]) -> str:
+    """A reply giving `order` under `key`, as a ranking task's prompt asks for it."""
+    return json.dumps({key: list(order)})
 
 
-# --- short_vs_long_term_lifecycle ----------------------------------------------------
+@dataclass(frozen=True)
+class Slate(Rule):
+    """A ranking task's rule: graded NDCG@5 over the slate as the published recompute
+    scored it (recompute_ndcg.py@8e2a111f `_ranking`, `_labels_for_user`, `_new_ndcg`).
 
-LIFECYCLE_KEY: Final = "ranked_indices"
+    `key` is the reply's key the task's prompt asks for (`ranked_indices` for the @AI
+    task, `ranked_indexes` for the others). A `directive` slate (@AI) is labelled by
+    `positive_indices` and `carveout_indices` and its ranking must be a permutation
+    (else the identity order); the others by the single `held_out_idx` and
+    `hard_negative_idxs`, the ranking kept as given. `binary_without_negatives`: a slate
+    without hard negatives is graded with filler 0 (binary relevance, which "avoids the
+    graded-NDCG ~75% floor"; hidden persona)."""
 
+    key: str
+    directive: bool = False
+    binary_without_negatives: bool = False
 
-def lifecycle_ranking(reply: str | None, n_candidates: int) -> list[object]:
-    """A lifecycle probe's reply read as the E5 runner reads it: `ranked_indices`, the
-    identity order when it is not a permutation (e5_horizon_lifecycle.py@b8d90778)."""
-    return parse_ranking(
-        reply, key=LIFECYCLE_KEY, n_candidates=n_candidates, require_permutation=True
-    )
+    def ranking(self, reply: str | None, n_candidates: int) -> list[object]:
+        """The reply read as the published recompute read it (`parse_ranking`)."""
+        return parse_ranking(
+            reply, key=self.key, n_candidates=n_candidates, require_permutation=self.directive
+        )
 
+    def labels(self, instance: Mapping[str, object]) -> SlateLabels:
+        """The labels of one ranking instance (`instance_full` of test.json);
+        `n_candidates` is the length of `candidates`."""
+        candidates = instance.get("candidates")
+        n = len(candidates) if isinstance(candidates, list) else 0
+        if self.directive:
+            positives = _int_set(instance.get("positive_indices"))
+            hard = _int_set(instance.get("carveout_indices"))
+        else:
+            held_out = instance.get("held_out_idx")
+            positives = frozenset({held_out}) if isinstance(held_out, int) else frozenset()
+            hard = _int_set(instance.get("hard_negative_idxs"))
+        return SlateLabels(positives, hard, n)
 
-def match_rate_at_3(ranked: Sequence[object], matching: Collection[int]) -> float:
-    """`match_rate_at_3`: how many of the top 3 are on-topic (`matching_indices`), over
-    3 (not over the number of matches), 0 when nothing matches
-    (e5_horizon_lifecycle.py@b8d90778 `compute_e5_metrics`)."""
-    if not matching:
-        return 0.0
-    top3 = set(_hashable(ranked[:3]))
-    return len(top3 & set(matching)) / 3.0
+    def filler_grade(self, hard_negatives: Collection[int]) -> float:
+        """0 for a `binary_without_negatives` slate without hard negatives, else
+        `FILLER_GRADE`."""
+        if self.binary_without_negatives and not hard_negatives:
+            return 0.0
+        return FILLER_GRADE
 
+    def ndcg(self, reply: str | None, labels: SlateLabels, k: int = NDCG_K) -> float:
+        """The task's NDCG@k as the published recompute scored it. The published value is
+        this times 100."""
+        ranked = self.ranking(reply, labels.n_candidates)
+        grade = self.filler_grade(labels.hard_negatives)
+        return graded_ndcg_at_k(
+            ranked, labels.positives, labels.hard_negatives, k, filler_grade=grade
+        )
 
-def _hashable(items: Sequence[object]) -> list[object]:
-    out = []
-    for item in items:
-        try:
-            hash(item)
-        except TypeError:
-            continue
-        out.append(item)
-    return out
+    def score(
+        self, reply: str, fields: Mapping[str, Any], query_id: str, headline: Headline
+    ) -> RuleScore:
+        labels = replace(self.labels(fields), n_candidates=candidate_count(fields))
+        ndcg = self.ndcg(reply, labels)
+        metrics: dict[str, object] = {"ndcg_at_5": ndcg}
+        return RuleScore(ndcg, headline.accuracy(metrics), metrics, is_substantive(reply))
 
+    def missing(self, fields: Mapping[str, Any]) -> str:
+        if candidate_count(fields) <= 0:
+            return "field `candidates`: no candidate slate"
+        labels = self.labels(fields)
+        if self.directive and not labels.positives | labels.hard_negatives:
+            # a "less of it" directive has carve-outs alone: its ranking is still graded
+            return "fields `positive_indices` and `carveout_indices`: neither names an index"
+        if not self.directive and not labels.positives:
+            return "field `held_out_idx`: not an integer index on the slate"
+        return ""
 
-def lifecycle_score(pre_match_rate: float, post_match_rate: float) -> float:
-    """`lifecycle_score` = pre.match_rate_at_3 - post.match_rate_at_3, in [-1, 1]: +1 keeps
-    the short-term interest on top while it is live and drops it after its stop, -1 the
-    reverse. One paired row per canonical that has both probes
-    (e5_horizon_lifecycle.py@b8d90778 runner). Not clamped here: its 0-100 form
-    (`rules.accuracy_value`, kind `signed_unit`) clamps."""
-    return pre_match_rate - post_match_rate
+    def replies(self, instance: Mapping[str, Any]) -> tuple[str, str]:
+        """The slate's positives first, its hard negatives (carve-outs) last, the rest in
+        slate order between (@AI: a whole permutation); the low one reversed."""
+        labels = self.labels(instance)
+        middle = [
+            i
+            for i in range(labels.n_candidates)
+            if i not in labels.positives and i not in labels.hard_negatives
+        ]
+        best = [*sorted(labels.positives), *middle, *sorted(labels.hard_negatives)]
+        return ranking_reply(self.key, best), ranking_reply(self.key, best[::-1])

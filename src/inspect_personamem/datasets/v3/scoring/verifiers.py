@@ -14,7 +14,7 @@ As the authors' runner:
 - `tool_call_rules` are recorded (passes and fails) and change no score;
 - `final_state_expected`'s `must_contain_count` failing where it asks for a write gives
   the status `failed_writes`, else a failed output-quality check `failed_quality`; either
-  scores the row 0 (`rules.FAILED_STATUSES`; aggregate_eval's `_accuracy_value`).
+  scores the row 0 (`reading.scale.FAILED_STATUSES`; aggregate_eval's `_accuracy_value`).
 
 Where ours differs:
 
@@ -33,11 +33,8 @@ Where ours differs:
   an error naming the rule (`ActionRuleError`), where theirs records `parse_error` and
   counts it neither passed nor failed; the whole rule must match, where their
   `re.match` ignores what follows a matching start.
-- The verifiers read a write's text and hashtags from the event's `caption` / `text` /
-  `body` and `hashtags` (theirs), and else from `content.caption` and
-  `source_hashtags`, where the authors' own servers write them (_social_server.py@
-  1549bc98 `create_post`): read literally, their verifier finds no caption in any of
-  their runs' writes, and every send_post or cross-app repost fails its check.
+- The output-quality verifiers (`rules.quality`) read a write's text where the authors'
+  servers put it (that module's docstring).
 - `final_state_expected` may say `writes: [tool, ...]` (the E6 builders' shape, which
   their `_check_final_state` does not read): here, exactly those writes (each listed
   tool as many times as listed, and no other write); `writes: []` asks for none. Any
@@ -50,8 +47,10 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
+
+from inspect_personamem.datasets.v3.rules.quality import Checks, Quality, Traced, Verifier
 
 ANY_WRITE: Final = "__any_write__"
 """The sentinel of "any write tool" in `tool_call_rules`."""
@@ -60,16 +59,6 @@ STATUS_OK: Final = "ok"
 
 class ActionRuleError(ValueError):
     """A `tool_call_rules` or `final_state_expected` entry no check here reads."""
-
-
-@dataclass(frozen=True)
-class Traced:
-    """One counted tool call: the registry's tool name, the arguments searched, and
-    whether it wrote."""
-
-    name: str
-    args: Mapping[str, Any]
-    written: bool = False
 
 
 def tool_name(name: str) -> str:
@@ -199,22 +188,8 @@ def final_state_problem(expected: object) -> str:
     return ""
 
 
-class _Checks:
-    """Named checks, each `results` entry (name, "pass" or "fail (...)"), counted."""
-
-    results: tuple[tuple[str, str], ...]
-
-    @property
-    def passed(self) -> int:
-        return sum(result == "pass" for _, result in self.results)
-
-    @property
-    def failed(self) -> int:
-        return len(self.results) - self.passed
-
-
 @dataclass(frozen=True)
-class FinalState(_Checks):
+class FinalState(Checks):
     """`_check_final_state`'s report: each rule's result, the failures of the writes it
     asks for (`must_contain_failed`) and of those it forbids, and whether it asks for a
     write at all (`requires_write`: only then does a failure fail the row)."""
@@ -249,205 +224,20 @@ def check_final_state(expected: Mapping[str, Any], writes: Sequence[Traced]) -> 
     return FinalState(tuple(results), contain_failed, forbid_failed, bool(wanted or listed))
 
 
-# --- output quality (agentic_verifiers.py@25a27933) -----------------------------------
-
-_STOPWORD_TEXT: Final = (
-    "a an and are as at be but by do does for from has have in is it its of "
-    "on or so that the their them they this to was were will with you your "
-    "i me my we our us he she him her his hers what where when how why which "
-    "than then there here some any all not no yes if just like"
-)
-_STOPWORDS: Final = frozenset(_STOPWORD_TEXT.split())
-_PUNCT: Final = re.compile(r"[^a-z0-9\s]+")
-_HASHTAG: Final = re.compile(r"#[a-z0-9_]+")
-_FRIEND: Final = re.compile(r"\bfriend_\d+\b")
-_MENTION: Final = re.compile(r"@\w+")
-_SENTENCE_END: Final = re.compile(r"[.!?]+")
-_BULLETS: Final = "-•*0123456789"
-
-
-def content_tokens(text: str) -> set[str]:
-    """`_tokens`: lower-cased words of letters only, punctuation as spaces, less the
-    stopwords."""
-    cleaned = _PUNCT.sub(" ", (text or "").lower())
-    return {word for word in cleaned.split() if word.isalpha() and word not in _STOPWORDS}
-
-
-def _tags(items: object) -> set[str]:
-    listed = items if isinstance(items, list) else []
-    return {str(item).lower().lstrip("#") for item in listed if item}
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _of(writes: Sequence[Traced], suffix: str) -> list[Traced]:
-    """`_writes_for`: the writes whose tool ends with `suffix`."""
-    return [write for write in writes if write.name.endswith(suffix)]
-
-
-def _caption(event: Mapping[str, Any]) -> object:
-    content = event.get("content")
-    nested = content.get("caption") if isinstance(content, Mapping) else None
-    return event.get("caption") or event.get("text") or event.get("body") or nested
-
-
-def _captions(writes: Sequence[Traced]) -> str:
-    """`_captions_from_writes`, joined: each event's caption, else text, else body, else
-    (ours) `content.caption`, where the authors' servers put it."""
-    return " ".join(str(text) for w in writes if (text := _caption(w.args)))
-
-
-def _written_tags(writes: Sequence[Traced]) -> set[str]:
-    """`_hashtags_from_writes`: each event's `hashtags`, else (ours) `source_hashtags`."""
-    tags = (w.args.get("hashtags") or w.args.get("source_hashtags") or [] for w in writes)
-    return _tags([tag for listed in tags if isinstance(listed, list) for tag in listed])
-
-
-@dataclass(frozen=True)
-class Quality(_Checks):
-    """A verifier's checks (the authors' `details`)."""
-
-    results: tuple[tuple[str, str], ...] = field(default_factory=tuple)
-
-
-def _check(name: str, ok: bool, why: str = "") -> tuple[str, str]:
-    return (name, "pass" if ok else ("fail" + (f" ({why})" if why else "")))
-
-
-Verifier = Callable[[Mapping[str, Any], str, Sequence[Traced]], Quality]
-
-
-def _send_post(inst: Mapping[str, Any], text: str, writes: Sequence[Traced]) -> Quality:
-    posts = _of(writes, f"{_text(inst.get('target_app'))}_create_post")
-    if not posts:
-        return Quality(
-            (("post_on_target_app", "fail (no post)"), ("addresses_context", "fail (no post)"))
-        )
-    wanted = content_tokens(_text(inst.get("context")))
-    shared = wanted & content_tokens(_captions(posts))
-    ok = len(shared) >= 2 or len(wanted) <= 3
-    return Quality(
-        (
-            _check("post_on_target_app", True),
-            _check("addresses_context", ok, f"{len(shared)} shared"),
-        )
-    )
-
-
-def _cross_app_repost(inst: Mapping[str, Any], text: str, writes: Sequence[Traced]) -> Quality:
-    posts = _of(writes, f"{_text(inst.get('target_app')) or 'threads'}_create_post")
-    if not posts:
-        return Quality((("repost_was_created", "fail (no post)"),))
-    source = inst.get("source_post")
-    source = source if isinstance(source, Mapping) else {}
-    tags = len(_tags(source.get("hashtags")) & _written_tags(posts))
-    words_a, words_b = (
-        content_tokens(_text(source.get("caption"))),
-        content_tokens(_captions(posts)),
-    )
-    union = words_a | words_b
-    jaccard = len(words_a & words_b) / len(union) if union else 0.0
-    ok = tags >= 1 or jaccard >= 0.3
-    return Quality((_check("references_source", ok, f"h={tags}, t_jacc={jaccard:.2f}"),))
-
-
-def _auto_reply(inst: Mapping[str, Any], text: str, writes: Sequence[Traced]) -> Quality:
-    sent = _of(writes, f"{_text(inst.get('target_app'))}_send_dm")
-    if not sent:
-        return Quality(
-            (("dm_was_sent", "fail (no DM in overlay)"), ("addresses_inbound", "fail (no DM)"))
-        )
-    inbound = content_tokens(_text(inst.get("inbound_message")))
-    shared = inbound & content_tokens(_captions(sent) or text)
-    ok = len(shared) >= 1 or len(inbound) <= 3
-    return Quality(
-        (_check("dm_was_sent", True), _check("addresses_inbound", ok, "no content-word overlap"))
-    )
-
-
-def _vague_refind(inst: Mapping[str, Any], text: str, writes: Sequence[Traced]) -> Quality:
-    topic = _text(inst.get("topic"))
-    wanted = content_tokens(topic)
-    if not wanted:
-        return Quality((("vacuous_topic", "pass"),))
-    ok = bool(wanted & content_tokens(text)) or topic.lower() in text.lower()
-    return Quality((_check("response_mentions_topic", ok),))
-
-
-def _dm_digest(inst: Mapping[str, Any], text: str, writes: Sequence[Traced]) -> Quality:
-    lower = text.lower()
-    named = inst.get("dm_correspondents")
-    if isinstance(named, list) and named:
-        hits = sum(str(name).lower() in lower for name in named)
-        return Quality((_check("named_>=2_correspondents", hits >= 2, str(hits)),))
-    friends, mentions = len(_FRIEND.findall(lower)), len(_MENTION.findall(text))
-    capitalized = sum(w[:1].isupper() and len(w) > 2 and w[1:].islower() for w in text.split())
-    ok = len(content_tokens(text)) >= 25 and (friends >= 1 or mentions >= 1 or capitalized >= 2)
-    return Quality((_check("specific_summary", ok),))
-
-
-def _group_dm_summary(inst: Mapping[str, Any], text: str, writes: Sequence[Traced]) -> Quality:
-    lower = text.lower()
-    checks = [
-        _check("no_unsolicited_send", not _of(writes, f"{_text(inst.get('target_app'))}_send_dm"))
-    ]
-    people = inst.get("participants")
-    if isinstance(people, list) and people:
-        hits = sum(str(person).lower() in lower for person in people)
-        checks.append(_check(f"named_participants_>=2 (got {hits})", hits >= 2))
-    else:
-        checks.append(_check("nontrivial_summary", len(content_tokens(text)) >= 10))
-    topics = _tags(inst.get("topic_hints"))
-    if topics:
-        hits = sum(topic in lower for topic in topics)
-        checks.append(_check(f"covered_topics_>=2 (got {hits})", hits >= 2))
-    return Quality(tuple(checks))
-
-
-def _daily_catchup(inst: Mapping[str, Any], text: str, writes: Sequence[Traced]) -> Quality:
-    lines = [line.strip() for line in text.split("\n") if line.strip()]
-    bullets = sum(line[0] in _BULLETS or line.startswith(">") for line in lines)
-    sentences = sum(len(part.strip()) > 20 for part in _SENTENCE_END.split(text))
-    items = max(bullets, sentences)
-    return Quality((_check("surfaced_>=3_items", items >= 3, str(items)),))
-
-
-def _trending_alert(inst: Mapping[str, Any], text: str, writes: Sequence[Traced]) -> Quality:
-    tags = len(set(_HASHTAG.findall(text.lower())))
-    ok = tags >= 2 and len(content_tokens(text)) >= 6
-    return Quality((_check("named_>=2_trending_hashtags", ok, f"{tags} hashtags"),))
-
-
-OUTPUT_VERIFIERS: Final[Mapping[str, Verifier]] = {
-    "agentic_send_post": _send_post,
-    "agentic_cross_app_repost": _cross_app_repost,
-    "agentic_auto_reply": _auto_reply,
-    "agentic_vague_refind": _vague_refind,
-    "agentic_dm_digest": _dm_digest,
-    "agentic_group_dm_summary": _group_dm_summary,
-    "agentic_proactive_daily_catchup": _daily_catchup,
-    "agentic_trending_alert": _trending_alert,
-}
-"""`OUTPUT_VERIFIERS` for the task types `tasks.TASK_TYPES` has; none for
-`agentic_community_post` (their registry keys T6 as `agentic_user_tone_post`) nor for a
-proactive type: no check, as their `run_output_verifier` gives an unknown type."""
-
-
 # --- the row ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class ActionChecks:
     """An agent run's checks and the status they give its row (`ok`, `failed_writes`,
-    `failed_quality`)."""
+    `failed_quality`), with why where it fails."""
 
     tool_call_rules: Mapping[str, str]
     final_state: FinalState | None
     output_quality: Quality
     writes: int
     status: str
+    why: str = ""
 
     def metrics(self) -> dict[str, object]:
         """The counts the authors' runner adds to a row's metrics."""
@@ -494,10 +284,20 @@ def rules_problem(fields: Mapping[str, Any]) -> str:
 
 
 def check_actions(
-    task_type: str, instance: Mapping[str, Any], response: str, actions: Mapping[str, Any]
+    verifier: Verifier | None,
+    instance: Mapping[str, Any],
+    response: str,
+    actions: Mapping[str, Any],
 ) -> ActionChecks:
-    """An agent run's checks (`_dispatch_and_score`, mcp_agent): `instance` the row's
-    fields, `response` the reply's judged text, `actions` the run's record."""
+    """An agent run's checks (`_dispatch_and_score`, mcp_agent): `verifier` the task
+    type's output-quality verifier (None: no check), `instance` the row's fields,
+    `response` the reply's judged text, `actions` the run's record.
+
+    The status is the agentic dispatch's (`failed_writes`, `failed_quality`), else, on a
+    proactive row whose `expected_behavior` is `restrain`, `failed_writes` for any
+    write (ours: the authors' polarity note says "Acting at all is wrong here", and
+    their agent setting gives proactive rows read-only tools, so their runner never
+    meets a write)."""
     calls = trace(actions)
     writes = [call for call in calls if call.written]
     rules = instance.get("tool_call_rules") or []
@@ -506,11 +306,17 @@ def check_actions(
     reported = check_tool_call_rules(rules, calls)
     expected = instance.get("final_state_expected")
     state = check_final_state(expected, writes) if expected else None
-    verifier = OUTPUT_VERIFIERS.get(task_type)
     quality = verifier(instance, response, writes) if verifier else Quality()
-    status = STATUS_OK
+    status, why = STATUS_OK, ""
     if state is not None and state.requires_write and state.must_contain_failed:
         status = "failed_writes"
     elif quality.failed:
         status = "failed_quality"
-    return ActionChecks(reported, state, quality, len(writes), status)
+    if status != STATUS_OK:
+        failed = state if status == "failed_writes" else None
+        results = (failed or quality).results
+        why = "; ".join(f"{name}: {result}" for name, result in results if result != "pass")
+    elif instance.get("expected_behavior") == "restrain" and writes:
+        status = "failed_writes"
+        why = f"{len(writes)} write(s) where silence is right (restrain)"
+    return ActionChecks(reported, state, quality, len(writes), status, why)

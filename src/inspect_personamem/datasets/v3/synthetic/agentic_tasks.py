@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from inspect_personamem.datasets.v3.persona.streams import App
+from inspect_personamem.datasets.v3.release.spec import App
 from inspect_personamem.datasets.v3.synthetic.instance import Built, Cells, Made, each, gold
 from inspect_personamem.datasets.v3.synthetic.vocabulary import SOCIAL
 from inspect_personamem.datasets.v3.synthetic.world import DAY, HOUR, Query, Ref, World

@@ -2,8 +2,8 @@
 events its queries rest on and returns its `k` queries (`Built`), each with its instance
 fields and the row cells its type sets (`Cells`). One builder per task type, by family
 (`personalization`, `recommendation`, `over_personalization`, `agentic_tasks`,
-`agentic_proactiveness`), each a function named after its type; `builders.BUILDERS`
-names them all.
+`agentic_proactiveness`), each a function named after its type, which the type's
+object holds (`task_types`, `TaskType.instance`).
 
 An instance holds every field its prompt builder reads (`samples.PROMPTS`) and the fields
 the rules and judges take (`rules`, `ranking`, `judge`), under the authors' names where

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any, Final
 
-from inspect_personamem.datasets.v3.persona.streams import App
+from inspect_personamem.datasets.v3.release.spec import App
 from inspect_personamem.datasets.v3.synthetic.instance import (
     Built,
     Cells,

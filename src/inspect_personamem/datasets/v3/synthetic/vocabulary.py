@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from inspect_personamem.datasets.v3.persona.streams import App
+from inspect_personamem.datasets.v3.release.spec import App
 
 APP_NAME: Final[Mapping[str, str]] = {
     "instagram": "Instagram",

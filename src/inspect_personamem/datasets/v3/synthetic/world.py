@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from typing import Any, Final
 
 from inspect_personamem.data.synthetic import Text
-from inspect_personamem.datasets.v3.persona.streams import APPS, App
+from inspect_personamem.datasets.v3.release.spec import APPS, App
 from inspect_personamem.datasets.v3.synthetic.vocabulary import (
     APP_NAME,
     CITIES,

@@ -1,0 +1,226 @@
+"""The chatbot-style templates of evaluation/prompts.py@dc56d425, with
+`history_block=None` (the history reaches the model through the history axis instead):
+`chatbot_response_prompt`, `chatbot_control_prompt` (the `control` arm),
+`e6_active_mistake_prevention_prompt`, `over_personalization_repetition_recsys_prompt`,
+`over_personalization_repetition_chatbot_prompt`, `scenario_prompt`.
+
+Which runner calls which: `chatbot_response.py`@03237d09 (`run_task_b`: the chatbot
+arms), `personal_qa_hallucination.py`@6a2480b5 (`chatbot_response_prompt` with no prior
+turns), `over_personalization.py`@11d3bf48 (C1c, C2). Where ours differs, and why:
+
+- every template places the history block in a section of its own and leaves the
+  section out when the block is None, as the agent modes call it: so here;
+- the repetition tasks run a cluster of queries in one sequence, each prompt listing the
+  model's own earlier replies (`run_task_c1c`); a sample here is one query asked as the
+  cluster's first, with no earlier replies (a solver that threads a cluster is later work);
+- six task types whose runner was not read at all (geo shift, hidden-persona QA,
+  preference shift, lifecycle, new suggestions, sycophancy) use the chatbot template on
+  the instance's `user_query`, as `personal_qa_hallucination`'s runner says its sibling
+  `hidden_persona_implicit_qa` does; a lifecycle or geo-shift slate, if their instances
+  hold one, is not shown yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from inspect_personamem.datasets.v3.prompts.shown import Prompt, Shown
+
+CHAT: Final = "prompts.py@dc56d425 chatbot_response_prompt"
+"""The source of the chatbot template, as a task type's `TaskPrompt` names it."""
+
+
+def _prior(turns: Sequence[Mapping[str, Any]]) -> str:
+    if not turns:
+        return ""
+    lines = "\n".join(f"- {m.get('role', '?')}: {m.get('content', '')}" for m in turns)
+    return f"\n## Prior conversation turns\n{lines}\n"
+
+
+def chatbot_response_prompt(user_query: str, prior: Sequence[Mapping[str, Any]]) -> str:
+    """`prompts.chatbot_response_prompt` with `history_block=None`."""
+    return f"""# Task: produce a chatbot response
+
+You are a personalized AI assistant for this user. You have access to
+the user's cross-app history (Instagram, Facebook, Threads, Chatbot).
+Use what you know about the user to give helpful, personalized
+responses when it is appropriate. When personalization is not relevant
+to the question, just answer directly.
+
+{_prior(prior)}
+
+## Current user query
+{user_query}
+
+## Output
+Respond with a single fenced ```json``` block:
+```json
+{{
+  "response": "the assistant's reply, as plain text",
+  "reasoning": "optional short rationale (<=2 sentences)"
+}}
+```
+"""
+
+
+def chatbot_control_prompt(user_query: str, prior: Sequence[Mapping[str, Any]]) -> str:
+    """`prompts.chatbot_control_prompt` with `history_block=None`."""
+    return f"""# Task: produce a helpful chatbot response
+
+The user is in a chat with an AI assistant on the Chatbot app. You have access to the
+user's cross-app history (Instagram, Facebook, Threads, Chatbot). Generate the next
+assistant response.
+
+Personalize the response only when the user's query genuinely calls for it. Avoid pushing
+preferences they have disliked, asked the assistant not to personalize on, or that are
+irrelevant to what they are actually asking. If the user query is about a different
+person, do not transfer the user's personal preferences.
+
+{_prior(prior)}
+
+## Current user query
+{user_query}
+
+## Output
+```json
+{{
+  "response": "the assistant's reply, as plain text"
+}}
+```
+"""
+
+
+def chatbot(shown: Shown) -> Prompt:
+    """`run_task_b`: the `control` arm's template, else the personalized one."""
+    query = shown.text("user_query")
+    prior = shown.records("prior_conversation", required=False)
+    if shown.optional("arm", "proactive") == "control":
+        return Prompt(chatbot_control_prompt(query, prior))
+    return Prompt(chatbot_response_prompt(query, prior))
+
+
+def chatbot_no_prior(shown: Shown) -> Prompt:
+    """`run_personal_qa_hallucination`: the chatbot template, no prior turns."""
+    return Prompt(chatbot_response_prompt(shown.text("user_query"), []))
+
+
+def mistake_prevention(shown: Shown) -> Prompt:
+    """`prompts.e6_active_mistake_prevention_prompt` with `history_block=None` (an empty
+    `user_query` is the proactive mode)."""
+    query = shown.text("user_query", empty=True)
+    if query and query.strip():
+        mode_block = f"""## Current user query
+{query}
+
+## Your job (reactive mode)
+- Answer the user's question helpfully.
+- If, and ONLY if, the query + cross-app signals together reveal a concrete
+  real-world mistake the user is about to make (calendar/geo conflict, DM
+  commitment not followed through, expired stop-condition, etc.), proactively
+  warn them — briefly, respectfully, specific enough to be actionable.
+- If there is no such contradiction, do NOT warn. Answer directly and stay
+  silent on hypothetical concerns. False alarms are costly."""
+    else:
+        mode_block = """## Current user query
+(none — proactive moment; no concurrent message from the user)
+
+## Your job (proactive mode)
+- Scan the cross-app history for a concrete real-world mistake the user is
+  about to make (calendar entry vs. geo trace mismatch, calendar removal vs.
+  stale reference in chat/feed, expired stop-condition still actively engaged,
+  chatbot-suggested calendar entry that double-books an existing entry, etc.).
+- If you find ONE, volunteer a brief, respectful, specific warning. Cite the
+  two signals that contradict each other so the user can verify.
+- If you don't find one, return `response: ""` and `warned: false`. Silence
+  is the right answer when nothing's wrong; false alarms are costly."""
+    text = f"""# Task: respond to the user; proactively warn only if you detect a real mistake
+
+The user is chatting with an AI assistant. You have access to the user's cross-app
+history (calendar, geo, Instagram, Facebook, Threads, prior chatbot turns) via the
+history block below.
+
+{mode_block}
+
+## Output
+Respond with a single fenced ```json``` block:
+```json
+{{
+  "response": "the assistant's reply to the user, as plain text (empty string if proactive and no warning)",
+  "warned": true | false,
+  "reasoning": "<=2 sentences on why you chose to warn or stay silent"
+}}
+```
+"""  # noqa: E501
+    return Prompt(text)
+
+
+def repetition_recsys(shown: Shown) -> Prompt:
+    """`prompts.over_personalization_repetition_recsys_prompt` as a cluster's first call
+    (no prior recommendations) with `history_block=None`."""
+    query = shown.text("user_query")
+    text = f"""# Task: recommend something for this user
+
+The user is asking for a recommendation. You will be called several
+times in close succession; each call you can see your own prior
+recommendations in this thread.
+
+
+## User query
+
+{query}
+
+## Output
+
+```json
+{{
+  "title": "short title for the recommendation",
+  "caption": "one-sentence description, in plain prose",
+  "hashtags": ["#tag1", "#tag2", "#tag3"],
+  "reasoning": "<=2 sentences"
+}}
+```
+"""
+    return Prompt(text)
+
+
+def repetition_chatbot(shown: Shown) -> Prompt:
+    """`prompts.over_personalization_repetition_chatbot_prompt` as a cluster's first
+    call (turn #1, no prior replies) with `history_block=None`."""
+    query = shown.text("user_query")
+    text = f"""# Task: respond to a user chatbot turn
+
+You are responding to a chatbot turn from a real user.
+
+## User question (turn #1)
+
+> {query}
+
+## Output
+
+```json
+{{
+  "response": "your response — plain text, 2-5 sentences typical."
+}}
+```
+"""
+    return Prompt(text)
+
+
+def scenario(shown: Shown) -> Prompt:
+    """`prompts.scenario_prompt` with `history_block=None` (`run_task_c2` passes the
+    scenario's `query`; the name and notes are kept out by the template itself)."""
+    query = shown.text("query" if shown.has("query") else "user_query")
+    text = f"""# Task: respond to a user chat query
+
+## User query
+{query}
+
+## Output
+```json
+{{
+  "response": "the assistant's reply, as plain text"
+}}
+```
+"""
+    return Prompt(text)

@@ -1,0 +1,119 @@
+"""The slate templates, with `history_block=None`: the @AI directive's
+(`e2_at_ai_followup_prompt`, evaluation/prompts.py@dc56d425, called by
+`e2_at_ai_followup.py`@11d3bf48) and the recommendation slate's
+(`personalized_recommendation_prompt`, tasks/personalized_recommendation.py@11d3bf48;
+hidden_persona_recommendation uses "the same slate format, runtime prompt",
+`tasks/hidden_persona_recommendation.py`@065cba01's docstring). Each shows the slate's
+lines, which the sample keeps as its choices.
+"""
+
+from __future__ import annotations
+
+from inspect_personamem.datasets.v3.prompts.shown import Prompt, Shown
+
+
+def at_ai_directive(shown: Shown) -> Prompt:
+    """`prompts.e2_at_ai_followup_prompt` with `history_block=None`."""
+    action = shown.text("directive_action")
+    hashtags = shown.items("directive_hashtags", required=False)
+    message = shown.optional("directive_user_message")
+    candidates = shown.records("candidates")
+    hashtag_str = " ".join(hashtags) if hashtags else "(no hashtags on the directive event)"
+    if action in ("at_ai_recommend_more", "at_ai_focus_topic"):
+        summary = (
+            f"The user just posted **{action}** on a feed item, "
+            f"asking the in-feed AI to surface MORE content like it "
+            f"(topic signal: {hashtag_str})."
+        )
+        rule = (
+            "Rank candidates by how well they ALIGN with the topic signal above, "
+            "while still respecting the user's broader history. Top-ranked candidates "
+            "should match the directive's hashtag space."
+        )
+    else:
+        summary = (
+            f"The user just posted **{action}** on a feed item, "
+            f"telling the in-feed AI to STOP recommending content like it "
+            f"(topic signal: {hashtag_str})."
+        )
+        rule = (
+            "Rank candidates by how well they AVOID the topic signal above. "
+            "Top-ranked candidates must NOT match the directive's hashtag space — "
+            "putting a matching candidate in the top spot is a hard failure."
+        )
+    message_block = f"\n## The user's actual @ai message\n> {message}\n" if message else ""
+    lines = [
+        f"- idx {i}: content_type={c.get('content_type', '?')} | "
+        f"hashtags={c.get('hashtags', [])} | "
+        f"title={c.get('title', '')!r} | caption={c.get('caption', '')!r}"
+        f"{' | sponsored' if c.get('is_sponsored') else ''}"
+        for i, c in enumerate(candidates)
+    ]
+    cand_lines = "\n".join(lines)
+    text = f"""# Task: respond to the user's in-feed @ai directive
+
+{summary}
+{message_block}
+## Candidates (order is random, no labels)
+{cand_lines}
+
+## Your job
+{rule}
+
+## Output
+Respond with ONE fenced ```json block:
+```json
+{{
+  "ranked_indices": [<idx>, <idx>, ...],
+  "reasoning": "short explanation (<=3 sentences)"
+}}
+```
+The list must be a permutation of every idx above.
+"""
+    return Prompt(text, tuple(lines))
+
+
+def slate(shown: Shown) -> Prompt:
+    """`personalized_recommendation_prompt(instance, history_block=None)`."""
+    cands = shown.records("candidates")
+    hour = shown.number("anchor_hour_utc")
+    day = shown.text("day_label")
+    lines = [
+        f"  [{i}] {c.get('title', '')} (hashtags: {', '.join(c.get('hashtags', []))})"
+        for i, c in enumerate(cands)
+    ]
+    raw_query = shown.optional("query_text").strip()
+    if not raw_query:
+        framing = (
+            f"It's {day} {hour:02d}:00 UTC. The recommendation "
+            f"system has proposed {len(cands)} candidate items. Rank them in "
+            f"the order the user is most likely to engage with, given their "
+            f"time-masked history below."
+        )
+    else:
+        moment = shown.optional("moment").strip()
+        moment_line = f" (moment: {moment})" if moment else ""
+        framing = (
+            f"It's {day} {hour:02d}:00 UTC{moment_line}. "
+            f'The user just asked their agent: "{raw_query}"\n\n'
+            f"Below are {len(cands)} candidate items already in the user's "
+            f"feeds. Rank them in the order the user is most likely to want "
+            f"to see right now, given the moment + their time-masked history."
+        )
+    cand_lines = "\n".join(lines)
+    text = f"""# Task: personalized social-media content recommendation
+
+{framing}
+
+## Candidate slate
+{cand_lines}
+
+## Output
+Respond with ONE fenced ```json block containing the ranked indexes:
+```json
+{{
+  "ranked_indexes": [<idx>, <idx>, ...],
+  "reasoning": "<=2 sentences"
+}}
+```"""
+    return Prompt(text, tuple(lines))

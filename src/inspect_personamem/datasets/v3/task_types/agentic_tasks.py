@@ -1,0 +1,116 @@
+"""The agentic-tasks family (Figure 4): the agent posts, sends, digests, summarizes,
+reposts, replies, refinds, catches up and alerts on the user's behalf. Each is judged by
+the per-dim rubric on the reply's first non-empty `final_answer`, `response`,
+`summary` or `reply_to_user` (tasks/agentic_tasks.py@0628f60d, the generic dispatch,
+which applies no substantive gate), and an agent run of it checked by its
+output-quality verifier where the authors' registry has one (`rules.quality`)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from inspect_personamem.datasets.v3.judges.rubric import AGENTIC_TEXT_KEYS, Rubric
+from inspect_personamem.datasets.v3.judges.rubric_texts import APPLICABILITY
+from inspect_personamem.datasets.v3.prompts import agentic
+from inspect_personamem.datasets.v3.prompts.shown import Builder, TaskPrompt
+from inspect_personamem.datasets.v3.rules import quality
+from inspect_personamem.datasets.v3.rules.quality import Verifier
+from inspect_personamem.datasets.v3.synthetic import agentic_tasks as instances
+from inspect_personamem.datasets.v3.synthetic.instance import InstanceBuilder
+from inspect_personamem.datasets.v3.task_types.base import PR, TaskType
+
+
+def _agentic(
+    name: str,
+    build: Builder,
+    template: str,
+    verifier: Verifier | None,
+    instance: InstanceBuilder,
+    *,
+    heavy: bool = False,
+) -> TaskType:
+    """An agentic type: its rubric row is the authors' `APPLICABILITY` row of its name
+    (none for `agentic_community_post`: no maximum, unscored)."""
+    return TaskType(
+        name,
+        "agentic_tasks",
+        *PR,
+        TaskPrompt(build, f"prompts_agentic {template}", "INFERRED"),
+        Rubric(APPLICABILITY.get(name, {}), text_keys=AGENTIC_TEXT_KEYS),
+        instance,
+        heavy=heavy,
+        verifier=verifier,
+    )
+
+
+TYPES: Final = (
+    _agentic(
+        "agentic_community_post",
+        agentic.t6_community_post,
+        "t6",
+        None,
+        instances.agentic_community_post,
+        heavy=True,
+    ),
+    _agentic(
+        "agentic_send_post",
+        agentic.t13_send_post,
+        "t13",
+        quality.send_post,
+        instances.agentic_send_post,
+        heavy=True,
+    ),
+    _agentic(
+        "agentic_dm_digest",
+        agentic.t8_dm_digest,
+        "t8",
+        quality.dm_digest,
+        instances.agentic_dm_digest,
+    ),
+    _agentic(
+        "agentic_group_dm_summary",
+        agentic.t16_group_dm_summary,
+        "t16",
+        quality.group_dm_summary,
+        instances.agentic_group_dm_summary,
+    ),
+    _agentic(
+        "agentic_cross_app_repost",
+        agentic.t9_cross_app_repost,
+        "t9",
+        quality.cross_app_repost,
+        instances.agentic_cross_app_repost,
+        heavy=True,
+    ),
+    _agentic(
+        "agentic_auto_reply",
+        agentic.t10_auto_reply,
+        "t10",
+        quality.auto_reply,
+        instances.agentic_auto_reply,
+        heavy=True,
+    ),
+    _agentic(
+        "agentic_vague_refind",
+        agentic.t11_vague_refind,
+        "t11",
+        quality.vague_refind,
+        instances.agentic_vague_refind,
+        heavy=True,
+    ),
+    _agentic(
+        "agentic_proactive_daily_catchup",
+        agentic.t18_daily,
+        "t18",
+        quality.daily_catchup,
+        instances.agentic_proactive_daily_catchup,
+    ),
+    _agentic(
+        "agentic_trending_alert",
+        agentic.t19_trending,
+        "t19",
+        quality.trending_alert,
+        instances.agentic_trending_alert,
+    ),
+)
+"""The agentic-tasks types, in Figure 4's order."""

@@ -1,0 +1,79 @@
+"""The personalization family (Figure 4): a chatbot reply personalized to the user, a
+local recommendation after a move, an honest abstention, a hidden motivation served, a
+preference shift followed through."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from inspect_personamem.datasets.v3.judges.abstention import ABSTENTION
+from inspect_personamem.datasets.v3.judges.base import NotBuilt
+from inspect_personamem.datasets.v3.judges.deep_motivation import DEEP_MOTIVATION
+from inspect_personamem.datasets.v3.prompts.chatbot import CHAT, chatbot, chatbot_no_prior
+from inspect_personamem.datasets.v3.prompts.shown import TaskPrompt
+from inspect_personamem.datasets.v3.rules.geo import GeoShift
+from inspect_personamem.datasets.v3.synthetic import personalization as instances
+from inspect_personamem.datasets.v3.task_types.base import TaskType
+
+TYPES: Final = (
+    TaskType(
+        "chatbot_personalized_response",
+        "personalization",
+        "pr_preference_alignment_score",
+        "pref_align_gated",
+        "0-10, 0 on a hard rule",
+        TaskPrompt(chatbot, CHAT, "READ"),
+        NotBuilt(
+            "the newest registry's headline `pr_preference_alignment_score` is 0-10, which "
+            "only the newest (unified) rubric gives, and its prompt is in no readable version"
+        ),
+        instance=instances.chatbot_personalized_response,
+        gated=True,
+    ),
+    TaskType(
+        "local_recommendation_geo_shift",
+        "personalization",
+        "geo_shift_correctness",
+        "fraction",
+        "0 / 0.5 / 1",
+        TaskPrompt(chatbot_no_prior, CHAT, "INFERRED"),
+        GeoShift(),
+        instance=instances.local_recommendation_geo_shift,
+    ),
+    TaskType(
+        "personal_qa_hallucination",
+        "personalization",
+        "abstention_quality_0_10",
+        "0to10",
+        "0-10",
+        TaskPrompt(chatbot_no_prior, CHAT, "READ"),
+        ABSTENTION,
+        instance=instances.personal_qa_hallucination,
+        gated=True,
+    ),
+    TaskType(
+        "hidden_persona_implicit_qa",
+        "personalization",
+        "deep_motivation_alignment",
+        "0to3",
+        "0-3",
+        TaskPrompt(chatbot_no_prior, CHAT, "INFERRED"),
+        DEEP_MOTIVATION,
+        instance=instances.hidden_persona_implicit_qa,
+    ),
+    TaskType(
+        "preference_shift_followthrough",
+        "personalization",
+        "preference_shift_consistency",
+        "0to10",
+        "0-10",
+        TaskPrompt(chatbot, CHAT, "INFERRED"),
+        NotBuilt(
+            "its runner (preference_shift_followthrough.py@dfb6ec8a) calls "
+            "`judges.judge_preference_shift`, which is in no stored version of judges.py"
+        ),
+        instance=instances.preference_shift_followthrough,
+        gated=True,
+    ),
+)
+"""The personalization types, in Figure 4's order."""

@@ -1,0 +1,68 @@
+"""The recommendation family (Figure 4): three slates ranked (graded NDCG@5, as the
+authors' recompute_ndcg.py@8e2a111f `THREE`), a lifecycle probe, a new suggestion."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from inspect_personamem.datasets.v3.judges.new_suggestions import NewSuggestions
+from inspect_personamem.datasets.v3.prompts.chatbot import CHAT, chatbot, chatbot_no_prior
+from inspect_personamem.datasets.v3.prompts.shown import TaskPrompt
+from inspect_personamem.datasets.v3.prompts.slate import at_ai_directive, slate
+from inspect_personamem.datasets.v3.rules.lifecycle import Lifecycle
+from inspect_personamem.datasets.v3.rules.ranking import Slate
+from inspect_personamem.datasets.v3.synthetic import recommendation as instances
+from inspect_personamem.datasets.v3.task_types.base import NDCG, TaskType
+
+_SLATE: Final = "personalized_recommendation.py@11d3bf48"
+
+TYPES: Final = (
+    TaskType(
+        "personalized_recommendation",
+        "recommendation",
+        *NDCG,
+        TaskPrompt(slate, _SLATE, "READ", "slate"),
+        Slate("ranked_indexes"),
+        instance=instances.personalized_recommendation,
+        heavy=True,
+    ),
+    TaskType(
+        "at_ai_directive_followup",
+        "recommendation",
+        *NDCG,
+        TaskPrompt(
+            at_ai_directive, "prompts.py@dc56d425 e2_at_ai_followup_prompt", "READ", "slate"
+        ),
+        Slate("ranked_indices", directive=True),
+        instance=instances.at_ai_directive_followup,
+    ),
+    TaskType(
+        "hidden_persona_recommendation",
+        "recommendation",
+        *NDCG,
+        TaskPrompt(slate, f"{_SLATE} (docstring @065cba01)", "READ", "slate"),
+        Slate("ranked_indexes", binary_without_negatives=True),
+        instance=instances.hidden_persona_recommendation,
+    ),
+    TaskType(
+        "short_vs_long_term_lifecycle",
+        "recommendation",
+        "lifecycle_score",
+        "signed_unit",
+        "-1..1",
+        TaskPrompt(chatbot_no_prior, CHAT, "INFERRED"),
+        Lifecycle(),
+        instance=instances.short_vs_long_term_lifecycle,
+    ),
+    TaskType(
+        "new_suggestions_chatbot",
+        "recommendation",
+        "passed",
+        "fraction",
+        "0/1",
+        TaskPrompt(chatbot, CHAT, "INFERRED"),
+        NewSuggestions(),
+        instance=instances.new_suggestions_chatbot,
+    ),
+)
+"""The recommendation types, in Figure 4's order."""
