@@ -151,6 +151,17 @@ class Point:
     history: AxisValue
     answer: AxisValue
 
+    @classmethod
+    def of(
+        cls,
+        settings: Settings,
+        histories: Mapping[str, AxisValue],
+        answers: Mapping[str, AxisValue],
+    ) -> Point:
+        """The values a run's settings (its arguments, or a log's) chose in a version's
+        tables (`DatasetVersion.histories`, `answers`)."""
+        return cls(histories[str(settings["history"])], answers[str(settings["answer"])])
+
     @property
     def order(self) -> SampleOrder:
         return self.answer.order or self.history.order or "interleaved"

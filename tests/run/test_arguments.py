@@ -121,7 +121,7 @@ def test_the_parameters_come_in_the_order_the_task_takes_them() -> None:
     ],
 )
 def test_owners_are_the_axis_values_that_read_a_parameter(name: str, readers: list[str]) -> None:
-    assert owners(name) == readers
+    assert owners(name, V1) == readers
 
 
 def test_every_argument_not_given_is_its_default() -> None:

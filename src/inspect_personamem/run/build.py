@@ -63,8 +63,8 @@ def task_arguments(
 
 def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Task:
     """The `Task` of a version's run: every argument checked first (one line each), then
-    its data read and checked, the history source (the version's: by default its axis
-    value's) and the answer built, the questions ordered, and the version's samples
+    its data read and checked, the history source (the axis value the version offers)
+    and the answer built, the questions ordered, and the version's samples
     (with what the answer adds to their metadata), scorer and metrics, and what
     `inspect view` shows of its log (`run.viewer`)."""
     point = checked_point(arguments, version)
@@ -75,7 +75,7 @@ def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Ta
         lambda metadata: version.evidence(metadata, loaded.contexts),
         version.memory_prompts,
     )
-    see = version.history(point, arguments, past)
+    see = point.history.builder(past, **point.own(point.history, arguments))
     solver = point.answer.builder(
         see,
         system_messages=arguments["system_messages"],
@@ -96,7 +96,7 @@ def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Ta
         dataset=dataset,
         solver=solver,
         scorer=scorer,
-        metrics=[*version.metrics(scored_as), *version.history_metrics(point, arguments)],
+        metrics=[*version.metrics(scored_as), *point.history.metrics()],
         headline_metric=HEADLINE,
         viewer=viewer_config(scorer),
         version=TASK_VERSION,

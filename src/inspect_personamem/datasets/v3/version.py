@@ -49,12 +49,14 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Final
 
 from inspect_ai.dataset import Dataset, MemoryDataset
 from inspect_ai.model import model_roles
 from inspect_ai.scorer import Metric, Scorer
 
+from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.data.asked import KEY as ASKED_KEY
 from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.evidence import Evidence, spans_of
@@ -63,16 +65,7 @@ from inspect_personamem.data.order import prefix_ends
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
 from inspect_personamem.datasets.declared import Estimate, Offline, Published, Reported, Try
-from inspect_personamem.datasets.v3.agent.setting import PROMPTS as AGENT_PROMPTS
-from inspect_personamem.datasets.v3.agent.setting import (
-    TOOL_TIMEOUT,
-    TOOLS,
-    AgentSetting,
-    apps_agent,
-    check_arguments,
-    check_server,
-    v3_actions,
-)
+from inspect_personamem.datasets.v3.agent.setting import APPS, check_first
 from inspect_personamem.datasets.v3.cost import OPTIONS, question_requests
 from inspect_personamem.datasets.v3.judges.judge import JUDGE_TEXTS
 from inspect_personamem.datasets.v3.memory_writer import PROMPTS as WRITER_PROMPTS
@@ -111,7 +104,6 @@ from inspect_personamem.datasets.v3.scoring.scorers import (
 from inspect_personamem.datasets.v3.tasks import FAMILIES, TASK_TYPES
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.history.retrieved import read_memory_config
-from inspect_personamem.history.seen import Past, See
 from inspect_personamem.history.table import HISTORIES
 from inspect_personamem.parameters import Parameter, Point, Settings
 
@@ -186,6 +178,20 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         ),
     )
     fixed = "family"
+    histories = MappingProxyType({**HISTORIES, APPS.name: APPS})
+    """The shared history sources, and the apps agent (`agent/setting.py`)."""
+    answers = MappingProxyType({"choice": ANSWERS["choice"]})
+    """Choosing is all: its queries have no options to score by likelihood, and no
+    candidate replies for `answer=open`'s grader."""
+    refused = MappingProxyType(
+        {
+            "answer=logprob": "PersonaMem-v3 takes no answer='logprob': its queries have no "
+            "options to score (a reply is ranked, judged or read by rules); leave answer out",
+            "answer=open": "PersonaMem-v3 takes no answer='open': its grader picks one of four "
+            "candidate replies, which v3's queries do not have (the task prompt is sent as is "
+            "and scored by v3's rules); leave answer out",
+        }
+    )
     own = (
         Parameter(
             "history_layout",
@@ -195,42 +201,6 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "message) or events (one message per event in time order, which a prompt cache "
             "shares across a persona's queries).",
             choices=LAYOUTS,
-        ),
-        Parameter(
-            "tools",
-            "apps",
-            str,
-            "history=tools: the persona's apps at the query's time as an agent's tools: apps "
-            "(in process) or mcp (the package's MCP server over stdio, one per query); or "
-            "history (the generic search_history/read_history over the event timeline).",
-            choices=TOOLS,
-            says_how=True,
-        ),
-        Parameter(
-            "turn_budget",
-            None,
-            int,
-            "tools=apps or mcp: the agent's model turns per query; none: the authors' 15 "
-            "(30 for their nine heavy task types).",
-            minimum=1,
-            says_how=True,
-        ),
-        Parameter(
-            "token_budget",
-            None,
-            int,
-            "tools=apps or mcp: the tokens a query's agent may use; none: 300,000 (600,000 "
-            "heavy), standing for the authors' $0.30 ($0.60) cap.",
-            minimum=1,
-            says_how=True,
-        ),
-        Parameter(
-            "tool_timeout",
-            TOOL_TIMEOUT,
-            int,
-            "tools=mcp: seconds the server has to answer one call (120 to start).",
-            minimum=1,
-            scoring=False,
         ),
     )
     groups = (
@@ -316,17 +286,6 @@ class PersonaMemV3(DatasetVersion[V3Question]):
 
     def check(self, arguments: Settings, point: Point) -> None:
         """What PersonaMem-v3 has no meaning for, in one line each."""
-        if point.answer.name == "logprob":
-            raise PersonaMemArgumentError(
-                "PersonaMem-v3 takes no answer='logprob': its queries have no options to "
-                "score (a reply is ranked, judged or read by rules); leave answer out"
-            )
-        if point.answer.name == "open":
-            raise PersonaMemArgumentError(
-                "PersonaMem-v3 takes no answer='open': its grader picks one of four "
-                "candidate replies, which v3's queries do not have (the task prompt is "
-                "sent as is and scored by v3's rules); leave answer out"
-            )
         if arguments["memory_prompt"] != "official":
             raise PersonaMemArgumentError(
                 f"PersonaMem-v3 takes no memory_prompt={arguments['memory_prompt']!r}: "
@@ -338,46 +297,16 @@ class PersonaMemV3(DatasetVersion[V3Question]):
                 "bind a judge with --model-role grader=<model> (the authors judge with "
                 "gpt-5.5; in Python, model_roles={'grader': ...})"
             )
-        check_arguments(arguments, {p.name: p.default for p in HISTORIES["tools"].parameters})
-        if _writes_markdown_memory(arguments):
+        if _writes_markdown_memory(point, arguments):
             WriterConfig.of(read_memory_config(arguments["memory_config"]))
 
     def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
-        """The history source's and answer's texts, the judge's (`judge.JUDGE_TEXTS`), and
-        the memory writer's where it writes."""
+        """The history source's and answer's texts (the apps agent's framing), the judge's
+        (`judge.JUDGE_TEXTS`), and the memory writer's where it writes."""
         where = "datasets/v3/judge.py"
         judges = {f"{where}:{name}": text for name, text in JUDGE_TEXTS.items()}
-        writer = WRITER_PROMPTS if _writes_markdown_memory(settings) else {}
-        agent = AGENT_PROMPTS if AgentSetting.of(settings) else {}
-        return {**point.prompts(settings), **judges, **writer, **agent}
-
-    def history(self, point: Point, arguments: Settings, past: Past) -> See:
-        """With `history=tools`, the persona's apps as an agent's tools (`agent.py`),
-        unless `tools=history`; else the axis value's source."""
-        setting = AgentSetting.of(arguments)
-        if setting is None:
-            return super().history(point, arguments, past)
-        contexts = past.contexts
-        assert isinstance(contexts, PersonaContexts)
-        return apps_agent(contexts.streams, setting)
-
-    def history_metrics(self, point: Point, arguments: Settings) -> list[Metric]:
-        """An agent setting's counts of calls, reads, writes and turns (`agent.v3_actions`),
-        else the axis value's metrics."""
-        if AgentSetting.of(arguments) is None:
-            return super().history_metrics(point, arguments)
-        return [v3_actions()]
-
-    def history_label(self, settings: Settings) -> str:
-        """An agent setting's words: `apps agent` (`over MCP`), with the budgets given;
-        else the axis value's."""
-        setting = AgentSetting.of(settings)
-        if setting is None:
-            return super().history_label(settings)
-        words = [f"{setting.turn_budget} turns"] if setting.turn_budget else []
-        words += [f"{setting.token_budget:,} tokens"] if setting.token_budget else []
-        where = "apps agent" if setting.tools == "apps" else "apps agent over MCP"
-        return f"{where} ({', '.join(words)})" if words else where
+        writer = WRITER_PROMPTS if _writes_markdown_memory(point, settings) else {}
+        return {**point.prompts(settings), **judges, **writer}
 
     def _source(self, arguments: Settings) -> V3Source:
         return V3Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"])
@@ -502,10 +431,8 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             }
             sample.metadata = metadata
             samples.append(sample)
-        setting = AgentSetting.of(arguments)
-        if setting is not None and setting.tools == "mcp" and samples:
-            assert isinstance(contexts.streams, PersonaStreams)
-            check_server(contexts.streams.backend, samples[0].metadata or {}, setting.tool_timeout)
+        if point.history is APPS:
+            check_first(contexts, samples, point.own(APPS, arguments))
         name = f"{self.task}_{arguments['family']}"
         return MemoryDataset(samples, name=name, shuffled=False)
 
@@ -546,11 +473,11 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         ]
 
 
-def _writes_markdown_memory(settings: Settings) -> bool:
+def _writes_markdown_memory(point: Point, settings: Settings) -> bool:
     """Whether the run's memory is the authors' Markdown memory (`history=memory`, or
     `history=tools` searching it)."""
-    searches = settings["history"] == "memory" or (
-        settings["history"] == "tools" and settings["search"] == "memory"
+    searches = point.history.name == "memory" or (
+        point.history.name == "tools" and settings["search"] == "memory"
     )
     return searches and str(settings["memory"]) == MARKDOWN_MEMORY
 
