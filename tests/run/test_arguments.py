@@ -23,6 +23,7 @@ from inspect_personamem.run.arguments import (
     scoring_defaults,
     task_parameters,
 )
+from inspect_personamem.run.migration import current_arguments
 
 V1 = VERSIONS["v1"]
 
@@ -187,3 +188,21 @@ def test_unknown_arguments_are_named_each_with_the_one_meant_where_one_is_close(
         "Its parameters: split, data_dir, repo_id,"
     )
     assert message.endswith(", grader_seed")
+
+
+@pytest.mark.parametrize(
+    ("logged", "now"),
+    [
+        ({"history": "tools", "tools": "apps"}, {"history": "apps", "apps_transport": "process"}),
+        ({"history": "tools", "tools": "mcp"}, {"history": "apps", "apps_transport": "mcp"}),
+        ({"history": "tools", "tools": "history"}, {"history": "tools"}),
+        ({"history": "full", "tools": "apps"}, {"history": "full"}),
+        ({"method": "rag"}, {"history": "rag"}),
+    ],
+)
+def test_an_old_logs_arguments_read_in_todays_terms(
+    logged: dict[str, str], now: dict[str, str]
+) -> None:
+    """PersonaMem-v3's apps agent was `history=tools` with `tools=apps|mcp`; version 1's
+    `method=` is the two axes."""
+    assert current_arguments(logged, VERSIONS["v3"].release) == now
