@@ -1,20 +1,21 @@
 """PersonaMem-v3 as a dataset version: its entry in `datasets.registry`.
 
 Per persona its queries (`backend/{uid}/test.json` on the hub, `spec.HUB`, read by
-`testjson`; `benchmark/{uid}/queries.csv` in a checkout of the authors' GitHub repository,
-`spec.CHECKOUT`, read by `records`) and the persona's app streams; a query at time T
-(its `ts`: `testjson` says why that is the authors' time) is asked after the events
-strictly before T (`histories.PersonaContexts`), its input the authors' task prompt
-without the history (`samples`), its reply scored by `scorers.v3_scorer`, 0-1 (the
-authors' 0-100 over 100: the six rule-scored task types by rule, the judged ones through
-the `grader` model role, `judged.py`, which a run must bind; their prompts' digests are
-in the log's facts), its headline `accuracy` the authors' micro mean. Without a folder
-the hub's files are downloaded (`hub.download`). The report and cards read it through
-`reported`: the runs beside the published numbers (`published.v3_published`), the errors
-clustered by persona, a card's rows per family and task type; its answers are
-`scored_as` `rules_and_judges`, its families on the report's first screen
-(`at_a_glance`). The tools read the rest it declares: the estimate's requests (`cost`),
-what `try` writes and runs, and what the oracle and the floor read (`offline`).
+`testjson`; `benchmark/{uid}/queries.csv` in a checkout of the authors' GitHub
+repository, `spec.CHECKOUT`, read by `records`) and the persona's app streams; a query
+at time T (its `ts`: `testjson` says why that is the authors' time) is asked after the
+events strictly before T (`histories.PersonaContexts`), its input the authors' task
+prompt without the history (`samples`), its reply scored by `scorers.v3_scorer`, 0-1
+(the authors' 0-100 over 100: the six rule-scored task types by rule, the judged ones
+through the `grader` model role, `judged.py`, which a run must bind; their prompts'
+digests are in the log's facts), its headline `accuracy` the authors' micro mean. Its
+queries are read by `loading`; without a folder the hub's files are downloaded
+(`hub.download`). The report and cards read it through `reported`: the runs beside the
+published numbers (`published.v3_published`), the errors clustered by persona, a card's
+rows per family and task type; its answers are `scored_as` `rules_and_judges`, its
+families on the report's first screen (`at_a_glance`). The tools read the rest it
+declares: the estimate's requests (`cost`), what `try` writes and runs, and what the
+oracle and the floor read (`offline`).
 
 What is not here yet, and why:
 - a verified hub revision: the default is the commit a third-party catalog pins
@@ -30,14 +31,15 @@ What is not here yet, and why:
   `_generated_evidence`); for the release it is "not located", and `history=evidence`,
   which would send an empty history, is refused in one line.
 
-Its memory settings: `history=rag`, `history=tools -T tools=history` and
-`history=memory` with any memory system (Mem0, an MCP server, a plug-in) read the
-persona's timeline, one message per event (`histories.PersonaContexts`), through the
-memory pool: fed in time order, searched with the row's `query_text` (its prompt where it
-has none), never past the query's time. Its agent settings, `history=tools` with
-`tools=apps` (the default) or `tools=mcp`, give the persona's apps at the query's time to
-Inspect's `react()` within the authors' budgets (`agent.py`: the version's own history
-source, `history`, its prompts' digests in the run's facts, its metrics `v3_actions`).
+Its memory settings: `history=rag`, `history=tools` and `history=memory` with any
+memory system (Mem0, an MCP server, a plug-in) read the persona's timeline, one message
+per event (`histories.PersonaContexts`), through the memory pool: fed in time order,
+searched with the row's `query_text` (its prompt where it has none), never past the
+query's time. Its apps agent, `history=apps` (a history source it adds to the shared
+ones, `histories`), in process or `apps_transport=mcp`, gives the persona's apps at the
+query's time to Inspect's `react()` within the authors' budgets (`agent/setting.py`: its
+prompts' digests in the run's facts, its metrics `v3_actions`). It answers by choosing
+only (`answers`); `answer=logprob` and `answer=open` are refused in one line (`refused`).
 The authors' own memory setting is `-T memory=` `MARKDOWN_MEMORY` (`memory_writer`), its
 prompt's digest in the run's facts; its `memory_config` is checked before data are read.
 `tests/datasets/v3/test_v3_time_mask.py` runs every setting over marked events.
@@ -45,10 +47,7 @@ prompt's digest in the run's facts; its `memory_config` is checked before data a
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -60,14 +59,14 @@ from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.data.asked import KEY as ASKED_KEY
 from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.evidence import Evidence, spans_of
-from inspect_personamem.data.files import ReadFile, data_checked, data_release, synthetic
 from inspect_personamem.data.order import prefix_ends
 from inspect_personamem.data.release import ReleasedFile
-from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
+from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded
 from inspect_personamem.datasets.declared import Estimate, Offline, Published, Reported, Try
 from inspect_personamem.datasets.v3.agent.setting import APPS, check_first
 from inspect_personamem.datasets.v3.cost import OPTIONS, question_requests
 from inspect_personamem.datasets.v3.judges.judge import JUDGE_TEXTS
+from inspect_personamem.datasets.v3.loading import ALL, FAMILY_CHOICES, V3Question, load
 from inspect_personamem.datasets.v3.memory_writer import PROMPTS as WRITER_PROMPTS
 from inspect_personamem.datasets.v3.memory_writer import WriterConfig
 from inspect_personamem.datasets.v3.offline.agent import act
@@ -78,22 +77,14 @@ from inspect_personamem.datasets.v3.offline.answers import (
     questions,
     trial,
 )
-from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts, asked_at
-from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts
 from inspect_personamem.datasets.v3.prompts.samples import SCORER_KEY, query_to_sample
 from inspect_personamem.datasets.v3.published import v3_published
-from inspect_personamem.datasets.v3.release.hub import HubSnapshot, download
-from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.release.spec import (
-    CHECKOUT,
     DATA_DIR_ENV,
-    PERSONA_FILES_READ_IF_PRESENT,
     PERSONAMEM_V3,
-    V3Folder,
     V3Source,
-    check_folder,
 )
-from inspect_personamem.datasets.v3.release.testjson import read_test_json
 from inspect_personamem.datasets.v3.scoring.scorers import (
     SCORED_AS,
     missing_field,
@@ -109,11 +100,6 @@ from inspect_personamem.parameters import Parameter, Point, Settings
 
 TASK: Final = "personamem_v3"
 """PersonaMem-v3's task name."""
-ALL: Final = "all"
-"""`family=all`: every task family."""
-FAMILY_CHOICES: Final = (ALL, *FAMILIES)
-UNCHECKED: Final = "unchecked: "
-"""How `data_release` begins where nothing is known of any file the run read."""
 MARKDOWN_MEMORY: Final = "inspect_personamem.datasets.v3.memory_writer:MarkdownMemory"
 """`-T memory=` for the authors' own memory setting (`memory_writer`)."""
 EVERY_RUN: Final = (
@@ -126,24 +112,6 @@ NOT_LOCATED: Final = (
     "not located: the release does not say which events a query's answer rests on "
     "(only generated folders do)"
 )
-
-
-@dataclass(frozen=True)
-class V3Question:
-    """A query row with its point in its persona's history (`data.order.Asked`)."""
-
-    query: V3Query
-    end_index: int
-    path: Path
-    """Its persona's queries file."""
-
-    @property
-    def context_id(self) -> str:
-        return self.query.user_id
-
-    @property
-    def question_id(self) -> str:
-        return self.query.query_id
 
 
 class PersonaMemV3(DatasetVersion[V3Question]):
@@ -308,90 +276,13 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         writer = WRITER_PROMPTS if _writes_markdown_memory(point, settings) else {}
         return {**point.prompts(settings), **judges, **writer}
 
-    def _source(self, arguments: Settings) -> V3Source:
-        return V3Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"])
-
-    def _folder(self, source: V3Source) -> tuple[V3Folder, str, HubSnapshot | None]:
-        """The folder to read (a `data_dir`, else PERSONAMEM_V3_DATA_DIR, else the hub's
-        snapshot, downloaded), where it came from, and the snapshot where it is one."""
-        if source.data_dir is not None:
-            root, given_by = Path(source.data_dir), source.data_dir_option
-        elif os.environ.get(DATA_DIR_ENV):
-            root, given_by = Path(os.environ[DATA_DIR_ENV]), DATA_DIR_ENV
-        else:
-            snapshot = download(source)
-            folder = check_folder(snapshot.root, snapshot.personas, given_by=snapshot.where)
-            return folder, snapshot.where, snapshot
-        folder = check_folder(root, given_by=given_by)
-        return folder, f"local folder {root.resolve()} ({folder.layout.where})", None
-
     def load(self, arguments: Settings, reads_history: bool) -> Loaded[V3Question]:
         """Every persona's queries of the folder (of `family`, unless all), each with its
-        point in its persona's history; the streams are read in any case (a query's point
-        is counted in events before its time)."""
-        source = self._source(arguments)
-        folder, where, snapshot = self._folder(source)
-        root = folder.root
-        family = one_of("family", arguments["family"], FAMILY_CHOICES)
-        contexts = PersonaContexts(
-            PersonaStreams(root / "backend"),
-            layout=one_of("history_layout", arguments["history_layout"], LAYOUTS),
-        )
-        questions: list[V3Question] = []
-        read: list[ReadFile] = []
-        names: list[str] = []
-        for uid in folder.personas:
-            path = folder.queries_file(uid)
-            rows = read_queries(path) if folder.layout is CHECKOUT else read_test_json(path, uid)
-            name = folder.layout.queries_file(uid)
-            names.extend(folder.layout.persona_files(uid))
-            names.extend(  # read where present (`streams.read_persona`)
-                f"{folder.layout.persona_folder(uid)}/{name}"
-                for name in PERSONA_FILES_READ_IF_PRESENT
-                if (folder.persona_folder(uid) / name).is_file()
-            )
-            released = PERSONAMEM_V3.released.get(name)
-            if released is not None:
-                read.append(_read_file(path, name, released, len(rows)))
-            questions.extend(
-                V3Question(q, asked_at(q, contexts).end_index, path)
-                for q in rows
-                if family == ALL or q.family == family
-            )
-        if not questions:
-            raise PersonaMemDataError(f"{root} ({where}) holds no query of family {family!r}")
-        generated = synthetic(source, names)
-        if arguments.get("history") == "evidence" and not generated:  # estimate names none
-            raise PersonaMemArgumentError(
-                f"PersonaMem-v3 takes history='evidence' only on generated data: the release "
-                f"({root}) does not say which events a query rests on, so its evidence would "
-                "be empty; choose another history"
-            )
-        release = generated or (
-            data_release(source, read)
-            if read
-            else UNCHECKED
-            + (
-                snapshot.release
-                if snapshot is not None
-                else f"nothing is known of the released {', '.join(names[:1])} and the rest "
-                "(no size, digest or row count read)"
-            )
-        )
-        return Loaded(
-            questions=questions,
-            contexts=contexts,
-            metadata={
-                "family": family,
-                "personas": list(folder.personas),
-                "data_source": where,
-                "data_release": release,
-                "data_checked": data_checked(read)
-                or f"nothing known of the {len(names)} files read ({folder.layout.where}: no "
-                "size, digest or row count of them is published), so none was checked",
-                "license": PERSONAMEM_V3.license_note,
-            },
-        )
+        point in its persona's history (`loading.load`)."""
+        return load(self._source(arguments), arguments, reads_history)
+
+    def _source(self, arguments: Settings) -> V3Source:
+        return V3Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"])
 
     def dataset(
         self,
@@ -480,10 +371,6 @@ def _writes_markdown_memory(point: Point, settings: Settings) -> bool:
         point.history.name == "tools" and settings["search"] == "memory"
     )
     return searches and str(settings["memory"]) == MARKDOWN_MEMORY
-
-
-def _read_file(path: Path, name: str, released: ReleasedFile, rows: int) -> ReadFile:
-    return ReadFile(path, name, released, lambda: released.difference(name, path, rows))
 
 
 VERSION: Final[PersonaMemV3] = PersonaMemV3()
