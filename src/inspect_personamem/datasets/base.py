@@ -33,7 +33,7 @@ from inspect_personamem.datasets.declared import Estimate, Offline, Reported, Tr
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.prompts import OwnPrompt
 from inspect_personamem.history.table import HISTORIES
-from inspect_personamem.parameters import AxisValue, Parameter, Point, Settings
+from inspect_personamem.parameters import AxisValue, Parameter, Point, Settings, TaskSettings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
 
 CHOSEN = "chosen"
@@ -196,8 +196,8 @@ class DatasetVersion(ABC, Generic[Q]):
         defaults = {p.name: str(p.default) for p in self.selectors}
         return f"{self.released_questions(defaults | dict(selected)).rows:,}"
 
-    def check(self, arguments: Settings, point: Point) -> None:
-        """Raise a one-line error where the arguments mean nothing for this version
+    def check(self, settings: TaskSettings) -> None:
+        """Raise a one-line error where the run's settings mean nothing for this version
         (beyond what every parameter and axis value checks); by default every argument
         the axes accept means something."""
 
@@ -207,9 +207,7 @@ class DatasetVersion(ABC, Generic[Q]):
         where `reads_history`), each malformed cell a one-line error."""
 
     @abstractmethod
-    def dataset(
-        self, questions: Sequence[Q], loaded: Loaded[Q], arguments: Settings, point: Point
-    ) -> Dataset:
+    def dataset(self, questions: Sequence[Q], loaded: Loaded[Q], settings: TaskSettings) -> Dataset:
         """The task's samples, in the order of `questions`: no label column, and no
         history, in what the model is sent."""
 
@@ -220,7 +218,7 @@ class DatasetVersion(ABC, Generic[Q]):
         `history=evidence` shows and what retrieved items are checked against."""
 
     @abstractmethod
-    def scorer(self, point: Point, arguments: Settings) -> Scorer:
+    def scorer(self, settings: TaskSettings) -> Scorer:
         """The run's scorer for its way of answering."""
 
     def prompts(self, point: Point, settings: Settings) -> dict[str, str]:

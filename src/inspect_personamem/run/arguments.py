@@ -16,7 +16,7 @@ from inspect_personamem.data.order import INTERLEAVE_BLOCK
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.prompts import own_prompt
-from inspect_personamem.parameters import AxisValue, Parameter, Point, Settings
+from inspect_personamem.parameters import AxisValue, Parameter, Point, Settings, TaskSettings
 from inspect_personamem.run.migration import LEGACY_METHODS
 
 
@@ -140,10 +140,11 @@ def owners(name: str, version: DatasetVersion[Any]) -> list[str]:
     ]
 
 
-def checked_point(arguments: Settings, version: DatasetVersion[Any]) -> Point:
-    """The run's axis values, after checking every argument: its values (choices,
-    type, bound), no parameter of an unchosen value set away from its default (it
-    would silently change nothing), and a combination that means something, for the
+def checked_settings(arguments: Settings, version: DatasetVersion[Any]) -> TaskSettings:
+    """The run's settings (`TaskSettings`: its axis values, where its files are, what
+    every version shares), built once, after checking every argument: its values
+    (choices, type, bound), no parameter of an unchosen value set away from its default
+    (it would silently change nothing), and a combination that means something, for the
     axes and for the version. Every error is one line, raised before any data are
     read."""
     declared = parameters(version)
@@ -191,8 +192,9 @@ def checked_point(arguments: Settings, version: DatasetVersion[Any]) -> Point:
             f"{arguments['memory_prompt']!r} is {own.words}, a prompt for answer="
             f"{' or '.join(repr(a) for a in own.answers)} only: leave memory_prompt out"
         )
-    version.check(arguments, point)
-    return point
+    settings = TaskSettings.of(arguments, point)
+    version.check(settings)
+    return settings
 
 
 def all_arguments(

@@ -96,7 +96,7 @@ from inspect_personamem.datasets.v3.tasks import FAMILIES, TASK_TYPES
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.history.retrieved import read_memory_config
 from inspect_personamem.history.table import HISTORIES
-from inspect_personamem.parameters import Parameter, Point, Settings
+from inspect_personamem.parameters import Parameter, Point, Settings, TaskSettings
 
 TASK: Final = "personamem_v3"
 """PersonaMem-v3's task name."""
@@ -252,11 +252,12 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         read (nothing of the hub's files, nor of the app files)."""
         return dict(PERSONAMEM_V3.released)
 
-    def check(self, arguments: Settings, point: Point) -> None:
+    def check(self, settings: TaskSettings) -> None:
         """What PersonaMem-v3 has no meaning for, in one line each."""
-        if arguments["memory_prompt"] != "official":
+        given = settings.arguments
+        if given["memory_prompt"] != "official":
             raise PersonaMemArgumentError(
-                f"PersonaMem-v3 takes no memory_prompt={arguments['memory_prompt']!r}: "
+                f"PersonaMem-v3 takes no memory_prompt={given['memory_prompt']!r}: "
                 "it has only the official prompt; leave memory_prompt out"
             )
         if "grader" not in model_roles():  # the roles of the eval creating the task
@@ -265,8 +266,8 @@ class PersonaMemV3(DatasetVersion[V3Question]):
                 "bind a judge with --model-role grader=<model> (the authors judge with "
                 "gpt-5.5; in Python, model_roles={'grader': ...})"
             )
-        if _writes_markdown_memory(point, arguments):
-            WriterConfig.of(read_memory_config(arguments["memory_config"]))
+        if _writes_markdown_memory(settings.point, given):
+            WriterConfig.of(read_memory_config(given["memory_config"]))
 
     def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
         """The history source's and answer's texts (the apps agent's framing), the judge's
@@ -288,8 +289,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         self,
         questions: Sequence[V3Question],
         loaded: Loaded[V3Question],
-        arguments: Settings,
-        point: Point,
+        settings: TaskSettings,
     ) -> Dataset:
         """The queries' samples in the order given, each with the history ends a prompt
         cache shares with its persona's earlier queries.
@@ -322,9 +322,9 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             }
             sample.metadata = metadata
             samples.append(sample)
-        if point.history is APPS:
-            check_first(contexts, samples, point.own(APPS, arguments))
-        name = f"{self.task}_{arguments['family']}"
+        if settings.point.history is APPS:
+            check_first(contexts, samples, settings.own(APPS))
+        name = f"{self.task}_{settings.arguments['family']}"
         return MemoryDataset(samples, name=name, shuffled=False)
 
     def evidence(self, metadata: Mapping[str, Any], contexts: Contexts) -> Evidence:
@@ -346,7 +346,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         where = f"generated: {len(shown)} of the {len(refs)} events named, {len(spans)} span(s)"
         return Evidence(spans, shown, where)
 
-    def scorer(self, point: Point, arguments: Settings) -> Scorer:
+    def scorer(self, settings: TaskSettings) -> Scorer:
         """The task types' headlines (`scorers.v3_scorer`): by rule, or by the grader."""
         return v3_scorer()
 
