@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_personamem.datasets.base import DatasetVersion
-from inspect_personamem.history.table import HISTORIES
+from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.parameters import Point, Settings
 
 
@@ -34,11 +34,12 @@ def axis_settings(version: DatasetVersion[Any]) -> frozenset[str]:
 
 def history_settings(settings: Settings, history: str) -> dict[str, Any]:
     """The settings of the run of the same answer and other settings that saw the past
-    by `history`, every history source's parameter at its default: a run a run is
-    measured against."""
+    by `history`, every history source's parameter (any version's: PersonaMem-v3's apps
+    agent's too) at its default: a run a run is measured against."""
     other = dict(settings, history=history)
-    for value in HISTORIES.values():
-        other.update({p.name: str(p.default) for p in value.parameters if p.name in settings})
+    for version in VERSIONS.values():
+        for value in version.histories.values():
+            other.update({p.name: str(p.default) for p in value.parameters if p.name in settings})
     return other
 
 

@@ -36,9 +36,10 @@ from inspect_personamem.datasets.v3.synthetic.generator import generate
 from inspect_personamem.datasets.v3.tasks import TASK_TYPES
 from inspect_personamem.datasets.v3.version import VERSION as V3
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
-from inspect_personamem.report.axes import axes_label, axis_settings
+from inspect_personamem.report.axes import axes_label, axis_settings, no_history_settings
 from inspect_personamem.run.arguments import parameters
 from inspect_personamem.run.facts import FACTS
+from inspect_personamem.run.migration import current_arguments
 from inspect_personamem.run.tasks import personamem_v3
 from inspect_personamem.scoring.actions import Budget
 
@@ -165,6 +166,23 @@ def test_a_run_label_says_which_agent_and_the_budgets_given() -> None:
     )
     assert label(history="tools") == "tools (bm25, budget 6)"
     assert {"apps_transport", "turn_budget", "token_budget"} <= axis_settings(V3)
+
+
+def test_an_agent_run_is_measured_against_the_no_history_run_of_its_other_settings() -> None:
+    """The apps agent's parameters are a history source's: the reference run has them at
+    their defaults, as it has every other source's."""
+    defaults = {name: str(p.default) for name, p in parameters(V3).items()}
+    agent = defaults | {"history": "apps", "apps_transport": "mcp", "turn_budget": "4"}
+    assert no_history_settings(agent) == defaults | {"history": "none"}
+
+
+def test_an_old_logs_agent_run_reads_as_history_apps() -> None:
+    """Logs made when the apps agent was `history=tools` with `tools=apps|mcp`."""
+    old = {"history": "tools", "tools": "mcp", "turn_budget": 4}
+    now = current_arguments(old, V3.release)
+    assert now == {"history": "apps", "apps_transport": "mcp", "turn_budget": 4}
+    defaults = {name: p.default for name, p in parameters(V3).items()}
+    assert axes_label(defaults | now, V3) == "apps agent over MCP (4 turns)"
 
 
 def test_the_authors_framing_is_verbatim_and_in_the_facts(folder: V3Folder) -> None:
