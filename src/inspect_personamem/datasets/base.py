@@ -1,16 +1,18 @@
 """What a dataset version is: the one object a version adds to `datasets.registry`.
 
-Its core, which every version implements: where its files come from and what is known
-of the released ones (its spec), its own task parameters, how its questions are read and
-checked, the history its questions are asked after (`data.contexts.Contexts`) and where
-a question's evidence lies in it, how a question becomes an Inspect `Sample` (its
-`choices` the options as shown), its scorer and metrics per way of answering, and the
-groups its accuracy is reported by. What the tools around the tasks read of it is
-declared as data (`datasets/declared.py`), each with a default: what the report shows
-(`reported`), the cost estimate's requests (`estimate`), the data `inspect-personamem
-try` writes (`trying`), what the offline models read (`offline`). Tasks, report,
-estimate, `try`, oracle and floor read the entry; none names a version, and nothing
-here imports them.
+Its core, which every version implements: where its files come from and what is known of
+the released ones (its spec), its own task parameters, the axis values it offers
+(`histories`, `answers`: the shared ones by default, a value of its own added, one it
+cannot take refused in one line), how its questions are read and checked (against the
+run's `parameters.TaskSettings`), the history its questions are asked after
+(`data.contexts.Contexts`) and where a question's evidence lies in it, how a question
+becomes an Inspect `Sample` (its `choices` the options as shown), its scorer and metrics
+per way of answering, and the groups its accuracy is reported by. What the tools around
+the tasks read of it is declared as data (`datasets/declared.py`), each with a default:
+what the report shows (`reported`), the cost estimate's requests (`estimate`), the data
+`inspect-personamem try` writes (`trying`), what the offline models read (`offline`).
+Tasks, report, estimate, `try`, oracle and floor read the entry; none names a version,
+and nothing here imports them.
 """
 
 from __future__ import annotations

@@ -34,8 +34,9 @@ the authors' harness):
 - `apps`: the persona's apps at a query's time as tools (`AppSession`: reads masked
   before T, the writes the row allows, recorded); `app_server`: the same tools as an
   MCP server over stdio.
-- `agent`: the agent settings (`history=tools`): the apps as `react()`'s tools, in
-  process or over MCP, within the authors' budgets; each query's `actions`.
+- `agent`: the apps agent (`history=apps`, a history source v3 adds): the apps as
+  `react()`'s tools, in process or over MCP, within the authors' budgets; each query's
+  `actions`.
 - `published`: the paper's Figure 3 numbers, set beside every v3 run.
 - `scorers`: `v3_scorer`, every task type's headline, 0-1 (the authors' 0-100 over 100;
   by rule, or through `judged`), and its metrics: `accuracy` (the micro mean) and the
