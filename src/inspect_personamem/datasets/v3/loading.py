@@ -1,10 +1,9 @@
 """PersonaMem-v3's queries read for a run (`load`, its version's `load`, from the source
 its version names): a folder (a `data_dir`, else PERSONAMEM_V3_DATA_DIR, else the hub's
-snapshot, downloaded), every
-persona's queries of the family asked (`V3Question`: a query row with its point in its
-persona's history), the streams read in any case (a query's point is counted in events
-before its time), and what the task's metadata says of where the files came from and
-how they compare with the release.
+snapshot, downloaded), every persona's queries of the family asked (`V3Question`: a
+query row with its point in its persona's history), the streams read in any case (a
+query's point is counted in events before its time), and what the task's metadata says
+of where the files came from and how they compare with the release.
 """
 
 from __future__ import annotations
