@@ -1,5 +1,7 @@
 """The schema of task parameters: one `Parameter`, one value of an axis (`AxisValue`),
-and the point a run's arguments chose on the two axes (`Point`).
+the point a run's arguments chose on the two axes (`Point`), and a run's checked
+arguments as one object (`TaskSettings`: the point, where the files are, what every
+version shares).
 
 The axes' tables (`history.table`, `answer.table`), the parameters every dataset version
 shares (`run.arguments`) and each version's own (its entry in `datasets.registry`) are
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from inspect_personamem.errors import PersonaMemArgumentError
@@ -151,6 +154,17 @@ class Point:
     history: AxisValue
     answer: AxisValue
 
+    @classmethod
+    def of(
+        cls,
+        settings: Settings,
+        histories: Mapping[str, AxisValue],
+        answers: Mapping[str, AxisValue],
+    ) -> Point:
+        """The values a run's settings (its arguments, or a log's) chose in a version's
+        tables (`DatasetVersion.histories`, `answers`)."""
+        return cls(histories[str(settings["history"])], answers[str(settings["answer"])])
+
     @property
     def order(self) -> SampleOrder:
         return self.answer.order or self.history.order or "interleaved"
@@ -168,6 +182,69 @@ class Point:
         if self.answer.scorer is None:
             return None
         return self.answer.scorer(arguments)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a version's files come from: a folder (None: its environment variable, else
+    the hub), its hub repository, and the revision read."""
+
+    data_dir: str | None
+    repo_id: str
+    revision: str
+
+
+@dataclass(frozen=True)
+class Shared:
+    """How every version's run sends and orders its questions."""
+
+    system_messages: str
+    keep_history_in_log: bool
+    order: SampleOrder | None
+    """None: the point's (`Point.order`)."""
+    interleave_block: int
+
+
+@dataclass(frozen=True)
+class TaskSettings:
+    """A run's arguments, checked and completed, as one object its task builds once
+    (`run.arguments.checked_settings`) and hands to its version and the axes: the axis
+    values chosen, where the files are, what every version shares, and every argument
+    by name as Inspect logs it (which each axis value's and the version's own
+    parameters are read from, and labels and facts are made of)."""
+
+    point: Point
+    source: Source
+    shared: Shared
+    arguments: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, arguments: Settings, point: Point) -> TaskSettings:
+        """The settings of a task's checked arguments (every parameter's)."""
+        return cls(
+            point,
+            Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"]),
+            Shared(
+                arguments["system_messages"],
+                arguments["keep_history_in_log"],
+                arguments["order"],
+                arguments["interleave_block"],
+            ),
+            MappingProxyType(dict(arguments)),
+        )
+
+    @property
+    def order(self) -> SampleOrder:
+        """The order its questions are sent in: the one given, else the point's."""
+        return self.shared.order or self.point.order
+
+    def own(self, value: AxisValue) -> dict[str, Any]:
+        """The arguments of an axis value's own parameters that its builder reads."""
+        return self.point.own(value, self.arguments)
+
+    def answer_scorer(self) -> Any:
+        """The answer's own scorer, or None where it has none (`Point.answer_scorer`)."""
+        return self.point.answer_scorer(self.arguments)
 
 
 def changed(settings: Settings, parameters: Sequence[Parameter], *names: str) -> list[str]:

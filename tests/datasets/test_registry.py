@@ -92,6 +92,12 @@ def test_tasks_yaml_and_the_readme_are_what_the_tables_generate() -> None:
     assert docs.data_doc_text(data) == data, "run python scripts/generate_docs.py"
 
 
+def test_the_task_functions_are_what_the_tables_generate() -> None:
+    """run/tasks.py, every task's signature spelt out, is written from the tables."""
+    written = generator().TASKS_MODULE.read_text(encoding="utf-8")
+    assert generator().tasks_module_text() == written, "run python scripts/generate_docs.py"
+
+
 def test_listing_carries_the_task_version() -> None:
     assert LISTING["version"] == TASK_VERSION
 

@@ -17,12 +17,13 @@ from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.run.arguments import (
     all_arguments,
     check_unknown,
-    checked_point,
+    checked_settings,
     owners,
     parameters,
     scoring_defaults,
     task_parameters,
 )
+from inspect_personamem.run.migration import current_arguments
 
 V1 = VERSIONS["v1"]
 
@@ -77,7 +78,7 @@ def test_a_history_read_through_tools_refuses_an_answer_that_writes_nothing() ->
     version = VERSIONS["v1"]
     arguments = all_arguments({"history": "tools", "answer": "logprob"}, {}, version)
     with pytest.raises(PersonaMemArgumentError) as error:
-        checked_point(arguments, version)
+        checked_settings(arguments, version)
     assert str(error.value) == (
         "PersonaMem task parameters history='tools', answer='logprob': answer='logprob' "
         "scores each option's likelihood as the model's reply: the model writes nothing, "
@@ -121,7 +122,7 @@ def test_the_parameters_come_in_the_order_the_task_takes_them() -> None:
     ],
 )
 def test_owners_are_the_axis_values_that_read_a_parameter(name: str, readers: list[str]) -> None:
-    assert owners(name) == readers
+    assert owners(name, V1) == readers
 
 
 def test_every_argument_not_given_is_its_default() -> None:
@@ -137,7 +138,7 @@ def test_every_argument_not_given_is_its_default() -> None:
 def test_several_ignored_arguments_are_one_error_naming_each_one_s_readers() -> None:
     arguments = all_arguments({"top_k": 3, "retriever": "bm25"}, {}, V1)
     with pytest.raises(PersonaMemArgumentError) as error:
-        checked_point(arguments, V1)
+        checked_settings(arguments, V1)
     assert str(error.value) == (
         "PersonaMem task parameter(s) retriever, top_k have no effect with history='full', "
         "answer='choice' (read by retriever: history=rag; top_k: history=rag, history=memory, "
@@ -146,17 +147,19 @@ def test_several_ignored_arguments_are_one_error_naming_each_one_s_readers() -> 
 
 
 def test_the_chosen_values_are_the_point_of_a_checked_run() -> None:
-    point = checked_point(all_arguments({"history": "rag", "retriever": "bm25"}, {}, V1), V1)
+    point = checked_settings(
+        all_arguments({"history": "rag", "retriever": "bm25"}, {}, V1), V1
+    ).point
     assert (point.history.name, point.answer.name) == ("rag", "choice")
-    point = checked_point(
+    point = checked_settings(
         all_arguments({"history": "none", "answer": "open", "grader": "self"}, {}, V1), V1
-    )
+    ).point
     assert (point.history.name, point.answer.name) == ("none", "open")
 
 
 def test_a_value_is_checked_before_the_axes_are_read() -> None:
     with pytest.raises(PersonaMemArgumentError, match=re.escape("history='Full': choose one of")):
-        checked_point(all_arguments({"history": "Full"}, {}, V1), V1)
+        checked_settings(all_arguments({"history": "Full"}, {}, V1), V1)
 
 
 def test_a_prompt_the_version_does_not_offer_is_an_error() -> None:
@@ -166,11 +169,11 @@ def test_a_prompt_the_version_does_not_offer_is_an_error() -> None:
         {"history": "rag", "retriever": "bm25", "memory_prompt": "paper"}, {}, v2
     )
     with pytest.raises(PersonaMemArgumentError, match="memory_prompt='paper': .* offers official$"):
-        checked_point(arguments, v2)
+        checked_settings(arguments, v2)
     arguments = all_arguments(
         {"history": "rag", "retriever": "bm25", "memory_prompt": "paper"}, {}, V1
     )
-    assert checked_point(arguments, V1).history.name == "rag"
+    assert checked_settings(arguments, V1).point.history.name == "rag"
 
 
 def test_no_unknown_argument_is_no_error() -> None:
@@ -187,3 +190,21 @@ def test_unknown_arguments_are_named_each_with_the_one_meant_where_one_is_close(
         "Its parameters: split, data_dir, repo_id,"
     )
     assert message.endswith(", grader_seed")
+
+
+@pytest.mark.parametrize(
+    ("logged", "now"),
+    [
+        ({"history": "tools", "tools": "apps"}, {"history": "apps", "apps_transport": "process"}),
+        ({"history": "tools", "tools": "mcp"}, {"history": "apps", "apps_transport": "mcp"}),
+        ({"history": "tools", "tools": "history"}, {"history": "tools"}),
+        ({"history": "full", "tools": "apps"}, {"history": "full"}),
+        ({"method": "rag"}, {"history": "rag"}),
+    ],
+)
+def test_an_old_logs_arguments_read_in_todays_terms(
+    logged: dict[str, str], now: dict[str, str]
+) -> None:
+    """PersonaMem-v3's apps agent was `history=tools` with `tools=apps|mcp`; version 1's
+    `method=` is the two axes."""
+    assert current_arguments(logged, VERSIONS["v3"].release) == now

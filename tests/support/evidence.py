@@ -8,7 +8,7 @@ from typing import Any
 
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.datasets.registry import VERSIONS
-from inspect_personamem.run.arguments import all_arguments, checked_point
+from inspect_personamem.run.arguments import all_arguments, checked_settings
 
 
 def located(key: str, data: Path, **task_args: Any) -> dict[str, tuple[dict[str, Any], Evidence]]:
@@ -17,9 +17,9 @@ def located(key: str, data: Path, **task_args: Any) -> dict[str, tuple[dict[str,
     version = VERSIONS[key]
     given = {"data_dir": str(data), "history": "evidence", **task_args}
     arguments = all_arguments(given, {}, version)
-    point = checked_point(arguments, version)
+    settings = checked_settings(arguments, version)
     loaded = version.load(arguments, True)
-    dataset = version.dataset(loaded.questions, loaded, arguments, point)
+    dataset = version.dataset(loaded.questions, loaded, settings)
     return {
         str(sample.id): (metadata, version.evidence(metadata, loaded.contexts))
         for sample in dataset

@@ -30,7 +30,9 @@ def assert_declares(
         assert taken.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD, taken.name
         assert (taken.annotation, taken.default) == (kind, parameter.default), taken.name
     assert " ".join((function.__doc__ or "").split("\n\n")[0].split()) == version.summary
-    assert _grouped_under(function) == {p.name: ", ".join(owners(p.name)) for p in declared}
+    assert _grouped_under(function) == {
+        p.name: ", ".join(owners(p.name, version)) for p in declared
+    }
 
 
 def _grouped_under(function: Callable[..., Any]) -> dict[str, str]:

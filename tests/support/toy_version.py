@@ -51,7 +51,7 @@ from inspect_personamem.datasets.declared import (
 )
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
-from inspect_personamem.parameters import Parameter, Point, Settings
+from inspect_personamem.parameters import Parameter, Settings, TaskSettings
 from inspect_personamem.run.build import build_task, task_arguments
 from inspect_personamem.scoring.scorer import personamem_scorer
 
@@ -232,7 +232,7 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
     def released_files(self, selected: Mapping[str, str]) -> dict[str, ReleasedFile]:
         return {f"questions_{selected['track']}.csv": self.released_questions(selected)}
 
-    def check(self, arguments: Settings, point: Point) -> None:
+    def check(self, settings: TaskSettings) -> None:
         """Nothing beyond what the axes refuse."""
 
     def _source(self, track: str, where: Where | Settings) -> ToySource:
@@ -264,9 +264,9 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
         self,
         questions: Sequence[ToyQuestion],
         loaded: base.Loaded[ToyQuestion],
-        arguments: Settings,
-        point: Point,
+        settings: TaskSettings,
     ) -> Dataset:
+        arguments = settings.arguments
         samples = []
         for question in questions:
             order = list(range(CHOICES))
@@ -299,8 +299,8 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
             return Evidence((), (), "before the history: not located")
         return Evidence(((at, at + 1),), (history[at],), f"turn {at}")
 
-    def scorer(self, point: Point, arguments: Settings) -> Scorer:
-        own: Scorer | None = point.answer_scorer(arguments)
+    def scorer(self, settings: TaskSettings) -> Scorer:
+        own: Scorer | None = settings.answer_scorer()
         return own if own is not None else personamem_scorer()
 
 

@@ -1,16 +1,18 @@
 """What a dataset version is: the one object a version adds to `datasets.registry`.
 
-Its core, which every version implements: where its files come from and what is known
-of the released ones (its spec), its own task parameters, how its questions are read and
-checked, the history its questions are asked after (`data.contexts.Contexts`) and where
-a question's evidence lies in it, how a question becomes an Inspect `Sample` (its
-`choices` the options as shown), its scorer and metrics per way of answering, and the
-groups its accuracy is reported by. What the tools around the tasks read of it is
-declared as data (`datasets/declared.py`), each with a default: what the report shows
-(`reported`), the cost estimate's requests (`estimate`), the data `inspect-personamem
-try` writes (`trying`), what the offline models read (`offline`). Tasks, report,
-estimate, `try`, oracle and floor read the entry; none names a version, and nothing
-here imports them.
+Its core, which every version implements: where its files come from and what is known of
+the released ones (its spec), its own task parameters, the axis values it offers
+(`histories`, `answers`: the shared ones by default, a value of its own added, one it
+cannot take refused in one line), how its questions are read and checked (against the
+run's `parameters.TaskSettings`), the history its questions are asked after
+(`data.contexts.Contexts`) and where a question's evidence lies in it, how a question
+becomes an Inspect `Sample` (its `choices` the options as shown), its scorer and metrics
+per way of answering, and the groups its accuracy is reported by. What the tools around
+the tasks read of it is declared as data (`datasets/declared.py`), each with a default:
+what the report shows (`reported`), the cost estimate's requests (`estimate`), the data
+`inspect-personamem try` writes (`trying`), what the offline models read (`offline`).
+Tasks, report, estimate, `try`, oracle and floor read the entry; none names a version,
+and nothing here imports them.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
 
+from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.order import Queued
@@ -31,9 +34,8 @@ from inspect_personamem.data.release import Release, ReleasedFile
 from inspect_personamem.datasets.declared import Estimate, Offline, Reported, Try
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.prompts import OwnPrompt
-from inspect_personamem.history.seen import Past, See
 from inspect_personamem.history.table import HISTORIES
-from inspect_personamem.parameters import Parameter, Point, Settings
+from inspect_personamem.parameters import AxisValue, Parameter, Point, Settings, TaskSettings
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
 
 CHOSEN = "chosen"
@@ -128,6 +130,17 @@ class DatasetVersion(ABC, Generic[Q]):
     cluster: str
     """The sample metadata key its questions' errors are clustered by (the history
     they share)."""
+    histories: Mapping[str, AxisValue] = MappingProxyType(HISTORIES)
+    """`-T history=...`: the history sources it offers, by name; by default every one of
+    `history.table`'s. A version adds its own (PersonaMem-v3's apps agent, defined in its
+    folder) or leaves one out."""
+    answers: Mapping[str, AxisValue] = MappingProxyType(ANSWERS)
+    """`-T answer=...`: the ways of answering it offers; by default every one of
+    `answer.table`'s. Its task takes the parameters of these values only."""
+    refused: Mapping[str, str] = MappingProxyType({})
+    """`axis=value` of the shared tables it does not offer -> the one-line error a run
+    asking for it gets, before any other check (`answer=logprob`: why it has no meaning
+    here); none by default."""
     memory_prompts: Mapping[str, OwnPrompt] = MappingProxyType({})
     """The whole prompts around retrieved items its history sources offer besides the
     official one (`-T memory_prompt=NAME`: PersonaMem's `paper`); none by default."""
@@ -185,8 +198,8 @@ class DatasetVersion(ABC, Generic[Q]):
         defaults = {p.name: str(p.default) for p in self.selectors}
         return f"{self.released_questions(defaults | dict(selected)).rows:,}"
 
-    def check(self, arguments: Settings, point: Point) -> None:
-        """Raise a one-line error where the arguments mean nothing for this version
+    def check(self, settings: TaskSettings) -> None:
+        """Raise a one-line error where the run's settings mean nothing for this version
         (beyond what every parameter and axis value checks); by default every argument
         the axes accept means something."""
 
@@ -196,9 +209,7 @@ class DatasetVersion(ABC, Generic[Q]):
         where `reads_history`), each malformed cell a one-line error."""
 
     @abstractmethod
-    def dataset(
-        self, questions: Sequence[Q], loaded: Loaded[Q], arguments: Settings, point: Point
-    ) -> Dataset:
+    def dataset(self, questions: Sequence[Q], loaded: Loaded[Q], settings: TaskSettings) -> Dataset:
         """The task's samples, in the order of `questions`: no label column, and no
         history, in what the model is sent."""
 
@@ -208,19 +219,8 @@ class DatasetVersion(ABC, Generic[Q]):
         (for a run whose history source reads it, `AxisValue.reads_evidence`): what
         `history=evidence` shows and what retrieved items are checked against."""
 
-    def history(self, point: Point, arguments: Settings, past: Past) -> See:
-        """The run's history source: by default its axis value's (`history=...`), built
-        from its own parameters; a version replaces it where it offers a setting of its
-        own (PersonaMem-v3's apps as an agent's tools, under `history=tools`)."""
-        return cast(See, point.history.builder(past, **point.own(point.history, arguments)))
-
-    def history_metrics(self, point: Point, arguments: Settings) -> list[Metric]:
-        """The metrics the run's history source adds: by default its axis value's, else
-        those of the version's own source (`history`)."""
-        return cast(list[Metric], point.history.metrics())
-
     @abstractmethod
-    def scorer(self, point: Point, arguments: Settings) -> Scorer:
+    def scorer(self, settings: TaskSettings) -> Scorer:
         """The run's scorer for its way of answering."""
 
     def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
@@ -252,11 +252,6 @@ class DatasetVersion(ABC, Generic[Q]):
             )
             for g in self.groups
         ]
-
-    def history_label(self, settings: Settings) -> str:
-        """How a run saw the past, in its label: its history source's words (the axis
-        value's, unless the version gave the run a source of its own: `history`)."""
-        return HISTORIES[str(settings["history"])].label(settings)
 
     def label_words(self, settings: Settings) -> list[str]:
         """What a run's label adds about this version's own settings; by default none."""

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.datasets.base import DatasetVersion
-from inspect_personamem.history.table import HISTORIES
-from inspect_personamem.parameters import Settings
+from inspect_personamem.datasets.registry import VERSIONS
+from inspect_personamem.parameters import Point, Settings
 
 
 def axes_label(settings: Settings, version: DatasetVersion[Any]) -> str:
     """How a run saw the past and answered, in words: `full history`, `no history`,
     `rag (bm25, top 4)`, `memory (mem0)`, `full history, logprob`; the version's own
     words after them (`open, preference judge`)."""
+    point = Point.of(settings, version.histories, version.answers)
     words = [
-        version.history_label(settings),
-        ANSWERS[str(settings["answer"])].label(settings),
+        point.history.label(settings),
+        point.answer.label(settings),
         *version.label_words(settings),
     ]
     return ", ".join(word for word in words if word)
@@ -27,18 +27,19 @@ def axis_settings(version: DatasetVersion[Any]) -> frozenset[str]:
     """Settings that say how a run saw the past and answered (the axes, their values'
     parameters, and the version's own that say how, `Parameter.says_how`); the others
     say what it answered (data, prompt): a report groups runs that differ only in these."""
-    values = (*HISTORIES.values(), *ANSWERS.values())
+    values = (*version.histories.values(), *version.answers.values())
     own = {p.name for p in version.own if p.says_how}
     return frozenset({"history", "answer"} | own | {p.name for v in values for p in v.parameters})
 
 
 def history_settings(settings: Settings, history: str) -> dict[str, Any]:
     """The settings of the run of the same answer and other settings that saw the past
-    by `history`, every history source's parameter at its default: a run a run is
-    measured against."""
+    by `history`, every history source's parameter (any version's: PersonaMem-v3's apps
+    agent's too) at its default: a run a run is measured against."""
     other = dict(settings, history=history)
-    for value in HISTORIES.values():
-        other.update({p.name: str(p.default) for p in value.parameters if p.name in settings})
+    for version in VERSIONS.values():
+        for value in version.histories.values():
+            other.update({p.name: str(p.default) for p in value.parameters if p.name in settings})
     return other
 
 

@@ -12,13 +12,11 @@ import difflib
 from collections.abc import Mapping
 from typing import Any, Final
 
-from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.data.order import INTERLEAVE_BLOCK
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.prompts import own_prompt
-from inspect_personamem.history.table import HISTORIES
-from inspect_personamem.parameters import AxisValue, Parameter, Point, Settings
+from inspect_personamem.parameters import AxisValue, Parameter, Point, Settings, TaskSettings
 from inspect_personamem.run.migration import LEGACY_METHODS
 
 
@@ -65,8 +63,6 @@ INTERLEAVE = Parameter(
     minimum=0,
     scoring=False,
 )
-HISTORY = _axis("history", "full", HISTORIES, "What the model sees of the past")
-ANSWER = _axis("answer", "choice", ANSWERS, "How the model answers")
 SHARED: Final[tuple[Parameter, ...]] = (KEEP_HISTORY_IN_LOG, ORDER, INTERLEAVE)
 """The parameters every version's task takes after its own."""
 
@@ -88,6 +84,19 @@ def source_parameters(version: DatasetVersion[Any]) -> tuple[Parameter, ...]:
     )
 
 
+def axes(version: DatasetVersion[Any]) -> tuple[Parameter, Parameter]:
+    """The two axes' parameters, each taking the values `version` offers."""
+    return (
+        _axis("history", "full", version.histories, "What the model sees of the past"),
+        _axis("answer", "choice", version.answers, "How the model answers"),
+    )
+
+
+def _values(version: DatasetVersion[Any]) -> tuple[AxisValue, ...]:
+    """Every axis value `version` offers, the history sources' first."""
+    return (*version.histories.values(), *version.answers.values())
+
+
 def task_parameters(version: DatasetVersion[Any]) -> tuple[Parameter, ...]:
     """A version's task parameters but the axis values' own, in the order its task
     takes them: which questions, where the files are, the axes, then the shared and the
@@ -95,8 +104,7 @@ def task_parameters(version: DatasetVersion[Any]) -> tuple[Parameter, ...]:
     return (
         *version.selectors,
         *source_parameters(version),
-        HISTORY,
-        ANSWER,
+        *axes(version),
         SYSTEM_MESSAGES,
         *version.own,
         *SHARED,
@@ -108,7 +116,7 @@ def parameters(version: DatasetVersion[Any]) -> dict[str, Parameter]:
     (read from the tables each time, so that an entry added to one counts at once):
     `task_parameters`, then the axis values' own."""
     found: dict[str, Parameter] = {p.name: p for p in task_parameters(version)}
-    for value in (*HISTORIES.values(), *ANSWERS.values()):
+    for value in _values(version):
         for parameter in value.parameters:
             if found.setdefault(parameter.name, parameter) is not parameter:
                 raise RuntimeError(f"two parameters named {parameter.name}")  # pragma: no cover
@@ -121,42 +129,48 @@ def scoring_defaults(version: DatasetVersion[Any]) -> dict[str, Any]:
     return {name: p.default for name, p in parameters(version).items() if p.scoring}
 
 
-def owners(name: str) -> list[str]:
-    """`history=rag`, `answer=logprob`, ...: the axis values that read a parameter."""
+def owners(name: str, version: DatasetVersion[Any]) -> list[str]:
+    """`history=rag`, `answer=logprob`, ...: the axis values of `version` that read a
+    parameter."""
     return [
         f"{axis}={value.name}"
-        for axis, table in (("history", HISTORIES), ("answer", ANSWERS))
+        for axis, table in (("history", version.histories), ("answer", version.answers))
         for value in table.values()
         if any(p.name == name for p in value.parameters)
     ]
 
 
-def checked_point(arguments: Settings, version: DatasetVersion[Any]) -> Point:
-    """The run's axis values, after checking every argument: its values (choices,
-    type, bound), no parameter of an unchosen value set away from its default (it
-    would silently change nothing), and a combination that means something, for the
+def checked_settings(arguments: Settings, version: DatasetVersion[Any]) -> TaskSettings:
+    """The run's settings (`TaskSettings`: its axis values, where its files are, what
+    every version shares), built once, after checking every argument: its values
+    (choices, type, bound), no parameter of an unchosen value set away from its default
+    (it would silently change nothing), and a combination that means something, for the
     axes and for the version. Every error is one line, raised before any data are
     read."""
     declared = parameters(version)
     for name, value in arguments.items():
         declared[name].check(value)
-    point = Point(HISTORIES[arguments["history"]], ANSWERS[arguments["answer"]])
+    point = Point.of(arguments, version.histories, version.answers)
     chosen = {p.name for value in (point.history, point.answer) for p in value.parameters}
     ignored = sorted(
-        name
-        for value in (*HISTORIES.values(), *ANSWERS.values())
-        for name in (p.name for p in value.parameters)
-        if name not in chosen and arguments[name] != declared[name].default
+        p.name
+        for value in _values(version)
+        for p in value.parameters
+        if p.name not in chosen and arguments[p.name] != p.default
     )
     if ignored:
-        readers = "; ".join(f"{name}: {', '.join(owners(name))}" for name in dict.fromkeys(ignored))
+        readers = "; ".join(
+            f"{name}: {', '.join(owners(name, version))}" for name in dict.fromkeys(ignored)
+        )
         raise PersonaMemArgumentError(
             f"PersonaMem task parameter(s) {', '.join(dict.fromkeys(ignored))} have no effect "
             f"with history={point.history.name!r}, answer={point.answer.name!r} (read by "
             f"{readers}): leave them out"
         )
     if point.history.calls_tools and point.answer.writes_nothing:
-        writing = " or ".join(repr(v.name) for v in ANSWERS.values() if not v.writes_nothing)
+        writing = " or ".join(
+            repr(v.name) for v in version.answers.values() if not v.writes_nothing
+        )
         raise PersonaMemArgumentError(
             f"PersonaMem task parameters history={point.history.name!r}, "
             f"answer={point.answer.name!r}: answer={point.answer.name!r} "
@@ -178,8 +192,9 @@ def checked_point(arguments: Settings, version: DatasetVersion[Any]) -> Point:
             f"{arguments['memory_prompt']!r} is {own.words}, a prompt for answer="
             f"{' or '.join(repr(a) for a in own.answers)} only: leave memory_prompt out"
         )
-    version.check(arguments, point)
-    return point
+    settings = TaskSettings.of(arguments, point)
+    version.check(settings)
+    return settings
 
 
 def all_arguments(
@@ -187,9 +202,13 @@ def all_arguments(
 ) -> dict[str, Any]:
     """Every parameter's argument: those given, and every other at its default. A name
     no table declares is an error suggesting the one meant."""
+    given = {**named, **unknown}
+    for axis in ("history", "answer"):
+        why = version.refused.get(f"{axis}={given.get(axis)}")
+        if why:
+            raise PersonaMemArgumentError(why)
     declared = parameters(version)
     check_unknown({k: v for k, v in unknown.items() if k not in declared}, version)
-    given = {**named, **unknown}
     return {name: given.get(name, p.default) for name, p in declared.items()}
 
 

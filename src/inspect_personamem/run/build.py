@@ -1,6 +1,7 @@
 """The one builder under every task (`run.tasks`): a task function's arguments checked
 and completed (`task_arguments`), then its `Task` built from its dataset version and
-the axis tables (`build_task`).
+the axis values it offers, through the run's settings built once
+(`parameters.TaskSettings`, `build_task`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from inspect_personamem.data.order import order_records
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.seen import Past
-from inspect_personamem.run.arguments import all_arguments, checked_point
+from inspect_personamem.run.arguments import all_arguments, checked_settings
 from inspect_personamem.run.facts import FACTS, run_facts
 from inspect_personamem.run.viewer import HEADLINE, viewer_config
 
@@ -63,40 +64,40 @@ def task_arguments(
 
 def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Task:
     """The `Task` of a version's run: every argument checked first (one line each), then
-    its data read and checked, the history source (the version's: by default its axis
-    value's) and the answer built, the questions ordered, and the version's samples
+    its data read and checked, the history source (the axis value the version offers)
+    and the answer built, the questions ordered, and the version's samples
     (with what the answer adds to their metadata), scorer and metrics, and what
     `inspect view` shows of its log (`run.viewer`)."""
-    point = checked_point(arguments, version)
+    settings = checked_settings(arguments, version)
+    point, shared = settings.point, settings.shared
     _warn_of_relative_paths(arguments)
-    loaded = version.load(arguments, point.history.reads_history)
+    loaded = version.load(settings.arguments, point.history.reads_history)
     past = Past(
         loaded.contexts,
         lambda metadata: version.evidence(metadata, loaded.contexts),
         version.memory_prompts,
     )
-    see = version.history(point, arguments, past)
+    see = point.history.builder(past, **settings.own(point.history))
     solver = point.answer.builder(
         see,
-        system_messages=arguments["system_messages"],
-        keep_history_in_log=arguments["keep_history_in_log"],
-        **point.own(point.answer, arguments),
+        system_messages=shared.system_messages,
+        keep_history_in_log=shared.keep_history_in_log,
+        **settings.own(point.answer),
     )
-    ordered = order_records(
-        loaded.questions, arguments["order"] or point.order, arguments["interleave_block"]
-    )
-    dataset = version.dataset(ordered, loaded, arguments, point)
+    ordered = order_records(loaded.questions, settings.order, shared.interleave_block)
+    dataset = version.dataset(ordered, loaded, settings)
     if point.answer.sample_metadata is not None:
-        added = point.answer.sample_metadata([str(sample.id) for sample in dataset], arguments)
+        ids = [str(sample.id) for sample in dataset]
+        added = point.answer.sample_metadata(ids, settings.arguments)
         for sample in dataset:
             sample.metadata = {**(sample.metadata or {}), **added[str(sample.id)]}
-    scored_as = version.scored_as(point.answer.scored_as, arguments)
-    scorer = version.scorer(point, arguments)
+    scored_as = version.scored_as(point.answer.scored_as, settings.arguments)
+    scorer = version.scorer(settings)
     return Task(
         dataset=dataset,
         solver=solver,
         scorer=scorer,
-        metrics=[*version.metrics(scored_as), *version.history_metrics(point, arguments)],
+        metrics=[*version.metrics(scored_as), *point.history.metrics()],
         headline_metric=HEADLINE,
         viewer=viewer_config(scorer),
         version=TASK_VERSION,
@@ -105,8 +106,8 @@ def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Ta
             "history": point.history.name,
             "answer": point.answer.name,
             "dataset": version.name,
-            "revision": arguments["revision"],
-            FACTS: run_facts(version, point, arguments),
+            "revision": settings.source.revision,
+            FACTS: run_facts(version, point, settings.arguments),
         },
     )
 

@@ -29,6 +29,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
+from inspect_personamem.scoring.actions import ACTIONS, Actions
 from inspect_personamem.scoring.grader.correction import (
     Corrected,
     Estimate,
@@ -288,23 +289,10 @@ def history_record(state: TaskState) -> dict[str, Any]:
     tools = state.metadata.get("tools")
     if tools:
         record["tools"] = {key: tools[key] for key in TOOL_COUNTS}
-    actions = state.metadata.get("actions")
-    if actions:
-        record["actions"] = action_counts(actions)
+    actions = Actions.read(state.metadata)
+    if actions is not None:
+        record[ACTIONS] = actions.counts()
     return record
-
-
-def action_counts(actions: Mapping[str, Any]) -> dict[str, Any]:
-    """What a score keeps of an agent's record (`actions`, `history.seen.Seen.agent`):
-    its counts, not its calls."""
-    return {
-        "calls": len(actions["calls"]),
-        "reads": actions["reads"],
-        "writes": len(actions["writes"]),
-        "turns": actions["turns"],
-        "out_of_budget": actions["out_of_budget"],
-        "finished": actions["finished"],
-    }
 
 
 @metric

@@ -18,6 +18,7 @@ from typing import Final, ParamSpec
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from inspect_personamem.scoring.actions import Actions
 from inspect_personamem.scoring.extraction import judge
 from inspect_personamem.scoring.metrics import history_record, unparsed
 
@@ -91,28 +92,33 @@ def correct_option(state: TaskState, letter: str) -> str:
     return f" The correct option ({letter}): {state.choices[index].value}"
 
 
-TURN_RECORDS: Final = ("tools", "actions")
-"""The sample metadata records of a model's turns, each saying whether they `finished`:
-`tools` (its calls to the history's tools, `history=tools`) and `actions` (an agent's,
-`history.seen.Seen.agent`: PersonaMem-v3's apps), with `stopped` saying why not."""
+TOOLS: Final = "tools"
+"""The sample metadata record of the model's calls to the history's tools
+(`history=tools`), saying whether its turns `finished`; an agent's record is `Actions`
+(`history.seen.Seen.agent`: PersonaMem-v3's apps), with `stopped` saying why not."""
 
 
 def replied(state: TaskState) -> bool:
     """Whether the model replied: it produced an output, and where it had turns of its
-    own (a record of `TURN_RECORDS`), they finished. A question an Inspect limit stopped
-    before the reply, or between its tool calls, or whose agent ran out of its budget
-    or lost its tools, has no reply to score."""
-    return bool(state.output.choices) and all(
-        bool(record["finished"])
-        for record in (state.metadata.get(key) for key in TURN_RECORDS)
-        if record
+    own (the history tools' record, `TOOLS`, or an agent's, `Actions`), they finished. A
+    question an Inspect limit stopped before the reply, or between its tool calls, or
+    whose agent ran out of its budget or lost its tools, has no reply to score."""
+    tools = state.metadata.get(TOOLS)
+    actions = Actions.read(state.metadata)
+    return (
+        bool(state.output.choices)
+        and (not tools or bool(tools["finished"]))
+        and (actions is None or actions.finished)
     )
 
 
 def stopped(state: TaskState) -> str | None:
-    """Why a record of `TURN_RECORDS` says its turns did not finish, where it says."""
-    reasons = (record.get("stopped") for record in map(state.metadata.get, TURN_RECORDS) if record)
-    return next((str(reason) for reason in reasons if reason), None)
+    """Why the record of the model's turns (`TOOLS`, `Actions`) says they did not
+    finish, where it says."""
+    tools = state.metadata.get(TOOLS) or {}
+    actions = Actions.read(state.metadata)
+    reason = tools.get("stopped") or (actions.stopped if actions is not None else None)
+    return str(reason) if reason else None
 
 
 STOPPED = "stopped_before_reply"

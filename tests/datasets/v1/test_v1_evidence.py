@@ -22,7 +22,7 @@ from inspect_personamem.datasets.v1.evidence import (
 from inspect_personamem.datasets.v1.generator import write_questions
 from inspect_personamem.datasets.v1.records import read_questions
 from inspect_personamem.errors import PersonaMemDataError
-from inspect_personamem.run.arguments import all_arguments, checked_point
+from inspect_personamem.run.arguments import all_arguments, checked_settings
 
 
 def history(*lengths: int, lead: int = 0) -> list[ChatMessage]:
@@ -194,9 +194,9 @@ def test_a_run_stops_on_a_bad_token_field_only_where_it_reads_evidence(
     with pytest.raises(PersonaMemDataError, match="field 'distance_to_ref_in_tokens'"):
         located("v1", small_split)
     arguments = all_arguments({"data_dir": str(small_split), "history": "full"}, {}, version)
-    point = checked_point(arguments, version)
+    settings = checked_settings(arguments, version)
     loaded = version.load(arguments, True)
-    assert len(version.dataset(loaded.questions, loaded, arguments, point)) == len(rows)
+    assert len(version.dataset(loaded.questions, loaded, settings)) == len(rows)
     # the questions whose fields are read are located by their tokens, the other not
     rows[2]["distance_to_ref_in_tokens"] = ""
     write_questions(questions, rows)

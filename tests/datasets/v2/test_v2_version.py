@@ -15,7 +15,7 @@ from inspect_personamem.datasets.v2.spec import PERSONAMEM_V2
 from inspect_personamem.datasets.v2.version import JUDGED, VERSION
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.table import HISTORIES
-from inspect_personamem.parameters import Point
+from inspect_personamem.parameters import Point, TaskSettings
 from inspect_personamem.run.arguments import parameters
 from inspect_personamem.run.tasks import TASKS
 
@@ -31,21 +31,23 @@ def point(answer: str, history: str = "full") -> Point:
 
 def test_a_judge_other_than_options_needs_open_answers() -> None:
     with pytest.raises(PersonaMemArgumentError) as info:
-        VERSION.check(settings(judge="preference"), point("choice"))
+        VERSION.check(TaskSettings.of(settings(judge="preference"), point("choice")))
     assert str(info.value) == (
         "PersonaMem-v2 task parameter judge='preference' judges open answers: pass "
         "answer=open, or leave judge out"
     )
-    VERSION.check(settings(answer="open", judge="preference"), point("open"))
+    VERSION.check(TaskSettings.of(settings(answer="open", judge="preference"), point("open")))
 
 
 def test_merged_system_messages_need_the_options_in_a_user_message() -> None:
     """The options message is the last one: merging has nothing to fold it into; with
     options_role=user, or where no options are shown (open answers), merge is taken."""
     with pytest.raises(PersonaMemArgumentError, match="pass options_role=user with merge$"):
-        VERSION.check(settings(system_messages="merge"), point("choice"))
-    VERSION.check(settings(system_messages="merge", options_role="user"), point("choice"))
-    VERSION.check(settings(system_messages="merge", answer="open"), point("open"))
+        VERSION.check(TaskSettings.of(settings(system_messages="merge"), point("choice")))
+    VERSION.check(
+        TaskSettings.of(settings(system_messages="merge", options_role="user"), point("choice"))
+    )
+    VERSION.check(TaskSettings.of(settings(system_messages="merge", answer="open"), point("open")))
 
 
 def test_a_judged_run_is_scored_and_labelled_as_judged() -> None:

@@ -1,9 +1,10 @@
-"""PersonaMem-v3's agent settings (`datasets/v3/agent/setting.py`), end to end under `inspect
-eval` on generated personas with scripted models: the arguments refused before any data
-are read, the authors' budgets, what a query's record keeps (`actions`), a budget run
-out (an Inspect limit: the query unscored), the MCP server's faults (the query stopped
-with one line, never handed to the model), and the same tool results in process and
-over MCP. The time mask over every read tool is `test_v3_time_mask.py`'s."""
+"""PersonaMem-v3's apps agent (`-T history=apps`, `datasets/v3/agent/setting.py`), end to
+end under `inspect eval` on generated personas with scripted models: the arguments
+refused before any data are read, the authors' budgets, what a query's record keeps
+(`actions`), a budget run out (an Inspect limit: the query unscored), the MCP server's
+faults (the query stopped with one line, never handed to the model), and the same tool
+results in process and over MCP. The time mask over every read tool is
+`test_v3_time_mask.py`'s."""
 
 from __future__ import annotations
 
@@ -22,24 +23,24 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from support.helpers import mock_model, run_task, tool_calling_model
 from support.servers.mcp_apps import stand_in_command
 
-from inspect_personamem.datasets.v3.agent import setting as agent
+from inspect_personamem.datasets.v3.agent import served
 from inspect_personamem.datasets.v3.agent.server import server_command
 from inspect_personamem.datasets.v3.agent.setting import (
     ACCESS_MCP,
-    HEAVY_TASKS,
     OVERPERS_RAIL,
     AgentSetting,
-    Budget,
 )
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.release.spec import V3Folder
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.version import VERSION as V3
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
-from inspect_personamem.report.axes import axes_label, axis_settings
+from inspect_personamem.report.axes import axes_label, axis_settings, no_history_settings
 from inspect_personamem.run.arguments import parameters
 from inspect_personamem.run.facts import FACTS
+from inspect_personamem.run.migration import current_arguments
 from inspect_personamem.run.tasks import personamem_v3
+from inspect_personamem.scoring.actions import Budget
 
 TASK = "inspect_personamem/personamem_v3"
 REPLY = json.dumps({"ranked_indices": list(range(16)), "response": "a reply " * 10})
@@ -67,7 +68,7 @@ def run(
         TASK,
         tool_calling_model(script),
         log_dir,
-        {"data_dir": str(folder.root), "history": "tools", **arguments},
+        {"data_dir": str(folder.root), "history": "apps", **arguments},
         model_roles={"grader": grader},
         sample_id=ids,
         fail_on_error=False,
@@ -108,17 +109,23 @@ def is_unscored(sample: EvalSample) -> bool:
 @pytest.mark.parametrize(
     ("arguments", "words"),
     [
-        ({"history": "full", "tools": "mcp"}, "tools have no effect with history='full'"),
+        (
+            {"history": "full", "apps_transport": "mcp"},
+            "apps_transport have no effect with history='full'",
+        ),
         ({"history": "none", "turn_budget": 3}, "turn_budget have no effect with history='none'"),
         (
-            {"history": "tools", "tools": "history", "token_budget": 9},
-            "token_budget have no effect with tools='history'",
+            {"history": "tools", "token_budget": 9},
+            "token_budget have no effect with history='tools'",
         ),
         (
-            {"history": "tools", "tool_budget": 3},
-            "tool_budget have no effect with tools='apps'",
+            {"history": "apps", "tool_budget": 3},
+            "tool_budget have no effect with history='apps'",
         ),
-        ({"history": "tools", "tool_timeout": 5}, "tool_timeout has no effect with tools='apps'"),
+        (
+            {"history": "apps", "tool_timeout": 5},
+            "tool_timeout has no effect with apps_transport='process'",
+        ),
     ],
 )
 def test_an_agent_argument_that_means_nothing_is_refused_in_one_line(
@@ -133,19 +140,31 @@ def test_tools_mcp_without_the_mcp_package_is_refused(
     folder: V3Folder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(PersonaMemArgumentError, match="tools='mcp' needs the mcp package"):
-        personamem_v3(data_dir="/no/such/folder", history="tools", tools="mcp")
+    with pytest.raises(PersonaMemArgumentError, match="apps_transport='mcp' needs the mcp package"):
+        personamem_v3(data_dir="/no/such/folder", history="apps", apps_transport="mcp")
+
+
+HEAVY = {
+    "over_personalization_repetition_recsys",
+    "over_personalization_repetition_chatbot",
+    "active_mistake_prevention",
+    "agentic_auto_reply",
+    "agentic_vague_refind",
+    "personalized_recommendation",
+    "agentic_send_post",
+    "agentic_cross_app_repost",
+    "agentic_community_post",
+}
+"""The authors' nine heavy types (`HEAVY_TASKS` of evaluation/claude_subagent.py@d50925ff)."""
 
 
 def test_the_budgets_are_the_authors_unless_given() -> None:
-    assert len(HEAVY_TASKS) == 9 and set(TASK_TYPES) >= HEAVY_TASKS
-    authors = AgentSetting("apps")
+    assert {name for name, task in TASK_TYPES.items() if task.heavy} == HEAVY
+    authors = AgentSetting("process")
     assert authors.budget("agentic_send_post") == Budget(30, 600_000)
     assert authors.budget("chatbot_personalized_response") == Budget(15, 300_000)
     given = AgentSetting("mcp", turn_budget=4, token_budget=1_000)
     assert given.budget("agentic_send_post") == Budget(4, 1_000)
-    assert AgentSetting.of({"history": "tools", "tools": "history"}) is None
-    assert AgentSetting.of({"history": "full"}) is None
 
 
 def test_a_run_label_says_which_agent_and_the_budgets_given() -> None:
@@ -154,12 +173,29 @@ def test_a_run_label_says_which_agent_and_the_budgets_given() -> None:
     def label(**given: Any) -> str:
         return axes_label({**defaults, **given}, V3)
 
-    assert label(history="tools") == "apps agent"
-    assert label(history="tools", tools="mcp", turn_budget=4, token_budget=9_000) == (
+    assert label(history="apps") == "apps agent"
+    assert label(history="apps", apps_transport="mcp", turn_budget=4, token_budget=9_000) == (
         "apps agent over MCP (4 turns, 9,000 tokens)"
     )
-    assert label(history="tools", tools="history") == "tools (bm25, budget 6)"
-    assert {"tools", "turn_budget", "token_budget"} <= axis_settings(V3)
+    assert label(history="tools") == "tools (bm25, budget 6)"
+    assert {"apps_transport", "turn_budget", "token_budget"} <= axis_settings(V3)
+
+
+def test_an_agent_run_is_measured_against_the_no_history_run_of_its_other_settings() -> None:
+    """The apps agent's parameters are a history source's: the reference run has them at
+    their defaults, as it has every other source's."""
+    defaults = {name: str(p.default) for name, p in parameters(V3).items()}
+    agent = defaults | {"history": "apps", "apps_transport": "mcp", "turn_budget": "4"}
+    assert no_history_settings(agent) == defaults | {"history": "none"}
+
+
+def test_an_old_logs_agent_run_reads_as_history_apps() -> None:
+    """Logs made when the apps agent was `history=tools` with `tools=apps|mcp`."""
+    old = {"history": "tools", "tools": "mcp", "turn_budget": 4}
+    now = current_arguments(old, V3.release)
+    assert now == {"history": "apps", "apps_transport": "mcp", "turn_budget": 4}
+    defaults = {name: p.default for name, p in parameters(V3).items()}
+    assert axes_label(defaults | now, V3) == "apps agent over MCP (4 turns)"
 
 
 def test_the_authors_framing_is_verbatim_and_in_the_facts(folder: V3Folder) -> None:
@@ -169,10 +205,10 @@ def test_the_authors_framing_is_verbatim_and_in_the_facts(folder: V3Folder) -> N
     }
     for text, (length, digest) in zip((ACCESS_MCP, OVERPERS_RAIL), digests.values(), strict=True):
         assert (len(text), hashlib.sha256(text.encode()).hexdigest()[:32]) == (length, digest)
-    facts = (personamem_v3(data_dir=str(folder.root), history="tools").metadata or {})[FACTS]
+    facts = (personamem_v3(data_dir=str(folder.root), history="apps").metadata or {})[FACTS]
     for name in digests:
         assert facts["prompts"][name].startswith(digests[name][1])
-    plain = personamem_v3(data_dir=str(folder.root), history="tools", tools="history")
+    plain = personamem_v3(data_dir=str(folder.root), history="tools")
     assert not set(digests) & set((plain.metadata or {})[FACTS]["prompts"])
 
 
@@ -251,7 +287,7 @@ def test_a_budget_run_out_leaves_the_query_unscored(
 def stand_in(monkeypatch: pytest.MonkeyPatch, mode: str, after: int = 0) -> None:
     """Serve every query by the misbehaving stand-in (`support/servers/mcp_apps.py`)."""
     monkeypatch.setattr(
-        agent,
+        served,
         "server_command",
         lambda backend, metadata, writes=None: stand_in_command(
             server_command(backend, metadata, writes), mode, after
@@ -264,7 +300,7 @@ def test_a_server_that_does_not_start_stops_the_run_before_any_sample(
 ) -> None:
     stand_in(monkeypatch, "fail")
     with pytest.raises(PersonaMemDataError, match="did not start") as raised:
-        personamem_v3(data_dir=str(folder.root), history="tools", tools="mcp")
+        personamem_v3(data_dir=str(folder.root), history="apps", apps_transport="mcp")
     message = str(raised.value)
     first = next(iter(personamem_v3(data_dir=str(folder.root)).dataset))
     assert "mcp_apps.py fail" in message and "\n" not in message
@@ -296,7 +332,7 @@ def test_a_server_fault_stops_the_query_in_one_line_and_is_never_read_by_the_mod
     stand_in(monkeypatch, mode, after)
     # only the hung call is bounded by a short timeout: a call that answers may be slow
     bounded = {"tool_timeout": 3} if mode == "hang" else {}
-    log = run(folder, tmp_path, always_reading, [sample_id], tools="mcp", **bounded)
+    log = run(folder, tmp_path, always_reading, [sample_id], apps_transport="mcp", **bounded)
     [sample] = by_id(log).values()
     assert sample.error is not None
     message = sample.error.message
@@ -330,15 +366,15 @@ def test_the_same_calls_give_the_same_text_in_process_and_over_mcp(
         return REPLY
 
     results = {}
-    for tools in ("apps", "mcp"):
-        log = run(folder, tmp_path / tools, script, ids, tools=tools)
+    for transport, setting in (("process", "apps"), ("mcp", "mcp")):
+        log = run(folder, tmp_path / transport, script, ids, apps_transport=transport)
         assert log.status == "success", log.error
-        results[tools] = {
+        results[setting] = {
             sample_id: [(m.function, m.text, m.error) for m in s.messages if m.role == "tool"]
             for sample_id, s in by_id(log).items()
         }
         for sample in by_id(log).values():
-            assert sample.metadata["actions"]["setting"] == tools
+            assert sample.metadata["actions"]["setting"] == setting
     assert results["apps"] == results["mcp"]
     assert all(len(calls) > 20 for calls in results["apps"].values())
     assert any(error is not None for calls in results["apps"].values() for *_, error in calls)

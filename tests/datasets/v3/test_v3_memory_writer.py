@@ -277,7 +277,7 @@ def test_a_bad_writer_config_is_refused_before_any_data_are_read(tmp_path: Path)
     [
         ({"history": "memory", "memory": MARKDOWN_MEMORY}, True),
         (
-            {"history": "tools", "tools": "history", "search": "memory", "memory": MARKDOWN_MEMORY},
+            {"history": "tools", "search": "memory", "memory": MARKDOWN_MEMORY},
             True,
         ),
         ({"history": "memory", "memory": "support.memories:SpyMemory"}, False),

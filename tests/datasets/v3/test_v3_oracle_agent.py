@@ -250,7 +250,7 @@ def test_the_oracle_always_right_reaches_its_gold_through_the_apps(tmp_path: Pat
         "inspect_personamem/personamem_v3",
         oracle,
         tmp_path / "logs",
-        {"data_dir": str(tmp_path / "data"), "history": "tools", "tools": "apps"},
+        {"data_dir": str(tmp_path / "data"), "history": "apps"},
         model_roles={"grader": oracle},
     )
     assert log.status == "success" and len(log.samples or []) == 62

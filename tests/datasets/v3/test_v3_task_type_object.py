@@ -206,7 +206,8 @@ def test_the_generator_writes_a_toy_types_queries_by_its_instance_builder(tmp_pa
         assert instance["groundtruth"] == SECRET
         before = streams.persona(uid).events_before(int(row["ts"]))
         assert any(SECRET in json.dumps(event.fields) for event in before), row["query_id"]
-        top, low = TOY.scorer.replies(instance)
-        headline = Headline(TOY.metric, TOY.kind)
-        assert TOY.scorer.score(top, instance, row["query_id"], headline).raw == 1.0
-        assert TOY.scorer.score(low, instance, row["query_id"], headline).raw == 0.0
+        rule = TOY.scorer
+        assert isinstance(rule, Echo)
+        top, low = rule.replies(instance)
+        assert rule.score(top, instance, row["query_id"], TOY.headline).raw == 1.0
+        assert rule.score(low, instance, row["query_id"], TOY.headline).raw == 0.0

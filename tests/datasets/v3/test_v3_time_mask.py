@@ -66,20 +66,18 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "memory-mem0": {"history": "memory", "memory": "mem0", "top_k": 8},  # a stand-in LLM
     "tools-bm25": {
         "history": "tools",
-        "tools": "history",
         "tool_budget": 4,
         "tool_result_chars": 200_000,
     },
     "tools-markdown": {
         "history": "tools",
-        "tools": "history",
         "search": "memory",
         "memory": MARKDOWN_MEMORY,
         "tool_budget": 4,
         "tool_result_chars": 200_000,
     },
-    "apps": {"history": "tools"},  # the persona's apps, in process (`apps_script`)
-    "apps-mcp": {"history": "tools", "tools": "mcp"},  # the same, served over stdio
+    "apps": {"history": "apps"},  # the persona's apps, in process (`apps_script`)
+    "apps-mcp": {"history": "apps", "apps_transport": "mcp"},  # the same, served over stdio
 }
 APPS_SETTINGS = {"apps", "apps-mcp"}
 SEES_ALL = {"full-authors", "full-events", "memory-markdown", "tools-bm25"}

@@ -89,16 +89,18 @@ def judgements(log: EvalLog) -> list[dict[str, object]]:
 
 
 def by_run(logs: list[EvalLog]) -> dict[tuple[str, str, object], EvalLog]:
-    """Each log by model, history (with its tools: `tools apps`) and `-M accuracy`."""
+    """Each log by model, history (the apps agent's with its transport: `apps mcp`) and
+    `-M accuracy`."""
     return {
         (log.eval.model, history(log), log.eval.model_args.get("accuracy")): log for log in logs
     }
 
 
 def history(log: EvalLog) -> str:
-    """A run's history, with its tools where it had them (`tools mcp`)."""
+    """A run's history, with the apps agent's transport (`apps mcp`)."""
     given = str(log.eval.task_args["history"])
-    return f"tools {log.eval.task_args['tools']}" if given == "tools" else given
+    transport = log.eval.task_args.get("apps_transport", "process")
+    return f"apps {transport}" if given == "apps" else given
 
 
 def scores(log: EvalLog) -> dict[str, float | None]:
@@ -134,10 +136,10 @@ def test_try_runs_the_oracle_its_ceiling_and_the_floor_and_writes_the_report(
         (oracle, "none", 0.8),
         (oracle, "full", 1.0),
         (floor, "none", None),
-        (oracle, "tools apps", 0.8),
-        (oracle, "tools mcp", 0.8),
+        (oracle, "apps process", 0.8),
+        (oracle, "apps mcp", 0.8),
     }
-    mcp = runs[oracle, "tools mcp", 0.8]
+    mcp = runs[oracle, "apps mcp", 0.8]
     assert all(log.status == "success" for log in logs)
     # every run asks the 3 personas' 62 queries; the MCP run the agentic tasks' 9 types, twice
     assert [len(log.samples or []) for log in logs] == [
@@ -162,7 +164,7 @@ def test_try_runs_the_oracle_its_ceiling_and_the_floor_and_writes_the_report(
     # history, drawn as with the whole history: every query scores as in the full run,
     # but where the checks only an agent's run gets (the authors' write and output
     # checks) fail a reply that is not the gold: 0 there
-    apps = runs[oracle, "tools apps", 0.8]
+    apps = runs[oracle, "apps process", 0.8]
     full, agent = scores(runs[oracle, "full", 0.8]), scores(apps)
     for sample in apps.samples or []:
         value = agent[str(sample.id)]
@@ -284,7 +286,9 @@ def test_the_offline_recipe_counts_the_runs_try_makes_of_v3() -> None:
 def test_without_the_mcp_package_try_skips_the_mcp_run_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    mcp_run = next(run for run in offline.TRIAL_RUNS if run.task_args.get("tools") == "mcp")
+    mcp_run = next(
+        run for run in offline.TRIAL_RUNS if run.task_args.get("apps_transport") == "mcp"
+    )
     floor_run = next(run for run in offline.TRIAL_RUNS if run.model == "personamem/floor")
     monkeypatch.setattr(offline, "TRIAL_RUNS", (floor_run, mcp_run))
     monkeypatch.setattr(try_it, "find_spec", lambda name: None if name == "mcp" else object())
@@ -293,7 +297,7 @@ def test_without_the_mcp_package_try_skips_the_mcp_run_in_one_line(
     printed = capsys.readouterr().out.splitlines()
     skipped = [line for line in printed if "skipped" in line]
     assert skipped == [
-        "history=tools, tools=mcp, family=agentic_tasks: skipped: it needs "
+        "history=apps, apps_transport=mcp, family=agentic_tasks: skipped: it needs "
         "the `mcp` package, not installed here (pip install -e '.[memory]')"
     ]
     assert len(list_eval_logs(str(out / "logs"))) == 1  # the floor's alone

@@ -45,7 +45,7 @@ from inspect_personamem.datasets.v1.samples import build_dataset, check_against_
 from inspect_personamem.datasets.v1.spec import DATA_DIR_ENV, PERSONAMEM, DataSource
 from inspect_personamem.datasets.v1.splits import SPLITS, check_split
 from inspect_personamem.datasets.v1.trial import trial
-from inspect_personamem.parameters import Parameter, Point, Settings
+from inspect_personamem.parameters import Parameter, Point, Settings, TaskSettings
 from inspect_personamem.scoring.scorer import personamem_scorer
 
 TASK: Final = "personamem"
@@ -206,14 +206,14 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         self,
         questions: Sequence[QuestionRecord],
         loaded: Loaded[QuestionRecord],
-        arguments: Settings,
-        point: Point,
+        settings: TaskSettings,
     ) -> Dataset:
         """The questions' samples; a run that locates evidence first checks the token
         fields it reads (`datasets/v1/evidence.py`)."""
-        if point.history.reads_evidence:
+        if settings.point.history.reads_evidence:
             check_token_fields(questions)
-        return build_dataset(questions, f"{self.task}_{arguments['split']}", arguments["shuffle"])
+        split, shuffle = settings.arguments["split"], settings.arguments["shuffle"]
+        return build_dataset(questions, f"{self.task}_{split}", shuffle)
 
     def evidence(self, metadata: Mapping[str, Any], contexts: Contexts) -> Evidence:
         """The session of the message `distance_to_ref_in_tokens` before the question,
@@ -225,9 +225,9 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
             token_distance(metadata),
         )
 
-    def scorer(self, point: Point, arguments: Settings) -> Scorer:
+    def scorer(self, settings: TaskSettings) -> Scorer:
         """The answer's own scorer (open answers' grader), else the official extraction."""
-        own: Scorer | None = point.answer_scorer(arguments)
+        own: Scorer | None = settings.answer_scorer()
         return own if own is not None else personamem_scorer()
 
     def prompts(self, point: Point, settings: Settings) -> dict[str, str]:

@@ -51,7 +51,7 @@ from inspect_personamem.datasets.v2.spec import (
 )
 from inspect_personamem.datasets.v2.trial import trial
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.parameters import Parameter, Point, Settings
+from inspect_personamem.parameters import Parameter, Point, Settings, TaskSettings
 from inspect_personamem.scoring.scorer import personamem_scorer
 
 TASK: Final = "personamem_v2"
@@ -201,15 +201,16 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         subset = check_subset(selected["subset"])
         return {PERSONAMEM_V2.questions_file(subset): PERSONAMEM_V2.released[subset]}
 
-    def check(self, arguments: Settings, point: Point) -> None:
+    def check(self, settings: TaskSettings) -> None:
         """What PersonaMem-v2 refuses beyond the axes' own refusals, in one line each."""
-        if arguments["judge"] != "options" and point.answer.name != "open":
+        judge, answer = settings.arguments["judge"], settings.point.answer.name
+        if judge != "options" and answer != "open":
             raise PersonaMemArgumentError(
-                f"PersonaMem-v2 task parameter judge={arguments['judge']!r} judges open "
+                f"PersonaMem-v2 task parameter judge={judge!r} judges open "
                 "answers: pass answer=open, or leave judge out"
             )
-        merged = arguments["system_messages"] == "merge" and point.answer.name == "choice"
-        if merged and arguments["options_role"] == "system":
+        merged = settings.shared.system_messages == "merge" and answer == "choice"
+        if merged and settings.arguments["options_role"] == "system":
             raise PersonaMemArgumentError(
                 "PersonaMem-v2 task parameters system_messages='merge', options_role='system': "
                 "merging folds a system message into the message after it, and the options "
@@ -240,28 +241,28 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         self,
         questions: Sequence[V2Question],
         loaded: Loaded[V2Question],
-        arguments: Settings,
-        point: Point,
+        settings: TaskSettings,
     ) -> Dataset:
         """Samples with the options message only where the model chooses."""
-        with_options = arguments["options_role"] if point.answer.name == "choice" else None
-        name = f"{self.task}_{arguments['subset']}_{arguments['length']}"
+        own, point = settings.arguments, settings.point
+        with_options = own["options_role"] if point.answer.name == "choice" else None
+        name = f"{self.task}_{own['subset']}_{own['length']}"
         evidence = point.history.reads_evidence
-        return build_v2_dataset(questions, name, arguments["shuffle"], with_options, evidence)
+        return build_v2_dataset(questions, name, own["shuffle"], with_options, evidence)
 
     def evidence(self, metadata: Mapping[str, Any], contexts: Contexts) -> Evidence:
         """The history messages equal to the row's snippet (`datasets/v2/evidence.py`)."""
         return snippet_evidence(sample_history(contexts, metadata), metadata)
 
-    def scorer(self, point: Point, arguments: Settings) -> Scorer:
+    def scorer(self, settings: TaskSettings) -> Scorer:
         """The authors' answer rule for chosen answers, the authors' judge
         (`judge=preference`) or the grader for open ones, the official letter otherwise
         (`logprob`'s)."""
-        if point.answer.name == "choice":
+        if settings.point.answer.name == "choice":
             return v2_choice_scorer()
-        if arguments["judge"] == "preference":
-            return preference_judge(arguments)
-        own: Scorer | None = point.answer_scorer(arguments)
+        if settings.arguments["judge"] == "preference":
+            return preference_judge(settings.arguments)
+        own: Scorer | None = settings.answer_scorer()
         return own if own is not None else personamem_scorer()
 
     def prompts(self, point: Point, settings: Settings) -> dict[str, str]:

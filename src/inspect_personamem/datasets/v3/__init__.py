@@ -3,6 +3,7 @@ and a profile, masked at each query's time; 31 task types in 5 families. The reg
 version is `version.py` (`docs/personamem-v3.md` says what it is and how it differs from
 the authors' harness). Its folders, from the bottom up:
 
+- `loading`: a release's queries read for a run (which personas, families, layouts).
 - `release/`: the release (`spec`: repository, licence, revision, the hub's and a
   GitHub checkout's layouts, what a `data_dir` must hold; `hub`: the download;
   `families`: the paper's families, the 31 task types each holds, the pipeline's
@@ -31,8 +32,8 @@ the authors' harness). Its folders, from the bottom up:
   and type, each with an interval clustered by persona; the lifecycle pairs and the
   warn/foil paired F1 joined over the samples; the gated replies counted).
 - `agent/`: the persona's apps at a query's time as tools (`apps`; `server`: the same
-  over MCP) and the agent settings (`setting`: `history=tools`, within the authors'
-  budgets; each query's `actions`).
+  over MCP) and the apps agent (`setting`, `served`: `history=apps`, a history source v3
+  adds, in process or over MCP, within the authors' budgets; each query's `actions`).
 - `offline/`: what the offline models read (`answers`: each query's top-scoring and low
   replies, the judge's offline judgements, a prompt as the floor reads it, `try`'s
   runs; `agent`: the oracle as an agent over the apps).

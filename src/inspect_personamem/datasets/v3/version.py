@@ -1,20 +1,21 @@
 """PersonaMem-v3 as a dataset version: its entry in `datasets.registry`.
 
 Per persona its queries (`backend/{uid}/test.json` on the hub, `spec.HUB`, read by
-`testjson`; `benchmark/{uid}/queries.csv` in a checkout of the authors' GitHub repository,
-`spec.CHECKOUT`, read by `records`) and the persona's app streams; a query at time T
-(its `ts`: `testjson` says why that is the authors' time) is asked after the events
-strictly before T (`histories.PersonaContexts`), its input the authors' task prompt
-without the history (`samples`), its reply scored by `scorers.v3_scorer`, 0-1 (the
-authors' 0-100 over 100: the six rule-scored task types by rule, the judged ones through
-the `grader` model role, `judged.py`, which a run must bind; their prompts' digests are
-in the log's facts), its headline `accuracy` the authors' micro mean. Without a folder
-the hub's files are downloaded (`hub.download`). The report and cards read it through
-`reported`: the runs beside the published numbers (`published.v3_published`), the errors
-clustered by persona, a card's rows per family and task type; its answers are
-`scored_as` `rules_and_judges`, its families on the report's first screen
-(`at_a_glance`). The tools read the rest it declares: the estimate's requests (`cost`),
-what `try` writes and runs, and what the oracle and the floor read (`offline`).
+`testjson`; `benchmark/{uid}/queries.csv` in a checkout of the authors' GitHub
+repository, `spec.CHECKOUT`, read by `records`) and the persona's app streams; a query
+at time T (its `ts`: `testjson` says why that is the authors' time) is asked after the
+events strictly before T (`histories.PersonaContexts`), its input the authors' task
+prompt without the history (`samples`), its reply scored by `scorers.v3_scorer`, 0-1
+(the authors' 0-100 over 100: the six rule-scored task types by rule, the judged ones
+through the `grader` model role, `judged.py`, which a run must bind; their prompts'
+digests are in the log's facts), its headline `accuracy` the authors' micro mean. Its
+queries are read by `loading`; without a folder the hub's files are downloaded
+(`hub.download`). The report and cards read it through `reported`: the runs beside the
+published numbers (`published.v3_published`), the errors clustered by persona, a card's
+rows per family and task type; its answers are `scored_as` `rules_and_judges`, its
+families on the report's first screen (`at_a_glance`). The tools read the rest it
+declares: the estimate's requests (`cost`), what `try` writes and runs, and what the
+oracle and the floor read (`offline`).
 
 What is not here yet, and why:
 - a verified hub revision: the default is the commit a third-party catalog pins
@@ -30,14 +31,15 @@ What is not here yet, and why:
   `_generated_evidence`); for the release it is "not located", and `history=evidence`,
   which would send an empty history, is refused in one line.
 
-Its memory settings: `history=rag`, `history=tools -T tools=history` and
-`history=memory` with any memory system (Mem0, an MCP server, a plug-in) read the
-persona's timeline, one message per event (`histories.PersonaContexts`), through the
-memory pool: fed in time order, searched with the row's `query_text` (its prompt where it
-has none), never past the query's time. Its agent settings, `history=tools` with
-`tools=apps` (the default) or `tools=mcp`, give the persona's apps at the query's time to
-Inspect's `react()` within the authors' budgets (`agent.py`: the version's own history
-source, `history`, its prompts' digests in the run's facts, its metrics `v3_actions`).
+Its memory settings: `history=rag`, `history=tools` and `history=memory` with any
+memory system (Mem0, an MCP server, a plug-in) read the persona's timeline, one message
+per event (`histories.PersonaContexts`), through the memory pool: fed in time order,
+searched with the row's `query_text` (its prompt where it has none), never past the
+query's time. Its apps agent, `history=apps` (a history source it adds to the shared
+ones, `histories`), in process or `apps_transport=mcp`, gives the persona's apps at the
+query's time to Inspect's `react()` within the authors' budgets (`agent/setting.py`: its
+prompts' digests in the run's facts, its metrics `v3_actions`). It answers by choosing
+only (`answers`); `answer=logprob` and `answer=open` are refused in one line (`refused`).
 The authors' own memory setting is `-T memory=` `MARKDOWN_MEMORY` (`memory_writer`), its
 prompt's digest in the run's facts; its `memory_config` is checked before data are read.
 `tests/datasets/v3/test_v3_time_mask.py` runs every setting over marked events.
@@ -45,36 +47,26 @@ prompt's digest in the run's facts; its `memory_config` is checked before data a
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Final
 
 from inspect_ai.dataset import Dataset, MemoryDataset
 from inspect_ai.model import model_roles
 from inspect_ai.scorer import Metric, Scorer
 
+from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.data.asked import KEY as ASKED_KEY
 from inspect_personamem.data.contexts import Contexts
 from inspect_personamem.data.evidence import Evidence, spans_of
-from inspect_personamem.data.files import ReadFile, data_checked, data_release, synthetic
 from inspect_personamem.data.order import prefix_ends
 from inspect_personamem.data.release import ReleasedFile
-from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded, one_of
+from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded
 from inspect_personamem.datasets.declared import Estimate, Offline, Published, Reported, Try
-from inspect_personamem.datasets.v3.agent.setting import PROMPTS as AGENT_PROMPTS
-from inspect_personamem.datasets.v3.agent.setting import (
-    TOOL_TIMEOUT,
-    TOOLS,
-    AgentSetting,
-    apps_agent,
-    check_arguments,
-    check_server,
-    v3_actions,
-)
+from inspect_personamem.datasets.v3.agent.setting import APPS, check_first
 from inspect_personamem.datasets.v3.cost import OPTIONS, question_requests
 from inspect_personamem.datasets.v3.judges.texts import JUDGE_TEXTS
+from inspect_personamem.datasets.v3.loading import ALL, FAMILY_CHOICES, V3Question, load
 from inspect_personamem.datasets.v3.memory_writer import PROMPTS as WRITER_PROMPTS
 from inspect_personamem.datasets.v3.memory_writer import WriterConfig
 from inspect_personamem.datasets.v3.offline.agent import act
@@ -85,23 +77,15 @@ from inspect_personamem.datasets.v3.offline.answers import (
     questions,
     trial,
 )
-from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts, asked_at
-from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.published import v3_published
 from inspect_personamem.datasets.v3.release.families import FAMILIES
-from inspect_personamem.datasets.v3.release.hub import HubSnapshot, download
-from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.release.spec import (
-    CHECKOUT,
     DATA_DIR_ENV,
-    PERSONA_FILES_READ_IF_PRESENT,
     PERSONAMEM_V3,
-    V3Folder,
     V3Source,
-    check_folder,
 )
-from inspect_personamem.datasets.v3.release.testjson import read_test_json
 from inspect_personamem.datasets.v3.scoring.by_rule import missing_field
 from inspect_personamem.datasets.v3.scoring.metrics import v3_by_metadata, v3_metrics
 from inspect_personamem.datasets.v3.scoring.scorers import SCORED_AS, v3_scorer
@@ -109,17 +93,11 @@ from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.task_types.samples import query_to_sample
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.history.retrieved import read_memory_config
-from inspect_personamem.history.seen import Past, See
 from inspect_personamem.history.table import HISTORIES
-from inspect_personamem.parameters import Parameter, Point, Settings
+from inspect_personamem.parameters import Parameter, Point, Settings, TaskSettings
 
 TASK: Final = "personamem_v3"
 """PersonaMem-v3's task name."""
-ALL: Final = "all"
-"""`family=all`: every task family."""
-FAMILY_CHOICES: Final = (ALL, *FAMILIES)
-UNCHECKED: Final = "unchecked: "
-"""How `data_release` begins where nothing is known of any file the run read."""
 MARKDOWN_MEMORY: Final = "inspect_personamem.datasets.v3.memory_writer:MarkdownMemory"
 """`-T memory=` for the authors' own memory setting (`memory_writer`)."""
 EVERY_RUN: Final = (
@@ -132,24 +110,6 @@ NOT_LOCATED: Final = (
     "not located: the release does not say which events a query's answer rests on "
     "(only generated folders do)"
 )
-
-
-@dataclass(frozen=True)
-class V3Question:
-    """A query row with its point in its persona's history (`data.order.Asked`)."""
-
-    query: V3Query
-    end_index: int
-    path: Path
-    """Its persona's queries file."""
-
-    @property
-    def context_id(self) -> str:
-        return self.query.user_id
-
-    @property
-    def question_id(self) -> str:
-        return self.query.query_id
 
 
 class PersonaMemV3(DatasetVersion[V3Question]):
@@ -184,6 +144,20 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         ),
     )
     fixed = "family"
+    histories = MappingProxyType({**HISTORIES, APPS.name: APPS})
+    """The shared history sources, and the apps agent (`agent/setting.py`)."""
+    answers = MappingProxyType({"choice": ANSWERS["choice"]})
+    """Choosing is all: its queries have no options to score by likelihood, and no
+    candidate replies for `answer=open`'s grader."""
+    refused = MappingProxyType(
+        {
+            "answer=logprob": "PersonaMem-v3 takes no answer='logprob': its queries have no "
+            "options to score (a reply is ranked, judged or read by rules); leave answer out",
+            "answer=open": "PersonaMem-v3 takes no answer='open': its grader picks one of four "
+            "candidate replies, which v3's queries do not have (the task prompt is sent as is "
+            "and scored by v3's rules); leave answer out",
+        }
+    )
     own = (
         Parameter(
             "history_layout",
@@ -193,42 +167,6 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "message) or events (one message per event in time order, which a prompt cache "
             "shares across a persona's queries).",
             choices=LAYOUTS,
-        ),
-        Parameter(
-            "tools",
-            "apps",
-            str,
-            "history=tools: the persona's apps at the query's time as an agent's tools: apps "
-            "(in process) or mcp (the package's MCP server over stdio, one per query); or "
-            "history (the generic search_history/read_history over the event timeline).",
-            choices=TOOLS,
-            says_how=True,
-        ),
-        Parameter(
-            "turn_budget",
-            None,
-            int,
-            "tools=apps or mcp: the agent's model turns per query; none: the authors' 15 "
-            "(30 for their nine heavy task types).",
-            minimum=1,
-            says_how=True,
-        ),
-        Parameter(
-            "token_budget",
-            None,
-            int,
-            "tools=apps or mcp: the tokens a query's agent may use; none: 300,000 (600,000 "
-            "heavy), standing for the authors' $0.30 ($0.60) cap.",
-            minimum=1,
-            says_how=True,
-        ),
-        Parameter(
-            "tool_timeout",
-            TOOL_TIMEOUT,
-            int,
-            "tools=mcp: seconds the server has to answer one call (120 to start).",
-            minimum=1,
-            scoring=False,
         ),
     )
     groups = (
@@ -312,22 +250,12 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         read (nothing of the hub's files, nor of the app files)."""
         return dict(PERSONAMEM_V3.released)
 
-    def check(self, arguments: Settings, point: Point) -> None:
+    def check(self, settings: TaskSettings) -> None:
         """What PersonaMem-v3 has no meaning for, in one line each."""
-        if point.answer.name == "logprob":
+        given = settings.arguments
+        if given["memory_prompt"] != "official":
             raise PersonaMemArgumentError(
-                "PersonaMem-v3 takes no answer='logprob': its queries have no options to "
-                "score (a reply is ranked, judged or read by rules); leave answer out"
-            )
-        if point.answer.name == "open":
-            raise PersonaMemArgumentError(
-                "PersonaMem-v3 takes no answer='open': its grader picks one of four "
-                "candidate replies, which v3's queries do not have (the task prompt is "
-                "sent as is and scored by v3's rules); leave answer out"
-            )
-        if arguments["memory_prompt"] != "official":
-            raise PersonaMemArgumentError(
-                f"PersonaMem-v3 takes no memory_prompt={arguments['memory_prompt']!r}: "
+                f"PersonaMem-v3 takes no memory_prompt={given['memory_prompt']!r}: "
                 "it has only the official prompt; leave memory_prompt out"
             )
         if "grader" not in model_roles():  # the roles of the eval creating the task
@@ -336,138 +264,30 @@ class PersonaMemV3(DatasetVersion[V3Question]):
                 "bind a judge with --model-role grader=<model> (the authors judge with "
                 "gpt-5.5; in Python, model_roles={'grader': ...})"
             )
-        check_arguments(arguments, {p.name: p.default for p in HISTORIES["tools"].parameters})
-        if _writes_markdown_memory(arguments):
-            WriterConfig.of(read_memory_config(arguments["memory_config"]))
+        if _writes_markdown_memory(settings.point, given):
+            WriterConfig.of(read_memory_config(given["memory_config"]))
 
     def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
-        """The history source's and answer's texts, the judge's (`judge.JUDGE_TEXTS`), and
-        the memory writer's where it writes."""
+        """The history source's and answer's texts (the apps agent's framing), the judge's
+        (`judge.JUDGE_TEXTS`), and the memory writer's where it writes."""
         where = "datasets/v3/judge.py"
         judges = {f"{where}:{name}": text for name, text in JUDGE_TEXTS.items()}
-        writer = WRITER_PROMPTS if _writes_markdown_memory(settings) else {}
-        agent = AGENT_PROMPTS if AgentSetting.of(settings) else {}
-        return {**point.prompts(settings), **judges, **writer, **agent}
-
-    def history(self, point: Point, arguments: Settings, past: Past) -> See:
-        """With `history=tools`, the persona's apps as an agent's tools (`agent.py`),
-        unless `tools=history`; else the axis value's source."""
-        setting = AgentSetting.of(arguments)
-        if setting is None:
-            return super().history(point, arguments, past)
-        contexts = past.contexts
-        assert isinstance(contexts, PersonaContexts)
-        return apps_agent(contexts.streams, setting)
-
-    def history_metrics(self, point: Point, arguments: Settings) -> list[Metric]:
-        """An agent setting's counts of calls, reads, writes and turns (`agent.v3_actions`),
-        else the axis value's metrics."""
-        if AgentSetting.of(arguments) is None:
-            return super().history_metrics(point, arguments)
-        return [v3_actions()]
-
-    def history_label(self, settings: Settings) -> str:
-        """An agent setting's words: `apps agent` (`over MCP`), with the budgets given;
-        else the axis value's."""
-        setting = AgentSetting.of(settings)
-        if setting is None:
-            return super().history_label(settings)
-        words = [f"{setting.turn_budget} turns"] if setting.turn_budget else []
-        words += [f"{setting.token_budget:,} tokens"] if setting.token_budget else []
-        where = "apps agent" if setting.tools == "apps" else "apps agent over MCP"
-        return f"{where} ({', '.join(words)})" if words else where
-
-    def _source(self, arguments: Settings) -> V3Source:
-        return V3Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"])
-
-    def _folder(self, source: V3Source) -> tuple[V3Folder, str, HubSnapshot | None]:
-        """The folder to read (a `data_dir`, else PERSONAMEM_V3_DATA_DIR, else the hub's
-        snapshot, downloaded), where it came from, and the snapshot where it is one."""
-        if source.data_dir is not None:
-            root, given_by = Path(source.data_dir), source.data_dir_option
-        elif os.environ.get(DATA_DIR_ENV):
-            root, given_by = Path(os.environ[DATA_DIR_ENV]), DATA_DIR_ENV
-        else:
-            snapshot = download(source)
-            folder = check_folder(snapshot.root, snapshot.personas, given_by=snapshot.where)
-            return folder, snapshot.where, snapshot
-        folder = check_folder(root, given_by=given_by)
-        return folder, f"local folder {root.resolve()} ({folder.layout.where})", None
+        writer = WRITER_PROMPTS if _writes_markdown_memory(point, settings) else {}
+        return {**point.prompts(settings), **judges, **writer}
 
     def load(self, arguments: Settings, reads_history: bool) -> Loaded[V3Question]:
         """Every persona's queries of the folder (of `family`, unless all), each with its
-        point in its persona's history; the streams are read in any case (a query's point
-        is counted in events before its time)."""
-        source = self._source(arguments)
-        folder, where, snapshot = self._folder(source)
-        root = folder.root
-        family = one_of("family", arguments["family"], FAMILY_CHOICES)
-        contexts = PersonaContexts(
-            PersonaStreams(root / "backend"),
-            layout=one_of("history_layout", arguments["history_layout"], LAYOUTS),
-        )
-        questions: list[V3Question] = []
-        read: list[ReadFile] = []
-        names: list[str] = []
-        for uid in folder.personas:
-            path = folder.queries_file(uid)
-            rows = read_queries(path) if folder.layout is CHECKOUT else read_test_json(path, uid)
-            name = folder.layout.queries_file(uid)
-            names.extend(folder.layout.persona_files(uid))
-            names.extend(  # read where present (`streams.read_persona`)
-                f"{folder.layout.persona_folder(uid)}/{name}"
-                for name in PERSONA_FILES_READ_IF_PRESENT
-                if (folder.persona_folder(uid) / name).is_file()
-            )
-            released = PERSONAMEM_V3.released.get(name)
-            if released is not None:
-                read.append(_read_file(path, name, released, len(rows)))
-            questions.extend(
-                V3Question(q, asked_at(q, contexts).end_index, path)
-                for q in rows
-                if family == ALL or q.family == family
-            )
-        if not questions:
-            raise PersonaMemDataError(f"{root} ({where}) holds no query of family {family!r}")
-        generated = synthetic(source, names)
-        if arguments.get("history") == "evidence" and not generated:  # estimate names none
-            raise PersonaMemArgumentError(
-                f"PersonaMem-v3 takes history='evidence' only on generated data: the release "
-                f"({root}) does not say which events a query rests on, so its evidence would "
-                "be empty; choose another history"
-            )
-        release = generated or (
-            data_release(source, read)
-            if read
-            else UNCHECKED
-            + (
-                snapshot.release
-                if snapshot is not None
-                else f"nothing is known of the released {', '.join(names[:1])} and the rest "
-                "(no size, digest or row count read)"
-            )
-        )
-        return Loaded(
-            questions=questions,
-            contexts=contexts,
-            metadata={
-                "family": family,
-                "personas": list(folder.personas),
-                "data_source": where,
-                "data_release": release,
-                "data_checked": data_checked(read)
-                or f"nothing known of the {len(names)} files read ({folder.layout.where}: no "
-                "size, digest or row count of them is published), so none was checked",
-                "license": PERSONAMEM_V3.license_note,
-            },
-        )
+        point in its persona's history (`loading.load`)."""
+        return load(self._source(arguments), arguments, reads_history)
+
+    def _source(self, arguments: Settings) -> V3Source:
+        return V3Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"])
 
     def dataset(
         self,
         questions: Sequence[V3Question],
         loaded: Loaded[V3Question],
-        arguments: Settings,
-        point: Point,
+        settings: TaskSettings,
     ) -> Dataset:
         """The queries' samples in the order given, each with the history ends a prompt
         cache shares with its persona's earlier queries.
@@ -500,11 +320,9 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             }
             sample.metadata = metadata
             samples.append(sample)
-        setting = AgentSetting.of(arguments)
-        if setting is not None and setting.tools == "mcp" and samples:
-            assert isinstance(contexts.streams, PersonaStreams)
-            check_server(contexts.streams.backend, samples[0].metadata or {}, setting.tool_timeout)
-        name = f"{self.task}_{arguments['family']}"
+        if settings.point.history is APPS:
+            check_first(contexts, samples, settings.own(APPS))
+        name = f"{self.task}_{settings.arguments['family']}"
         return MemoryDataset(samples, name=name, shuffled=False)
 
     def evidence(self, metadata: Mapping[str, Any], contexts: Contexts) -> Evidence:
@@ -526,7 +344,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         where = f"generated: {len(shown)} of the {len(refs)} events named, {len(spans)} span(s)"
         return Evidence(spans, shown, where)
 
-    def scorer(self, point: Point, arguments: Settings) -> Scorer:
+    def scorer(self, settings: TaskSettings) -> Scorer:
         """The task types' headlines (`scorers.v3_scorer`): by rule, or by the grader."""
         return v3_scorer()
 
@@ -544,17 +362,13 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         ]
 
 
-def _writes_markdown_memory(settings: Settings) -> bool:
+def _writes_markdown_memory(point: Point, settings: Settings) -> bool:
     """Whether the run's memory is the authors' Markdown memory (`history=memory`, or
     `history=tools` searching it)."""
-    searches = settings["history"] == "memory" or (
-        settings["history"] == "tools" and settings["search"] == "memory"
+    searches = point.history.name == "memory" or (
+        point.history.name == "tools" and settings["search"] == "memory"
     )
     return searches and str(settings["memory"]) == MARKDOWN_MEMORY
-
-
-def _read_file(path: Path, name: str, released: ReleasedFile, rows: int) -> ReadFile:
-    return ReadFile(path, name, released, lambda: released.difference(name, path, rows))
 
 
 VERSION: Final[PersonaMemV3] = PersonaMemV3()

@@ -164,7 +164,9 @@ def _run(
     task_args = current_arguments(spec.task_args or {}, VERSIONS[benchmark].release)
     metadata: dict[str, Any] = spec.metadata or {}
     facts = metadata.get(FACTS) if isinstance(metadata.get(FACTS), dict) else None
-    defaults = setting_defaults(benchmark) | (facts or {}).get("scoring_defaults", {})
+    recorded_defaults = (facts or {}).get("scoring_defaults", {})
+    release = VERSIONS[benchmark].release
+    defaults = setting_defaults(benchmark) | current_arguments(recorded_defaults, release)
     settings = {
         key: str(task_args[key]) if key in task_args else default
         for key, default in defaults.items()

@@ -11,11 +11,9 @@ from functools import cached_property
 from importlib.metadata import version
 from typing import Any
 
-from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.data.release import NOT_RELEASED, RELEASED, SYNTHETIC
 from inspect_personamem.datasets.base import JUDGED, DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
-from inspect_personamem.history.table import HISTORIES
 from inspect_personamem.parameters import Point
 from inspect_personamem.report.read.identity import Grader, ModelId, RunKey, model_identity
 from inspect_personamem.report.read.samples import SampleResult
@@ -157,7 +155,7 @@ class Run:
         what the installed package says of a run with its settings (`described_by`)."""
         if self.logged_facts is not None:
             return self.logged_facts
-        point = Point(HISTORIES[self.settings["history"]], ANSWERS[self.settings["answer"]])
+        point = Point.of(self.settings, self.entry.histories, self.entry.answers)
         return run_facts(self.entry, point, self.settings)
 
     @property

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-ACTIONS: Final = "actions"
+from inspect_personamem.scoring.actions import ACTIONS, Actions
+
 TOOLS: Final = "tools"
 RECORDED: Final = (ACTIONS, TOOLS)
 """The sample metadata a run with tools records its use of them in."""
@@ -38,14 +39,14 @@ class ToolUse:
 def tool_use(records: Mapping[str, Mapping[str, Any]]) -> ToolUse | None:
     """A sample epoch's tool use from its records (`RECORDED` by name); None where it
     has neither."""
-    actions = records.get(ACTIONS)
+    actions = Actions.read(records)
     if actions is not None:
         return ToolUse(
-            calls=len(actions.get("calls") or ()),
-            reads=int(actions.get("reads") or 0),
-            writes=len(actions.get("writes") or ()),
-            turns=int(actions.get("turns") or 0),
-            out_of_budget=actions.get("out_of_budget") or None,
+            calls=len(actions.calls),
+            reads=actions.reads,
+            writes=len(actions.writes),
+            turns=actions.turns,
+            out_of_budget=actions.out_of_budget,
         )
     tools = records.get(TOOLS)
     if tools is not None:

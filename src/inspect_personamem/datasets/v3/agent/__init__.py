@@ -1,1 +1,2 @@
-"""The persona's apps as tools, in process and over MCP, and the agent setting."""
+"""The persona's apps as tools, in process and over MCP, and the apps agent
+(`history=apps`)."""

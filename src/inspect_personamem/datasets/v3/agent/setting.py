@@ -1,9 +1,10 @@
-"""PersonaMem-v3's agent settings (`-T history=tools`): the persona's apps at the query's
-time as tools (`apps.py`), served in process (`tools=apps`, the default) or by the
-package's MCP server over stdio (`tools=mcp`, `app_server.py`, one process per persona
-and query time, through Inspect's `mcp_server_stdio()`), and Inspect's `react()` agent
-answering with them within the authors' budgets. `tools=history` keeps the generic
-search_history/read_history tools over the event timeline (`history/tools.py`).
+"""PersonaMem-v3's apps agent (`-T history=apps`, `APPS`: an axis value PersonaMem-v3
+adds to the history sources it offers): the persona's apps at the query's time as tools
+(`apps.py`), served in process (`apps_transport=process`, the default) or by the
+package's MCP server over stdio (`apps_transport=mcp`, `served.py`), and Inspect's
+`react()` agent answering with them within the authors' budgets, its own parameters.
+`history=tools` stays the generic search_history/read_history tools over the event
+timeline (`history/tools.py`).
 
 The authors run this setting as Claude Code with their four mock MCP servers
 (evaluation/claude_subagent.py@d50925ff `run_subagent`, evaluation/inference_utils.py@
@@ -14,7 +15,7 @@ The authors run this setting as Claude Code with their four mock MCP servers
   message (`claude -p`), the task's prompt after the two framings. `_ACCESS_MCP` names
   the tools as Claude Code does (`mcp__instagram__get_feed`); the tools here are named
   as their registry names them within a server (`instagram_get_feed`);
-- the budgets: 15 turns, 30 for their nine heavy task types (`HEAVY_TASKS`, their
+- the budgets: 15 turns, 30 for their nine heavy task types (`TaskType.heavy`, their
   `HEAVY_TASKS`), and a cap on what a query may spend. Theirs is in dollars, $0.30 and
   $0.60 at Claude Sonnet 4.6's prices, times a model's price factor, "so the same TOKEN
   allowance holds across models"; Inspect meters tokens, so the cap here is in tokens
@@ -31,44 +32,41 @@ persona's queries, run in order).
 A query whose agent ran out of its budget has no reply: the budget is an Inspect limit
 (the token cap Inspect's `token_limit`; the turn budget is checked as each turn ends,
 and raised as Inspect's `turn` limit, so no turn past it is generated), the sample's
-`limit` says which, and the scorer leaves it unscored (`scoring.scorer.replied`). A
-fault of the MCP server (it does not start, does not answer a call within
-`tool_timeout`, dies, or answers what is not one JSON text) is never handed to the
-model as a tool's error, which it could read as "no results": the query stops with one
-line naming the server, the persona and the query (`AppServerError`, the sample's
-error), and is not scored. Whether the server starts and lists the tools the apps
-offer is checked once as the task is made, for its first query (`check_server`).
+`limit` says which, and the scorer leaves it unscored (`scoring.scorer.replied`). The
+MCP server's faults stop the query in one line (`served.py`).
 
-Per sample, `state.metadata["actions"]` records what the agent did (`Actions`).
+Per sample, `state.metadata["actions"]` records what the agent did
+(`scoring.actions.Actions`).
 """
 
 from __future__ import annotations
 
 import importlib.util
-import json
-import math
-import shlex
-import tempfile
-import threading
-from collections.abc import Mapping, Sequence
-from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
-import anyio
 from inspect_ai.agent import AgentState, react
+from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 from inspect_ai.solver import TaskState
-from inspect_ai.tool import ContentText, Tool, ToolDef, ToolError, mcp_server_stdio
+from inspect_ai.tool import Tool
 from inspect_ai.util import LimitExceededError, token_limit
 
-from inspect_personamem.datasets.v3.agent.apps import inspect_tools, is_write, session_for
-from inspect_personamem.datasets.v3.agent.server import server_command
+from inspect_personamem.datasets.v3.agent.served import (
+    Recorded,
+    check_server,
+    found,
+    in_process,
+    over_mcp,
+)
+from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
-from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
-from inspect_personamem.history.seen import See, Seen
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
+from inspect_personamem.history.seen import Past, See, Seen
+from inspect_personamem.parameters import AxisValue, Parameter, Settings
+from inspect_personamem.scoring.actions import Budget
 
 ACCESS_MCP: Final = (
     "You are an assistant acting on behalf of this user. You have access to MCP tools "
@@ -91,23 +89,8 @@ PROMPTS: Final = {
     "datasets/v3/agent.py:ACCESS_MCP": ACCESS_MCP,
     "datasets/v3/agent.py:OVERPERS_RAIL": OVERPERS_RAIL,
 }
-"""The fixed texts the agent settings send, by where they are defined (the run's facts)."""
+"""The fixed texts the apps agent sends, by where they are defined (the run's facts)."""
 
-HEAVY_TASKS: Final = frozenset(
-    {
-        "over_personalization_repetition_recsys",
-        "over_personalization_repetition_chatbot",
-        "active_mistake_prevention",
-        "agentic_auto_reply",
-        "agentic_vague_refind",
-        "personalized_recommendation",
-        "agentic_send_post",
-        "agentic_cross_app_repost",
-        "agentic_community_post",
-    }
-)
-"""The task types the authors give double budgets (`HEAVY_TASKS` of
-evaluation/claude_subagent.py@d50925ff)."""
 TURNS: Final = 15
 HEAVY_TURNS: Final = 30
 """Their `--max-turns`: 15, 30 for a heavy task type."""
@@ -115,58 +98,27 @@ TOKENS: Final = 300_000
 HEAVY_TOKENS: Final = 600_000
 """The token cap standing for their $0.30 and $0.60 (docs/personamem-v3.md, "Agent
 settings")."""
-TOOLS: Final = ("apps", "mcp", "history")
-"""`-T tools=`: the apps in process, the apps' MCP server, the generic history tools."""
-AGENT_TOOLS: Final = ("apps", "mcp")
-"""The values of `tools` an agent answers with."""
+TRANSPORTS: Final = ("process", "mcp")
+"""`-T apps_transport=`: the apps in process, or served by the apps' MCP server."""
 TOOL_TIMEOUT: Final = 30
 """Seconds the MCP server has to answer one call (`-T tool_timeout=`)."""
-START_TIMEOUT: Final = 120
-"""Seconds the MCP server has to start and list its tools (a Python process importing
-the package, several at once on a busy machine), or `tool_timeout` where longer."""
-
-
-class AppServerError(RuntimeError):
-    """A fault of the apps' MCP server during a query: one line naming the server, the
-    persona and the query; the sample ends in this error and is not scored."""
-
-
-@dataclass(frozen=True)
-class Budget:
-    """One query's budget: model turns, and tokens (None: no cap)."""
-
-    turns: int
-    tokens: int | None
 
 
 @dataclass(frozen=True)
 class AgentSetting:
-    """The agent setting a run's arguments chose."""
+    """The apps agent's own parameters (`APPS`), as a run's arguments gave them."""
 
-    tools: str
-    """`apps` or `mcp` (`AGENT_TOOLS`)."""
+    apps_transport: str = "process"
+    """`process` or `mcp` (`TRANSPORTS`)."""
     turn_budget: int | None = None
     """Every query's turns; None: the authors' (`TURNS`, `HEAVY_TURNS`)."""
     token_budget: int | None = None
     """Every query's tokens; None: the authors' cap in tokens (`TOKENS`, `HEAVY_TOKENS`)."""
     tool_timeout: int = TOOL_TIMEOUT
 
-    @classmethod
-    def of(cls, arguments: Mapping[str, Any]) -> AgentSetting | None:
-        """The setting of a run's arguments; None where no agent answers (a history other
-        than `tools`, or `tools=history`)."""
-        if arguments.get("history") != "tools" or arguments.get("tools", "apps") not in AGENT_TOOLS:
-            return None
-        return cls(
-            str(arguments.get("tools", "apps")),
-            _count(arguments.get("turn_budget")),
-            _count(arguments.get("token_budget")),
-            _count(arguments.get("tool_timeout")) or TOOL_TIMEOUT,
-        )
-
     def budget(self, task_type: str) -> Budget:
         """A query's budget: the one given, else the authors' for its task type."""
-        heavy = task_type in HEAVY_TASKS
+        heavy = TASK_TYPES[task_type].heavy
         return Budget(
             self.turn_budget or (HEAVY_TURNS if heavy else TURNS),
             self.token_budget or (HEAVY_TOKENS if heavy else TOKENS),
@@ -179,92 +131,44 @@ def _count(value: Any) -> int | None:
     return None if value is None or str(value) in ("", "None") else int(value)
 
 
-def check_arguments(arguments: Mapping[str, Any], generic_tools: Mapping[str, Any]) -> None:
-    """A one-line error, before any data are read, for an agent parameter that means
-    nothing with the run's other arguments; `generic_tools`: the generic history tools'
-    parameters (`history=tools`) by name, with their defaults."""
-    history, tools = arguments.get("history"), arguments.get("tools", "apps")
-    own = {"tools": "apps", "turn_budget": None, "token_budget": None, "tool_timeout": TOOL_TIMEOUT}
-    changed = [name for name, default in own.items() if arguments.get(name, default) != default]
-    if history != "tools" and changed:
-        raise PersonaMemArgumentError(
-            f"PersonaMem-v3 task parameter(s) {', '.join(changed)} have no effect with "
-            f"history={history!r}: the persona's apps are offered with history='tools'"
+def _label(settings: Settings) -> str:
+    """`apps agent` (`over MCP`), with the budgets given."""
+    words = [f"{turns} turns" for turns in [_count(settings["turn_budget"])] if turns]
+    words += [f"{tokens:,} tokens" for tokens in [_count(settings["token_budget"])] if tokens]
+    where = "apps agent over MCP" if str(settings["apps_transport"]) == "mcp" else "apps agent"
+    return f"{where} ({', '.join(words)})" if words else where
+
+
+def _refuses(settings: Settings) -> str | None:
+    """A `tool_timeout` without the MCP server it bounds, or the server without the
+    `mcp` package, said before any data are read."""
+    transport = settings["apps_transport"]
+    if transport != "mcp" and settings["tool_timeout"] != TOOL_TIMEOUT:
+        return (
+            f"tool_timeout has no effect with apps_transport={transport!r} (it bounds the "
+            "MCP server's calls, apps_transport='mcp'): leave it out"
         )
-    if tools not in TOOLS:
-        raise PersonaMemArgumentError(
-            f"PersonaMem-v3 task parameter tools={tools!r}: choose one of {', '.join(TOOLS)}"
+    if transport == "mcp" and importlib.util.find_spec("mcp") is None:
+        return (
+            "apps_transport='mcp' needs the mcp package: pip install "
+            "'inspect-personamem[memory]' (or run apps_transport='process', the same tools "
+            "in process)"
         )
-    if history != "tools":
-        return
-    if tools == "history":
-        budgets = [name for name in changed if name != "tools"]
-        if budgets:
-            raise PersonaMemArgumentError(
-                f"PersonaMem-v3 task parameter(s) {', '.join(budgets)} have no effect with "
-                "tools='history' (its budget is tool_budget): leave them out"
-            )
-        return
-    generic = [name for name, default in generic_tools.items() if arguments[name] != default]
-    if generic:
-        raise PersonaMemArgumentError(
-            f"PersonaMem-v3 task parameter(s) {', '.join(generic)} have no effect with "
-            f"tools={tools!r} (they set the generic history tools, tools='history'): "
-            "leave them out"
-        )
-    if tools != "mcp" and "tool_timeout" in changed:
-        raise PersonaMemArgumentError(
-            "PersonaMem-v3 task parameter tool_timeout has no effect with tools='apps' "
-            "(it bounds the MCP server's calls, tools='mcp'): leave it out"
-        )
-    if tools == "mcp" and importlib.util.find_spec("mcp") is None:
-        raise PersonaMemArgumentError(
-            "PersonaMem-v3 tools='mcp' needs the mcp package: pip install "
-            "'inspect-personamem[memory]' (or run tools='apps', the same tools in process)"
-        )
+    return None
 
 
-@dataclass
-class Actions:
-    """What one query's agent did, kept in `state.metadata["actions"]` as it happens (so
-    that a query cut short keeps it too)."""
-
-    state: TaskState
-    setting: str
-    server: str | None
-    budget: Budget
-    calls: list[dict[str, Any]] = field(default_factory=list)
-    writes: list[dict[str, Any]] = field(default_factory=list)
-    turns: int = 0
-    out_of_budget: str | None = None
-    finished: bool = False
-    stopped: str | None = None
-
-    def call(self, tool: str, arguments: Mapping[str, Any], error: str | None) -> None:
-        self.calls.append({"tool": tool, "arguments": dict(arguments), "error": error})
-        self.write()
-
-    def write(self) -> None:
-        self.state.metadata["actions"] = {
-            "setting": self.setting,
-            "server": self.server,
-            "calls": self.calls,
-            "reads": sum(c["error"] is None and not is_write(c["tool"]) for c in self.calls),
-            "writes": self.writes,
-            "turns": self.turns,
-            "budget": {"turns": self.budget.turns, "tokens": self.budget.tokens},
-            "out_of_budget": self.out_of_budget,
-            "finished": self.finished,
-            "stopped": self.stopped,
-        }
-
-
-LIMITS: Final = {"token": "tokens", "turn": "turns", "time": "time", "working": "time"}
-"""An Inspect limit's type -> the budget the record says ran out."""
-
-
-def apps_agent(streams: PersonaStreams, setting: AgentSetting) -> See:
-    """The history source of an agent setting: no history sent; the agent answers."""
+def apps_history(
+    past: Past,
+    apps_transport: str,
+    turn_budget: int | None,
+    token_budget: int | None,
+    tool_timeout: int,
+) -> See:
+    """The history source of `history=apps`: no history sent; the agent answers."""
+    contexts = past.contexts
+    assert isinstance(contexts, PersonaContexts)
+    streams = contexts.streams
+    setting = AgentSetting(apps_transport, turn_budget, token_budget, tool_timeout)
 
     async def see(state: TaskState) -> Seen:
         return Seen((), agent=lambda answering: answer(answering, streams, setting))
@@ -272,49 +176,29 @@ def apps_agent(streams: PersonaStreams, setting: AgentSetting) -> See:
     return see
 
 
+def check_first(contexts: PersonaContexts, samples: Sequence[Sample], own: Settings) -> None:
+    """Over MCP, that the server of the run's first query starts and lists the tools the
+    apps offer (`served.check_server`), as the task is made; `own`: the apps agent's
+    arguments (`Point.own`)."""
+    setting = AgentSetting(**own)
+    if setting.apps_transport == "mcp" and samples:
+        check_server(contexts.streams.backend, samples[0].metadata or {}, setting.tool_timeout)
+
+
 async def answer(state: TaskState, streams: PersonaStreams, setting: AgentSetting) -> TaskState:
     """The agent's answer to one query: its tools, its turns within the budget, its
-    record (`Actions`)."""
-    metadata = state.metadata
-    budget = setting.budget(str(metadata["task_type"]))
-    if setting.tools == "apps":
-        session = session_for(streams, metadata)
-        actions = Actions(state, "apps", None, budget, writes=session.writes)
-        actions.write()
-        tools = [_recorded(tool, actions, None) for tool in inspect_tools(session)]
-        return await _run(state, tools, actions)
-    with tempfile.TemporaryDirectory(prefix="personamem-apps-") as folder:
-        writes = Path(folder) / "writes.jsonl"
-        command, args = server_command(streams.backend, metadata, writes)
-        server = Server(shlex.join([command, *args]), metadata, setting.tool_timeout)
-        actions = Actions(state, "mcp", server.line, budget)
-        actions.write()
-        try:
-            client = mcp_server_stdio(command=command, args=args)
-            return await _served(state, client, server, actions)
-        finally:
-            actions.writes[:] = _written(writes, server)
-            actions.write()
+    record (`served.Recorded`)."""
+    budget = setting.budget(str(state.metadata["task_type"]))
+    if setting.apps_transport == "mcp":
+        return await over_mcp(state, streams, budget, setting.tool_timeout, _run)
+    return await in_process(state, streams, budget, _run)
 
 
-async def _served(state: TaskState, client: Any, server: Server, actions: Actions) -> TaskState:
-    """Start the query's server (within its start deadline), list its tools and answer
-    with them; the server stopped after."""
-    with anyio.CancelScope() as scope:
-        scope.deadline = anyio.current_time() + server.start_timeout
-        async with AsyncExitStack() as stack:
-            try:
-                await stack.enter_async_context(client)
-                listed = await client.tools()
-            except Exception as ex:
-                raise server.fault(actions, "did not start", ex) from ex
-            scope.deadline = math.inf
-            tools = [_recorded(tool, actions, server) for tool in listed]
-            return await _run(state, tools, actions)
-    raise server.fault(actions, f"did not start within {server.start_timeout} s")
+LIMITS: Final = {"token": "tokens", "turn": "turns", "time": "time", "working": "time"}
+"""An Inspect limit's type -> the budget the record says ran out."""
 
 
-async def _run(state: TaskState, tools: Sequence[Tool], actions: Actions) -> TaskState:
+async def _run(state: TaskState, tools: Sequence[Tool], actions: Recorded) -> TaskState:
     """`react()` without a submit tool over the framed prompt, within the budget."""
     budget = actions.budget
     asked = state.messages[-1]
@@ -338,7 +222,7 @@ async def _run(state: TaskState, tools: Sequence[Tool], actions: Actions) -> Tas
         actions.stopped = f"the agent's {ex.type} limit ran out: {ex.message}"
         raise
     except Exception as ex:
-        fault = _found(ex, AppServerError)
+        fault = found(ex)
         if fault is None or fault is ex:
             raise
         raise fault from None
@@ -358,167 +242,6 @@ async def _run(state: TaskState, tools: Sequence[Tool], actions: Actions) -> Tas
         actions.finished = True
     actions.write()
     return state
-
-
-@dataclass(frozen=True)
-class Server:
-    """One query's MCP server: its command line, whom it serves, its deadline."""
-
-    line: str
-    metadata: Mapping[str, Any]
-    timeout: int
-
-    @property
-    def start_timeout(self) -> int:
-        return max(START_TIMEOUT, self.timeout)
-
-    def where(self) -> str:
-        return (
-            f"PersonaMem-v3 app server `{self.line}` (persona {self.metadata['user_id']}, "
-            f"query {self.metadata['query_id']})"
-        )
-
-    def fault(
-        self, actions: Actions, what: str, cause: BaseException | None = None
-    ) -> AppServerError:
-        """The fault, one line, also kept in the query's record."""
-        detail = "" if cause is None else ": " + _said(cause).rstrip(": ")
-        actions.stopped = f"{self.where()} {what}{detail}"
-        actions.write()
-        return AppServerError(actions.stopped)
-
-
-def _recorded(tool: Tool, actions: Actions, server: Server | None) -> Tool:
-    """`tool`, each call kept in the record; served by `server`, each call within its
-    deadline, a fault of the server raised (`AppServerError`), never handed to the model."""
-    spec = ToolDef(tool)
-    name = spec.name
-
-    async def execute(**arguments: Any) -> Any:
-        try:
-            if server is None:
-                result = await tool(**arguments)
-            else:
-                result = await _served_call(tool, name, arguments, actions, server)
-        except ToolError as error:
-            actions.call(name, arguments, error.message)
-            raise
-        actions.call(name, arguments, None)
-        return result
-
-    return ToolDef(
-        execute,
-        name=name,
-        description=spec.description,
-        parameters=spec.parameters,
-        max_output=0,  # the apps' text whole, as `apps.inspect_tools` gives it
-    ).as_tool()
-
-
-async def _served_call(
-    tool: Tool, name: str, arguments: Mapping[str, Any], actions: Actions, server: Server
-) -> str:
-    """One call to the server: its JSON text. A tool's own error (the apps' message)
-    reaches the model; no answer within the deadline, a lost connection or anything but
-    one JSON text is a fault."""
-    try:
-        with anyio.fail_after(server.timeout):
-            result = await tool(**arguments)
-    except TimeoutError as ex:
-        raise server.fault(
-            actions, f"gave no answer to {name} within {server.timeout} s (tool_timeout)"
-        ) from ex
-    except ToolError as ex:
-        if ex.__cause__ is None:  # the tool's own error (the MCP result's isError)
-            raise
-        raise server.fault(actions, f"failed on {name}", ex.__cause__) from ex
-    except Exception as ex:
-        raise server.fault(actions, f"failed on {name}", ex) from ex
-    content = result if isinstance(result, list) else [result]
-    texts = [c.text if isinstance(c, ContentText) else c for c in content]
-    if len(texts) == 1 and isinstance(texts[0], str):
-        try:
-            json.loads(texts[0])
-            return texts[0]
-        except ValueError:
-            pass
-    raise server.fault(actions, f"answered {name} with what is not one JSON text")
-
-
-def _written(path: Path, server: Server) -> list[dict[str, Any]]:
-    """The write records the server appended to its `--writes` file, in order."""
-    if not path.is_file():
-        return []
-    records = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        try:
-            records.append(json.loads(line))
-        except ValueError as ex:
-            raise AppServerError(
-                f"{server.where()}: its writes file, line {number}, is not JSON"
-            ) from ex
-    return records
-
-
-def _leaf(ex: BaseException) -> BaseException:
-    """The first exception inside nested exception groups (anyio's task groups)."""
-    while getattr(ex, "exceptions", None):
-        ex = ex.exceptions[0]  # type: ignore[attr-defined]
-    return ex
-
-
-def _said(ex: BaseException) -> str:
-    """The first exception inside `ex`, as one line: its type and its text."""
-    leaf = _leaf(ex)
-    return " ".join(f"{type(leaf).__name__}: {leaf}".split())
-
-
-def _found(ex: BaseException, kind: type[AppServerError]) -> AppServerError | None:
-    """The exception of `kind` that `ex` is, or holds in its exception groups."""
-    held: list[BaseException] = [ex]
-    while held:
-        one = held.pop()
-        if isinstance(one, kind):
-            return one
-        held.extend(getattr(one, "exceptions", ()))
-    return None
-
-
-def check_server(backend: Path, metadata: Mapping[str, Any], timeout: int) -> None:
-    """Start the server of a query (the run's first), list its tools and stop it, as the
-    task is made: one line naming the server command, the persona and the query where it
-    does not start within `START_TIMEOUT` seconds (or `timeout`, where longer) or lists
-    other tools than the apps offer."""
-    command, args = server_command(backend, metadata)
-    server = Server(shlex.join([command, *args]), metadata, timeout)
-    where, deadline = server.where(), server.start_timeout
-    listed: list[str] = []
-    failure: list[BaseException] = []
-
-    async def start() -> None:
-        with anyio.fail_after(deadline):
-            async with mcp_server_stdio(command=command, args=args) as server:
-                listed.extend(ToolDef(tool).name for tool in await server.tools())
-
-    def thread() -> None:  # a loop of its own: the task may be made inside Inspect's
-        try:
-            anyio.run(start)
-        except BaseException as ex:  # noqa: BLE001 - said in one line below
-            failure.append(ex)
-
-    runner = threading.Thread(target=thread, name="personamem-v3 app server check")
-    runner.start()
-    runner.join()
-    if failure:
-        timed_out = isinstance(_leaf(failure[0]), TimeoutError)
-        why = f"within {deadline} s" if timed_out else _said(failure[0])
-        raise PersonaMemDataError(f"{where} did not start: {why}")
-    offered = set(session_for(PersonaStreams(backend), metadata).functions())
-    if set(listed) != offered:
-        raise PersonaMemDataError(
-            f"{where} lists other tools than the apps offer: "
-            f"{', '.join(sorted(set(listed) ^ offered))}"
-        )
 
 
 @metric
@@ -541,3 +264,52 @@ def v3_actions() -> Metric:
         }
 
     return compute
+
+
+APPS: Final = AxisValue(
+    "apps",
+    "PersonaMem-v3 only: no history sent; the persona's apps at the query's time are the "
+    "tools of an agent (Inspect's react()) that answers within the authors' budgets, in "
+    "process or over MCP",
+    apps_history,
+    parameters=(
+        Parameter(
+            "apps_transport",
+            "process",
+            str,
+            "history=apps: process (the apps in process) or mcp (the package's MCP server "
+            "over stdio, one per query; the memory extra).",
+            choices=TRANSPORTS,
+        ),
+        Parameter(
+            "turn_budget",
+            None,
+            int,
+            "history=apps: the agent's model turns per query; none: the authors' 15 (30 for "
+            "their nine heavy task types).",
+            minimum=1,
+        ),
+        Parameter(
+            "token_budget",
+            None,
+            int,
+            "history=apps: the tokens a query's agent may use; none: 300,000 (600,000 "
+            "heavy), standing for the authors' $0.30 ($0.60) cap.",
+            minimum=1,
+        ),
+        Parameter(
+            "tool_timeout",
+            TOOL_TIMEOUT,
+            int,
+            "apps_transport=mcp: seconds the server has to answer one call (120 to start).",
+            minimum=1,
+            scoring=False,
+        ),
+    ),
+    label=_label,
+    refuses=_refuses,
+    calls_tools=True,
+    metrics=lambda: [v3_actions()],
+    prompts=lambda settings: PROMPTS,
+)
+"""`-T history=apps`: the history source PersonaMem-v3 adds to the shared ones."""

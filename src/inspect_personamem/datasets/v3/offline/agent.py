@@ -1,6 +1,6 @@
 """The offline oracle as an agent over a persona's apps (`declared.Offline.act`): what
 `personamem/oracle` calls when a PersonaMem-v3 run offers it the apps as tools
-(`-T history=tools -T tools=apps` or `tools=mcp`), before it replies.
+(`-T history=apps`, in process or `apps_transport=mcp`), before it replies.
 
 Per query it makes one plan (`agent_calls`), then its calls one a turn, in order:
 

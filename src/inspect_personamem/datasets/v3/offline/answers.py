@@ -267,9 +267,9 @@ TRIAL_RUNS: Final = (
     TrialRun(
         {"history": "none"}, model="personamem/floor", model_args={"rule": "question"}, graded=True
     ),
-    TrialRun({"history": "tools", "tools": "apps"}, graded=True),
+    TrialRun({"history": "apps"}, graded=True),
     TrialRun(
-        {"history": "tools", "tools": "mcp", "family": MCP_FAMILY},
+        {"history": "apps", "apps_transport": "mcp", "family": MCP_FAMILY},
         graded=True,
         needs=("mcp", "memory"),
     ),
@@ -280,7 +280,7 @@ type's top, every judge's top judgement); and the floor, from the query alone (a
 slate's item most like the prompt, by BM25, first; any other prompt echoed); then the
 oracle as an agent over the persona's apps (`offline.agent`: it reads the apps of the
 query's evidence and its row's, writes what its reply implies, then replies), the apps
-in process (`tools=apps`), and served by the package's MCP server (`tools=mcp`) over the
+in process (`history=apps`), and served by the package's MCP server (`apps_transport=mcp`) over the
 agentic tasks alone (`MCP_FAMILY`: each query starts a server process, about 3 s of
 CPU; skipped where the `mcp` package is not installed). Each is graded by the oracle,
 bound to the grader role, as v3 needs (`version.check`)."""
