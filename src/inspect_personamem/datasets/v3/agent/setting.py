@@ -64,8 +64,10 @@ from inspect_ai.solver import TaskState
 from inspect_ai.tool import ContentText, Tool, ToolDef, ToolError, mcp_server_stdio
 from inspect_ai.util import LimitExceededError, token_limit
 
-from inspect_personamem.datasets.v3.agent.apps import inspect_tools, is_write, session_for
+from inspect_personamem.datasets.v3.agent.catalogue import is_write
+from inspect_personamem.datasets.v3.agent.inspect_tools import inspect_tools
 from inspect_personamem.datasets.v3.agent.server import server_command
+from inspect_personamem.datasets.v3.agent.session import session_for
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
 from inspect_personamem.history.seen import See, Seen

@@ -38,7 +38,7 @@ from inspect_ai.tool import ToolInfo
 
 from inspect_personamem.data.known import KnownQuestions
 from inspect_personamem.datasets.declared import Agentic
-from inspect_personamem.datasets.v3.agent.apps import READ_TOOLS, TOOLS, allowed_writes
+from inspect_personamem.datasets.v3.agent.catalogue import READ_TOOLS, TOOLS, allowed_writes
 from inspect_personamem.datasets.v3.offline.answers import V3Questions
 from inspect_personamem.datasets.v3.release.records import V3Query
 
