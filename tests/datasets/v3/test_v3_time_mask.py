@@ -90,7 +90,7 @@ APPS_SETTINGS = {"apps", "apps-mcp"}
 SEES_ALL = {"full-authors", "full-events", "memory-markdown", "tools-bm25"}
 """Settings that show every event before the query's time (the writer copies them all;
 the scripted model reads the whole history through the tools)."""
-NEEDS_MEMORY = {"rag-dense", "memory-mcp", "memory-mem0"}
+NEEDS_MEMORY = {"rag-dense", "memory-mcp", "memory-mem0", "apps-mcp"}
 """Settings that need the memory extra."""
 SHOWS_NO_EVENT = {"none", "memory-plugin"}
 """Settings whose model sees no event text (the plug-in answers `held N`)."""
@@ -288,20 +288,13 @@ def run(
         )
 
 
+@pytest.mark.slow  # each a run of the task over a generated split, 62 queries (MCP: 6)
 @pytest.mark.parametrize(
-    "shuffle",  # the fast suite runs the default order; Inspect's shuffle end to end too
-    [pytest.param(None, id="default"), pytest.param(7, id="shuffled", marks=pytest.mark.slow)],
+    "shuffle", [pytest.param(None, id="default"), pytest.param(7, id="shuffled")]
 )
 @pytest.mark.parametrize(
     "setting",
-    [
-        pytest.param(s, marks=pytest.mark.memory)
-        if s in NEEDS_MEMORY
-        else pytest.param(s, marks=pytest.mark.slow)  # a server process per query
-        if s == "apps-mcp"
-        else s
-        for s in SETTINGS
-    ],
+    [pytest.param(s, marks=pytest.mark.memory) if s in NEEDS_MEMORY else s for s in SETTINGS],
 )
 def test_no_event_at_or_after_the_query_and_no_hidden_field_reaches_any_model_call(
     marked: tuple[V3Folder, dict[int, int]],
