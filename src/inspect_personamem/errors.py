@@ -8,7 +8,10 @@ command prints such an error as its message alone, without a traceback (its
 exception hook), and `inspect-personamem` does the same. They are raised while the
 task is created, so a run stops before any sample starts. `PrerequisiteError` lives
 in a private Inspect module; should it move, the errors stay plain `ValueError`s
-(with tracebacks) rather than break the package.
+(with tracebacks) rather than break the package. They are plain `ValueError`s too in
+the process of the apps' MCP server (`datasets/v3/agent/server.py`), whose command
+makes Inspect unimportable so that a start does not pay for Inspect's import: that
+server prints its errors itself, as one line.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 
 try:  # inspect-ai 0.3.x: the CLI's exception hook prints these without a traceback
     from inspect_ai._util.error import PrerequisiteError as _Quiet
-except ImportError:  # pragma: no cover - a future Inspect without it
+except ImportError:  # pragma: no cover - a future Inspect without it; the apps' server
 
     class _Quiet(Exception):  # type: ignore[no-redef]
         def __init__(self, message: str) -> None:

@@ -295,6 +295,8 @@ def stand_in(monkeypatch: pytest.MonkeyPatch, mode: str, after: int = 0) -> None
     )
 
 
+@pytest.mark.slow  # a stand-in server process
+@pytest.mark.memory  # the mcp package
 def test_a_server_that_does_not_start_stops_the_run_before_any_sample(
     folder: V3Folder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -307,17 +309,14 @@ def test_a_server_that_does_not_start_stops_the_run_before_any_sample(
     assert f"persona {folder.personas[0]}, query {first.id}" in message
 
 
+@pytest.mark.slow  # a stand-in server process
+@pytest.mark.memory  # the mcp package
 @pytest.mark.parametrize(
     ("mode", "after", "said"),
     [
         ("malformed", 0, "answered instagram_get_feed with what is not one JSON text"),
-        pytest.param(
-            "hang",
-            0,
-            "gave no answer to instagram_get_feed within 3 s",
-            marks=pytest.mark.slow,
-        ),
-        pytest.param("die", 1, "instagram_get_feed", marks=pytest.mark.slow),
+        ("hang", 0, "gave no answer to instagram_get_feed within 3 s"),
+        ("die", 1, "instagram_get_feed"),
     ],
 )
 def test_a_server_fault_stops_the_query_in_one_line_and_is_never_read_by_the_model(
@@ -347,6 +346,8 @@ def test_a_server_fault_stops_the_query_in_one_line_and_is_never_read_by_the_mod
     assert not sample.scores
 
 
+@pytest.mark.slow  # the server's processes
+@pytest.mark.memory  # the mcp package
 def test_the_same_calls_give_the_same_text_in_process_and_over_mcp(
     folder: V3Folder, tmp_path: Path
 ) -> None:

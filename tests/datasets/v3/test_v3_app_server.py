@@ -15,14 +15,9 @@ from typing import Any
 import anyio
 import pytest
 
-from inspect_personamem.datasets.v3.agent.apps import (
-    TOOLS,
-    AppSession,
-    AppToolError,
-    dumps,
-    session_for,
-)
+from inspect_personamem.datasets.v3.agent.catalogue import TOOLS, AppToolError, dumps
 from inspect_personamem.datasets.v3.agent.server import main, server_command, session_from
+from inspect_personamem.datasets.v3.agent.session import AppSession, session_for
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
@@ -250,3 +245,22 @@ def test_inspects_mcp_client_reads_the_same_text(persona: tuple[Path, V3Query]) 
     [content] = feed
     assert content.text == session.call("threads_get_feed", {"limit": 2})
     assert refusal == "post_id 'nope' not found on threads"
+
+
+@pytest.mark.slow
+@pytest.mark.memory
+def test_the_server_serves_without_inspect(persona: tuple[Path, V3Query]) -> None:
+    """Its command makes Inspect unimportable (a start without Inspect's import is most
+    of a start saved, once per sample): it starts, serves until its input ends and
+    exits, with no Inspect module loaded."""
+    backend, query = persona
+    executable, (flag, code, *options) = server_command(backend, metadata(query))
+    loaded = "[m for m, module in sys.modules.items() if 'inspect_ai' in m and module]"
+    done = subprocess.run(
+        [executable, flag, f"{code}; print({loaded})", *options],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "[]\n", "")

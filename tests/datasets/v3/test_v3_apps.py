@@ -1,8 +1,9 @@
-"""The persona's apps as tools (`datasets/v3/agent/apps.py`), over a generated persona whose
-every event, calendar change, DM message, stripped field and hidden profile key is
-marked: every read tool called with every argument shape returns nothing at or after the
-query's time and no hidden field; writes reach the session's later reads and no other
-session; the offered tools follow the row.
+"""The persona's apps as tools (`datasets/v3/agent/session.py` and the modules under it),
+over a generated persona whose every event, calendar change, DM message, stripped field
+and hidden profile key is marked: every read tool called with every argument shape, at
+queries' times across the history, returns nothing at or after the query's time and no
+hidden field; writes reach the session's later reads and no other session; the offered
+tools follow the row.
 
 The markers: event k carries `EVM{k}X` in its hashtags, caption, user message and
 conversation (every rendering the tools give shows one of them); each of its stripped
@@ -25,18 +26,20 @@ import pytest
 from inspect_ai.tool import ToolDef, ToolError
 from support.v3_backend import STRIPPED_PREFERENCE, leak
 
-from inspect_personamem.datasets.v3.agent.apps import (
+from inspect_personamem.datasets.v3.agent.catalogue import (
     READ_TOOLS,
+    SEARCH_TYPES,
     TOOLS,
     WRITE_TOOLS,
-    AppSession,
     AppToolError,
     allowed_writes,
     dumps,
-    inspect_tools,
     is_write,
-    session_for,
 )
+from inspect_personamem.datasets.v3.agent.inspect_tools import inspect_tools
+from inspect_personamem.datasets.v3.agent.reads import READS
+from inspect_personamem.datasets.v3.agent.session import AppSession, session_for
+from inspect_personamem.datasets.v3.agent.writes import WRITES
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
@@ -221,6 +224,23 @@ def shown(session: AppSession, name: str, arguments: dict[str, Any]) -> str:
         return error.message
 
 
+def shown_in_time(marked: Marked, session: AppSession, name: str, arguments: dict[str, Any]) -> str:
+    """What the model reads back from a call, checked: no hidden field, no time at or
+    after the session's, no marker of an event, a calendar change or a message at or
+    after it."""
+    t, text = session.t, shown(session, name, arguments)
+    assert not HIDDEN.search(text), (name, arguments, HIDDEN.search(text))
+    if text.startswith("{"):
+        assert all(ts < t for ts in times_in(json.loads(text))), (name, arguments)
+    late = [k for k in map(int, EVENT.findall(text)) if marked.events[k] >= t]
+    assert not late, (name, arguments, late)
+    late = [i for i in map(int, CALENDAR.findall(text)) if marked.calendar[i] >= t]
+    assert not late, (name, arguments, late)
+    late = [n for n in map(int, MESSAGE.findall(text)) if marked.messages[n] >= t]
+    assert not late, (name, arguments, late)
+    return text
+
+
 LEAK_QUERIES = (
     "agentic_auto_reply",
     "agentic_dm_digest",
@@ -242,17 +262,8 @@ def test_no_read_with_any_argument_returns_the_future_or_a_hidden_field(
     seen_messages: set[int] = set()
     seen_calendar: set[int] = set()
     for name, arguments in every_read_call(marked, session):
-        text = shown(session, name, arguments)
+        text = shown_in_time(marked, session, name, arguments)
         calls += 1
-        assert not HIDDEN.search(text), (name, arguments, HIDDEN.search(text))
-        if text.startswith("{"):
-            assert all(ts < t for ts in times_in(json.loads(text))), (name, arguments)
-        late = [k for k in map(int, EVENT.findall(text)) if marked.events[k] >= t]
-        assert not late, (name, arguments, late)
-        late = [i for i in map(int, CALENDAR.findall(text)) if marked.calendar[i] >= t]
-        assert not late, (name, arguments, late)
-        late = [n for n in map(int, MESSAGE.findall(text)) if marked.messages[n] >= t]
-        assert not late, (name, arguments, late)
         seen_events |= set(map(int, EVENT.findall(text)))
         seen_messages |= set(map(int, MESSAGE.findall(text)))
         seen_calendar |= set(map(int, CALENDAR.findall(text)))
@@ -263,6 +274,48 @@ def test_no_read_with_any_argument_returns_the_future_or_a_hidden_field(
     assert seen_messages == {n for n, ts in marked.messages.items() if ts < t}
     assert seen_calendar
     assert calls > 2000
+
+
+def read_shapes(marked: Marked, name: str) -> Iterator[dict[str, Any]]:
+    """A read tool's arguments: its required ones filled, then each argument varied
+    (ids and threads of each app's first and last events, hashtags of the last)."""
+    ids = [i for app in SOCIAL for i, _ in marked.ids[app][:1] + marked.ids[app][-2:]]
+    tags = [f"#EVM{k}X" for k in sorted(marked.events, reverse=True)[:6]]
+    values: dict[str, list[Any]] = {
+        "limit": [1, 100_000, 0],
+        "cursor": ["1", "100000", "not-a-cursor"],
+        "query": ["EVM", *tags],
+        "search_type": list(SEARCH_TYPES),
+        "post_id": ids,
+        "thread_id": [f"__solo__{i}" for i in ids] + [EMBEDDED],
+        "target_app": ["instagram", "threads"],
+        "window_hours": [100_000],
+    }
+    params = TOOLS[name].params
+    base = {p.name: values.get(p.name, ["x"])[0] for p in params if p.required}
+    yield base
+    for param in params:
+        for value in values.get(param.name, ["x"]):
+            yield {**base, param.name: value}
+
+
+def test_at_times_across_the_history_no_read_returns_the_future_or_a_hidden_field(
+    marked: Marked,
+) -> None:
+    """The sweep above at six queries' times; this one at the first and last query's
+    and every eighth between, each read tool with each argument varied (as
+    `test_v3_time_mask` once ran it end to end, at every query)."""
+    by_time = sorted(marked.queries, key=lambda q: q.ts)
+    queries = [*by_time[::8], by_time[-1]]
+    calls = 0
+    for query in queries:
+        session = marked.session(query)
+        for name in sorted(READ_TOOLS):
+            for arguments in read_shapes(marked, name):
+                shown_in_time(marked, session, name, arguments)
+                calls += 1
+        assert session.writes == []
+    assert len(queries) >= 8 and calls > len(queries) * 200
 
 
 def test_the_embedded_thread_shows_only_its_messages_before_the_query(marked: Marked) -> None:
@@ -338,6 +391,13 @@ def test_refused_calls_name_what_is_wrong(marked: Marked) -> None:
 
 
 # --- what a row is offered ------------------------------------------------------------
+
+
+def test_every_catalogued_tool_has_one_implementation_of_its_kind() -> None:
+    """The catalogue names what the reads and writes implement, no more, no less."""
+    assert {TOOLS[n].action for n in READ_TOOLS} == set(READS)
+    assert {TOOLS[n].action for n in WRITE_TOOLS} == set(WRITES)
+    assert all(spec.name == f"{spec.app}_{spec.action}" for spec in TOOLS.values())
 
 
 def test_the_writes_a_row_is_offered() -> None:

@@ -39,6 +39,7 @@ def no_folder_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(DATA_DIR_ENV, raising=False)
 
 
+@pytest.mark.slow  # the estimate over the declared 22,000 requests
 def test_the_declared_long_context_run_shares_only_a_profile_in_the_authors_layout() -> None:
     result = v3()
     # 100 personas x 220 queries x 416,000 tokens
@@ -51,6 +52,7 @@ def test_the_declared_long_context_run_shares_only_a_profile_in_the_authors_layo
     assert result.source.startswith("declared figures, no data read: 100 personas x 220")
 
 
+@pytest.mark.slow  # the estimate over the declared 22,000 requests
 def test_the_declared_events_layout_reads_all_but_each_personas_first_from_the_cache() -> None:
     result = v3("full", "events")
     # every query's 416,000 tokens a prefix; each persona's first is written, the rest read
@@ -60,6 +62,7 @@ def test_the_declared_events_layout_reads_all_but_each_personas_first_from_the_c
     assert result.cost(PRICE, caching=True) == pytest.approx(4_555.2 + 83.2 + 52.8)
 
 
+@pytest.mark.slow  # the estimate over the declared 22,000 requests
 def test_the_declared_memory_run_is_the_authors_few_thousand_tokens_a_query() -> None:
     result = v3("memory")
     assert result.cache.input_tokens == 22_000 * 4_000 and result.prefix_tokens == 0

@@ -74,6 +74,7 @@ def test_the_hub_personas_are_the_release_script_s_hundred() -> None:
     assert HUB_FILES[0] == "test.json" and "persona.html" not in HUB_FILES
 
 
+@pytest.mark.slow  # two runs of the task over a generated split, 62 queries each
 def test_a_hub_snapshot_sends_what_the_checkout_sends(hub: V3Folder, tmp_path: Path) -> None:
     """Same seed, both layouts: every sample's messages the same, so the time mask the
     checkout's end-to-end test checks holds of the hub's layout as well."""

@@ -24,14 +24,14 @@ from inspect_ai.tool import ToolDef, ToolInfo, ToolParam, ToolParams
 from support.helpers import run_task
 from support.v3_backend import query_row, write_queries
 
-from inspect_personamem.datasets.v3.agent.apps import (
+from inspect_personamem.datasets.v3.agent.catalogue import (
     READ_TOOLS,
     TOOLS,
-    AppSession,
     AppToolError,
     allowed_writes,
-    inspect_tools,
 )
+from inspect_personamem.datasets.v3.agent.inspect_tools import inspect_tools
+from inspect_personamem.datasets.v3.agent.session import AppSession
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.offline.agent import agent_calls, read_apps
 from inspect_personamem.datasets.v3.offline.answers import (

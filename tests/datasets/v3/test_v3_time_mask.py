@@ -36,12 +36,16 @@ from support.v3_backend import STRIPPED_PREFERENCE, leak, write_queries
 
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.provenance import MARK, mark_generated
-from inspect_personamem.datasets.v3.agent.apps import READ_TOOLS, SEARCH_TYPES, TOOLS, WRITE_TOOLS
+from inspect_personamem.datasets.v3.agent.catalogue import (
+    READ_TOOLS,
+    TOOLS,
+    WRITE_TOOLS,
+)
 from inspect_personamem.datasets.v3.agent.setting import ACCESS_MCP, OVERPERS_RAIL
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.release.records import COLUMNS, read_queries
-from inspect_personamem.datasets.v3.release.spec import APPS, AUTHORS_APPS, V3Folder
+from inspect_personamem.datasets.v3.release.spec import APPS, AUTHORS_APPS, V3Folder, check_folder
 from inspect_personamem.datasets.v3.version import MARKDOWN_MEMORY
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.run.tasks import personamem_v3
@@ -77,13 +81,13 @@ SETTINGS: dict[str, dict[str, Any]] = {
         "tool_result_chars": 200_000,
     },
     "apps": {"history": "apps"},  # the persona's apps, in process (`apps_script`)
-    "apps-mcp": {"history": "apps", "apps_transport": "mcp"},  # the same, served over stdio
+    "apps-mcp": {"history": "apps", "apps_transport": "mcp"},  # the same over stdio, a few queries
 }
 APPS_SETTINGS = {"apps", "apps-mcp"}
 SEES_ALL = {"full-authors", "full-events", "memory-markdown", "tools-bm25"}
 """Settings that show every event before the query's time (the writer copies them all;
 the scripted model reads the whole history through the tools)."""
-NEEDS_MEMORY = {"rag-dense", "memory-mcp", "memory-mem0"}
+NEEDS_MEMORY = {"rag-dense", "memory-mcp", "memory-mem0", "apps-mcp"}
 """Settings that need the memory extra."""
 SHOWS_NO_EVENT = {"none", "memory-plugin"}
 """Settings whose model sees no event text (the plug-in answers `held N`)."""
@@ -119,9 +123,7 @@ def marked(tmp_path_factory: pytest.TempPathFactory) -> tuple[V3Folder, dict[int
         profile = json.loads(profile_path.read_text(encoding="utf-8"))
         _rewrite(folder.root, profile_path, json.dumps({**profile, "secret": "PROFILEHIDDENX"}))
         queries = folder.root / "benchmark" / uid / "queries.csv"
-        with queries.open(encoding="utf-8", newline="") as file:
-            next(file)  # the version line
-            rows = list(csv.DictReader(file))
+        rows = _rows(queries)
         for n, row in enumerate(rows):
             instance = json.loads(row["instance_json"])
             instance |= {"notes": f"SECRET{n}X", "_probe": [f"SECRET{n}X"]}
@@ -129,6 +131,32 @@ def marked(tmp_path_factory: pytest.TempPathFactory) -> tuple[V3Folder, dict[int
         write_queries(queries.parent, rows, columns=COLUMNS)
         mark_generated(folder.root, queries, __name__)
     return folder, times
+
+
+@pytest.fixture(scope="module")
+def few(
+    marked: tuple[V3Folder, dict[int, int]], tmp_path_factory: pytest.TempPathFactory
+) -> V3Folder:
+    """`marked` with a few queries a persona: its first and last, and its
+    `agentic_send_post` (a write that posts, read back): the MCP setting's, which starts
+    a server process per query. That its text is the in-process text, call for call, is
+    `test_v3_app_server`'s."""
+    folder, _ = marked
+    root = tmp_path_factory.mktemp("v3few")
+    shutil.copytree(folder.root, root, dirs_exist_ok=True)
+    for uid in folder.personas:
+        queries = root / "benchmark" / uid / "queries.csv"
+        rows = sorted(_rows(queries), key=lambda row: int(row["ts"]))
+        posts = [row for row in rows if row["task_type"] == "agentic_send_post"]
+        write_queries(queries.parent, [rows[0], rows[-1], posts[0]], columns=COLUMNS)
+        mark_generated(root, queries, __name__)
+    return check_folder(root)
+
+
+def _rows(queries: Path) -> list[dict[str, str]]:
+    with queries.open(encoding="utf-8", newline="") as file:
+        next(file)  # the version line
+        return list(csv.DictReader(file))
 
 
 def _rewrite(root: Path, path: Path, text: str) -> None:
@@ -172,15 +200,15 @@ def written(prompt: str) -> str:
 
 
 def apps_script(messages: list[ChatMessage], names: set[str]) -> Any:
-    """The answerer over the apps: first every read tool offered with every argument
-    shape (defaults, the first page and the whole, a cursor past the end, each search
-    type, ids, threads and hashtags from the future); then one write it is offered,
-    carrying its query's marker (`written`); then the feeds again (which show that
-    write); then a reply."""
+    """The answerer over the apps: first every read tool offered, once (`read_call`);
+    then one write it is offered, carrying its query's marker (`written`); then the
+    feeds again (which show that write); then a reply. Every argument shape of every
+    read tool, at times across a persona's history, is `test_v3_apps`' sweep, on the
+    session without an eval."""
     turns = sum(m.role == "assistant" for m in messages)
     prompt = messages[0].text.removeprefix(ACCESS_MCP + OVERPERS_RAIL)
     if turns == 0:
-        return [call for name in sorted(names & READ_TOOLS) for call in read_shapes(name)]
+        return [read_call(name) for name in sorted(names & READ_TOOLS)]
     writes = sorted(names & WRITE_TOOLS)
     if turns == 1 and writes:
         return [(writes[0], write_arguments(writes[0], written(prompt)))]
@@ -189,25 +217,19 @@ def apps_script(messages: list[ChatMessage], names: set[str]) -> Any:
     return REPLY
 
 
-def read_shapes(name: str) -> list[tuple[str, dict[str, Any]]]:
-    """Calls of a read tool: its required arguments filled, then each argument varied."""
-    values: dict[str, list[Any]] = {
-        "limit": [1, 100_000, 0],
-        "cursor": ["1", "100000", "not-a-cursor"],
-        "query": ["EVM", *FUTURE["tags"][:6]],
-        "search_type": list(SEARCH_TYPES),
-        "post_id": FUTURE["ids"],
-        "thread_id": FUTURE["threads"] or ["x"],
-        "target_app": ["instagram", "threads"],
-        "window_hours": [100_000],
+def read_call(name: str) -> tuple[str, dict[str, Any]]:
+    """A call of a read tool asking for the whole and for the future: every argument it
+    takes set, a page of everything, a hashtag, a post and a thread from the future."""
+    values: dict[str, Any] = {
+        "limit": 100_000,
+        "query": FUTURE["tags"][0],
+        "search_type": "hashtag",
+        "post_id": FUTURE["ids"][-1],
+        "thread_id": (FUTURE["threads"] or ["x"])[-1],
+        "target_app": "instagram",
+        "window_hours": 100_000,
     }
-    params = TOOLS[name].params
-    base = {p.name: values.get(p.name, ["x"])[0] for p in params if p.required}
-    calls = [(name, base)]
-    for param in params:
-        for value in values.get(param.name, ["x"]):
-            calls.append((name, {**base, param.name: value}))
-    return calls
+    return name, {p.name: values[p.name] for p in TOOLS[name].params if p.name in values}
 
 
 def write_arguments(name: str, marker: str) -> dict[str, Any]:
@@ -263,20 +285,13 @@ def run(
         )
 
 
+@pytest.mark.slow  # each a run of the task over a generated split, 62 queries (MCP: 6)
 @pytest.mark.parametrize(
-    "shuffle",  # the fast suite runs the default order; Inspect's shuffle end to end too
-    [pytest.param(None, id="default"), pytest.param(7, id="shuffled", marks=pytest.mark.slow)],
+    "shuffle", [pytest.param(None, id="default"), pytest.param(7, id="shuffled")]
 )
 @pytest.mark.parametrize(
     "setting",
-    [
-        pytest.param(s, marks=pytest.mark.memory)
-        if s in NEEDS_MEMORY
-        else pytest.param(s, marks=pytest.mark.slow)  # a server process per query
-        if s == "apps-mcp"
-        else s
-        for s in SETTINGS
-    ],
+    [pytest.param(s, marks=pytest.mark.memory) if s in NEEDS_MEMORY else s for s in SETTINGS],
 )
 def test_no_event_at_or_after_the_query_and_no_hidden_field_reaches_any_model_call(
     marked: tuple[V3Folder, dict[int, int]],
@@ -286,10 +301,12 @@ def test_no_event_at_or_after_the_query_and_no_hidden_field_reaches_any_model_ca
     request: pytest.FixtureRequest,
 ) -> None:
     folder, times = marked
+    if setting == "apps-mcp":
+        folder = request.getfixturevalue("few")
     embedder = request.getfixturevalue("tiny_model") if setting == "rag-dense" else None
     log = run(folder, tmp_path, setting, shuffle, embedder)
     assert log.status == "success", log.error
-    assert log.samples and len(log.samples) == 2 * 31
+    assert log.samples and len(log.samples) == (2 * 3 if setting == "apps-mcp" else 2 * 31)
     if shuffle is not None and SETTINGS[setting]["history"] == "memory":
         # out of each persona's time order: a memory that had run ahead was rebuilt
         assert any(s.metadata["memory"]["rebuilt"] for s in log.samples)

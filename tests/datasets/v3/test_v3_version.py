@@ -108,6 +108,7 @@ def _lines(folder: V3Folder) -> dict[str, list[tuple[int, str, str]]]:
     }
 
 
+@pytest.mark.slow  # a run of the task over a generated split, 62 queries
 @pytest.mark.parametrize(
     ("history", "more"),
     [

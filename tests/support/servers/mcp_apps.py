@@ -3,7 +3,7 @@ purpose, run as its own process over stdio:
 
     python mcp_apps.py MODE --source DIR --after N -- APP_SERVER_ARGUMENTS
 
-It serves the same session and tools as the package's server (`app_server.session_from`
+It serves the same session and tools as the package's server (`server.session_from`
 and `served`, with `DIR`, the package's source folder, put first on the path as the
 package's own command does), until its N-th call:
 
@@ -28,7 +28,7 @@ SCRIPT = Path(__file__).resolve()
 def stand_in_command(
     command: tuple[str, list[str]], mode: str, after: int = 0
 ) -> tuple[str, list[str]]:
-    """The package's server command (`app_server.server_command`'s) run by this stand-in
+    """The package's server command (`server.server_command`'s) run by this stand-in
     in `mode`, misbehaving after `after` calls."""
     from inspect_personamem.datasets.v3.agent.server import SOURCE
 

@@ -27,8 +27,10 @@ import anyio
 from inspect_ai.solver import TaskState
 from inspect_ai.tool import ContentText, Tool, ToolDef, ToolError, mcp_server_stdio
 
-from inspect_personamem.datasets.v3.agent.apps import inspect_tools, is_write, session_for
+from inspect_personamem.datasets.v3.agent.catalogue import is_write
+from inspect_personamem.datasets.v3.agent.inspect_tools import inspect_tools
 from inspect_personamem.datasets.v3.agent.server import server_command
+from inspect_personamem.datasets.v3.agent.session import session_for
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.errors import PersonaMemDataError
 from inspect_personamem.scoring.actions import ACTIONS, Actions, Budget
@@ -165,7 +167,7 @@ def recorded(tool: Tool, actions: Recorded, server: Server | None) -> Tool:
         name=name,
         description=spec.description,
         parameters=spec.parameters,
-        max_output=0,  # the apps' text whole, as `apps.inspect_tools` gives it
+        max_output=0,  # the apps' text whole, as `inspect_tools` gives it
     ).as_tool()
 
 

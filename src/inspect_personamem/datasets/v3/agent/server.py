@@ -1,15 +1,17 @@
 """The persona's apps at one query's time as an MCP server over stdio: one process per
-persona and query time, serving exactly `apps.AppSession.functions()` (one server for
+persona and query time, serving exactly `session.AppSession.functions()` (one server for
 every app, where the authors start one per app: `evaluation/mcp_servers/`@1549bc98,
 `mcp_config_builder.py`@02263749):
 
     python -m inspect_personamem.datasets.v3.agent.server --backend DIR --user UID \\
         --at T --allowed MCP_TOOLS_ALLOWED --policy STATE_WRITE_POLICY [--writes PATH]
 
-`DIR` is a release's `backend/` folder (the persona's files in `DIR/UID/`), `T` the
-query's time (unix seconds), `--allowed` and `--policy` the row's `mcp_tools_allowed`
-and `state_write_policy` (which writes are offered: `apps.allowed_writes`). A tool's
-result is the same text as `AppSession.call`'s (canonical JSON); a refused call is an
+(run so, `errors.py` imports Inspect; a client starts it with `server_command`'s line,
+which does not: see below). `DIR` is a release's `backend/` folder (the persona's files
+in `DIR/UID/`), `T` the query's time (unix seconds), `--allowed` and `--policy` the
+row's `mcp_tools_allowed` and `state_write_policy` (which writes are offered:
+`catalogue.allowed_writes`).
+A tool's result is the same text as `AppSession.call`'s (canonical JSON); a refused call is an
 MCP tool error (`isError`) whose text is the `AppToolError`'s message. Arguments the
 listed schema does not take are the SDK's to handle before the session sees them: one of
 the wrong JSON type is refused with the SDK's message (as Inspect refuses it in-process,
@@ -22,7 +24,15 @@ exit with status 2 and one line on stderr naming what is wrong, before the serve
 starts.
 
 The `mcp` package comes with the `memory` extra; it is imported in `main` only, so
-`server_command` (what a client starts, for a sample) works without it.
+`server_command` (what a client starts, for a sample) works without it. The server
+imports no Inspect: an `apps_transport=mcp` run starts one per sample, and Inspect's import was
+most of a start. The apps' modules serve without it (only `inspect_tools.py` imports
+it), and the command `server_command` gives makes Inspect unimportable in the process
+(`sys.modules["inspect_ai"] = None`), so that `errors.py` takes its plain errors (the
+server prints its errors itself, as one line, never through Inspect) and a later import
+of Inspect on this path fails loudly instead of slowing every start. Measured with
+`benchmarks/app_server_start.py`: see `docs/personamem-v3.md`, "The persona's apps as
+tools".
 """
 
 from __future__ import annotations
@@ -37,7 +47,8 @@ from typing import Annotated, Any, NoReturn
 
 from pydantic import Field
 
-from inspect_personamem.datasets.v3.agent.apps import TOOLS, AppSession, AppToolError, dumps
+from inspect_personamem.datasets.v3.agent.catalogue import TOOLS, AppToolError, dumps
+from inspect_personamem.datasets.v3.agent.session import AppSession
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.errors import PersonaMemDataError
 
@@ -55,10 +66,11 @@ def server_command(
     `state_write_policy`) from its metadata; `writes`, where to append the records.
     It runs `main` of this very copy of the package (its folder first on the path, as
     an MCP client starts a server with a bare environment), so client and server are
-    one implementation."""
+    one implementation, without Inspect (unimportable there)."""
     args = [
         "-c",
-        f"import sys; sys.path.insert(0, {str(SOURCE)!r}); from {MODULE} import main; main()",
+        f"import sys; sys.path.insert(0, {str(SOURCE)!r}); sys.modules['inspect_ai'] = None; "
+        f"from {MODULE} import main; main()",
         "--backend",
         str(backend),
         "--user",

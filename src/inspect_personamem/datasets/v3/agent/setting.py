@@ -1,7 +1,8 @@
 """PersonaMem-v3's apps agent (`-T history=apps`, `APPS`: an axis value PersonaMem-v3
 adds to the history sources it offers): the persona's apps at the query's time as tools
-(`apps.py`), served in process (`apps_transport=process`, the default) or by the
-package's MCP server over stdio (`apps_transport=mcp`, `served.py`), and Inspect's
+(`session.py` and the modules under it), served in process (`apps_transport=process`,
+the default) or by the package's MCP server over stdio (`apps_transport=mcp`,
+`served.py`), and Inspect's
 `react()` agent answering with them within the authors' budgets, its own parameters.
 `history=tools` stays the generic search_history/read_history tools over the event
 timeline (`history/tools.py`).

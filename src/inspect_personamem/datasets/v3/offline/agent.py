@@ -7,13 +7,13 @@ Per query it makes one plan (`agent_calls`), then its calls one a turn, in order
 - reads: every listing read of each app where the query's evidence lies (the
   generator's `_generated_evidence`, which the oracle reads from the question file and
   no model is shown), then of the row's `app_context`: each offered read of that app
-  (`apps.READ_TOOLS`) that takes no required argument (`{app}_get_feed`,
+  (`catalogue.READ_TOOLS`) that takes no required argument (`{app}_get_feed`,
   `{app}_get_profile`, `{app}_list_dms`, `chatbot_get_history`,
   `calendar_get_calendar`); a row without either reads the chatbot's. So every
   query reads something, and the oracle answers with its chance with a history, as it
   does when sent the whole history;
 - writes: what the row's `mcp_tools_allowed` names under its `state_write_policy`
-  (`apps.allowed_writes`: the authors' `mcp__threads__create_post` is the apps'
+  (`catalogue.allowed_writes`: the authors' `mcp__threads__create_post` is the apps'
   `threads_create_post`), where the tool is offered:
   `{app}_create_post` with the reply as its caption, `{app}_send_dm` to the row's
   `sender_id` with the reply as its message (the parameters of the authors' servers,
@@ -38,7 +38,7 @@ from inspect_ai.tool import ToolInfo
 
 from inspect_personamem.data.known import KnownQuestions
 from inspect_personamem.datasets.declared import Agentic
-from inspect_personamem.datasets.v3.agent.apps import READ_TOOLS, TOOLS, allowed_writes
+from inspect_personamem.datasets.v3.agent.catalogue import READ_TOOLS, TOOLS, allowed_writes
 from inspect_personamem.datasets.v3.offline.answers import V3Questions
 from inspect_personamem.datasets.v3.release.records import V3Query
 

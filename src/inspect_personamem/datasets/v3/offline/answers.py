@@ -58,7 +58,8 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 
 from inspect_personamem.data.known import Asked, ChoicePrompt, Known, KnownQuestions
 from inspect_personamem.datasets.declared import Trial, TrialRun
-from inspect_personamem.datasets.v3.agent.apps import AppSession, AppToolError
+from inspect_personamem.datasets.v3.agent.catalogue import AppToolError
+from inspect_personamem.datasets.v3.agent.session import AppSession
 from inspect_personamem.datasets.v3.agent.setting import ACCESS_MCP, OVERPERS_RAIL
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.judges.base import Judge, JudgePrompt
