@@ -113,8 +113,9 @@ def test_the_answer_s_order_wins_then_the_history_s_then_interleaved() -> None:
 
 
 def settings(history: AxisValue[Any], answer: AxisValue[Any], **given: Any) -> TaskSettings:
-    shared = {"data_dir": None, "repo_id": "r", "revision": "v", "system_messages": "keep"}
-    shared |= {"keep_history_in_log": False, "order": None, "interleave_block": 0}
+    shared: dict[str, Any] = {"data_dir": None, "repo_id": "r", "revision": "v"}
+    shared |= {"system_messages": "keep", "keep_history_in_log": False, "order": None}
+    shared |= {"interleave_block": 0}
     return TaskSettings.of(shared | given, Point(history, answer), NoSettings)
 
 
