@@ -59,12 +59,10 @@ class Parameter:
 
     def read(self, value: Any) -> Any:
         """`value` as this parameter's kind: a log keeps its arguments as text."""
-        if not isinstance(value, str):
+        if not isinstance(value, str) or self.kind is str:  # a text stays as given
             return value
         if value == "None" and self.default is None:
             return None
-        if self.kind is str:
-            return value
         return value == "True" if self.kind is bool else int(value)
 
     def check(self, value: Any) -> None:
