@@ -1,16 +1,26 @@
 """`parameters.py`: a parameter's check of a value (choices, kind, bound, None where it
 is the default), an axis value's table as its choices, the point two axis values make
-(its question order, its builders' arguments, its prompts and scorer), and the values
-a run changed from their defaults."""
+(its question order, its builders' arguments, its prompts and scorer), the typed
+settings a run's or a log's arguments make, and the values a run changed from their
+defaults."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.parameters import AxisValue, Parameter, Point, changed
+from inspect_personamem.parameters import (
+    AxisValue,
+    NoSettings,
+    Parameter,
+    Point,
+    TaskSettings,
+    changed,
+    settings_of,
+)
 
 
 def builder(*args: Any, **kwargs: Any) -> None:
@@ -54,21 +64,35 @@ def test_a_wrong_value_is_a_one_line_error_naming_the_parameter(
     assert str(error.value) == f"PersonaMem task parameter {message}"
 
 
-FULL = AxisValue("full", "", builder)
-RAG = AxisValue(
+@dataclass(frozen=True)
+class RagOwn:
+    top_k: int
+    grader: str
+
+
+@dataclass(frozen=True)
+class WindowOwn:
+    context_window: int | None
+    keep_history_in_log: bool
+
+
+FULL: AxisValue[NoSettings] = AxisValue("full", "", builder, NoSettings)
+RAG: AxisValue[RagOwn] = AxisValue(
     "rag",
     "",
     builder,
+    RagOwn,
     parameters=(TOP_K, Parameter("grader", "role", str, "", for_scorer=True)),
     order="grouped",
     prompts=lambda settings: {"rag.py:A": "a", "shared.py:S": "from history"},
 )
-LOGPROB = AxisValue(
+LOGPROB: AxisValue[NoSettings] = AxisValue(
     "logprob",
     "",
     builder,
+    NoSettings,
     order="file",
-    scorer=lambda settings: f"scorer of {settings['top_k']}",
+    scorer=lambda settings: "scorer",
     prompts=lambda settings: {"shared.py:S": "from answer"},
 )
 
@@ -88,28 +112,49 @@ def test_the_answer_s_order_wins_then_the_history_s_then_interleaved() -> None:
     assert Point(FULL, FULL).order == "interleaved"
 
 
+def settings(history: AxisValue[Any], answer: AxisValue[Any], **given: Any) -> TaskSettings:
+    shared: dict[str, Any] = {"data_dir": None, "repo_id": "r", "revision": "v"}
+    shared |= {"system_messages": "keep", "keep_history_in_log": False, "order": None}
+    shared |= {"interleave_block": 0}
+    return TaskSettings.of(shared | given, Point(history, answer), NoSettings)
+
+
 def test_a_builder_gets_its_own_arguments_but_those_read_in_scoring() -> None:
-    arguments = {"top_k": 3, "grader": "self", "history": "rag"}
-    point = Point(RAG, LOGPROB)
-    assert point.own(RAG, arguments) == {"top_k": 3}
-    assert point.own(LOGPROB, arguments) == {}
+    task = settings(RAG, LOGPROB, top_k=3, grader="self")
+    assert task.builder_arguments(RAG) == {"top_k": 3}
+    assert task.builder_arguments(LOGPROB) == {}
+    assert task.typed(RagOwn) == RagOwn(3, "self") == task.history
+    assert task.typed(NoSettings) == task.answer == task.version
 
 
 def test_a_point_s_prompts_are_both_values_the_answer_s_last() -> None:
-    assert Point(RAG, LOGPROB).prompts({}) == {"rag.py:A": "a", "shared.py:S": "from answer"}
+    arguments = {"top_k": 5, "grader": "role"}
+    assert Point(RAG, LOGPROB).prompts(arguments) == {"rag.py:A": "a", "shared.py:S": "from answer"}
     assert Point(FULL, FULL).prompts({}) == {}
 
 
 def test_the_answer_s_own_scorer_is_made_from_the_settings_or_is_none() -> None:
-    assert Point(FULL, LOGPROB).answer_scorer({"top_k": 4}) == "scorer of 4"
-    assert Point(RAG, FULL).answer_scorer({"top_k": 4}) is None
+    assert settings(FULL, LOGPROB).answer_scorer() == "scorer"
+    assert settings(RAG, FULL, top_k=4, grader="role").answer_scorer() is None
+
+
+def test_a_log_s_text_is_read_as_each_parameter_s_kind_and_a_missing_one_at_its_default() -> None:
+    """Settings as a log gives them back (text) are read as numbers, flags and None."""
+    assert settings_of(RagOwn, {"top_k": "4"}, (TOP_K, Parameter("grader", "role", str, ""))) == (
+        RagOwn(4, "role")
+    )
+    text = {"context_window": "None", "keep_history_in_log": "True"}
+    assert settings_of(WindowOwn, text, (WINDOW, FLAG)) == WindowOwn(None, True)
+    assert settings_of(WindowOwn, {"context_window": "8"}, (WINDOW, FLAG)) == WindowOwn(8, False)
+
+
+def test_an_axis_value_s_settings_are_named_as_its_parameters() -> None:
+    with pytest.raises(TypeError, match="odd's settings: RagOwn has fields"):
+        AxisValue("odd", "", builder, RagOwn, parameters=(TOP_K,))
 
 
 def test_changed_values_are_compared_as_text_as_a_log_gives_them() -> None:
     parameters = (TOP_K, WINDOW, SYSTEM)
-    settings = {"top_k": "5", "context_window": "None", "system_messages": "drop"}
-    assert changed(settings, parameters, "top_k", "context_window", "system_messages") == ["drop"]
-    assert changed(
-        {"top_k": 4, "system_messages": "keep"}, parameters, "system_messages", "top_k"
-    ) == ["4"]
-    assert changed(settings, parameters) == []
+    assert changed(parameters, top_k="5", context_window="None", system_messages="drop") == ["drop"]
+    assert changed(parameters, system_messages="keep", top_k=4) == ["4"]
+    assert changed(parameters) == []

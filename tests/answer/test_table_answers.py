@@ -26,7 +26,8 @@ def settings(**given: Any) -> dict[str, Any]:
 
 def refusal(answer: str, **given: Any) -> str | None:
     """What `answer` refuses of these settings, where no grader is bound."""
-    return ANSWERS[answer].refuses(settings(answer=answer, **given))
+    value = ANSWERS[answer]
+    return value.refuses(value.own(settings(answer=answer, **given)))
 
 
 def test_no_grader_bound_is_one_line_before_any_data(small_split: Path) -> None:
@@ -86,4 +87,5 @@ def test_open_answers_take_a_bound_grader_or_self_but_not_both(
 def test_a_runs_label_names_the_answer_and_its_changed_scoring_settings(
     answer: str, given: dict[str, Any], label: str
 ) -> None:
-    assert ANSWERS[answer].label(settings(answer=answer, **given)) == label
+    value = ANSWERS[answer]
+    assert value.label(value.own(settings(answer=answer, **given))) == label

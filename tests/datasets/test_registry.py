@@ -18,6 +18,7 @@ from support.tasks import assert_declares
 
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
+from inspect_personamem.parameters import check_fields
 from inspect_personamem.run import tasks
 from inspect_personamem.run.build import TASK_VERSION
 from inspect_personamem.run.tasks import TASKS
@@ -116,3 +117,12 @@ def test_dataset_revision_is_the_package_default() -> None:
     assert LISTING["dataset"]["repo_id"] == PERSONAMEM.repo_id
     [asset] = LISTING["external_assets"]
     assert (asset["source"], asset["revision"]) == (PERSONAMEM.repo_id, PERSONAMEM.revision)
+
+
+@pytest.mark.parametrize("version", VERSIONS.values(), ids=lambda v: v.key)
+def test_a_version_s_settings_are_named_as_its_selectors_and_own_parameters(
+    version: DatasetVersion[Any],
+) -> None:
+    """The typed object its task reads (`DatasetVersion.settings`, `TaskSettings.version`)
+    holds each of its selectors and own parameters, under its name."""
+    check_fields(version.settings, (*version.selectors, *version.own), version.key)

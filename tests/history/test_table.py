@@ -18,7 +18,13 @@ DEFAULTS: dict[str, Any] = {n: p.default for n, p in parameters(VERSIONS["v1"]).
 
 
 def label(history: str, **given: Any) -> str:
-    return HISTORIES[history].label({**DEFAULTS, "history": history, **given})
+    value = HISTORIES[history]
+    return value.label(value.own({**DEFAULTS, "history": history, **given}))
+
+
+def refuses(history: str, settings: dict[str, Any]) -> str | None:
+    value = HISTORIES[history]
+    return value.refuses(value.own(settings))
 
 
 @pytest.mark.parametrize(
@@ -65,18 +71,18 @@ def test_a_label_reads_settings_as_text_from_a_log() -> None:
 
 
 def test_a_memory_source_without_a_memory_system_is_refused() -> None:
-    assert HISTORIES["memory"].refuses({**DEFAULTS, "history": "memory"}) == (
+    assert refuses("memory", {**DEFAULTS, "history": "memory"}) == (
         "memory: history='memory' needs one: -T memory=mem0, -T memory=mcp or "
         "-T memory=package.module:Factory"
     )
-    assert HISTORIES["memory"].refuses({**DEFAULTS, "memory": "support.memories:SpyMemory"}) is None
+    assert refuses("memory", {**DEFAULTS, "memory": "support.memories:SpyMemory"}) is None
 
 
 def test_a_retriever_without_a_model_refuses_nothing() -> None:
     """bm25 needs no embedder, so the embedder is not looked for."""
     settings = {**DEFAULTS, "retriever": "bm25", "embedder": "no/such-model"}
-    assert HISTORIES["rag"].refuses(settings) is None
-    assert HISTORIES["tools"].refuses({**DEFAULTS, "embedder": "no/such-model"}) is None
+    assert refuses("rag", settings) is None
+    assert refuses("tools", {**DEFAULTS, "embedder": "no/such-model"}) is None
 
 
 def test_tools_refuse_a_model_whose_provider_drops_them(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -84,12 +90,12 @@ def test_tools_refuse_a_model_whose_provider_drops_them(monkeypatch: pytest.Monk
     model = "personamem/floor"
     assert model.startswith(WITHOUT_TOOL_CALLING)
     monkeypatch.setenv("INSPECT_EVAL_MODEL", model)
-    assert HISTORIES["tools"].refuses(DEFAULTS) == (
+    assert refuses("tools", DEFAULTS) == (
         f"the model {model} cannot call tools (its provider drops them), and history='tools' "
         "offers the history only through tools: choose another model or history"
     )
     monkeypatch.setenv("INSPECT_EVAL_MODEL", "mockllm/model")
-    assert HISTORIES["tools"].refuses(DEFAULTS) is None
+    assert refuses("tools", DEFAULTS) is None
 
 
 def test_only_a_memory_records_the_facts_header_among_its_prompts() -> None:

@@ -5,6 +5,7 @@ of a run's arguments against the tables: `test_arguments.py`)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,12 +67,18 @@ def test_every_history_composes_with_the_choice_answer(
             assert [m.text for m in before] == [f"# User facts:\nheld {end - 1}"]
 
 
-RECENT = AxisValue(
+@dataclass(frozen=True)
+class RecentSettings:
+    last_n: int
+
+
+RECENT: AxisValue[RecentSettings] = AxisValue(
     "recent",
     "the last last_n messages before the question (a test-only source)",
     recent_history,
+    RecentSettings,
     parameters=(Parameter("last_n", 10, int, "Messages kept.", minimum=1),),
-    label=lambda settings: f"last {settings['last_n']} messages",
+    label=lambda settings: f"last {settings.last_n} messages",
 )
 
 

@@ -51,7 +51,7 @@ from inspect_personamem.datasets.declared import (
 )
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
-from inspect_personamem.parameters import Parameter, Settings, TaskSettings
+from inspect_personamem.parameters import Parameter, Settings, Source, TaskSettings, settings_of
 from inspect_personamem.run.build import build_task, task_arguments
 from inspect_personamem.scoring.scorer import personamem_scorer
 
@@ -180,6 +180,14 @@ def choice_prompt(input: Sequence[ChatMessage]) -> ChoicePrompt | None:
     return ChoicePrompt(question, shown, 1, tuple(final_answer(x) for x in LETTERS[:3]))
 
 
+@dataclass(frozen=True)
+class ToySettings:
+    """The toy's selector and own parameter (`DatasetVersion.settings`)."""
+
+    track: str
+    shuffle: int
+
+
 class ToyVersion(base.DatasetVersion[ToyQuestion]):
     """PersonaMem-toy: the third version."""
 
@@ -192,6 +200,7 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
     selectors = (Parameter("track", "short", str, "Which track.", choices=TRACKS, scoring=False),)
     fixed = "track"
     own = (Parameter("shuffle", 0, int, "Seed of the options' order."),)
+    settings = ToySettings
     groups = (
         base.Group("skill", "skill", "skill", values=SKILLS),
         base.Group(
@@ -235,11 +244,11 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
     def check(self, settings: TaskSettings) -> None:
         """Nothing beyond what the axes refuse."""
 
-    def _source(self, track: str, where: Where | Settings) -> ToySource:
+    def _source(self, track: str, where: Where | Source) -> ToySource:
         if isinstance(where, Where):
             given = (where.data_dir, where.repo_id, where.revision)
             return ToySource(track, *given, spec=self, data_dir_option=where.data_dir_option)
-        return ToySource(track, where["data_dir"], where["repo_id"], where["revision"], self)
+        return ToySource(track, where.data_dir, where.repo_id, where.revision, self)
 
     def _read(self, source: ToySource) -> tuple[Path, str, list[ToyQuestion], str]:
         """The track's question file, where it came from, its rows and how it compares."""
@@ -251,7 +260,8 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
         return path, found, rows, data_release(source, [read])
 
     def load(self, arguments: Settings, reads_history: bool) -> base.Loaded[ToyQuestion]:
-        source = self._source(arguments["track"], arguments)
+        own: ToySettings = self.own_settings(arguments)
+        source = self._source(own.track, settings_of(Source, arguments))
         _, found, rows, release = self._read(source)
         histories = None
         if reads_history:
@@ -266,11 +276,11 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
         loaded: base.Loaded[ToyQuestion],
         settings: TaskSettings,
     ) -> Dataset:
-        arguments = settings.arguments
+        own = settings.typed(ToySettings)
         samples = []
         for question in questions:
             order = list(range(CHOICES))
-            random.Random(f"{arguments['shuffle']}:{question.question_id}").shuffle(order)
+            random.Random(f"{own.shuffle}:{question.question_id}").shuffle(order)
             shown = [question.options[i] for i in order]
             samples.append(
                 Sample(
@@ -288,7 +298,7 @@ class ToyVersion(base.DatasetVersion[ToyQuestion]):
                     },
                 )
             )
-        name = f"{self.task}_{arguments['track']}"
+        name = f"{self.task}_{own.track}"
         return MemoryDataset(samples, name=name, shuffled=False)
 
     def evidence(self, metadata: Mapping[str, Any], contexts: Contexts) -> Evidence:

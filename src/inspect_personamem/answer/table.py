@@ -6,15 +6,18 @@ official one cannot read it) and one entry here.
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
 
 from inspect_personamem.answer.choice import choice_solver
 from inspect_personamem.answer.logprob.solver import logprob_solver
 from inspect_personamem.answer.open import open_solver
-from inspect_personamem.parameters import AxisValue, Parameter, Settings, changed
+from inspect_personamem.parameters import AxisValue, Parameter, changed
 from inspect_personamem.scoring.grader.calibration import grading_metadata
 from inspect_personamem.scoring.grader.prompt import GRADER_PROMPT
-from inspect_personamem.scoring.grader.scorer import open_scorer
+from inspect_personamem.scoring.grader.scorer import graded_scorer
+from inspect_personamem.types import GraderSource
 
 CACHE_BREAKPOINTS = Parameter(
     "cache_breakpoints",
@@ -27,25 +30,52 @@ CACHE_BREAKPOINTS = Parameter(
 )
 
 
-def _open_label(settings: Settings) -> str:
+@dataclass(frozen=True)
+class ChoiceSettings:
+    """`answer=choice`'s own parameters."""
+
+    cache_breakpoints: bool
+
+
+@dataclass(frozen=True)
+class LogprobSettings:
+    """`answer=logprob`'s own parameters."""
+
+    normalization: str
+    context_window: int | None
+    option_batch_size: int
+    prefill_chunk: int | None
+
+
+@dataclass(frozen=True)
+class OpenSettings:
+    """`answer=open`'s own parameters."""
+
+    cache_breakpoints: bool
+    grader: GraderSource
+    grader_calibration: int
+    grader_seed: int
+
+
+def _open_label(settings: OpenSettings) -> str:
     # not `self-graded`: whether the grader is the model under test, the report's labels
     # say from who graded (`-T grader=self`, or the same model bound to the grader role)
-    seeds = changed(settings, ANSWERS["open"].parameters, "grader_seed")
+    seeds = changed(ANSWERS["open"].parameters, grader_seed=settings.grader_seed)
     return ", ".join(["open", *(f"grader seed {seed}" for seed in seeds)])
 
 
-def _open_refuses(settings: Settings) -> str | None:
+def _open_refuses(settings: OpenSettings) -> str | None:
     from inspect_ai.model import model_roles  # the roles of the eval creating the task
 
     bound = "grader" in model_roles()
-    if settings["grader"] == "role" and not bound:
+    if settings.grader == "role" and not bound:
         return (
             "no grader is bound: add --model-role grader=<model> (e.g. "
             "grader=openai/gpt-4.1-mini; in Python, eval the task by name or function with "
             "model_roles={'grader': ...}), or pass -T grader=self to let the model under "
             "test grade its own replies (reports mark it self-graded)"
         )
-    if settings["grader"] == "self" and bound:
+    if settings.grader == "self" and bound:
         return (
             "-T grader=self grades with the model under test, but a grader is bound "
             "(--model-role grader=...): leave out one of the two"
@@ -53,17 +83,32 @@ def _open_refuses(settings: Settings) -> str | None:
     return None
 
 
-def _logprob_label(settings: Settings) -> str:
+def _logprob_label(settings: LogprobSettings) -> str:
     own = ANSWERS["logprob"].parameters
-    return ", ".join(["logprob", *changed(settings, own, "normalization", "context_window")])
+    words = changed(
+        own, normalization=settings.normalization, context_window=settings.context_window
+    )
+    return ", ".join(["logprob", *words])
 
 
-ANSWERS: Final[dict[str, AxisValue]] = {
+def _open_scorer(settings: OpenSettings) -> Any:
+    """`answer=open`'s scorer: the grader the run's `grader` names (each question's
+    calibration and order travel in its sample: `calibration.grading_metadata`)."""
+    return graded_scorer(grader=settings.grader)
+
+
+def _grading(questions: Sequence[str], settings: OpenSettings) -> dict[str, dict[str, Any]]:
+    """What each question's sample says of how it is graded (`grading_metadata`)."""
+    return grading_metadata(questions, settings.grader_calibration, settings.grader_seed)
+
+
+ANSWERS: Final[dict[str, AxisValue[Any]]] = {
     "choice": AxisValue(
         "choice",
         "the official prompt: history, question, instruction and the four options; the "
         "model writes its answer",
         choice_solver,
+        ChoiceSettings,
         parameters=(CACHE_BREAKPOINTS,),
         order="interleaved",
     ),
@@ -72,6 +117,7 @@ ANSWERS: Final[dict[str, AxisValue]] = {
         "the paper's log-likelihood setting for local models on hf/ or vllm/: the "
         "options never shown, each scored as the assistant's reply",
         logprob_solver,
+        LogprobSettings,
         parameters=(
             Parameter(
                 "normalization",
@@ -118,6 +164,7 @@ ANSWERS: Final[dict[str, AxisValue]] = {
         "(--model-role grader=...) names the candidate reply whose assumptions about "
         "the user the reply shares",
         open_solver,
+        OpenSettings,
         parameters=(
             CACHE_BREAKPOINTS,
             Parameter(
@@ -152,8 +199,8 @@ ANSWERS: Final[dict[str, AxisValue]] = {
         label=_open_label,
         order="interleaved",
         refuses=_open_refuses,
-        scorer=open_scorer,
-        sample_metadata=grading_metadata,
+        scorer=_open_scorer,
+        sample_metadata=_grading,
         scored_as="graded",
         prompts=lambda settings: {"scoring/grader/prompt.py:GRADER_PROMPT": GRADER_PROMPT},
     ),

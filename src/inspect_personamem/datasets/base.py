@@ -35,7 +35,14 @@ from inspect_personamem.datasets.declared import Estimate, Offline, Reported, Tr
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.prompts import OwnPrompt
 from inspect_personamem.history.table import HISTORIES
-from inspect_personamem.parameters import AxisValue, Parameter, Point, Settings, TaskSettings
+from inspect_personamem.parameters import (
+    AxisValue,
+    Parameter,
+    Point,
+    Settings,
+    TaskSettings,
+    settings_of,
+)
 from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
 
 CHOSEN = "chosen"
@@ -125,16 +132,19 @@ class DatasetVersion(ABC, Generic[Q]):
     """The selector a task per value fixes (`personamem_32k`)."""
     own: tuple[Parameter, ...]
     """Its other parameters (`shuffle`, ...), after the shared `system_messages`."""
+    settings: type[Any]
+    """The typed object of its selectors and own parameters (a frozen dataclass, fields
+    named as they are: `TaskSettings.version`, `own_settings`)."""
     groups: tuple[Group, ...]
     """What its accuracy is reported by, in the order the report shows them."""
     cluster: str
     """The sample metadata key its questions' errors are clustered by (the history
     they share)."""
-    histories: Mapping[str, AxisValue] = MappingProxyType(HISTORIES)
+    histories: Mapping[str, AxisValue[Any]] = MappingProxyType(HISTORIES)
     """`-T history=...`: the history sources it offers, by name; by default every one of
     `history.table`'s. A version adds its own (PersonaMem-v3's apps agent, defined in its
     folder) or leaves one out."""
-    answers: Mapping[str, AxisValue] = MappingProxyType(ANSWERS)
+    answers: Mapping[str, AxisValue[Any]] = MappingProxyType(ANSWERS)
     """`-T answer=...`: the ways of answering it offers; by default every one of
     `answer.table`'s. Its task takes the parameters of these values only."""
     refused: Mapping[str, str] = MappingProxyType({})
@@ -197,6 +207,11 @@ class DatasetVersion(ABC, Generic[Q]):
         """The questions of the released file the selectors pick, as a README lists them."""
         defaults = {p.name: str(p.default) for p in self.selectors}
         return f"{self.released_questions(defaults | dict(selected)).rows:,}"
+
+    def own_settings(self, arguments: Settings) -> Any:
+        """Its selectors' and own parameters' typed object (`settings`), of a run's
+        arguments or a log's."""
+        return settings_of(self.settings, arguments, (*self.selectors, *self.own))
 
     def check(self, settings: TaskSettings) -> None:
         """Raise a one-line error where the run's settings mean nothing for this version

@@ -5,7 +5,8 @@ Adding a source of history is one module (its builder) and one entry here.
 
 from __future__ import annotations
 
-from typing import Final
+from dataclasses import dataclass
+from typing import Any, Final
 
 from inspect_ai.model import get_model
 
@@ -20,7 +21,7 @@ from inspect_personamem.history.retrieved import (
     rag_history,
 )
 from inspect_personamem.history.tools import tools_history
-from inspect_personamem.parameters import AxisValue, Parameter, Settings, changed
+from inspect_personamem.parameters import AxisValue, NoSettings, Parameter, changed
 from inspect_personamem.scoring.metrics import evidence_located, retrieval_metrics, tool_metrics
 
 # Parameters that two values share are one object each.
@@ -80,77 +81,121 @@ Inspect's interpretability providers, and the offline floor, which picks an opti
 rule. `history=tools` refuses them before any sample."""
 
 
-def _retrieval_words(settings: Settings, words: list[str]) -> str:
-    if str(settings["memory_prompt"]) != MEMORY_PROMPT.default:
-        words.append(f"{settings['memory_prompt']} prompt")
+@dataclass(frozen=True)
+class Prompted:
+    """The settings of a history source whose retrieved items a prompt frames
+    (`memory_prompt`: the official one, or one its version offers)."""
+
+    memory_prompt: str
+
+
+@dataclass(frozen=True)
+class RagSettings(Prompted):
+    """`history=rag`'s own parameters."""
+
+    retriever: str
+    embedder: str
+    embedding_cache: str | None
+    top_k: int
+
+
+@dataclass(frozen=True)
+class MemorySettings(Prompted):
+    """`history=memory`'s own parameters."""
+
+    memory: str | None
+    memory_config: str | None
+    top_k: int
+
+
+@dataclass(frozen=True)
+class ToolsSettings:
+    """`history=tools`'s own parameters."""
+
+    search: str
+    embedder: str
+    embedding_cache: str | None
+    memory: str | None
+    memory_config: str | None
+    top_k: int
+    tool_budget: int
+    tool_result_chars: int
+
+
+def _retrieval_words(settings: Prompted, words: list[str]) -> str:
+    if settings.memory_prompt != MEMORY_PROMPT.default:
+        words.append(f"{settings.memory_prompt} prompt")
     return ", ".join(words)
 
 
-def _memory_prompts(settings: Settings) -> dict[str, str]:
+def _memory_prompts(settings: MemorySettings) -> dict[str, str]:
     """A memory's facts go under their header, in any prompt (a version's own prompt's
     texts are the version's: `DatasetVersion.prompts`)."""
     return {"history/memory/prompts.py:FACTS_HEADER": FACTS_HEADER}
 
 
-def _rag_label(settings: Settings) -> str:
-    dense = str(settings["retriever"]) == "dense"
+def _rag_label(settings: RagSettings) -> str:
+    dense = settings.retriever == "dense"
     own = HISTORIES["rag"].parameters
-    words = [str(settings["retriever"]), *(changed(settings, own, "embedder") if dense else [])]
-    words.append(f"top {settings['top_k']}")
+    words = [settings.retriever, *(changed(own, embedder=settings.embedder) if dense else [])]
+    words.append(f"top {settings.top_k}")
     return f"rag ({_retrieval_words(settings, words)})"
 
 
-def _embedder_refuses(settings: Settings) -> str | None:
+def _embedder_refuses(embedder: str) -> str | None:
     """An embedder that cannot be had (a model neither in a folder, nor in the hub's
     cache, with the hub out of reach; a service without its URL), said before any data
     are read, as every other bad argument is: one line and nothing before it."""
     try:
-        embedder_for(settings["embedder"])
+        embedder_for(embedder)
     except PersonaMemArgumentError as error:
         return str(error).removeprefix("PersonaMem task parameter ")
     return None
 
 
-def _rag_refuses(settings: Settings) -> str | None:
+def _rag_refuses(settings: RagSettings) -> str | None:
     """A dense retriever whose embedder cannot be had, said before any data are read."""
-    return _embedder_refuses(settings) if settings["retriever"] == "dense" else None
+    return _embedder_refuses(settings.embedder) if settings.retriever == "dense" else None
 
 
-def _memory_refuses(settings: Settings, needed_by: str = "history='memory'") -> str | None:
+def _memory_refuses(
+    settings: MemorySettings | ToolsSettings, needed_by: str = "history='memory'"
+) -> str | None:
     """A memory system that cannot be had, or a config it cannot take (`memory=mcp`
     checks its own, and reaches its server once), said before any data are read."""
     try:
-        memory_factory(settings["memory"], settings["memory_config"], needed_by, connect=True)
+        memory_factory(settings.memory, settings.memory_config, needed_by, connect=True)
     except PersonaMemArgumentError as error:
         return str(error).removeprefix("PersonaMem task parameter ")
     return None
 
 
-def _memory_label(settings: Settings) -> str:
+def _memory_label(settings: MemorySettings) -> str:
     own = HISTORIES["memory"].parameters
-    words = [str(settings["memory"]), *changed(settings, own, "memory_config")]
-    words += [f"top {k}" for k in changed(settings, own, "top_k")]
+    words = [str(settings.memory), *changed(own, memory_config=settings.memory_config)]
+    words += [f"top {k}" for k in changed(own, top_k=settings.top_k)]
     return f"memory ({_retrieval_words(settings, words)})"
 
 
-def _tools_label(settings: Settings) -> str:
+def _tools_label(settings: ToolsSettings) -> str:
     own = HISTORIES["tools"].parameters
-    search = str(settings["search"])
+    search = settings.search
     if search == "dense":
-        words = [search, *changed(settings, own, "embedder")]
+        words = [search, *changed(own, embedder=settings.embedder)]
     elif search == "memory":
-        words = [f"memory {settings['memory']}", *changed(settings, own, "memory_config")]
+        words = [f"memory {settings.memory}", *changed(own, memory_config=settings.memory_config)]
     else:
         words = [search]
-    words += [f"top {k}" for k in changed(settings, own, "top_k")]
-    words.append(f"budget {settings['tool_budget']}")
+    words += [f"top {k}" for k in changed(own, top_k=settings.top_k)]
+    words.append(f"budget {settings.tool_budget}")
     words += [
-        f"{chars} characters a result" for chars in changed(settings, own, "tool_result_chars")
+        f"{chars} characters a result"
+        for chars in changed(own, tool_result_chars=settings.tool_result_chars)
     ]
     return f"tools ({', '.join(words)})"
 
 
-def _tools_refuses(settings: Settings) -> str | None:
+def _tools_refuses(settings: ToolsSettings) -> str | None:
     """A model that cannot call tools, or a search that cannot be had (a memory for
     `search=memory`, an embedder for `search=dense`), said before any data are read."""
     model = _active_model()
@@ -160,9 +205,9 @@ def _tools_refuses(settings: Settings) -> str | None:
             "history='tools' offers the history only through tools: choose another "
             "model or history"
         )
-    if settings["search"] == "memory":
+    if settings.search == "memory":
         return _memory_refuses(settings, "search='memory'")
-    return _embedder_refuses(settings) if settings["search"] == "dense" else None
+    return _embedder_refuses(settings.embedder) if settings.search == "dense" else None
 
 
 def _active_model() -> str | None:
@@ -174,17 +219,19 @@ def _active_model() -> str | None:
         return None
 
 
-HISTORIES: Final[dict[str, AxisValue]] = {
+HISTORIES: Final[dict[str, AxisValue[Any]]] = {
     "full": AxisValue(
         "full",
         "the whole history before the question, `context[:end_index]`, as in the paper",
         full_history,
+        NoSettings,
         label=lambda settings: "full history",
     ),
     "none": AxisValue(
         "none",
         "nothing, the question alone: the no-history baseline",
         no_history,
+        NoSettings,
         label=lambda settings: "no history",
         reads_history=False,
     ),
@@ -193,6 +240,7 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         "only the question's evidence (v1: the session it lies in; v2: the persona card "
         "and the related snippet): the upper bound of retrieval, not a published setting",
         evidence_history,
+        NoSettings,
         label=lambda settings: "evidence only (upper bound)",
         reads_evidence=True,
         metrics=lambda: [evidence_located()],
@@ -202,6 +250,7 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         "rag",
         "the top_k history messages most similar to the question, as in the paper's §4.4",
         rag_history,
+        RagSettings,
         parameters=(
             Parameter(
                 "retriever",
@@ -226,6 +275,7 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         "the items a memory system, Mem0 or any plug-in, fed the history as it grows, "
         "returns for the question",
         memory_history,
+        MemorySettings,
         parameters=(
             MEMORY,
             MEMORY_CONFIG,
@@ -244,6 +294,7 @@ HISTORIES: Final[dict[str, AxisValue]] = {
         "itself, through tools (search_history, read_history, read_session), within a "
         "budget of calls",
         tools_history,
+        ToolsSettings,
         parameters=(
             Parameter(
                 "search",

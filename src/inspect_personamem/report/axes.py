@@ -15,11 +15,7 @@ def axes_label(settings: Settings, version: DatasetVersion[Any]) -> str:
     `rag (bm25, top 4)`, `memory (mem0)`, `full history, logprob`; the version's own
     words after them (`open, preference judge`)."""
     point = Point.of(settings, version.histories, version.answers)
-    words = [
-        point.history.label(settings),
-        point.answer.label(settings),
-        *version.label_words(settings),
-    ]
+    words = [*point.label(settings), *version.label_words(settings)]
     return ", ".join(word for word in words if word)
 
 

@@ -16,11 +16,12 @@ from inspect_personamem.data.order import INTERLEAVE_BLOCK
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.prompts import own_prompt
+from inspect_personamem.history.table import Prompted
 from inspect_personamem.parameters import AxisValue, Parameter, Point, Settings, TaskSettings
 from inspect_personamem.run.migration import LEGACY_METHODS
 
 
-def _axis(name: str, default: str, table: Mapping[str, AxisValue], what: str) -> Parameter:
+def _axis(name: str, default: str, table: Mapping[str, AxisValue[Any]], what: str) -> Parameter:
     """The parameter that picks one value of an axis; its help lists the values."""
     values = "; ".join(f"{value.name}: {value.summary}" for value in table.values())
     return Parameter(name, default, str, f"{what}. {values}.", table=table)
@@ -92,7 +93,7 @@ def axes(version: DatasetVersion[Any]) -> tuple[Parameter, Parameter]:
     )
 
 
-def _values(version: DatasetVersion[Any]) -> tuple[AxisValue, ...]:
+def _values(version: DatasetVersion[Any]) -> tuple[AxisValue[Any], ...]:
     """Every axis value `version` offers, the history sources' first."""
     return (*version.histories.values(), *version.answers.values())
 
@@ -177,24 +178,32 @@ def checked_settings(arguments: Settings, version: DatasetVersion[Any]) -> TaskS
             f"{point.answer.writes_nothing}, so it cannot call the tools "
             f"history={point.history.name!r} offers; use answer={writing}"
         )
-    for value in (point.answer, point.history):
-        why = value.refuses(arguments)
+    settings = TaskSettings.of(arguments, point, version.settings)
+    for why in (point.answer.refuses(settings.answer), point.history.refuses(settings.history)):
         if why:
             raise PersonaMemArgumentError(
                 f"PersonaMem task parameters history={point.history.name!r}, "
                 f"answer={point.answer.name!r}: {why}"
             )
-    own = own_prompt(version.memory_prompts, arguments["memory_prompt"])
-    if own is not None and point.answer.name not in own.answers:
-        raise PersonaMemArgumentError(
-            f"PersonaMem task parameters answer={point.answer.name!r}, "
-            f"memory_prompt={arguments['memory_prompt']!r}: memory_prompt="
-            f"{arguments['memory_prompt']!r} is {own.words}, a prompt for answer="
-            f"{' or '.join(repr(a) for a in own.answers)} only: leave memory_prompt out"
-        )
-    settings = TaskSettings.of(arguments, point)
+    _check_memory_prompt(settings, version)
     version.check(settings)
     return settings
+
+
+def _check_memory_prompt(settings: TaskSettings, version: DatasetVersion[Any]) -> None:
+    """A version's own prompt around retrieved items (`-T memory_prompt=NAME`) with an
+    answer it is not written for."""
+    if not isinstance(settings.history, Prompted):
+        return
+    prompt, answer = settings.history.memory_prompt, settings.point.answer.name
+    own = own_prompt(version.memory_prompts, prompt)
+    if own is not None and answer not in own.answers:
+        raise PersonaMemArgumentError(
+            f"PersonaMem task parameters answer={answer!r}, "
+            f"memory_prompt={prompt!r}: memory_prompt="
+            f"{prompt!r} is {own.words}, a prompt for answer="
+            f"{' or '.join(repr(a) for a in own.answers)} only: leave memory_prompt out"
+        )
 
 
 def all_arguments(

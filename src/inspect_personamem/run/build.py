@@ -77,18 +77,18 @@ def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Ta
         lambda metadata: version.evidence(metadata, loaded.contexts),
         version.memory_prompts,
     )
-    see = point.history.builder(past, **settings.own(point.history))
+    see = point.history.builder(past, **settings.builder_arguments(point.history))
     solver = point.answer.builder(
         see,
         system_messages=shared.system_messages,
         keep_history_in_log=shared.keep_history_in_log,
-        **settings.own(point.answer),
+        **settings.builder_arguments(point.answer),
     )
     ordered = order_records(loaded.questions, settings.order, shared.interleave_block)
     dataset = version.dataset(ordered, loaded, settings)
     if point.answer.sample_metadata is not None:
         ids = [str(sample.id) for sample in dataset]
-        added = point.answer.sample_metadata(ids, settings.arguments)
+        added = point.answer.sample_metadata(ids, settings.answer)
         for sample in dataset:
             sample.metadata = {**(sample.metadata or {}), **added[str(sample.id)]}
     scored_as = version.scored_as(point.answer.scored_as, settings.arguments)

@@ -38,5 +38,5 @@ def current_arguments(task_args: Mapping[str, Any], release: Release) -> dict[st
     if tools is not None and arguments.get("history") == "tools":
         arguments.update(LEGACY_TOOLS.get(str(tools), {}))
     if "repo_id" in arguments:
-        arguments["repo_id"] = release.resolved(str(arguments["repo_id"]))
+        arguments.update(repo_id=release.resolved(str(arguments.get("repo_id"))))
     return arguments

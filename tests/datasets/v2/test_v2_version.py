@@ -31,23 +31,39 @@ def point(answer: str, history: str = "full") -> Point:
 
 def test_a_judge_other_than_options_needs_open_answers() -> None:
     with pytest.raises(PersonaMemArgumentError) as info:
-        VERSION.check(TaskSettings.of(settings(judge="preference"), point("choice")))
+        VERSION.check(
+            TaskSettings.of(settings(judge="preference"), point("choice"), VERSION.settings)
+        )
     assert str(info.value) == (
         "PersonaMem-v2 task parameter judge='preference' judges open answers: pass "
         "answer=open, or leave judge out"
     )
-    VERSION.check(TaskSettings.of(settings(answer="open", judge="preference"), point("open")))
+    VERSION.check(
+        TaskSettings.of(
+            settings(answer="open", judge="preference"), point("open"), VERSION.settings
+        )
+    )
 
 
 def test_merged_system_messages_need_the_options_in_a_user_message() -> None:
     """The options message is the last one: merging has nothing to fold it into; with
     options_role=user, or where no options are shown (open answers), merge is taken."""
     with pytest.raises(PersonaMemArgumentError, match="pass options_role=user with merge$"):
-        VERSION.check(TaskSettings.of(settings(system_messages="merge"), point("choice")))
+        VERSION.check(
+            TaskSettings.of(settings(system_messages="merge"), point("choice"), VERSION.settings)
+        )
     VERSION.check(
-        TaskSettings.of(settings(system_messages="merge", options_role="user"), point("choice"))
+        TaskSettings.of(
+            settings(system_messages="merge", options_role="user"),
+            point("choice"),
+            VERSION.settings,
+        )
     )
-    VERSION.check(TaskSettings.of(settings(system_messages="merge", answer="open"), point("open")))
+    VERSION.check(
+        TaskSettings.of(
+            settings(system_messages="merge", answer="open"), point("open"), VERSION.settings
+        )
+    )
 
 
 def test_a_judged_run_is_scored_and_labelled_as_judged() -> None:

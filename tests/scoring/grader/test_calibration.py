@@ -42,12 +42,11 @@ def test_the_calibration_set_is_the_smallest_hashes_of_seed_and_id(
 
 
 def test_each_question_s_grading_metadata_follows_the_run_s_settings() -> None:
-    """Settings as a log gives them back (text) are read as numbers."""
-    metadata = grading_metadata(IDS, {"grader_seed": "1", "grader_calibration": "2"})
+    metadata = grading_metadata(IDS, calibration=2, seed=1)
     assert metadata == {
         qid: {GRADING: {"seed": 1, "calibrated": qid in ("q3", "q5")}} for qid in IDS
     }
-    none = grading_metadata(IDS, {"grader_seed": 0, "grader_calibration": 0})
+    none = grading_metadata(IDS, calibration=0, seed=0)
     assert not any(m[GRADING]["calibrated"] for m in none.values())
 
 

@@ -31,7 +31,7 @@ from inspect_personamem.datasets.v1.question_types import (
     REVISIT_REASONS,
     TRACK_EVOLUTION,
 )
-from inspect_personamem.history.table import HISTORIES
+from inspect_personamem.history.table import HISTORIES, MemorySettings
 
 BY_QUESTION_TYPE = "published_128k_by_question_type.csv"
 BY_SESSIONS = "published_128k_by_sessions_elapsed.csv"
@@ -112,13 +112,14 @@ def published_methods() -> tuple[PublishedMethod, ...]:
 def published_method(settings: Mapping[str, str]) -> str | None:
     """The published method a run is an instance of (any retriever is `rag`), or None:
     the published numbers are all of the multiple-choice prompt (`answer=choice`)."""
-    history = settings["history"]
-    if settings["answer"] != "choice":
+    history = HISTORIES.get(settings["history"])
+    if settings["answer"] != "choice" or history is None:
         return None
-    if history in ("full", "none"):
-        return HISTORIES[history].label(settings)
-    if history == "rag":
+    own = history.own(settings)
+    if history.name in ("full", "none"):
+        return history.label(own)
+    if history.name == "rag":
         return "rag"
-    if history == "memory" and settings["memory"] == "mem0":
+    if isinstance(own, MemorySettings) and own.memory == "mem0":
         return "memory (mem0)"
     return None

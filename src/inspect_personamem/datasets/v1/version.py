@@ -8,6 +8,7 @@ Answers chosen among the four options are read by the official extraction.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
@@ -43,13 +44,31 @@ from inspect_personamem.datasets.v1.question_types import CATEGORY_TITLES
 from inspect_personamem.datasets.v1.records import QuestionRecord
 from inspect_personamem.datasets.v1.samples import build_dataset, check_against_contexts
 from inspect_personamem.datasets.v1.spec import DATA_DIR_ENV, PERSONAMEM, DataSource
-from inspect_personamem.datasets.v1.splits import SPLITS, check_split
+from inspect_personamem.datasets.v1.splits import SPLITS, Split, check_split
 from inspect_personamem.datasets.v1.trial import trial
-from inspect_personamem.parameters import Parameter, Point, Settings, TaskSettings
+from inspect_personamem.history.table import Prompted
+from inspect_personamem.parameters import (
+    Parameter,
+    Point,
+    Settings,
+    Source,
+    TaskSettings,
+    settings_of,
+)
 from inspect_personamem.scoring.scorer import personamem_scorer
+from inspect_personamem.types import NegativeEndIndexPolicy
 
 TASK: Final = "personamem"
 """PersonaMem's task name."""
+
+
+@dataclass(frozen=True)
+class V1Settings:
+    """PersonaMem's selector and own parameters (`DatasetVersion.settings`)."""
+
+    split: Split
+    shuffle: int | None
+    negative_end_index: NegativeEndIndexPolicy
 
 
 class PersonaMemV1(DatasetVersion[QuestionRecord]):
@@ -74,6 +93,7 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         ),
     )
     fixed = "split"
+    settings = V1Settings
     own = (
         Parameter(
             "shuffle",
@@ -176,21 +196,16 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         }
 
     def load(self, arguments: Settings, reads_history: bool) -> Loaded[QuestionRecord]:
-        split = arguments["split"]
+        own: V1Settings = self.own_settings(arguments)
+        split, where = own.split, settings_of(Source, arguments)
         source = DataSource(
-            split,
-            arguments["data_dir"],
-            arguments["repo_id"],
-            arguments["revision"],
-            with_contexts=reads_history,
+            split, where.data_dir, where.repo_id, where.revision, with_contexts=reads_history
         )
         files = locate_split_files(source)
         store = open_context_store(files.contexts) if files.contexts is not None else None
         rows = PERSONAMEM.read_questions(files.questions, split)
         release, checked = release_files(source, files, rows, 0 if store is None else len(store))
-        records = check_against_contexts(
-            rows, store, files.questions, arguments["negative_end_index"]
-        )
+        records = check_against_contexts(rows, store, files.questions, own.negative_end_index)
         return Loaded(
             questions=records,
             contexts=NO_CONTEXTS if store is None else store,
@@ -212,8 +227,8 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         fields it reads (`datasets/v1/evidence.py`)."""
         if settings.point.history.reads_evidence:
             check_token_fields(questions)
-        split, shuffle = settings.arguments["split"], settings.arguments["shuffle"]
-        return build_dataset(questions, f"{self.task}_{split}", shuffle)
+        own = settings.typed(V1Settings)
+        return build_dataset(questions, f"{self.task}_{own.split}", own.shuffle)
 
     def evidence(self, metadata: Mapping[str, Any], contexts: Contexts) -> Evidence:
         """The session of the message `distance_to_ref_in_tokens` before the question,
@@ -233,7 +248,8 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
     def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
         """The axes' texts, and the official instruction where the final user message
         carries it (the options shown, not in the authors' RAG prompt)."""
-        paper = settings["memory_prompt"] == "paper"
+        history = point.history.own(settings)
+        paper = isinstance(history, Prompted) and history.memory_prompt == "paper"
         official = point.answer.name == "choice" and not paper
         own = {"datasets/v1/prompt.py:INSTRUCTION": INSTRUCTION} if official else {}
         return {**point.prompts(settings), **(PAPER.texts if paper else {}), **own}

@@ -24,7 +24,6 @@ from inspect_ai.scorer import (
     Metric,
     SampleScore,
     Score,
-    Scorer,
     Target,
     Value,
     accuracy,
@@ -37,7 +36,6 @@ from inspect_ai.util import collect
 
 from inspect_personamem.data.options import LETTERS, shown_options
 from inspect_personamem.datasets.v2.judge import judge_prompt, judge_score
-from inspect_personamem.parameters import Settings
 from inspect_personamem.scoring.grader.calibration import grading_of
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD, grader_model, grader_record
 from inspect_personamem.scoring.scorer import Scoring, answered
@@ -112,12 +110,6 @@ def preference_scorer(
         )
 
     return score
-
-
-def preference_judge(settings: Settings) -> Scorer:
-    """`judge=preference`'s scorer: the judge the run's `grader` names (each question's
-    calibration travels in its sample, as the grader's does)."""
-    return preference_scorer(settings["grader"])
 
 
 async def _judge(

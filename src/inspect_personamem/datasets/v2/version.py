@@ -9,11 +9,13 @@ candidates, or scored 0 to 1 by the authors' judge (`judge=preference`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from inspect_ai.dataset import Dataset
 from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
 
+from inspect_personamem.answer.table import OpenSettings
 from inspect_personamem.data.contexts import Contexts, sample_history
 from inspect_personamem.data.evidence import Evidence
 from inspect_personamem.data.release import ReleasedFile
@@ -36,7 +38,7 @@ from inspect_personamem.datasets.v2.cost import question_requests
 from inspect_personamem.datasets.v2.evidence import snippet_evidence
 from inspect_personamem.datasets.v2.files import load_questions
 from inspect_personamem.datasets.v2.histories import HistoryStore, PersonaContexts
-from inspect_personamem.datasets.v2.judged import judge_figures, preference_judge
+from inspect_personamem.datasets.v2.judged import judge_figures, preference_scorer
 from inspect_personamem.datasets.v2.oracle import V2Questions, choice_prompt
 from inspect_personamem.datasets.v2.published import PAPER_RANGE, published_v2
 from inspect_personamem.datasets.v2.samples import V2Question, build_v2_dataset, questions_at
@@ -46,12 +48,21 @@ from inspect_personamem.datasets.v2.spec import (
     LENGTHS,
     PERSONAMEM_V2,
     SUBSETS,
+    Length,
+    Subset,
     V2Source,
     check_subset,
 )
 from inspect_personamem.datasets.v2.trial import trial
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.parameters import Parameter, Point, Settings, TaskSettings
+from inspect_personamem.parameters import (
+    Parameter,
+    Point,
+    Settings,
+    Source,
+    TaskSettings,
+    settings_of,
+)
 from inspect_personamem.scoring.scorer import personamem_scorer
 
 TASK: Final = "personamem_v2"
@@ -60,6 +71,17 @@ SEEDED: Final = "options in a seeded order (the authors' cannot be repeated)"
 """How every run differs from the authors' protocol, whatever its settings."""
 JUDGED: Final = "judged"
 """How answers scored by the authors' judge are scored: 0 to 1, not right or wrong."""
+
+
+@dataclass(frozen=True)
+class V2Settings:
+    """PersonaMem-v2's selectors and own parameters (`DatasetVersion.settings`)."""
+
+    subset: Subset
+    length: Length
+    options_role: str
+    shuffle: int
+    judge: str
 
 
 class PersonaMemV2(DatasetVersion[V2Question]):
@@ -96,6 +118,7 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         ),
     )
     fixed = "length"
+    settings = V2Settings
     own = (
         Parameter(
             "options_role",
@@ -203,14 +226,15 @@ class PersonaMemV2(DatasetVersion[V2Question]):
 
     def check(self, settings: TaskSettings) -> None:
         """What PersonaMem-v2 refuses beyond the axes' own refusals, in one line each."""
-        judge, answer = settings.arguments["judge"], settings.point.answer.name
+        own, answer = settings.typed(V2Settings), settings.point.answer.name
+        judge = own.judge
         if judge != "options" and answer != "open":
             raise PersonaMemArgumentError(
                 f"PersonaMem-v2 task parameter judge={judge!r} judges open "
                 "answers: pass answer=open, or leave judge out"
             )
         merged = settings.shared.system_messages == "merge" and answer == "choice"
-        if merged and settings.arguments["options_role"] == "system":
+        if merged and own.options_role == "system":
             raise PersonaMemArgumentError(
                 "PersonaMem-v2 task parameters system_messages='merge', options_role='system': "
                 "merging folds a system message into the message after it, and the options "
@@ -220,10 +244,9 @@ class PersonaMemV2(DatasetVersion[V2Question]):
     def load(self, arguments: Settings, reads_history: bool) -> Loaded[V2Question]:
         """The subset's questions at `length`, every history read (each sample records
         its history's length, with or without a history shown)."""
-        subset, length = arguments["subset"], arguments["length"]
-        source = V2Source(
-            subset, arguments["data_dir"], arguments["repo_id"], arguments["revision"]
-        )
+        own: V2Settings = self.own_settings(arguments)
+        subset, length, where = own.subset, own.length, settings_of(Source, arguments)
+        source = V2Source(subset, where.data_dir, where.repo_id, where.revision)
         questions = load_questions(source)
         contexts = PersonaContexts(HistoryStore(source, length), questions.records)
         return Loaded(
@@ -244,11 +267,11 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         settings: TaskSettings,
     ) -> Dataset:
         """Samples with the options message only where the model chooses."""
-        own, point = settings.arguments, settings.point
-        with_options = own["options_role"] if point.answer.name == "choice" else None
-        name = f"{self.task}_{own['subset']}_{own['length']}"
+        own, point = settings.typed(V2Settings), settings.point
+        with_options = own.options_role if point.answer.name == "choice" else None
+        name = f"{self.task}_{own.subset}_{own.length}"
         evidence = point.history.reads_evidence
-        return build_v2_dataset(questions, name, own["shuffle"], with_options, evidence)
+        return build_v2_dataset(questions, name, own.shuffle, with_options, evidence)
 
     def evidence(self, metadata: Mapping[str, Any], contexts: Contexts) -> Evidence:
         """The history messages equal to the row's snippet (`datasets/v2/evidence.py`)."""
@@ -260,8 +283,8 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         (`logprob`'s)."""
         if settings.point.answer.name == "choice":
             return v2_choice_scorer()
-        if settings.arguments["judge"] == "preference":
-            return preference_judge(settings.arguments)
+        if settings.typed(V2Settings).judge == "preference":
+            return preference_scorer(settings.typed(OpenSettings).grader)
         own: Scorer | None = settings.answer_scorer()
         return own if own is not None else personamem_scorer()
 
@@ -275,18 +298,18 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         if point.answer.name == "choice":
             texts[f"{where}:OPTIONS_INTRODUCTION"] = prompt.OPTIONS_INTRODUCTION
             texts[f"{where}:OPTIONS_INSTRUCTION"] = prompt.OPTIONS_INSTRUCTION
-        if settings["judge"] != "preference":
+        if self.own_settings(settings).judge != "preference":
             return {**point.prompts(settings), **texts}
         where = "datasets/v2/judge.py"
         return {
-            **point.history.prompts(settings),
+            **point.history.prompts(point.history.own(settings)),
             **texts,
             f"{where}:JUDGE_PROMPT_NARROW_POSITIVE": judge.JUDGE_PROMPT_NARROW_POSITIVE,
             f"{where}:JUDGE_PROMPT_NARROW_NEGATIVE": judge.JUDGE_PROMPT_NARROW_NEGATIVE,
         }
 
     def scored_as(self, answer_scored_as: str, settings: Settings) -> str:
-        return JUDGED if settings["judge"] == "preference" else answer_scored_as
+        return JUDGED if self.own_settings(settings).judge == "preference" else answer_scored_as
 
     def metrics(self, scored_as: str) -> list[Metric | dict[str, list[Metric]]]:
         """As every version's; a judged run reports the judge's figures."""
@@ -295,7 +318,7 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         return [accuracy(), stderr(cluster=self.cluster), judge_figures(), *self.group_metrics()]
 
     def label_words(self, settings: Settings) -> list[str]:
-        return ["preference judge"] if settings.get("judge") == "preference" else []
+        return ["preference judge"] if self.own_settings(settings).judge == "preference" else []
 
 
 VERSION: Final = PersonaMemV2()

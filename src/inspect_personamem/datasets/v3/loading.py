@@ -32,7 +32,6 @@ from inspect_personamem.datasets.v3.release.spec import (
 )
 from inspect_personamem.datasets.v3.release.testjson import read_test_json
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
-from inspect_personamem.parameters import Settings
 
 ALL: Final = "all"
 """`family=all`: every task family."""
@@ -74,16 +73,27 @@ def _folder(source: V3Source) -> tuple[V3Folder, str, HubSnapshot | None]:
     return folder, f"local folder {root.resolve()} ({folder.layout.where})", None
 
 
-def load(source: V3Source, arguments: Settings, reads_history: bool) -> Loaded[V3Question]:
+@dataclass(frozen=True)
+class V3Settings:
+    """PersonaMem-v3's selector and own parameters (`DatasetVersion.settings`)."""
+
+    family: str
+    history_layout: str
+
+
+def load(
+    source: V3Source, own: V3Settings, reads_history: bool, history: str | None
+) -> Loaded[V3Question]:
     """Every persona's queries of the folder (of `family`, unless all), each with its
     point in its persona's history; the streams are read in any case (a query's point
-    is counted in events before its time)."""
+    is counted in events before its time). `history`: the run's history source (None:
+    not said, as by the cost estimate)."""
     folder, where, snapshot = _folder(source)
     root = folder.root
-    family = one_of("family", arguments["family"], FAMILY_CHOICES)
+    family = one_of("family", own.family, FAMILY_CHOICES)
     contexts = PersonaContexts(
         PersonaStreams(root / "backend"),
-        layout=one_of("history_layout", arguments["history_layout"], LAYOUTS),
+        layout=one_of("history_layout", own.history_layout, LAYOUTS),
     )
     questions: list[V3Question] = []
     read: list[ReadFile] = []
@@ -109,7 +119,7 @@ def load(source: V3Source, arguments: Settings, reads_history: bool) -> Loaded[V
     if not questions:
         raise PersonaMemDataError(f"{root} ({where}) holds no query of family {family!r}")
     generated = synthetic(source, names)
-    if arguments.get("history") == "evidence" and not generated:  # estimate names none
+    if history == "evidence" and not generated:
         raise PersonaMemArgumentError(
             f"PersonaMem-v3 takes history='evidence' only on generated data: the release "
             f"({root}) does not say which events a query rests on, so its evidence would "

@@ -63,10 +63,16 @@ from inspect_personamem.data.order import prefix_ends
 from inspect_personamem.data.release import ReleasedFile
 from inspect_personamem.datasets.base import DatasetVersion, Group, Loaded
 from inspect_personamem.datasets.declared import Estimate, Offline, Published, Reported, Try
-from inspect_personamem.datasets.v3.agent.setting import APPS, check_first
+from inspect_personamem.datasets.v3.agent.setting import APPS, AgentSetting, check_first
 from inspect_personamem.datasets.v3.cost import OPTIONS, question_requests
 from inspect_personamem.datasets.v3.judges.texts import JUDGE_TEXTS
-from inspect_personamem.datasets.v3.loading import ALL, FAMILY_CHOICES, V3Question, load
+from inspect_personamem.datasets.v3.loading import (
+    ALL,
+    FAMILY_CHOICES,
+    V3Question,
+    V3Settings,
+    load,
+)
 from inspect_personamem.datasets.v3.memory_writer import PROMPTS as WRITER_PROMPTS
 from inspect_personamem.datasets.v3.memory_writer import WriterConfig
 from inspect_personamem.datasets.v3.offline.agent import act
@@ -92,9 +98,17 @@ from inspect_personamem.datasets.v3.scoring.scorers import SCORED_AS, v3_scorer
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.task_types.samples import query_to_sample
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
+from inspect_personamem.history.memory.prompts import OFFICIAL
 from inspect_personamem.history.retrieved import read_memory_config
-from inspect_personamem.history.table import HISTORIES
-from inspect_personamem.parameters import Parameter, Point, Settings, TaskSettings
+from inspect_personamem.history.table import HISTORIES, MemorySettings, Prompted, ToolsSettings
+from inspect_personamem.parameters import (
+    Parameter,
+    Point,
+    Settings,
+    Source,
+    TaskSettings,
+    settings_of,
+)
 
 TASK: Final = "personamem_v3"
 """PersonaMem-v3's task name."""
@@ -144,6 +158,7 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         ),
     )
     fixed = "family"
+    settings = V3Settings
     histories = MappingProxyType({**HISTORIES, APPS.name: APPS})
     """The shared history sources, and the apps agent (`agent/setting.py`)."""
     answers = MappingProxyType({"choice": ANSWERS["choice"]})
@@ -252,10 +267,10 @@ class PersonaMemV3(DatasetVersion[V3Question]):
 
     def check(self, settings: TaskSettings) -> None:
         """What PersonaMem-v3 has no meaning for, in one line each."""
-        given = settings.arguments
-        if given["memory_prompt"] != "official":
+        history = settings.history
+        if isinstance(history, Prompted) and history.memory_prompt != OFFICIAL:
             raise PersonaMemArgumentError(
-                f"PersonaMem-v3 takes no memory_prompt={given['memory_prompt']!r}: "
+                f"PersonaMem-v3 takes no memory_prompt={history.memory_prompt!r}: "
                 "it has only the official prompt; leave memory_prompt out"
             )
         if "grader" not in model_roles():  # the roles of the eval creating the task
@@ -264,24 +279,26 @@ class PersonaMemV3(DatasetVersion[V3Question]):
                 "bind a judge with --model-role grader=<model> (the authors judge with "
                 "gpt-5.5; in Python, model_roles={'grader': ...})"
             )
-        if _writes_markdown_memory(settings.point, given):
-            WriterConfig.of(read_memory_config(given["memory_config"]))
+        memory = _markdown_memory(settings.history)
+        if memory is not None:
+            WriterConfig.of(read_memory_config(memory.memory_config))
 
     def prompts(self, point: Point, settings: Settings) -> dict[str, str]:
         """The history source's and answer's texts (the apps agent's framing), the judge's
         (`judge.JUDGE_TEXTS`), and the memory writer's where it writes."""
         where = "datasets/v3/judge.py"
         judges = {f"{where}:{name}": text for name, text in JUDGE_TEXTS.items()}
-        writer = WRITER_PROMPTS if _writes_markdown_memory(point, settings) else {}
+        memory = _markdown_memory(point.history.own(settings))
+        writer = WRITER_PROMPTS if memory is not None else {}
         return {**point.prompts(settings), **judges, **writer}
 
     def load(self, arguments: Settings, reads_history: bool) -> Loaded[V3Question]:
         """Every persona's queries of the folder (of `family`, unless all), each with its
         point in its persona's history (`loading.load`)."""
-        return load(self._source(arguments), arguments, reads_history)
-
-    def _source(self, arguments: Settings) -> V3Source:
-        return V3Source(arguments["data_dir"], arguments["repo_id"], arguments["revision"])
+        where = settings_of(Source, arguments)
+        source = V3Source(where.data_dir, where.repo_id, where.revision)
+        own: V3Settings = self.own_settings(arguments)
+        return load(source, own, reads_history, arguments.get("history"))
 
     def dataset(
         self,
@@ -321,8 +338,8 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             sample.metadata = metadata
             samples.append(sample)
         if settings.point.history is APPS:
-            check_first(contexts, samples, settings.own(APPS))
-        name = f"{self.task}_{settings.arguments['family']}"
+            check_first(contexts, samples, settings.typed(AgentSetting))
+        name = f"{self.task}_{settings.typed(V3Settings).family}"
         return MemoryDataset(samples, name=name, shuffled=False)
 
     def evidence(self, metadata: Mapping[str, Any], contexts: Contexts) -> Evidence:
@@ -362,13 +379,15 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         ]
 
 
-def _writes_markdown_memory(point: Point, settings: Settings) -> bool:
-    """Whether the run's memory is the authors' Markdown memory (`history=memory`, or
-    `history=tools` searching it)."""
-    searches = point.history.name == "memory" or (
-        point.history.name == "tools" and settings["search"] == "memory"
-    )
-    return searches and str(settings["memory"]) == MARKDOWN_MEMORY
+def _markdown_memory(history: object) -> MemorySettings | ToolsSettings | None:
+    """The settings of the run's memory where it is the authors' Markdown memory
+    (`history=memory`, or `history=tools` searching it), from its history source's
+    settings; else None."""
+    if isinstance(history, ToolsSettings) and history.search != "memory":
+        return None
+    if isinstance(history, MemorySettings | ToolsSettings) and history.memory == MARKDOWN_MEMORY:
+        return history
+    return None
 
 
 VERSION: Final[PersonaMemV3] = PersonaMemV3()

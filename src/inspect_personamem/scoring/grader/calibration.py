@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from inspect_personamem.data.options import shuffled_order
-from inspect_personamem.parameters import Settings
 
 GRADING: Final = "grading"
 """The sample metadata saying how its question is graded: `{"seed": int, "calibrated":
@@ -40,11 +39,12 @@ def calibration_questions(question_ids: Iterable[str], count: int, seed: int) ->
     return frozenset(ranked[:count])
 
 
-def grading_metadata(questions: Sequence[str], settings: Settings) -> dict[str, dict[str, Any]]:
-    """Each question's `GRADING` metadata, from the run's `grader_calibration` and
-    `grader_seed`."""
-    seed = int(settings["grader_seed"])
-    chosen = calibration_questions(questions, int(settings["grader_calibration"]), seed)
+def grading_metadata(
+    questions: Sequence[str], calibration: int, seed: int
+) -> dict[str, dict[str, Any]]:
+    """Each question's `GRADING` metadata, from the run's `grader_calibration` (the
+    questions the grader is measured on) and `grader_seed`."""
+    chosen = calibration_questions(questions, calibration, seed)
     return {qid: {GRADING: {"seed": seed, "calibrated": qid in chosen}} for qid in questions}
 
 

@@ -24,13 +24,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspect_ai.model import Model, ModelConfig, get_model
-from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.options import LETTERS, shown_options
-from inspect_personamem.parameters import Settings
 from inspect_personamem.scoring.grader.calibration import candidate_orders, grading_of
 from inspect_personamem.scoring.grader.prompt import (
     GRADER_PROMPT_VERSION,
@@ -113,12 +112,6 @@ def graded_scorer(
         )
 
     return score
-
-
-def open_scorer(settings: Settings) -> Scorer:
-    """`answer=open`'s scorer: the grader the run's `grader` names (each question's
-    calibration and order travel in its sample: `calibration.grading_metadata`)."""
-    return graded_scorer(grader=settings["grader"])
 
 
 def grader_model(grader: GraderSource) -> Model:

@@ -45,7 +45,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from inspect_ai.agent import AgentState, react
 from inspect_ai.dataset import Sample
@@ -66,7 +66,7 @@ from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.history.seen import Past, See, Seen
-from inspect_personamem.parameters import AxisValue, Parameter, Settings
+from inspect_personamem.parameters import AxisValue, Parameter
 from inspect_personamem.scoring.actions import Budget
 
 ACCESS_MCP: Final = (
@@ -107,7 +107,7 @@ TOOL_TIMEOUT: Final = 30
 
 @dataclass(frozen=True)
 class AgentSetting:
-    """The apps agent's own parameters (`APPS`), as a run's arguments gave them."""
+    """The apps agent's own parameters (`APPS`): its typed settings (`AxisValue.settings`)."""
 
     apps_transport: str = "process"
     """`process` or `mcp` (`TRANSPORTS`)."""
@@ -126,25 +126,19 @@ class AgentSetting:
         )
 
 
-def _count(value: Any) -> int | None:
-    """A budget as a run's arguments give it, or as a log's settings read it back (text:
-    `"None"` where it was not given)."""
-    return None if value is None or str(value) in ("", "None") else int(value)
-
-
-def _label(settings: Settings) -> str:
+def _label(setting: AgentSetting) -> str:
     """`apps agent` (`over MCP`), with the budgets given."""
-    words = [f"{turns} turns" for turns in [_count(settings["turn_budget"])] if turns]
-    words += [f"{tokens:,} tokens" for tokens in [_count(settings["token_budget"])] if tokens]
-    where = "apps agent over MCP" if str(settings["apps_transport"]) == "mcp" else "apps agent"
+    words = [f"{turns} turns" for turns in [setting.turn_budget] if turns]
+    words += [f"{tokens:,} tokens" for tokens in [setting.token_budget] if tokens]
+    where = "apps agent over MCP" if setting.apps_transport == "mcp" else "apps agent"
     return f"{where} ({', '.join(words)})" if words else where
 
 
-def _refuses(settings: Settings) -> str | None:
+def _refuses(setting: AgentSetting) -> str | None:
     """A `tool_timeout` without the MCP server it bounds, or the server without the
     `mcp` package, said before any data are read."""
-    transport = settings["apps_transport"]
-    if transport != "mcp" and settings["tool_timeout"] != TOOL_TIMEOUT:
+    transport = setting.apps_transport
+    if transport != "mcp" and setting.tool_timeout != TOOL_TIMEOUT:
         return (
             f"tool_timeout has no effect with apps_transport={transport!r} (it bounds the "
             "MCP server's calls, apps_transport='mcp'): leave it out"
@@ -177,11 +171,11 @@ def apps_history(
     return see
 
 
-def check_first(contexts: PersonaContexts, samples: Sequence[Sample], own: Settings) -> None:
+def check_first(
+    contexts: PersonaContexts, samples: Sequence[Sample], setting: AgentSetting
+) -> None:
     """Over MCP, that the server of the run's first query starts and lists the tools the
-    apps offer (`served.check_server`), as the task is made; `own`: the apps agent's
-    arguments (`Point.own`)."""
-    setting = AgentSetting(**own)
+    apps offer (`served.check_server`), as the task is made."""
     if setting.apps_transport == "mcp" and samples:
         check_server(contexts.streams.backend, samples[0].metadata or {}, setting.tool_timeout)
 
@@ -267,12 +261,13 @@ def v3_actions() -> Metric:
     return compute
 
 
-APPS: Final = AxisValue(
+APPS: Final[AxisValue[AgentSetting]] = AxisValue(
     "apps",
     "PersonaMem-v3 only: no history sent; the persona's apps at the query's time are the "
     "tools of an agent (Inspect's react()) that answers within the authors' budgets, in "
     "process or over MCP",
     apps_history,
+    settings=AgentSetting,
     parameters=(
         Parameter(
             "apps_transport",
