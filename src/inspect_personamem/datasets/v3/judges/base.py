@@ -51,6 +51,21 @@ class JudgedRow:
 
 
 @dataclass(frozen=True)
+class Judging:
+    """One row as a judge reads it."""
+
+    text: str
+    """The judge's text of the reply (`Judge.text`)."""
+    reply: str
+    fields: Mapping[str, Any]
+    """The row's scorer-only instance fields."""
+    shown: Mapping[str, Any]
+    """What the model was shown of the instance."""
+    headline: Headline
+    """The task type's headline: its metric on the authors' 0-100."""
+
+
+@dataclass(frozen=True)
 class JudgePrompt:
     """A judge prompt's template, the field it fills with the reply, and the top and
     lowest judgements its reader reads: what the offline oracle answers it."""
@@ -112,18 +127,8 @@ class Judge(ABC):
         return str(instance.get("example_response") or ""), str(inferior.get("text") or "")
 
     @abstractmethod
-    async def judge(
-        self,
-        text: str,
-        reply: str,
-        fields: Mapping[str, Any],
-        shown: Mapping[str, Any],
-        ask: Ask,
-        headline: Headline,
-    ) -> JudgedRow:
-        """One row judged: `text` this judge's text of `reply`, `fields` the scorer-only
-        instance fields, `shown` what the model was shown, `ask` the grader, `headline`
-        the task type's 0-100."""
+    async def judge(self, row: Judging, ask: Ask) -> JudgedRow:
+        """One row judged through `ask`, the grader."""
 
 
 @dataclass(frozen=True)
@@ -137,13 +142,5 @@ class NotBuilt(Judge):
     def built(self) -> bool:
         return False
 
-    async def judge(
-        self,
-        text: str,
-        reply: str,
-        fields: Mapping[str, Any],
-        shown: Mapping[str, Any],
-        ask: Ask,
-        headline: Headline,
-    ) -> JudgedRow:
-        return JudgedRow("no_faithful_judge", {}, None, text, note=self.why)
+    async def judge(self, row: Judging, ask: Ask) -> JudgedRow:
+        return JudgedRow("no_faithful_judge", {}, None, row.text, note=self.why)

@@ -11,18 +11,24 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-from inspect_personamem.datasets.v3.judges.base import Ask, Call, Judge, JudgedRow, JudgePrompt
+from inspect_personamem.datasets.v3.judges.base import (
+    Ask,
+    Call,
+    Judge,
+    JudgedRow,
+    JudgePrompt,
+    Judging,
+)
 from inspect_personamem.datasets.v3.reading.reply import (
     Unreadable,
     clamped,
     extract_json,
     reply_object,
 )
-from inspect_personamem.datasets.v3.reading.scale import Headline
 
 # evaluation/prompts.py@dc56d425 (`judge_new_suggestions_chatbot_prompt`)
 NEW_SUGGESTIONS_PROMPT_TEMPLATE: Final = """You are grading an AI assistant's NEW-TOPIC recommendation.
@@ -153,39 +159,31 @@ class NewSuggestions(Judge):
     def text(self, reply: str) -> str:
         return reply
 
-    async def judge(
-        self,
-        text: str,
-        reply: str,
-        fields: Mapping[str, Any],
-        shown: Mapping[str, Any],
-        ask: Ask,
-        headline: Headline,
-    ) -> JudgedRow:
-        proposed = proposed_hashtags(reply)
-        fatigued = fields.get("fatigued_hashtags") or fields.get("fatigue_hashtags")
+    async def judge(self, row: Judging, ask: Ask) -> JudgedRow:
+        proposed = proposed_hashtags(row.reply)
+        fatigued = row.fields.get("fatigued_hashtags") or row.fields.get("fatigue_hashtags")
         fatigue = sorted(proposed & _tag_set(fatigued))
-        leak = sorted(proposed & _tag_set(fields.get("leak_set_hashtags")))
+        leak = sorted(proposed & _tag_set(row.fields.get("leak_set_hashtags")))
         metrics: dict[str, object] = {"fatigue_overlap": fatigue, "leak_overlap": leak}
         if fatigue or leak:
             metrics |= {"hard_fail": 1, "alignment_score": 0.0, "passed": 0.0}
-            return JudgedRow("rule_zero", metrics, headline.accuracy(metrics), reply)
+            return JudgedRow("rule_zero", metrics, row.headline.accuracy(metrics), row.reply)
         prompt = new_suggestions_prompt(
-            reply,
-            str(fields.get("gold_topic") or ""),
-            _strings(fields.get("gold_hashtags")),
+            row.reply,
+            str(row.fields.get("gold_topic") or ""),
+            _strings(row.fields.get("gold_hashtags")),
             _strings(fatigued),
-            _strings(fields.get("leak_set_hashtags")),
-            str(fields.get("trigger_kind") or ""),
+            _strings(row.fields.get("leak_set_hashtags")),
+            str(row.fields.get("trigger_kind") or ""),
         )
         answer = await ask(prompt)
         call = (Call(prompt, answer),)
         read = read_new_suggestions(answer)
         if isinstance(read, Unreadable):
-            return JudgedRow("judge_unreadable", metrics, None, reply, call, read.reason, 0.0)
+            return JudgedRow("judge_unreadable", metrics, None, row.reply, call, read.reason, 0.0)
         metrics |= {
             "hard_fail": int(read.hard_fail),
             "alignment_score": read.alignment,
             "passed": read.passed,
         }
-        return JudgedRow("judged", metrics, headline.accuracy(metrics), reply, call)
+        return JudgedRow("judged", metrics, row.headline.accuracy(metrics), row.reply, call)

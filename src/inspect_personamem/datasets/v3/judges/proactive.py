@@ -15,7 +15,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from inspect_personamem.datasets.v3.judges.base import Ask, Call, Judge, JudgedRow, JudgePrompt
+from inspect_personamem.datasets.v3.judges.base import (
+    Ask,
+    Call,
+    Judge,
+    JudgedRow,
+    JudgePrompt,
+    Judging,
+)
 from inspect_personamem.datasets.v3.judges.preface import JUDGE_PREFACE, dumps
 from inspect_personamem.datasets.v3.reading.reply import (
     Unreadable,
@@ -24,7 +31,6 @@ from inspect_personamem.datasets.v3.reading.reply import (
     extract_json,
     reply_object,
 )
-from inspect_personamem.datasets.v3.reading.scale import Headline
 
 # evaluation/prompts.py, the stored copy of 79,210 characters (commit not shown by the
 # index; newer than dc56d425, whose copy asks for 0-3): `judge_proactive_action_prompt`.
@@ -274,19 +280,11 @@ class Proactive(Judge):
     def shown(self, reply: str) -> str:
         return dumps(proactive_response(reply))
 
-    async def judge(
-        self,
-        text: str,
-        reply: str,
-        fields: Mapping[str, Any],
-        shown: Mapping[str, Any],
-        ask: Ask,
-        headline: Headline,
-    ) -> JudgedRow:
-        response = proactive_response(reply)
-        evidence = fields.get("trigger_evidence")
-        card = fields.get("jitai_card")
-        expected = str(fields.get("expected_behavior") or "act")
+    async def judge(self, row: Judging, ask: Ask) -> JudgedRow:
+        response = proactive_response(row.reply)
+        evidence = row.fields.get("trigger_evidence")
+        card = row.fields.get("jitai_card")
+        expected = str(row.fields.get("expected_behavior") or "act")
         prompt = proactive_prompt(
             response,
             evidence if isinstance(evidence, dict) else {},
@@ -301,7 +299,7 @@ class Proactive(Judge):
         factor = 1.0 if words <= PROACTIVE_WORDS_MAX else PROACTIVE_VERBOSE_FACTOR
         if isinstance(read, Unreadable):
             fallback = {"proactive_action_score": _fallback(response, expected, words) * factor}
-            authors = headline.accuracy(fallback)
-            return JudgedRow("judge_unreadable", {}, None, text, call, read.reason, authors)
+            authors = row.headline.accuracy(fallback)
+            return JudgedRow("judge_unreadable", {}, None, row.text, call, read.reason, authors)
         metrics = _proactive_metrics(read, words, factor)
-        return JudgedRow("judged", metrics, headline.accuracy(metrics), text, call)
+        return JudgedRow("judged", metrics, row.headline.accuracy(metrics), row.text, call)

@@ -47,6 +47,7 @@ from inspect_personamem.datasets.v3.judges.base import (
     Judge,
     JudgedRow,
     JudgePrompt,
+    Judging,
     Status,
 )
 from inspect_personamem.datasets.v3.judges.preface import JUDGE_PREFACE, dumps
@@ -67,7 +68,6 @@ from inspect_personamem.datasets.v3.reading.reply import (
     finite,
     reply_object,
 )
-from inspect_personamem.datasets.v3.reading.scale import Headline
 from inspect_personamem.datasets.v3.rules.leaks import privacy_leak
 from inspect_personamem.datasets.v3.rules.polarity import (
     Combined,
@@ -297,19 +297,11 @@ class Rubric(Judge):
                 truth["user_opted_out_topic"] = carve_out.get("topic", "")
         return truth
 
-    async def judge(
-        self,
-        text: str,
-        reply: str,
-        fields: Mapping[str, Any],
-        shown: Mapping[str, Any],
-        ask: Ask,
-        headline: Headline,
-    ) -> JudgedRow:
-        truth = self.ground_truth(fields, shown)
+    async def judge(self, row: Judging, ask: Ask) -> JudgedRow:
+        truth = self.ground_truth(row.fields, row.shown)
         applicable = self.applicable
         hard_fails = {
-            dim: bool(privacy_leak(text, items).hard_fail)
+            dim: bool(privacy_leak(row.text, items).hard_fail)
             for dim, items in (
                 ("avoid_leak", truth["user_negatives_nearby"]),
                 ("privacy_leak", truth["privacy_flagged_prefs"]),
@@ -319,7 +311,7 @@ class Rubric(Judge):
         if applicable.get("stale_preference_use"):
             hard_fails["stale_preference_use"] = False
         dims = judged_dims(applicable)
-        prompts = [dim_prompt(dim, truth, text) for dim in dims]
+        prompts = [dim_prompt(dim, truth, row.text) for dim in dims]
         answers = await collect(*(ask(prompt) for prompt in prompts))
         readings: dict[str, DimScore | Unreadable] = {
             dim: read_dim(dim, answer) for dim, answer in zip(dims, answers, strict=True)
@@ -330,17 +322,19 @@ class Rubric(Judge):
         }
         telegraph = None
         if applicable.get("telegraph_avoidance"):
-            passed, why = telegraph_check(text)
+            passed, why = telegraph_check(row.text)
             telegraph = 1.0 if passed else 0.0
             metrics |= {"telegraph_avoidance_score": telegraph, "telegraph_avoidance_reason": why}
         result = combine_rubric(applicable, readings, hard_fails, telegraph)
         calls = tuple(Call(p, a) for p, a in zip(prompts, answers, strict=True))
-        authors_accuracy = headline.accuracy(_pr_metrics(result.authors))
+        authors_accuracy = row.headline.accuracy(_pr_metrics(result.authors))
         if result.combined is None:
             note = f"unreadable dims: {', '.join(result.unreadable)}"
-            return JudgedRow("judge_unreadable", metrics, None, text, calls, note, authors_accuracy)
+            return JudgedRow(
+                "judge_unreadable", metrics, None, row.text, calls, note, authors_accuracy
+            )
         metrics |= _pr_metrics(result.combined)
-        accuracy = headline.accuracy(metrics)
+        accuracy = row.headline.accuracy(metrics)
         note = "" if accuracy is not None else "no rubric dim applies (no APPLICABILITY row)"
         status: Status = "judged" if accuracy is not None else "no_faithful_judge"
-        return JudgedRow(status, metrics, accuracy, text, calls, note)
+        return JudgedRow(status, metrics, accuracy, row.text, calls, note)

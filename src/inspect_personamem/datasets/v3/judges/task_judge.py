@@ -8,11 +8,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from inspect_personamem.datasets.v3.judges.base import Ask, Call, Judge, JudgedRow, JudgePrompt
+from inspect_personamem.datasets.v3.judges.base import (
+    Ask,
+    Call,
+    Judge,
+    JudgedRow,
+    JudgePrompt,
+    Judging,
+)
 from inspect_personamem.datasets.v3.reading.reply import Unreadable, clamped, extract_json
-from inspect_personamem.datasets.v3.reading.scale import Headline
 
 Ranged = Mapping[str, tuple[str, float, float]]
 """Metric key -> (the reply's key, lowest, highest): a number in range, else None."""
@@ -91,23 +96,17 @@ class TaskJudge(Judge):
     def judgement(self) -> JudgePrompt:
         return self.offline
 
-    async def judge(
-        self,
-        text: str,
-        reply: str,
-        fields: Mapping[str, Any],
-        shown: Mapping[str, Any],
-        ask: Ask,
-        headline: Headline,
-    ) -> JudgedRow:
-        prompt = self.fill(fields, str(shown.get("user_query") or ""), text)
+    async def judge(self, row: Judging, ask: Ask) -> JudgedRow:
+        prompt = self.fill(row.fields, str(row.shown.get("user_query") or ""), row.text)
         answer = await ask(prompt)
         call = (Call(prompt, answer),)
         read = read_task_judge(answer, self.ranged, self.binary)
-        if isinstance(read, Unreadable) or read.get(headline.metric) is None:
+        if isinstance(read, Unreadable) or read.get(row.headline.metric) is None:
             reason = (
-                read.reason if isinstance(read, Unreadable) else f"no {headline.metric} in range"
+                read.reason
+                if isinstance(read, Unreadable)
+                else f"no {row.headline.metric} in range"
             )
-            return JudgedRow("judge_unreadable", {}, None, text, call, reason)
+            return JudgedRow("judge_unreadable", {}, None, row.text, call, reason)
         read["non_substantive_response"] = 0
-        return JudgedRow("judged", read, headline.accuracy(read), text, call)
+        return JudgedRow("judged", read, row.headline.accuracy(read), row.text, call)

@@ -35,7 +35,7 @@ from inspect_ai.model import Model
 from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
 
-from inspect_personamem.datasets.v3.judges.base import Ask, Judge, JudgedRow
+from inspect_personamem.datasets.v3.judges.base import Ask, Judge, JudgedRow, Judging
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY, SHOWN_KEY
 from inspect_personamem.datasets.v3.reading.reply import is_substantive
 from inspect_personamem.datasets.v3.scoring.verifiers import STATUS_OK, check_actions
@@ -103,7 +103,7 @@ async def _judged(
     if judge.built and task.gated and not is_substantive(text):
         metrics: dict[str, object] = {"non_substantive_response": 1}
         return JudgedRow("gated", metrics, task.headline.accuracy(metrics), text)
-    return await judge.judge(text, reply, fields, shown, ask, task.headline)
+    return await judge.judge(Judging(text, reply, fields, shown, task.headline), ask)
 
 
 def asker(model: Model) -> Ask:
