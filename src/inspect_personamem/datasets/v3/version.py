@@ -295,10 +295,13 @@ class PersonaMemV3(DatasetVersion[V3Question]):
     def load(self, arguments: Settings, reads_history: bool) -> Loaded[V3Question]:
         """Every persona's queries of the folder (of `family`, unless all), each with its
         point in its persona's history (`loading.load`)."""
-        where = settings_of(Source, arguments)
-        source = V3Source(where.data_dir, where.repo_id, where.revision)
         own: V3Settings = self.own_settings(arguments)
-        return load(source, own, reads_history, arguments.get("history"))
+        return load(self._source(arguments), own, reads_history, arguments.get("history"))
+
+    def _source(self, arguments: Settings) -> V3Source:
+        """Where the files are (a seam: a test serves a stand-in hub through it)."""
+        where = settings_of(Source, arguments)
+        return V3Source(where.data_dir, where.repo_id, where.revision)
 
     def dataset(
         self,
