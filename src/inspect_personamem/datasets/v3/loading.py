@@ -102,6 +102,11 @@ def load(
         path = folder.queries_file(uid)
         rows = read_queries(path) if folder.layout is CHECKOUT else read_test_json(path, uid)
         name = folder.layout.queries_file(uid)
+        if not rows:  # never a persona dropped without a word
+            raise PersonaMemDataError(
+                f"{path}: persona {uid}'s queries file holds no query ({where}); restore "
+                "it, or remove the persona's files to run without the persona"
+            )
         names.extend(folder.layout.persona_files(uid))
         names.extend(  # read where present (`streams.read_persona`)
             f"{folder.layout.persona_folder(uid)}/{name}"
