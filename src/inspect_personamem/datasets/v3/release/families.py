@@ -82,6 +82,50 @@ FAMILY_OF: Final[Mapping[str, Family]] = {
 }
 """The release's task types, each with its family."""
 
+NOT_RELEASED: Final[Mapping[str, str]] = {
+    "over_personalization_distractor_reject": (
+        "merged into over_personalization_chatbot_text, whose rows carry its instances "
+        "(task_registry.py@8e2a111f OLD_TO_NEW, build_benchmark.py@8e2a111f)"
+    ),
+    "new_suggestions_recsys": (
+        "retired, new suggestions is chatbot-only (task_registry.py@8e2a111f "
+        "DROPPED_TASK_TYPES; scripts/add_chatbot_suggestions.py drops its rows)"
+    ),
+    "agentic_draft_audit": (
+        "dropped (task_registry.py@8e2a111f DROPPED_TASK_TYPES; not in "
+        "agentic_tasks.py@8e2a111f ALL_BUILDERS)"
+    ),
+    "agentic_wrong_recipient_check": (
+        "retired, kept out of the builders so no row reaches test.json "
+        "(agentic_tasks.py@8e2a111f ALL_BUILDERS, task_distribution.py@8e2a111f)"
+    ),
+    "preference_removal_regen": (
+        "dropped for preference_shift_followthrough (task_registry.py@8e2a111f DROPPED_TASK_TYPES)"
+    ),
+    "daily_personalized_briefing": (
+        "dropped for agentic_proactive_daily_catchup (task_registry.py@8e2a111f DROPPED_TASK_TYPES)"
+    ),
+    "agentic_composed_post": (
+        "merged into agentic_send_post (task_registry.py@8e2a111f OLD_TO_NEW)"
+    ),
+    "agentic_user_tone_post": (
+        "renamed agentic_community_post (task_registry.py@8e2a111f OLD_TO_NEW)"
+    ),
+    "proactive_unfulfilled_stated_need": (
+        "not in task_registry.py@8e2a111f TASK_TYPE_META nor its builders"
+    ),
+}
+"""Task types of the authors' pipeline that the 100-persona release holds none of, each
+with why: the four a third party's scorer lists beside the 31 (EventHorizon-Lab/MindBridge
+`personamem_v3_scoring.py`@1255698b, from the authors' rubric table, which keeps old
+rows) and the others older checkouts' `queries.csv` carry (the authors'
+`benchmark/benchmark_analysis/report.html`@da803dcc, 945 rows of an older build). The
+release's `test.json` is what `scripts/prepare_eval_data.py` writes from
+`build_benchmark`'s buckets (the newest copies, with the registry and builders of
+8e2a111f); `scripts/export_hf_release.py` (its newest, 100-persona copy) copies it and
+describes the 31 of `FIG4`. A row of one of these is refused in one line saying why
+(`records.task_type_problem`), never served as another type."""
+
 FAMILY_CODES: Final = frozenset(
     {
         "chatbot_response",

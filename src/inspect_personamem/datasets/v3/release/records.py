@@ -33,7 +33,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from inspect_personamem.data.csv_rows import parse_int, read_rows
-from inspect_personamem.datasets.v3.release.families import FAMILY_CODES, FAMILY_OF, Family
+from inspect_personamem.datasets.v3.release.families import (
+    FAMILY_CODES,
+    FAMILY_OF,
+    NOT_RELEASED,
+    Family,
+)
 from inspect_personamem.errors import PersonaMemDataError
 
 VERSION_LINE: Final = "# queries_csv_version=2"
@@ -161,8 +166,8 @@ def _query(path: Path, line: int, row: dict[str, str]) -> V3Query:
     expected_id = f"{row['user_id']}:{seq:04d}:{row['instance_id']}"
     if query_id != expected_id:
         raise fail("query_id", f"expected {expected_id!r} (user_id:seq:instance_id)")
-    if row["task_type"] not in FAMILY_OF:
-        raise fail("task_type", f"{shown(row['task_type'])} is not one of the 31 task types")
+    if (problem := task_type_problem(row["task_type"])) is not None:
+        raise fail("task_type", problem)
     if row["task_family"] not in FAMILY_CODES:
         known = ", ".join(sorted(FAMILY_CODES))
         raise fail("task_family", f"{shown(row['task_family'])} is not one of {known}")
@@ -245,6 +250,16 @@ def _error(
         where.append(f"query_id {shown(query_id)}")
     where.append(f"field '{field}'")
     return PersonaMemDataError(f"{', '.join(where)}: {message}")
+
+
+def task_type_problem(task_type: str) -> str | None:
+    """None for one of the 31 task types; else what is wrong with the name, and why the
+    release holds none of it where the authors' pipeline knows it (`NOT_RELEASED`)."""
+    if task_type in FAMILY_OF:
+        return None
+    why = NOT_RELEASED.get(task_type)
+    problem = f"{shown(task_type)} is not one of the 31 task types"
+    return problem if why is None else f"{problem}: the release holds none ({why})"
 
 
 def shown(cell: str) -> str:

@@ -59,8 +59,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from inspect_personamem.datasets.v3.release.families import FAMILY_CODES, FAMILY_OF
-from inspect_personamem.datasets.v3.release.records import V3Query, instant, shown, time_problem
+from inspect_personamem.datasets.v3.release.families import FAMILY_CODES
+from inspect_personamem.datasets.v3.release.records import (
+    V3Query,
+    instant,
+    shown,
+    task_type_problem,
+    time_problem,
+)
 from inspect_personamem.errors import PersonaMemDataError
 
 _QUERY_ID = re.compile(r"(?P<uid>[^:]+):(?P<seq>\d{4,}):(?P<iid>.+)", re.DOTALL)
@@ -112,8 +118,8 @@ def _query(path: Path, uid: str, seq: int, item: Any) -> V3Query:
     if user_id != uid:
         raise fail("user_id", f"{user_id!r} in persona {uid}'s file")
     task_type = text("task_type", required=True)
-    if task_type not in FAMILY_OF:
-        raise fail("task_type", f"{shown(str(task_type))} is not one of the 31 task types")
+    if (problem := task_type_problem(str(task_type))) is not None:
+        raise fail("task_type", problem)
     task_family = text("task_family", required=True)
     if task_family not in FAMILY_CODES:
         raise fail("task_family", f"{shown(str(task_family))} is not one of {sorted(FAMILY_CODES)}")
