@@ -137,8 +137,8 @@ QID = f"query_id '{UID}:0000:recsys_{UID}_00'"
 @pytest.mark.parametrize(
     ("items", "where", "says"),
     [
-        (_with(query_id=f"229:0000:recsys_{UID}_00"), "field 'query_id'", "'105:0000:"),
-        (_with(query_id=f"{UID}:0003:recsys_{UID}_00"), "field 'query_id'", "persona:place"),
+        (_with(query_id=f"229:0000:recsys_{UID}_00"), "field 'query_id'", "'105:<number>:"),
+        (_with(query_id=f"{UID}:3:recsys_{UID}_00"), "field 'query_id'", "'105:append:<"),
         (_with(query_id=...), "item 0, field 'query_id'", "missing"),
         (_with(user_id="229"), f"{QID}, field 'user_id'", "'229' in persona 105's file"),
         (_with(task_type="slate_rank"), f"{QID}, field 'task_type'", "not one of the 31"),
@@ -154,7 +154,7 @@ QID = f"query_id '{UID}:0000:recsys_{UID}_00'"
     ],
     ids=[
         "other-persona",
-        "place",
+        "number",
         "no-query-id",
         "user-id",
         "task-type",
@@ -178,6 +178,29 @@ def test_each_bad_cell_is_one_line_naming_file_persona_query_and_field(
     message = str(raised.value)
     assert message.startswith(f"{path}, persona {UID}, item 0, ")
     assert where in message and says in message and "\n" not in message
+
+
+def test_appended_items_keep_the_query_id_the_authors_wrote(tmp_path: Path) -> None:
+    """`add_missing_tasks_surgical.py`@846bb49a and `add_chatbot_suggestions.py`@8e2a111f
+    write `{uid}:append:{instance_id}`; `add_personal_qa_hallucination.py`@40129ef6
+    numbers rows after the last, then sorts by ts: the number need not be the place."""
+    appended = {**sycophancy_item(), "query_id": f"{UID}:append:ns_{UID}_0"}
+    renumbered = {**recsys_item(), "query_id": f"{UID}:0131:pqa_{UID}_0"}
+    queries = read_test_json(write(tmp_path, [renumbered, appended]), UID)
+    assert [(q.seq, q.query_id, q.instance_id) for q in queries] == [
+        (0, f"{UID}:0131:pqa_{UID}_0", f"pqa_{UID}_0"),  # seq: the place, not 131
+        (1, f"{UID}:append:ns_{UID}_0", f"ns_{UID}_0"),  # the query_id's third part
+    ]
+
+
+def test_a_repeated_query_id_is_refused_naming_both_items(tmp_path: Path) -> None:
+    path = write(tmp_path, [recsys_item(), recsys_item()])
+    with pytest.raises(PersonaMemDataError) as raised:
+        read_test_json(path, UID)
+    assert str(raised.value) == (
+        f"{path}, persona {UID}, item 1, query_id '{UID}:0000:recsys_{UID}_00', "
+        "field 'query_id': repeats item 0"
+    )
 
 
 @pytest.mark.parametrize(

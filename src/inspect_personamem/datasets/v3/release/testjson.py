@@ -19,8 +19,14 @@ the copy's commit was not shown):
   `rubric_tags` as one string where the others have a list.
   `scripts/add_chatbot_personalized_to_test.py`@846bb49a appends rows at the end, out of
   time order, each `query_id` naming its new place: a file need not be in time order (a
-  query is masked at its own `ts` wherever it stands), but every `query_id` names its
-  item's place.
+  query is masked at its own `ts` wherever it stands). Other appends leave the
+  `query_id` not naming the place: `scripts/add_missing_tasks_surgical.py`@846bb49a
+  (short_vs_long_term_lifecycle, new suggestions) and
+  `scripts/add_chatbot_suggestions.py`@8e2a111f (new_suggestions_chatbot) write
+  `{uid}:append:{instance_id}`, and `scripts/add_personal_qa_hallucination.py`@40129ef6
+  numbers its rows after the last and then sorts the file by `ts`. So a `query_id` is
+  `{uid}:<number>:{instance_id}` or `{uid}:append:{instance_id}`, unique in the file
+  (the runner's resume keys on it), its number not checked against the place.
 - `scripts/export_hf_release.py` (the newest stored copy, "full 100-persona cohort", id
   58522092939) copies test.json to the hub verbatim and lists the top-level keys a row
   may have (`_QUERY_CONSUMED`); `user_id`, `instance_id`, `seq`, `app_context`,
@@ -69,7 +75,7 @@ from inspect_personamem.datasets.v3.release.records import (
 )
 from inspect_personamem.errors import PersonaMemDataError
 
-_QUERY_ID = re.compile(r"(?P<uid>[^:]+):(?P<seq>\d{4,}):(?P<iid>.+)", re.DOTALL)
+_QUERY_ID = re.compile(r"(?P<uid>[^:]+):(?:\d{4,}|append):(?P<iid>.+)", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z0-9_@.\-]+")
 
 
@@ -86,8 +92,13 @@ def read_test_json(path: Path, uid: str) -> list[V3Query]:
             f"{path}, persona {uid}: expected a JSON list of test items, found "
             f"{type(items).__name__}"
         )
-    # a query_id holds its item's place, so no two are the same
-    return [_query(path, uid, seq, item) for seq, item in enumerate(items)]
+    queries = [_query(path, uid, seq, item) for seq, item in enumerate(items)]
+    first: dict[str, int] = {}
+    for query in queries:
+        seen = first.setdefault(query.query_id, query.seq)
+        if seen != query.seq:
+            raise _error(path, uid, query.seq, query.query_id, "query_id", f"repeats item {seen}")
+    return queries
 
 
 def _query(path: Path, uid: str, seq: int, item: Any) -> V3Query:
@@ -112,8 +123,11 @@ def _query(path: Path, uid: str, seq: int, item: Any) -> V3Query:
     if query_id is None:
         raise fail("query_id", "missing" if raw_id is None else f"expected text, found {raw_id!r}")
     match = _QUERY_ID.fullmatch(query_id)
-    if match is None or match["uid"] != uid or int(match["seq"]) != seq:
-        raise fail("query_id", f"expected '{uid}:{seq:04d}:<instance_id>' (persona:place:instance)")
+    if match is None or match["uid"] != uid:
+        raise fail(
+            "query_id",
+            f"expected '{uid}:<number>:<instance_id>' or '{uid}:append:<instance_id>'",
+        )
     user_id = text("user_id") or uid
     if user_id != uid:
         raise fail("user_id", f"{user_id!r} in persona {uid}'s file")
