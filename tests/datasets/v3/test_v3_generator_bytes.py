@@ -17,18 +17,20 @@ from inspect_personamem.datasets.v3.release.spec import LayoutName
 
 PINNED: dict[tuple[LayoutName, int, int, int], tuple[int, str]] = {
     # (layout, personas, queries_per_type, seed): (files, digest)
-    ("checkout", 2, 2, 3): (25, "6ca4368c2cab3f8bdb20886b8c7047450851831fb31c3ecb62135784cca6e32a"),
+    ("checkout", 2, 2, 3): (25, "e419d7d7da83165b40c552e71a73563e02ac4c644f52e2d1a2de32956a55d452"),
     ("hub", 2, 1, 7): (19, "d2a951e8cc9f0eeefe9fcaae0088fece673e20e1227e5123a853423ebc4229da"),
-    ("checkout", 3, 2, 0): (37, "568ea075f286b110c859878308277c61c0f31478561fee3973710aa5026398a6"),
+    ("checkout", 3, 2, 0): (37, "86c0407d4e295fd35a7f236e4774a22711fb8e2c2ed55c40dd1e51910e8f4069"),
     ("checkout", 1, 3, 11): (
         13,
-        "0393904834eddc21fda429df602f23baa02012be1296fd4d912f29851551b9f8",
+        "90f88930c7e23df5ffbc98f1fdba901fe5b1faf86ed37a3dff3e2852ad13f505",
     ),
 }
 """`test_v3_generator`'s folder (2 personas, 2 queries a type, seed 3); the hub layout as
 `test_v3_hub` writes it (seed 7); what `try` writes by default (3 personas, 2 a type,
 seed 0: `offline.answers.trial`); one persona of 3 queries a type (seed 11). Each
-value: the number of files written and their digest."""
+value: the number of files written and their digest. Moved on purpose (issue 49 item 5):
+every second over_personalization_chatbot_text query is the authors' distractor_reject
+arm (`synthetic.over_personalization._distractor_reject`)."""
 
 
 def digest(root: Path) -> tuple[int, str]:
