@@ -112,7 +112,8 @@ NOT_RELEASED: Final[Mapping[str, str]] = {
         "renamed agentic_community_post (task_registry.py@8e2a111f OLD_TO_NEW)"
     ),
     "proactive_unfulfilled_stated_need": (
-        "not in task_registry.py@8e2a111f TASK_TYPE_META nor its builders"
+        "not in task_registry.py@8e2a111f TASK_TYPE_META nor a bucket of "
+        "build_benchmark.py@8e2a111f"
     ),
 }
 """Task types of the authors' pipeline that the 100-persona release holds none of, each
