@@ -13,7 +13,9 @@ file, the line, the row's `query_id` and the column. The kinds:
   `testjson` says why `ts` is the authors' time);
 - `query_id`: `{user_id}:{seq:04d}:{instance_id}`, as every real row has it, unique in
   the file; `user_id` the same on every row (a file is one persona's);
-- `task_type`: one of the 31 (`families.FIG4`), which gives the paper's family;
+- `task_type`: one of the 31 (`families.FIG4`), which gives the paper's family (a name
+  of the authors' pipeline the release holds none of is refused saying why,
+  `families.NOT_RELEASED`);
   `task_family`: one of the pipeline's codes (`families.FAMILY_CODES`);
 - `rubric_tags`: `;`-joined names; `display_rubric` kept as text, since its bullets
   themselves hold `;` (the telegraph-avoidance bullet does);
