@@ -44,11 +44,41 @@ from inspect_personamem.run.tasks import personamem_v3
 FIXTURES: Final = Path(__file__).resolve().parents[2] / "fixtures" / "personamem_v3_real"
 PERSONAS: Final = sorted(p.name for p in FIXTURES.iterdir() if (p / "queries.csv").is_file())
 
-KNOWN_GAPS: Final[dict[str, str]] = {}
-"""query_id -> the field the package lacks to serve the row (none of persona 105's rows
-@7248ce91 lacks one)."""
-NO_JUDGE: Final = "no readable judge scores {task_type} yet (its Judge is NotBuilt)"
-"""Why a judged row's prompt is not built: issue 49 item 4 builds the unified judge."""
+_TARGET_APP = "the row names its app in `target_app` (issue 49 item 2)"
+KNOWN_GAPS: Final[dict[str, str]] = {
+    # persona 115 @4756046e (branch i49-rows115): its prompt reads a field the row lacks
+    "115:0015:t8_instagram_24h": f"field 'instance_json.app' missing: {_TARGET_APP}",
+    "115:0027:t6_facebook_native": f"field 'instance_json.app' missing: {_TARGET_APP}",
+    "115:0019:t12_instagram_0": (
+        "field 'instance_json.context' missing: a T12-kind send_post row carries `update`"
+    ),
+    "115:0076:115_c1d_1775706002": (
+        "field 'instance_json.user_query' missing: the row holds its questions in `queries`"
+    ),
+    "115:0077:115_c1c_1775706002": (
+        "field 'instance_json.user_query' missing: the row holds its questions in `queries`"
+    ),
+}
+"""query_id -> the field the package lacks to serve the row: every test of the row is
+expected to fail (strict: the mark goes when the row is served). None of 105's or 229's
+rows here lacks one. A row of a task type the package does not know is a gap too (`gap`)."""
+_EMPTY_TRUTH = (
+    "the per-dimension judge's ground truth is empty for an agentic row (no gt_slice or "
+    "top_k_relevant_prefs): the prompt holds none of the row's fields (issue 49 items 3-4)"
+)
+JUDGE_LACKS: Final[dict[str, str]] = {
+    query_id: _EMPTY_TRUTH
+    for query_id in (
+        "115:0013:t11_0",
+        "115:0014:t9_instagram_to_threads",
+        "115:0018:t19_trending_0",
+        "115:0020:t18_daily_0",
+        "115:0028:t10_instagram_in_thr_115_000",
+        "115:0039:t16_facebook_fa_thr_115_011",
+        "115:0080:t13_0",
+    )
+}
+"""query_id -> why the row's judge prompt lacks the row, though the row is served."""
 GOLD_BELOW_TOP: Final[dict[str, str]] = {
     "105:0162:e6_105_p3_warn": (
         "a warn row whose gold holds none of the authors' warning phrases "
@@ -72,19 +102,24 @@ def _raw_rows(uid: str) -> list[dict[str, str]]:
 ROWS: Final = [(uid, row) for uid in PERSONAS for row in _raw_rows(uid)]
 
 
-def _params(rows: list[tuple[str, dict[str, str]]]) -> list[Any]:
-    """One param per row, its query_id its id; a row in `KNOWN_GAPS` expected to fail."""
-    return [
-        pytest.param(
-            uid,
-            row["query_id"],
-            id=row["query_id"],
-            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[row["query_id"]])]
-            if row["query_id"] in KNOWN_GAPS
-            else [],
+def gap(row: Mapping[str, str]) -> str | None:
+    """Why the package cannot serve `row` yet (naming the field), or None."""
+    if row["task_type"] not in TASK_TYPES:
+        return (
+            f"field 'task_type': {row['task_type']!r} is not one of the package's task types "
+            "(issue 49 item 5: the types the release holds)"
         )
-        for uid, row in rows
-    ]
+    return KNOWN_GAPS.get(row["query_id"])
+
+
+def _param(uid: str, row: Mapping[str, str], why: str | None) -> Any:
+    marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+    return pytest.param(uid, row["query_id"], id=row["query_id"], marks=marks)
+
+
+def _params(rows: list[tuple[str, dict[str, str]]]) -> list[Any]:
+    """One param per row, its query_id its id; a row with a `gap` expected to fail."""
+    return [_param(uid, row, gap(row)) for uid, row in rows]
 
 
 def checkout(root: Path, uid: str) -> Path:
@@ -97,9 +132,22 @@ def checkout(root: Path, uid: str) -> Path:
 
 
 def row_of(root: Path, uid: str, query_id: str) -> tuple[V3Query, Path, PersonaContexts]:
-    path = checkout(root, uid)
-    query = next(q for q in read_queries(path) if q.query_id == query_id)
+    """Row `query_id` of persona `uid` alone in a checkout at `root` (so that another row's
+    gap does not stop it), read by the loader."""
+    with (FIXTURES / uid / "queries.csv").open(encoding="utf-8", newline="") as file:
+        first = file.readline().rstrip("\r\n")
+    row = next(r for r in _raw_rows(uid) if r["query_id"] == query_id)
+    path = write_queries(root / "benchmark" / uid, [row], first=first, columns=list(row))
+    write_persona(root / "backend" / uid, {"user_id": uid}, {})
+    (query,) = read_queries(path)
     return query, path, PersonaContexts(PersonaStreams(root / "backend"))
+
+
+def persona_gaps(uid: str) -> None:
+    """xfail the whole-file test of a persona some of whose rows have a `gap`."""
+    gaps = [r["query_id"] for r in _raw_rows(uid) if gap(r)]
+    if gaps:
+        pytest.xfail(f"rows the package cannot serve yet: {', '.join(gaps)}")
 
 
 def stated(reply: str, rule: object) -> str:
@@ -127,6 +175,7 @@ def strings(value: object) -> list[str]:
 
 @pytest.mark.parametrize("uid", PERSONAS)
 def test_every_row_is_read_as_released(tmp_path: Path, uid: str) -> None:
+    persona_gaps(uid)
     raw = _raw_rows(uid)
     queries = read_queries(checkout(tmp_path, uid))
     assert [q.query_id for q in queries] == [r["query_id"] for r in raw]
@@ -138,9 +187,7 @@ def test_every_row_is_read_as_released(tmp_path: Path, uid: str) -> None:
 
 @pytest.mark.parametrize("uid", PERSONAS)
 def test_the_task_loads_every_row_with_no_history(tmp_path: Path, uid: str) -> None:
-    gaps = [r["query_id"] for r in _raw_rows(uid) if r["query_id"] in KNOWN_GAPS]
-    if gaps:
-        pytest.xfail(f"rows the package cannot serve yet: {', '.join(gaps)}")
+    persona_gaps(uid)
     checkout(tmp_path, uid)
     task = personamem_v3(data_dir=str(tmp_path), history="none")
     assert [s.id for s in task.dataset] == [r["query_id"] for r in _raw_rows(uid)]
@@ -214,12 +261,11 @@ def test_the_gold_scores_at_the_top_and_no_lower_than_the_foil(
 def _judged_params() -> list[Any]:
     params = []
     for uid, row in JUDGED_ROWS:
-        task_type = row["task_type"]
-        why = KNOWN_GAPS.get(row["query_id"])
-        if why is None and not TASK_TYPES[task_type].scorer.built:
-            why = NO_JUDGE.format(task_type=task_type)
-        marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
-        params.append(pytest.param(uid, row["query_id"], id=row["query_id"], marks=marks))
+        why = gap(row) or JUDGE_LACKS.get(row["query_id"])
+        judge = TASK_TYPES[row["task_type"]].scorer if why is None else None
+        if judge is not None and not judge.built:
+            why = f"no judge prompt: {row['task_type']} is unscored ({judge.why})"
+        params.append(_param(uid, row, why))
     return params
 
 
