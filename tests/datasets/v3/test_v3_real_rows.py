@@ -81,12 +81,14 @@ JUDGE_LACKS: Final[dict[str, str]] = {
     )
 }
 """query_id -> why the row's judge prompt lacks the row, though the row is served."""
+_NO_WARNING_PHRASE: Final = (
+    "a warn row whose gold holds none of the authors' warning phrases "
+    "(e6_active_mistake_prevention.py@4206dddf `_WARN_PHRASE_RE`), so their rule reads "
+    "it as no warning"
+)
 GOLD_BELOW_TOP: Final[dict[str, str]] = {
-    "105:0162:e6_105_p3_warn": (
-        "a warn row whose gold holds none of the authors' warning phrases "
-        "(e6_active_mistake_prevention.py@4206dddf `_WARN_PHRASE_RE`), so their rule reads "
-        "it as no warning"
-    ),
+    "105:0162:e6_105_p3_warn": _NO_WARNING_PHRASE,
+    "115:0144:e6_115_p3_warn": _NO_WARNING_PHRASE,
 }
 """Rule-scored rows whose gold the authors' own rule scores below its top, and why."""
 DISPLAYED_RANKING: Final = re.compile(r"Ranked indexes: (\[[0-9, ]*\])")
