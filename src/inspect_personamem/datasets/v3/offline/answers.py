@@ -133,7 +133,8 @@ class V3Questions(KnownQuestions):
         for path in sorted(source.parent.parent.glob(f"*/{QUERIES_FILE}")):
             for query in read_queries(path):
                 task = task_types[query.task_type]
-                text = task.prompt.build(Shown(query, path)).text
+                persona = self.streams.persona(query.user_id)
+                text = task.prompt.build(Shown(query, path, persona)).text
                 replies = known_replies(query, task_types)
                 known = Known(replies, 0, 0, asked_at(query, self.contexts[LAYOUTS[0]]).end_index)
                 self.by_prompt.setdefault(text, []).append((query, known))

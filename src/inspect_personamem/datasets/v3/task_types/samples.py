@@ -71,10 +71,10 @@ def query_to_sample(
     memory or retriever is searched with (`AskedAt.message`) is the row's `query_text`,
     or the prompt where it has none (Mem0 refuses an empty query; the authors' Mem0
     mode takes the most recent facts instead). The row's type is read from
-    `task_types`."""
+    `task_types`; its prompt may read the row's persona (`Shown.persona`)."""
     task_type = task_types[query.task_type]
     task = task_type.prompt
-    shown = Shown(query, path)
+    shown = Shown(query, path, contexts.streams.persona(query.user_id))
     prompt = task.build(shown)
     asked = asked_at(query, contexts)
     if not asked.message.strip():  # no user message (a ranking or proactive row)
