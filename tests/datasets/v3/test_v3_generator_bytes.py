@@ -17,12 +17,12 @@ from inspect_personamem.datasets.v3.release.spec import LayoutName
 
 PINNED: dict[tuple[LayoutName, int, int, int], tuple[int, str]] = {
     # (layout, personas, queries_per_type, seed): (files, digest)
-    ("checkout", 2, 2, 3): (25, "6ca4368c2cab3f8bdb20886b8c7047450851831fb31c3ecb62135784cca6e32a"),
-    ("hub", 2, 1, 7): (19, "d2a951e8cc9f0eeefe9fcaae0088fece673e20e1227e5123a853423ebc4229da"),
-    ("checkout", 3, 2, 0): (37, "568ea075f286b110c859878308277c61c0f31478561fee3973710aa5026398a6"),
+    ("checkout", 2, 2, 3): (25, "c617983574a712b209cd00ce77b5f85ecf90cbd69cd46bae085552cab1e863f7"),
+    ("hub", 2, 1, 7): (19, "9e78972a5251dcac91ff105552f0436232a26b7a505722a291b984d02808dfd7"),
+    ("checkout", 3, 2, 0): (37, "16ced93704e3ce4aeb54a947ef7c82a887b783105c9074b2e0704d5e74f12aad"),
     ("checkout", 1, 3, 11): (
         13,
-        "0393904834eddc21fda429df602f23baa02012be1296fd4d912f29851551b9f8",
+        "7ab200e09e202b43329c43400eb25cfd01bba67bbbd645d0b47d01dc1644adf5",
     ),
 }
 """`test_v3_generator`'s folder (2 personas, 2 queries a type, seed 3); the hub layout as

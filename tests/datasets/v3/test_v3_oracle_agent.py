@@ -22,7 +22,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolDef, ToolInfo, ToolParam, ToolParams
 from support.helpers import run_task
-from support.v3_backend import query_row, write_queries
+from support.v3_backend import prompt_text, query_row, write_queries
 
 from inspect_personamem.datasets.v3.agent.catalogue import (
     READ_TOOLS,
@@ -41,10 +41,9 @@ from inspect_personamem.datasets.v3.offline.answers import (
     known_replies,
 )
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
-from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY, Shown
+from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.scoring.by_rule import RULE_TASKS
-from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.offline.oracle import OracleModel
 
 
@@ -188,9 +187,7 @@ def test_the_oracle_reads_writes_its_reply_and_replies(
     path, queries = generated
     query = next(q for q in queries if q.task_type == task)
     oracle = OracleModel("personamem/oracle", questions=str(path), accuracy=1.0)
-    framed = (
-        AGENT_FRAMING + TASK_TYPES[task].prompt.build(Shown(query, path)).text
-    )  # as agent.py sends
+    framed = AGENT_FRAMING + prompt_text(query, path)  # as agent.py sends
     prompt: list[ChatMessage] = [ChatMessageUser(content=framed)]
     session = session_of(path, query)
     gold = known_replies(query)[0]
@@ -229,9 +226,7 @@ def test_offered_no_tools_the_oracle_replies_as_before(
     path, queries = generated
     query = next(q for q in queries if q.task_type == "agentic_send_post")
     oracle = OracleModel("personamem/oracle", questions=str(path), accuracy=1.0)
-    prompt: list[ChatMessage] = [
-        ChatMessageUser(content=TASK_TYPES[query.task_type].prompt.build(Shown(query, path)).text)
-    ]
+    prompt: list[ChatMessage] = [ChatMessageUser(content=prompt_text(query, path))]
     output = anyio.run(oracle.generate, prompt, [], "none", GenerateConfig())
     assert isinstance(output.message, ChatMessageAssistant)
     assert not output.message.tool_calls and output.completion in known_replies(query)

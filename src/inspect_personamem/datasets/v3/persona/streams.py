@@ -81,6 +81,13 @@ class Event:
     fields: Mapping[str, Any]
     visible_fields: Mapping[str, Any]
 
+    @property
+    def is_dm(self) -> bool:
+        """A DM thread entry (`is_dm` truthy): private, which the authors' event queries
+        leave out unless asked (`get_events(include_dms=False)`, backend_query.py
+        @af993eb8), the long-context text among them; the apps' DM tools read it."""
+        return bool(self.fields.get("is_dm"))
+
 
 @dataclass(frozen=True)
 class CalendarChange:

@@ -381,8 +381,9 @@ def proactive(shown: Shown) -> Prompt:
     text_only=True)`: the same words for every proactive task type and every row of a
     persona (the polarity stays with the judge); the summary is the persona's
     (`user_state_summary`), as the runner builds it once per user."""
+    profile = shown.persona().profile
     try:
-        summary = user_state_summary(shown.persona().profile)
+        summary = user_state_summary(profile)
     except ValueError as ex:
         raise shown.persona_error(str(ex)) from None
     text = f"""# Task: Proactive Action Decision
