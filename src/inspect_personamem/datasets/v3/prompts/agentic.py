@@ -47,7 +47,7 @@ _NO_TOOLS: Final = (
     "above to compose your answer.\n"
 )
 """`_no_tools_note()` as the text-only templates place it (a line of its own)."""
-_GROUNDED: Final = (
+GROUNDED: Final = (
     "The ground-truth context above contains the actual user data needed "
     "for this task. Base your response strictly on it. Do NOT refuse, do "
     "NOT claim you cannot access the data, and do NOT ask the user to "
@@ -71,7 +71,7 @@ def _block(ground_truth: str | None) -> str:
 
 def _directive(ground_truth: str | None, read_first: str) -> str:
     """The grounded directive where a block is given, else the template's read one."""
-    return _GROUNDED if ground_truth else read_first
+    return GROUNDED if ground_truth else read_first
 
 
 def _final_answer(content_fields: str, intended_tool: str) -> str:
