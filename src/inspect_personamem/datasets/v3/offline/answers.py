@@ -23,8 +23,8 @@ The authors' `example_response` of a ranking row is prose (`Ranked indexes: [...
 which their rules do not read as a ranking, so the ranking replies are built from the
 labels instead. A query is found by its prompt (the sample's input, the last message,
 after the agent settings' framing where they send one: `AGENT_FRAMING`); where several
-queries share a prompt's words (a persona's repeated asks, the same template across
-personas) the history before it tells them apart: the one whose history, as either
+queries share a prompt's words (a persona's repeated asks, its proactive rows, the same
+template across personas) the history before it tells them apart: the one whose history, as either
 layout sends it (`histories.LAYOUTS`), is the messages before it; as an agent over the
 apps (`offline.agent`), the first read it made: the one whose apps, at its persona and
 time, give that call that result. Without either (`history=none`, or retrieved items)
