@@ -253,3 +253,26 @@ def test_the_timeline_leaves_dm_entries_out(tmp_path: Path) -> None:
         assert [e.source_object_id for e in contexts.events("105")] == ["8"]
         assert contexts.end_index_at("105", T0) == 2  # the profile card and the post
         assert '"t": 1775332740' in contexts.history("105", 2)[-1].text
+
+
+@pytest.mark.parametrize(
+    ("task_type", "opening"),
+    [
+        ("over_personalization_repetition_chatbot", "## User question (turn #1)\n\n> "),
+        ("over_personalization_repetition_recsys", "## User query\n\n"),
+    ],
+)
+def test_a_release_cluster_row_asks_its_first_query(
+    tmp_path: Path, task_type: str, opening: str
+) -> None:
+    """The release holds a cluster a row, its questions in `queries` (persona 115's seq 76
+    and 77 @4756046e); the runner asks them in order, the first first."""
+    queries = [
+        {"anchor_index": 0, "ts": T0, "user_query": "FIRST commute playlist?", "is_target": True},
+        {"anchor_index": -1, "ts": T0 + 60, "user_query": "SECOND dinner?", "is_target": False},
+    ]
+    text = str(sample_of(tmp_path, task_type, {"queries": queries, "target_pref": "HIDDEN"}).input)
+    assert f"{opening}FIRST commute playlist?\n" in text
+    assert "SECOND" not in text and "HIDDEN" not in text
+    with pytest.raises(PersonaMemDataError, match=r"instance_json\.queries.*user_query"):
+        sample_of(tmp_path, task_type, {"queries": [{"ts": T0}]}, 2)

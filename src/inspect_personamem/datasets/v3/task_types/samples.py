@@ -7,7 +7,7 @@ Sources (bowen-upenn/PersonaMem-v3; full hashes in the shared COMMITS.md). The r
 (`evaluation/run_eval.py`@07bce3cd) hands each row's instance to a task runner
 (`evaluation/run_eval_dispatch.py`, newest stored copy 0d90f3d2); each runner builds its
 prompt from a template that takes a `history_block` and, in `llm_longctx`, passes the
-authors' long-context text (`inference_utils.serialize_history_for_context`@00c8a9f0).
+authors' long-context text (`inference_utils.serialize_history_for_context`@7758d563).
 Every template places the block in a section of its own and leaves the section out when
 the block is None, as the agent modes call it. Our input is the template with
 `history_block=None`, verbatim (`prompts.chatbot`, `prompts.slate`, `prompts.agentic`).
