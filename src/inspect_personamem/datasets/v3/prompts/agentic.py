@@ -16,9 +16,10 @@ row (the runner's `t_send_post`: the row's `context`, else its `update`). The fi
 names are the runner's (`inst["target_app"]`, `inst["topic"]`, ...).
 
 Where ours differs, and why:
-- T6: the runner@8e2a111f passes the row's `user_query` to a `t6_user_tone_post` that
-  takes one; no stored copy of that template does (@b8d90778 has no such parameter), so
-  the query is not shown;
+- T6: the runner@8e2a111f passes the row's `user_query` (where its builder wrote one)
+  to a `t6_user_tone_post` that takes it; no stored copy of that template does
+  (@b8d90778 has no such parameter), so a query is not shown (persona 115's release
+  rows of the type @4756046e carry none);
 - one text for every setting: their `mcp_agent` mode (tools, `text_only=False`) asks
   for a write through the MCP tool instead of the final-answer contract; the package's
   agent settings send the same text-only prompt.

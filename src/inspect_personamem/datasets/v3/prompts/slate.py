@@ -2,8 +2,8 @@
 (`e2_at_ai_followup_prompt`, evaluation/prompts.py@b8d90778, the newest readable copy,
 called by `e2_at_ai_followup.py`@8e2a111f), the recommendation slate's
 (`personalized_recommendation_prompt`, tasks/personalized_recommendation.py@c0b43289,
-the same words as @11d3bf48; hidden_persona_recommendation uses "the same slate format,
-runtime prompt", `tasks/hidden_persona_recommendation.py`@065cba01's docstring) and the
+the same words as @11d3bf48; `run_hidden_persona_recommendation`,
+tasks/hidden_persona_recommendation.py@4a2f1706, calls it too) and the
 lifecycle probe's (`e5_prompt`, tasks/e5_horizon_lifecycle.py@0f0f386e, the same words
 as @b8d90778). Each shows the slate's lines, which the sample keeps as its choices.
 """

@@ -44,7 +44,7 @@ TYPES: Final = (
         "hidden_persona_recommendation",
         "recommendation",
         *NDCG,
-        TaskPrompt(slate, f"{_SLATE} (docstring @065cba01)", "READ", "slate"),
+        TaskPrompt(slate, f"{_SLATE} (hidden_persona_recommendation.py@4a2f1706)", "READ", "slate"),
         Slate("ranked_indexes", binary_without_negatives=True),
         instance=instances.hidden_persona_recommendation,
     ),
