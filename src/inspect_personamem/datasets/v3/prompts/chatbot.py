@@ -9,7 +9,7 @@ model through the history axis instead): `chatbot_response_prompt`,
 
 Which runner calls which: `chatbot_response.py`@03237d09 (`run_task_b`: the chatbot
 arms), `personal_qa_hallucination.py`@6a2480b5 (`chatbot_response_prompt` with no prior
-turns), `over_personalization.py`@11d3bf48 (C1c, C2), `new_suggestions.py`@0e4a30b8
+turns), `over_personalization.py`@958ae537 (C1c, C1d, C2), `new_suggestions.py`@0e4a30b8
 (`run_task_c1f_new_suggestions_chatbot`). Where ours differs, and why:
 
 - every template places the history block in a section of its own and leaves the
