@@ -42,7 +42,10 @@ TYPES: Final = (
         "paired_correct",
         "0/1 per row; paired F1 per set",
         TaskPrompt(
-            mistake_prevention, "prompts.py@b8d90778 e6_active_mistake_prevention_prompt", "READ"
+            mistake_prevention,
+            "prompts.py@b8d90778 e6_active_mistake_prevention_prompt "
+            "(e6_active_mistake_prevention.py@4206dddf)",
+            "READ",
         ),
         MistakePrevention(),
         instance=instances.active_mistake_prevention,
