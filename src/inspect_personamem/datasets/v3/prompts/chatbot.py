@@ -7,20 +7,23 @@ model through the history axis instead): `chatbot_response_prompt`,
 `over_personalization_repetition_chatbot_prompt`, `scenario_prompt`,
 `new_suggestions_chatbot_prompt`.
 
-Which runner calls which: `chatbot_response.py`@03237d09 (`run_task_b`: the chatbot
-arms), `personal_qa_hallucination.py`@6a2480b5 (`chatbot_response_prompt` with no prior
-turns), `over_personalization.py`@958ae537 (C1c, C1d, C2), `new_suggestions.py`@0e4a30b8
-(`run_task_c1f_new_suggestions_chatbot`). Where ours differs, and why:
+Which runner calls which: `chatbot_response.py`@b8066320 (`run_task_b`: the chatbot
+arms, prior turns shown), the geo-shift, personal-QA, hidden-persona-QA and
+preference-shift runners (`chatbot_response_prompt` with no prior turns:
+local_recommendation_geo_shift.py@03f5e860, personal_qa_hallucination.py@a4c2742a,
+hidden_persona_implicit_qa.py@fafd9bac, preference_shift_followthrough.py@8e2a111f),
+`over_personalization.py`@958ae537 (C1c, C1d, C2), `new_suggestions.py`@0e4a30b8
+(`run_task_c1f_new_suggestions_chatbot`), `e6_active_mistake_prevention.py`@4206dddf.
+Where ours differs, and why:
 
 - every template places the history block in a section of its own and leaves the
   section out when the block is None, as the agent modes call it: so here;
 - the repetition tasks run a cluster of queries in one sequence, each prompt listing the
   model's own earlier replies (`run_task_c1c`); a sample here is one query asked as the
   cluster's first, with no earlier replies (a solver that threads a cluster is later work);
-- four task types whose runner was not read at all (geo shift, hidden-persona QA,
-  preference shift, sycophancy) use the chatbot template on the instance's
-  `user_query`, as `personal_qa_hallucination`'s runner says its sibling
-  `hidden_persona_implicit_qa` does.
+- the sycophancy runner is in no readable file: its rows take the chatbot template as
+  `run_task_b` calls it (the row's `user_query` and prior turns), the closest readable
+  caller.
 """
 
 from __future__ import annotations
@@ -104,7 +107,8 @@ def chatbot(shown: Shown) -> Prompt:
 
 
 def chatbot_no_prior(shown: Shown) -> Prompt:
-    """`run_personal_qa_hallucination`: the chatbot template, no prior turns."""
+    """The chatbot template with no prior turns, as the geo-shift, personal-QA,
+    hidden-persona-QA and preference-shift runners call it."""
     return Prompt(chatbot_response_prompt(shown.text("user_query"), []))
 
 
