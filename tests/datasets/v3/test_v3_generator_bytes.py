@@ -17,20 +17,18 @@ from inspect_personamem.datasets.v3.release.spec import LayoutName
 
 PINNED: dict[tuple[LayoutName, int, int, int], tuple[int, str]] = {
     # (layout, personas, queries_per_type, seed): (files, digest)
-    ("checkout", 2, 2, 3): (25, "e419d7d7da83165b40c552e71a73563e02ac4c644f52e2d1a2de32956a55d452"),
-    ("hub", 2, 1, 7): (19, "d2a951e8cc9f0eeefe9fcaae0088fece673e20e1227e5123a853423ebc4229da"),
-    ("checkout", 3, 2, 0): (37, "86c0407d4e295fd35a7f236e4774a22711fb8e2c2ed55c40dd1e51910e8f4069"),
+    ("checkout", 2, 2, 3): (25, "c617983574a712b209cd00ce77b5f85ecf90cbd69cd46bae085552cab1e863f7"),
+    ("hub", 2, 1, 7): (19, "9e78972a5251dcac91ff105552f0436232a26b7a505722a291b984d02808dfd7"),
+    ("checkout", 3, 2, 0): (37, "16ced93704e3ce4aeb54a947ef7c82a887b783105c9074b2e0704d5e74f12aad"),
     ("checkout", 1, 3, 11): (
         13,
-        "90f88930c7e23df5ffbc98f1fdba901fe5b1faf86ed37a3dff3e2852ad13f505",
+        "7ab200e09e202b43329c43400eb25cfd01bba67bbbd645d0b47d01dc1644adf5",
     ),
 }
 """`test_v3_generator`'s folder (2 personas, 2 queries a type, seed 3); the hub layout as
 `test_v3_hub` writes it (seed 7); what `try` writes by default (3 personas, 2 a type,
 seed 0: `offline.answers.trial`); one persona of 3 queries a type (seed 11). Each
-value: the number of files written and their digest. Moved on purpose (issue 49 item 5):
-every second over_personalization_chatbot_text query is the authors' distractor_reject
-arm (`synthetic.over_personalization._distractor_reject`)."""
+value: the number of files written and their digest."""
 
 
 def digest(root: Path) -> tuple[int, str]:

@@ -78,7 +78,9 @@ def test_the_authors_layout_is_the_long_context_text_at_the_querys_time(tmp_path
     [message] = contexts.history("7", contexts.end_index_at("7", T))
     assert message.role == "user"
     assert message.content == history_text(contexts.streams.visible("7", T))
-    assert "Ada Example" in message.content and "LEAK-profile" not in message.content
+    # no profile first (inference_utils.py@7758d563: "DELIBERATELY NOT prepended")
+    assert message.content.startswith("\n# App: instagram — ")
+    assert "Ada Example" not in message.content and "LEAK-profile" not in message.content
 
 
 def test_our_layout_is_the_timeline_and_earlier_histories_are_prefixes(tmp_path: Path) -> None:

@@ -1,7 +1,9 @@
 """The long-context history text (`datasets/v3/persona/longctx.py`): the authors' layout
 (`serialize_history_for_context`, `_compact_event` in evaluation/inference_utils.py
-@00c8a9f0) written out by hand for a tiny persona, with and without token counts; the
-compact event's keys. The mask itself is tested in test_v3_streams.py."""
+@7758d563: no profile first, DM thread entries left out as `get_events` leaves them,
+backend_query.py@af993eb8) written out by hand for a tiny persona, with and without
+token counts; the compact event's keys. The mask itself is tested in
+test_v3_streams.py."""
 
 from __future__ import annotations
 
@@ -35,8 +37,18 @@ CHAT: dict[str, Any] = {
 }
 
 
+DM: dict[str, Any] = dict(
+    POST, source_object_id="4", source_timestamp=15, is_dm=True, content={"caption": "DMTEXT"}
+)
+"""A DM thread entry, which the text leaves out."""
+
+
 def tiny_view(tmp_path: Path) -> PersonaView:
-    apps = {"instagram": [POST], "chatbot": [CHAT], "ai_studio": [dict(CHAT, source_object_id="3")]}
+    apps = {
+        "instagram": [POST, DM],
+        "chatbot": [CHAT],
+        "ai_studio": [dict(CHAT, source_object_id="3")],
+    }
     folder = write_persona(tmp_path / "7", {"user_id": "7", "name": "Ada"}, apps)
     return visible(read_persona(folder, "7"), 30)
 
@@ -60,19 +72,11 @@ def test_a_compact_event_keeps_what_the_authors_show() -> None:
     }
 
 
-def profile_text() -> str:
-    keys = ["user_id", "name", "bio", "career", "education", "gender", "race_ethnicity"]
-    keys += ["big_five", "mbti", "app_personas"]
-    profile = {key: None for key in keys} | {"user_id": "7", "name": "Ada"}
-    return "# User profile\n" + json.dumps(profile, ensure_ascii=False, indent=2)
-
-
 def test_the_text_is_laid_out_as_the_authors_without_counts(tmp_path: Path) -> None:
     post = json.dumps(compact_event(POST), ensure_ascii=False)
     chat = json.dumps(compact_event(CHAT), ensure_ascii=False)
     assert "#café" in post  # not \u-escaped
     sections = [
-        profile_text() + "\n",
         "\n# App: instagram — 1 events\n",
         post,
         "\n# App: facebook — 0 events\n",
@@ -80,23 +84,24 @@ def test_the_text_is_laid_out_as_the_authors_without_counts(tmp_path: Path) -> N
         "\n# App: chatbot — 1 events\n",
         chat,
     ]
-    assert history_text(tiny_view(tmp_path)) == "\n".join(sections)
+    view = tiny_view(tmp_path)
+    assert [e.is_dm for e in view.events] == [False, True, False, False]
+    assert history_text(view) == "\n".join(sections)
+    assert "DMTEXT" not in history_text(view) and "Ada" not in history_text(view)
 
 
 def test_token_counts_are_written_as_the_authors_write_them(tmp_path: Path) -> None:
     view = tiny_view(tmp_path)
     post = json.dumps(compact_event(POST), ensure_ascii=False)
     chat = json.dumps(compact_event(CHAT), ensure_ascii=False)
-    preface = profile_text()
-    p, a, c = len(preface), len(post), len(chat)
+    a, c = len(post), len(chat)
     sections = [
-        preface + f"\n\n[Preface tokens: {p}; running total: {p}]\n",
-        f"\n# App: instagram — 1 events, ~{a} tokens (running total before: {p})\n",
+        f"\n# App: instagram — 1 events, ~{a} tokens (running total before: 0)\n",
         post,
-        f"\n[After instagram: running total {p + a}]\n",
-        f"\n# App: chatbot — 1 events, ~{c} tokens (running total before: {p + a})\n",
+        f"\n[After instagram: running total {a}]\n",
+        f"\n# App: chatbot — 1 events, ~{c} tokens (running total before: {a})\n",
         chat,
-        f"\n[After chatbot: running total {p + a + c}]\n",
+        f"\n[After chatbot: running total {a + c}]\n",
     ]
     assert history_text(view, apps=("instagram", "chatbot"), count_tokens=len) == "\n".join(
         sections

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 from inspect_ai.model import ChatMessage, ChatMessageUser
-from support.v3_backend import query_row, write_queries
+from support.v3_backend import prompt_text, query_row, write_queries
 
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.judges.abstention import (
@@ -159,7 +159,7 @@ def test_every_generated_rule_scored_query_scores_top_with_the_best_reply(
 
 
 def prompt_of(query: V3Query, path: Path) -> str:
-    return TASK_TYPES[query.task_type].prompt.build(Shown(query, path)).text
+    return prompt_text(query, path)
 
 
 def test_the_oracle_finds_each_query_by_its_prompt_and_history(folder: V3Folder) -> None:
@@ -255,7 +255,7 @@ TOP_AND_LOW = {
 def judge_calls(query: V3Query, path: Path, reply: str, known: V3Questions) -> list[Call]:
     """The judge calls the v3 scorer makes on `reply`, the oracle's offline judge
     answering each (none where a rule scores the row first)."""
-    shown = Shown(query, path)
+    shown = Shown(query, path, PersonaStreams(path.parents[2] / "backend").persona(query.user_id))
     TASK_TYPES[query.task_type].prompt.build(shown)
 
     async def ask(prompt: str) -> str:

@@ -18,6 +18,7 @@ from support.v3_backend import V3_EXCERPTS, query_row, write_persona, write_quer
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.prompts.agentic import proactive
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY, SCORER_ONLY, SHOWN_KEY, Shown
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.rules.score import CANDIDATE_COUNT
@@ -59,7 +60,6 @@ VISIBLE: dict[str, Any] = {
     "directive_action": "at_ai_recommend_more",
     "directive_hashtags": ["#shownai"],
     "directive_user_message": "@ai SHOWNDIRECTIVE more like this",
-    "app": "instagram",
     "target_app": "threads",
     "source_app": "instagram",
     "source_post": {"caption": "SHOWNSOURCEPOST", "hashtags": ["#shownpost"]},
@@ -68,7 +68,9 @@ VISIBLE: dict[str, Any] = {
     "topic": "SHOWNTOPIC sourdough",
     "context": "SHOWNCONTEXT we talked about the trail",
     "thread_id": "group_1",
-    "user_state_summary": "SHOWNSTATE",
+    "trigger_kind": "chatbot_ask",
+    "geo_context": {"city_at_t_test": "SHOWNCITY", "same_as_intent_city": False},
+    "calendar_context": [{"title": "SHOWNCALENDAR dentist", "start_ts": T0 + 3600}],
 }
 """Every model-visible field some prompt reads, each marked as shown."""
 
@@ -139,8 +141,11 @@ def test_no_scorer_only_field_reaches_the_input_or_the_choices(tmp_path: Path) -
         n = query.seq
         for mark in ("PRIVATEX", "DRIFTX", "GOLDX", "FOILX", "RUBRICX", "TAGX"):
             assert f"HIDDEN{n}{mark}" in scorer
-        # every prompt but the two that take no field reads something of the instance
-        no_field = {"agentic_proactive_daily_catchup", "agentic_trending_alert"}
+        # every prompt reads something of the instance but the two that take no field
+        # and the proactive types' (the persona's summary: proactive_actions.py@8e2a111f)
+        no_field = {"agentic_proactive_daily_catchup", "agentic_trending_alert"} | {
+            name for name, task in TASK_TYPES.items() if task.prompt.build is proactive
+        }
         assert bool(meta[SHOWN_KEY]) == (query.task_type not in no_field), query.task_type
 
 

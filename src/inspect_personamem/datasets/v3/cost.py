@@ -7,8 +7,8 @@ it (the version's own `load` and `task_types.samples.query_to_sample`), at `CHAR
 characters a token (the authors' own fallback count):
 
 - `history=full`, `authors` layout: the long-context text at the query's time and the
-  task prompt; the prefix a prompt cache shares with the persona's other queries is the
-  profile card alone (each app's block grows in the middle: `histories`);
+  task prompt; a prompt cache shares nothing with the persona's other queries (the text
+  opens with the first app's block, which grows in the middle: `histories`);
 - `history=full`, `events` layout: the timeline's messages before the query's time,
   all of them a prefix its later queries extend;
 - `history=none`: the task prompt alone, nothing shared;
@@ -17,8 +17,8 @@ characters a token (the authors' own fallback count):
 
 Without a folder, the declared figures: `PERSONAS` personas of `QUERIES` queries each,
 `LONG_CONTEXT_TOKENS` a query with the history (all of it shared in the `events` layout,
-where most queries come after the last event; none of it in the authors', whose
-shared profile card is under 1% of it) or `MEMORY_TOKENS`; `history=none` and a
+where most queries come after the last event; none of it in the authors') or
+`MEMORY_TOKENS`; `history=none` and a
 family need the data (the prompts' sizes and the rows per family are in it).
 """
 
@@ -60,7 +60,7 @@ OPTIONS: Final = (
     ),
     ToolOption(
         "--history-layout",
-        "history=full: authors (one text a query; a cache shares the profile only) or events "
+        "history=full: authors (one text a query; a cache shares nothing) or events "
         "(one message an event; a persona's queries share their prefix); default authors",
         choices=LAYOUTS,
     ),
@@ -106,17 +106,12 @@ def question_requests(
             requests.append(Request(query.user_id, 0, prompt, end))
         else:
             shown = sum(text_tokens(m.text) for m in contexts.history(query.user_id, end))
-            shared = shown if layout == "events" else _card_tokens(contexts, query.user_id)
+            shared = shown if layout == "events" else 0  # the authors' text: no shared prefix
             requests.append(Request(query.user_id, min(shared, shown), shown + prompt, end))
     metadata = loaded.metadata
     return QuestionRequests(
         label, str(metadata["data_source"]), str(metadata["data_release"]), requests
     )
-
-
-def _card_tokens(contexts: PersonaContexts, user_id: str) -> int:
-    """The profile card's tokens: what the authors' text of every query begins with."""
-    return text_tokens(contexts.messages(user_id)[0].text)
 
 
 def _declared(label: str, history: str, layout: str, family: str) -> QuestionRequests:

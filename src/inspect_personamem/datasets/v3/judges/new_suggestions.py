@@ -174,7 +174,7 @@ class NewSuggestions(Judge):
             _strings(row.fields.get("gold_hashtags")),
             _strings(fatigued),
             _strings(row.fields.get("leak_set_hashtags")),
-            str(row.fields.get("trigger_kind") or ""),
+            str(row.shown.get("trigger_kind") or ""),  # shown: the prompt branches on it
         )
         answer = await ask(prompt)
         call = (Call(prompt, answer),)

@@ -23,8 +23,8 @@ The authors' `example_response` of a ranking row is prose (`Ranked indexes: [...
 which their rules do not read as a ranking, so the ranking replies are built from the
 labels instead. A query is found by its prompt (the sample's input, the last message,
 after the agent settings' framing where they send one: `AGENT_FRAMING`); where several
-queries share a prompt's words (a persona's repeated asks, the same template across
-personas) the history before it tells them apart: the one whose history, as either
+queries share a prompt's words (a persona's repeated asks, its proactive rows, the same
+template across personas) the history before it tells them apart: the one whose history, as either
 layout sends it (`histories.LAYOUTS`), is the messages before it; as an agent over the
 apps (`offline.agent`), the first read it made: the one whose apps, at its persona and
 time, give that call that result. Without either (`history=none`, or retrieved items)
@@ -133,7 +133,8 @@ class V3Questions(KnownQuestions):
         for path in sorted(source.parent.parent.glob(f"*/{QUERIES_FILE}")):
             for query in read_queries(path):
                 task = task_types[query.task_type]
-                text = task.prompt.build(Shown(query, path)).text
+                persona = self.streams.persona(query.user_id)
+                text = task.prompt.build(Shown(query, path, persona)).text
                 replies = known_replies(query, task_types)
                 known = Known(replies, 0, 0, asked_at(query, self.contexts[LAYOUTS[0]]).end_index)
                 self.by_prompt.setdefault(text, []).append((query, known))

@@ -5,7 +5,9 @@ A context is a persona (its id the `user_id`). Its messages are its timeline: me
 the profile's safe slice (`longctx.profile_card`, a system message, as v2's persona card
 is), then one message per event of `apps` (the authors' four by default) in time order,
 each its compact line (`longctx.event_line`, prefixed with its app): the
-same events, fields and masking as `streams.visible`, read once (`PersonaStreams`).
+same events, fields and masking as `streams.visible`, read once (`PersonaStreams`),
+less the DM thread entries (`Event.is_dm`), which the authors' long-context text leaves
+out (`longctx`).
 
 A query at time T is asked after `end_index = 1 + (events of apps with
 source_timestamp < T)` (`end_index_at`): its point in the persona's history is its time,
@@ -19,12 +21,13 @@ the events before T, and a persona's queries by ascending end index are in time 
 
 - `authors`: one user message, the authors' long-context text (`longctx.history_text`)
   of `streams.visible(persona, T)`, T the time of the first event not shown: the same
-  events, grouped by app as theirs are. It is not a prefix of `messages`, and the text
-  at a later T is not an extension of the text at an earlier one (each app's block
-  grows in the middle), so a prompt cache shares little more than the profile;
+  events, grouped by app as theirs are, and no profile. It is not a prefix of
+  `messages`, and the text at a later T is not an extension of the text at an earlier
+  one (each app's block grows in the middle), so a prompt cache shares next to nothing;
 - `events`: `messages[:end_index]`, the timeline itself (ours: time order, one event a
-  message), whose histories extend one another, so a persona's queries in time order
-  share their prefix.
+  message, after the profile card the authors' newest text no longer sends), whose
+  histories extend one another, so a persona's queries in time order share their
+  prefix.
 
 The calendar and trending tags are in neither (the authors' long-context text has
 neither).
@@ -68,11 +71,11 @@ class PersonaContexts:
         self._messages: dict[str, tuple[ChatMessage, ...]] = {}
 
     def events(self, user_id: str) -> tuple[Event, ...]:
-        """The persona's events of `apps`, in time order: `messages[1:]`."""
+        """The persona's events of `apps`, DMs left out, in time order: `messages[1:]`."""
         events = self._events.get(user_id)
         if events is None:
             persona = self.streams.persona(user_id)
-            events = tuple(event for event in persona.events if event.app in self.apps)
+            events = tuple(e for e in persona.events if e.app in self.apps and not e.is_dm)
             self._events[user_id] = events
         return events
 
@@ -106,7 +109,7 @@ class PersonaContexts:
         shown = end_index - 1
         t = events[shown].source_timestamp if shown < len(events) else _after(events)
         view = self.streams.visible(context_id, t)
-        if sum(event.app in self.apps for event in view.events) != shown:
+        if sum(e.app in self.apps and not e.is_dm for e in view.events) != shown:
             raise ValueError(
                 f"history end {end_index} of persona {context_id} falls between events of "
                 f"one time ({t}): no query's time ends there"

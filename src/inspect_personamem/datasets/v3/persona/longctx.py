@@ -1,25 +1,31 @@
 """The long-context setting's history text: a persona's masked view as one block of text,
-after the authors' `serialize_history_for_context` (`evaluation/inference_utils.py`
-@00c8a9f0, with `_compact_event`).
+after the authors' newest readable `serialize_history_for_context`
+(`evaluation/inference_utils.py`@7758d563, with `_compact_event`; the events as
+`BackendQuery.get_events` gives them, backend_query.py@af993eb8).
 
-The text is, as theirs: `# User profile` and the profile's safe slice as indented JSON;
-then per app (instagram, facebook, threads, chatbot, in that order) a header
-`# App: {app} — {n} events` and one compact JSON object per event, one a line, in time
-order. A compact event keeps `t` (source_timestamp), `when` (formatted_timestamp),
-`action` (interaction_format.action_label), `user_message`, `type`
-(source_interaction_type), `hashtags`, `content_type`, `title` and `caption` (where the
-content has the key), `desc` (a non-empty overall_description), `conversation` (a
-non-empty one, turns as released) and `inferred_prefs` (each preference's
-`persona_item` and `category`: the authors show the model these), dropping values that
-are None, "" or []. JSON is written as theirs is (`ensure_ascii=False`, default
+The text is, as theirs: per app (instagram, facebook, threads, chatbot, in that order)
+a header `# App: {app} — {n} events` and one compact JSON object per event, one a line,
+in time order. No profile comes first: theirs is "DELIBERATELY NOT prepended" (the
+eval-side firewall hides profile.json, so personalization is inferred from the events
+alone; the older @00c8a9f0 began with a `# User profile` card). DM thread entries
+(`is_dm`) are left out, as `get_events` leaves them out by default (`include_dms=False`:
+"DMs are private and feed/content queries should not leak them"). A compact event keeps
+`t` (source_timestamp), `when` (formatted_timestamp), `action`
+(interaction_format.action_label), `user_message`, `type` (source_interaction_type),
+`hashtags`, `content_type`, `title` and `caption` (where the content has the key),
+`desc` (a non-empty overall_description), `conversation` (a non-empty one, turns as
+released) and `inferred_prefs` (each preference's `persona_item` and `category`: the
+authors show the model these, superseded ones too: only `get_preferences` drops a
+superseded stance, and the text is built from `get_events`), dropping values that are
+None, "" or []. JSON is written as theirs is (`ensure_ascii=False`, default
 separators). It is built from `streams.visible`, so it holds nothing at or after the
 query's time and no leak field.
 
 Where ours differs, and why:
-- token annotations (`[Preface tokens: ...]`, `~N tokens (running total before: ...)`,
-  `[After {app}: running total N]`) are written only when a `count_tokens` is given:
-  theirs count with tiktoken (or characters / 4 without it), a count tied to a tokenizer
-  that is not the model's; without a counter the lines are left out, not made up;
+- token annotations (`~N tokens (running total before: ...)`, `[After {app}: running
+  total N]`) are written only when a `count_tokens` is given: theirs count with tiktoken
+  (or characters / 4 without it), a count tied to a tokenizer that is not the model's;
+  without a counter the lines are left out, not made up;
 - no budget sampling: theirs thins an app's events when the text would pass the budget
   (700k tokens in `run_eval.py`@07bce3cd); their prompts ran ≈416-417k tokens
   (`RESULTS_SECTION.md`@32a47dd3), under it, so the published runs did not thin;
@@ -68,7 +74,8 @@ def compact_event(event: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def profile_card(profile: Mapping[str, Any]) -> str:
-    """The text's preface: `# User profile` and the profile's safe slice as indented JSON."""
+    """`# User profile` and the profile's safe slice as indented JSON: the older text's
+    preface (@00c8a9f0), which the `events` layout still sends first (`histories`)."""
     return "# User profile\n" + json.dumps(dict(profile), ensure_ascii=False, indent=2)
 
 
@@ -83,12 +90,10 @@ def history_text(
     count_tokens: Callable[[str], int] | None = None,
 ) -> str:
     """The long-context history of `view`, as the authors lay it out."""
-    preface = profile_card(view.profile)
-    running = count_tokens(preface) if count_tokens else 0
-    note = f"\n\n[Preface tokens: {running}; running total: {running}]" if count_tokens else ""
-    sections = [preface + note + "\n"]
+    running = 0
+    sections = []
     for app in apps:
-        lines = [event_line(e.visible_fields) for e in view.events if e.app == app]
+        lines = [event_line(e.visible_fields) for e in view.events if e.app == app and not e.is_dm]
         body = "\n".join(lines)
         header = f"\n# App: {app} — {len(lines)} events"
         if count_tokens:

@@ -21,7 +21,14 @@ backend gives it (`evaluation/backend_query.py`@00c8a9f0, `BackendQuery`):
   (`_LEAK_FIELDS_PREF`); everything else is kept as released;
 - the profile is its safe slice (`get_profile_summary`): `PROFILE_VISIBLE`'s ten keys,
   missing ones as None; the rest (hidden personas, the flat preferences, friends,
-  proactive triggers) stays with the scorer (`Persona.profile`).
+  proactive triggers) stays with the scorer (`Persona.profile`);
+- DM thread entries (`Event.is_dm`) are kept: the apps' DM tools read them; what the
+  authors build from `get_events`, whose default leaves them out (@af993eb8
+  `include_dms=False`), leaves them out too (`longctx`, `histories`). Their
+  `get_preferences` also drops a preference superseded before T (a `contradicted`
+  update with `stance_shift_with_precedent`); no view here lists preferences apart from
+  their events, as `get_events` does not. Their calendar state folds the changes with
+  `ts <= T` (`get_calendar_state`), one second more than the changes a view holds.
 
 Where ours differs: the authors read a missing `source_timestamp` as 0 (seen at every
 T) and a missing app file as empty; here both are errors, since a silent default could
@@ -80,6 +87,13 @@ class Event:
     source_timestamp: int
     fields: Mapping[str, Any]
     visible_fields: Mapping[str, Any]
+
+    @property
+    def is_dm(self) -> bool:
+        """A DM thread entry (`is_dm` truthy): private, which the authors' event queries
+        leave out unless asked (`get_events(include_dms=False)`, backend_query.py
+        @af993eb8), the long-context text among them; the apps' DM tools read it."""
+        return bool(self.fields.get("is_dm"))
 
 
 @dataclass(frozen=True)

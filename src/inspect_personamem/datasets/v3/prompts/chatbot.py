@@ -1,23 +1,29 @@
-"""The chatbot-style templates of evaluation/prompts.py@dc56d425, with
-`history_block=None` (the history reaches the model through the history axis instead):
-`chatbot_response_prompt`, `chatbot_control_prompt` (the `control` arm),
-`e6_active_mistake_prevention_prompt`, `over_personalization_repetition_recsys_prompt`,
-`over_personalization_repetition_chatbot_prompt`, `scenario_prompt`.
+"""The chatbot-style templates of evaluation/prompts.py, newest readable copy @b8d90778
+(85,314 characters; the same words as @dc56d425 for every template here but
+`new_suggestions_chatbot_prompt`), with `history_block=None` (the history reaches the
+model through the history axis instead): `chatbot_response_prompt`,
+`chatbot_control_prompt` (the `control` arm), `e6_active_mistake_prevention_prompt`,
+`over_personalization_repetition_recsys_prompt`,
+`over_personalization_repetition_chatbot_prompt`, `scenario_prompt`,
+`new_suggestions_chatbot_prompt`.
 
-Which runner calls which: `chatbot_response.py`@03237d09 (`run_task_b`: the chatbot
-arms), `personal_qa_hallucination.py`@6a2480b5 (`chatbot_response_prompt` with no prior
-turns), `over_personalization.py`@11d3bf48 (C1c, C2). Where ours differs, and why:
+Which runner calls which: `chatbot_response.py`@b8066320 (`run_task_b`: the chatbot
+arms, prior turns shown), the geo-shift, personal-QA, hidden-persona-QA and
+preference-shift runners (`chatbot_response_prompt` with no prior turns:
+local_recommendation_geo_shift.py@03f5e860, personal_qa_hallucination.py@a4c2742a,
+hidden_persona_implicit_qa.py@fafd9bac, preference_shift_followthrough.py@8e2a111f),
+`over_personalization.py`@958ae537 (C1c, C1d, C2), `new_suggestions.py`@0e4a30b8
+(`run_task_c1f_new_suggestions_chatbot`), `e6_active_mistake_prevention.py`@4206dddf.
+Where ours differs, and why:
 
 - every template places the history block in a section of its own and leaves the
   section out when the block is None, as the agent modes call it: so here;
 - the repetition tasks run a cluster of queries in one sequence, each prompt listing the
   model's own earlier replies (`run_task_c1c`); a sample here is one query asked as the
   cluster's first, with no earlier replies (a solver that threads a cluster is later work);
-- six task types whose runner was not read at all (geo shift, hidden-persona QA,
-  preference shift, lifecycle, new suggestions, sycophancy) use the chatbot template on
-  the instance's `user_query`, as `personal_qa_hallucination`'s runner says its sibling
-  `hidden_persona_implicit_qa` does; a lifecycle or geo-shift slate, if their instances
-  hold one, is not shown yet.
+- the sycophancy runner is in no readable file: its rows take the chatbot template as
+  `run_task_b` calls it (the row's `user_query` and prior turns), the closest readable
+  caller.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from typing import Any, Final
 
 from inspect_personamem.datasets.v3.prompts.shown import Prompt, Shown
 
-CHAT: Final = "prompts.py@dc56d425 chatbot_response_prompt"
+CHAT: Final = "prompts.py@b8d90778 chatbot_response_prompt"
 """The source of the chatbot template, as a task type's `TaskPrompt` names it."""
 
 
@@ -101,7 +107,8 @@ def chatbot(shown: Shown) -> Prompt:
 
 
 def chatbot_no_prior(shown: Shown) -> Prompt:
-    """`run_personal_qa_hallucination`: the chatbot template, no prior turns."""
+    """The chatbot template with no prior turns, as the geo-shift, personal-QA,
+    hidden-persona-QA and preference-shift runners call it."""
     return Prompt(chatbot_response_prompt(shown.text("user_query"), []))
 
 
@@ -155,10 +162,23 @@ Respond with a single fenced ```json``` block:
     return Prompt(text)
 
 
+def _cluster_first_query(shown: Shown) -> str:
+    """A repetition cluster's first query: `queries[0]["user_query"]` of the release's row
+    (one row a cluster; `run_task_c1c`/`c1d` ask `q["user_query"]` of each `queries`
+    item in turn, over_personalization.py@958ae537), else the `user_query` of the
+    generator's row (one row a query of a cluster)."""
+    if not shown.has("queries"):
+        return shown.text("user_query")
+    query = shown.records("queries")[0].get("user_query")
+    if not isinstance(query, str) or not query:
+        raise shown.error("queries", "its first item has no `user_query` text")
+    return query
+
+
 def repetition_recsys(shown: Shown) -> Prompt:
     """`prompts.over_personalization_repetition_recsys_prompt` as a cluster's first call
     (no prior recommendations) with `history_block=None`."""
-    query = shown.text("user_query")
+    query = _cluster_first_query(shown)
     text = f"""# Task: recommend something for this user
 
 The user is asking for a recommendation. You will be called several
@@ -187,7 +207,7 @@ recommendations in this thread.
 def repetition_chatbot(shown: Shown) -> Prompt:
     """`prompts.over_personalization_repetition_chatbot_prompt` as a cluster's first
     call (turn #1, no prior replies) with `history_block=None`."""
-    query = shown.text("user_query")
+    query = _cluster_first_query(shown)
     text = f"""# Task: respond to a user chatbot turn
 
 You are responding to a chatbot turn from a real user.
@@ -220,6 +240,57 @@ def scenario(shown: Shown) -> Prompt:
 ```json
 {{
   "response": "the assistant's reply, as plain text"
+}}
+```
+"""
+    return Prompt(text)
+
+
+def _new_suggestions_framing(shown: Shown) -> str:
+    """`_new_suggestions_trigger_framing` (prompts.py@b8d90778), by the row's
+    `trigger_kind`: the post-fatigue framing names no topic (theirs: "the agent must
+    INFER which topic the user is tired of"); an unknown kind shows `trigger_blurb`."""
+    kind = shown.optional("trigger_kind")
+    if kind == "post_fatigue":
+        return (
+            "The user has been hit with REPEATED personalization on ONE topic in "
+            "the past few hours and is now saturated on it. They have NOT made an "
+            "explicit request — read the recent history, infer WHICH topic they "
+            "are tired of, and pivot to something genuinely new for this user."
+        )
+    if kind == "chatbot_ask":
+        return (
+            f"The user just typed in chatbot: {shown.optional('user_query')!r}. Take this as "
+            f"an explicit ask for a new direction — recommend something the user "
+            f"has NOT recently engaged with but would actually enjoy."
+        )
+    if kind == "at_ai_directive":
+        action = shown.optional("directive_action")
+        message = shown.optional("directive_user_message")
+        return (
+            f"The user posted an in-feed @ai directive on a recent post: "
+            f"action={action!r}, message={message!r}. "
+            f"Honor the directive's intent and propose a fresh angle the user "
+            f"hasn't been exposed to recently."
+        )
+    return shown.optional("trigger_blurb") or "Recommend something new for this user."
+
+
+def new_suggestions(shown: Shown) -> Prompt:
+    """`new_suggestions_chatbot_prompt(instance, history_block=None)`: asks for the
+    `recommendation`, its `hashtags` (which the fatigue / leak gate reads) and a
+    `reasoning`."""
+    text = f"""# Task: recommend ONE thing for this user
+
+{_new_suggestions_framing(shown)}
+
+## Output
+Respond with ONE fenced ```json block:
+```json
+{{
+  "recommendation": "<one concrete suggestion, 1-3 sentences>",
+  "hashtags": ["<3-6 hashtags representing the suggestion, no # prefix>"],
+  "reasoning": "<=1 sentence on why this fits the user>"
 }}
 ```
 """

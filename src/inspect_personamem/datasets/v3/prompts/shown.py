@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from inspect_personamem.datasets.v3.persona.streams import Persona
 from inspect_personamem.datasets.v3.release.records import V3Query
 from inspect_personamem.errors import PersonaMemDataError
 
@@ -103,7 +104,6 @@ SCORER_ONLY: Final = frozenset(
         "fatigued_hashtags",
         "fatigue_hashtags",
         "leak_set_hashtags",
-        "trigger_kind",
         "subtype",
         "false_claim",
         "correct_stance",
@@ -129,13 +129,34 @@ class Shown:
 
     `text`, `items`, `records` and `optional` return a field's value, checked for its
     kind; a missing or empty required field is a one-line PersonaMemDataError; asking
-    for a scorer-only key is a programming error (ValueError), whatever the data."""
+    for a scorer-only key is a programming error (ValueError), whatever the data.
+    `persona` is the row's persona as read (`streams.Persona`), for the prompts the
+    authors build from it as well as from the instance (the proactive types' user-state
+    summary); None where the caller has none, which such a prompt refuses."""
 
-    def __init__(self, query: V3Query, path: Path | str) -> None:
+    def __init__(self, query: V3Query, path: Path | str, persona: Persona | None = None) -> None:
         self._query = query
         self._path = path
+        self._persona = persona
         self.read: dict[str, Any] = {}
         """The fields read, with their values (the sample's `SHOWN_KEY`)."""
+
+    def persona(self) -> Persona:
+        """The row's persona; a one-line PersonaMemDataError where none was given."""
+        if self._persona is None or self._persona.user_id != self._query.user_id:
+            raise self.persona_error("its files were not read")
+        return self._persona
+
+    def persona_error(self, message: str) -> PersonaMemDataError:
+        """A one-line error naming the file, the query and the persona's profile."""
+        uid = self._query.user_id
+        return PersonaMemDataError.at(
+            self._path,
+            f"backend/{uid}/profile.json: {message} (the {self._query.task_type} prompt needs it)",
+            line=self._query.line,
+            question_id=self._query.query_id,
+            field="user_id",
+        )
 
     def _get(self, key: str) -> Any:
         if key in SCORER_ONLY or key.startswith("_"):
@@ -202,8 +223,10 @@ class Shown:
             raise self.error(key, "empty")
         return value
 
-    def record(self, key: str) -> dict[str, Any]:
+    def record(self, key: str, *, required: bool = True) -> dict[str, Any]:
         value = self._get(key)
+        if value is None and not required:
+            return {}
         if not isinstance(value, dict):
             raise self.error(key, "missing" if value is None else "expected an object")
         return value

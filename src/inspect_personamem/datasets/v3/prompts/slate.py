@@ -1,15 +1,24 @@
 """The slate templates, with `history_block=None`: the @AI directive's
-(`e2_at_ai_followup_prompt`, evaluation/prompts.py@dc56d425, called by
-`e2_at_ai_followup.py`@11d3bf48) and the recommendation slate's
-(`personalized_recommendation_prompt`, tasks/personalized_recommendation.py@11d3bf48;
-hidden_persona_recommendation uses "the same slate format, runtime prompt",
-`tasks/hidden_persona_recommendation.py`@065cba01's docstring). Each shows the slate's
-lines, which the sample keeps as its choices.
+(`e2_at_ai_followup_prompt`, evaluation/prompts.py@b8d90778, the newest readable copy,
+called by `e2_at_ai_followup.py`@8e2a111f), the recommendation slate's
+(`personalized_recommendation_prompt`, tasks/personalized_recommendation.py@c0b43289,
+the same words as @11d3bf48; `run_hidden_persona_recommendation`,
+tasks/hidden_persona_recommendation.py@4a2f1706, calls it too) and the
+lifecycle probe's (`e5_prompt`, tasks/e5_horizon_lifecycle.py@0f0f386e, the same words
+as @b8d90778). Each shows the slate's lines, which the sample keeps as its choices.
 """
 
 from __future__ import annotations
 
+import json
+from typing import Final
+
 from inspect_personamem.datasets.v3.prompts.shown import Prompt, Shown
+
+E2: Final = "prompts.py@b8d90778 e2_at_ai_followup_prompt"
+LIFECYCLE: Final = "e5_horizon_lifecycle.py@0f0f386e e5_prompt"
+"""The sources of the directive's and the lifecycle probe's templates, as a task type's
+`TaskPrompt` names them."""
 
 
 def at_ai_directive(shown: Shown) -> Prompt:
@@ -37,9 +46,8 @@ def at_ai_directive(shown: Shown) -> Prompt:
             f"(topic signal: {hashtag_str})."
         )
         rule = (
-            "Rank candidates by how well they AVOID the topic signal above. "
-            "Top-ranked candidates must NOT match the directive's hashtag space — "
-            "putting a matching candidate in the top spot is a hard failure."
+            "The user asked to stop seeing this kind of content. Rank candidates "
+            "so the ones least related to what they're tired of come first."
         )
     message_block = f"\n## The user's actual @ai message\n> {message}\n" if message else ""
     lines = [
@@ -116,4 +124,62 @@ Respond with ONE fenced ```json block containing the ranked indexes:
   "reasoning": "<=2 sentences"
 }}
 ```"""
+    return Prompt(text, tuple(lines))
+
+
+_CALENDAR_KEYS: Final = ("title", "start_ts", "type", "location")
+"""The calendar entry keys `e5_prompt` shows (of the first ten)."""
+
+
+def lifecycle(shown: Shown) -> Prompt:
+    """`e5_prompt(instance, history_block=None)`: the city at the probe's time, whether it
+    is a city of a past interest, the calendar as folded at that time (the first ten
+    entries' title, start, type and place), the candidates with no labels; it asks for
+    `ranked_indices`, a permutation. It names no interest, stop condition or phase (the
+    authors: "leaking any of those collapsed this into instruction-following")."""
+    candidates = shown.records("candidates")
+    geo = shown.record("geo_context", required=False)
+    calendar = shown.records("calendar_context", required=False)
+    lines = [
+        f"- idx {i}: hashtags={c.get('hashtags', [])} | title={c.get('title', '')!r} | "
+        f"caption={c.get('caption', '')!r}" + (" | sponsored" if c.get("is_sponsored") else "")
+        for i, c in enumerate(candidates)
+    ]
+    cal_json = json.dumps(
+        [{k: v for k, v in e.items() if k in _CALENDAR_KEYS} for e in calendar[:10]],
+        ensure_ascii=False,
+    )
+    cand_lines = "\n".join(lines)
+    text = f"""# Task: rank candidates for what to surface right now
+
+You are choosing what to put in this user's feed. Some interests in a user's
+history are time-bound (a trip, an event, a one-off project) and stop being
+relevant once that moment passes; others are durable. Use the user's history
+and present context to judge which still matter RIGHT NOW.
+
+## User context at current moment
+- City: {geo.get("city_at_t_test", "(unknown)")}
+- In a city matching a past interest: {geo.get("same_as_intent_city", False)}
+- Upcoming/recent calendar snapshot: {cal_json}
+
+## Candidates (order is random)
+{cand_lines}
+
+## Your job
+Rank the candidates from most to least worth surfacing for this user RIGHT NOW,
+based on their history and present context (location, calendar, recency of
+engagement) — weighing, for each relevant interest, whether it still appears
+active or has likely passed.
+
+## Output
+Respond with ONE fenced ```json block:
+```json
+{{
+  "ranked_indices": [<idx>, <idx>, ...],
+  "stopped_due_to": "<=1 sentence; empty string in the active phase>",
+  "reasoning": "<=2 sentences"
+}}
+```
+The list must be a permutation of every idx above.
+"""
     return Prompt(text, tuple(lines))

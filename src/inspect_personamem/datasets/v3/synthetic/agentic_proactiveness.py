@@ -39,7 +39,6 @@ def _proactive(
         }
         wrong = {**reply, "should_act": not act, "content": "" if act else summary}
         return {
-            "user_state_summary": f"It is {formatted(q.t)}; the user has not opened the app.",
             "expected_behavior": expected,
             "trigger_evidence": {
                 "app": ref["app"],

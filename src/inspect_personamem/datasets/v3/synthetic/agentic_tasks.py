@@ -88,7 +88,7 @@ def agentic_community_post(world: World) -> list[Built]:
             world.ev(q, app, topic, ts=q.t - world.rng.randint(HOUR, 5 * DAY // 2))
         world.decoy(q, app, world.rng.choice(world.others))
         return app, {
-            "app": app,
+            "target_app": app,
             "groundtruth_preference": f"This week on {app}: {topic[0]}",
             **gold(
                 f"This week I kept coming back to {topic[0]}. {world.text.about(60)}",
@@ -143,7 +143,7 @@ def agentic_dm_digest(world: World) -> list[Built]:
         names = " and ".join(f["display_name"] for f in friends)
         # the gold names both and what they said (the verifier asks 25 content words)
         return app, {
-            "app": app,
+            "target_app": app,
             "groundtruth_preference": f"DMs today from {names}",
             **gold(
                 f"{names} messaged today. {' '.join(said)} {world.text.about(60)}",

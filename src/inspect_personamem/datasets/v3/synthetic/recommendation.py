@@ -287,7 +287,7 @@ def new_suggestions_chatbot(world: World) -> list[Built]:
             "arm": "proactive",
             "user_query": "I'm bored of my feed, suggest something new?",
             "prior_conversation": prior(world, tired),
-            "trigger_kind": "user_requested_novelty",
+            "trigger_kind": "chatbot_ask",
             "gold_topic": fresh[0],
             "gold_hashtags": list(fresh[2]),
             "fatigued_hashtags": list(tired[2]),

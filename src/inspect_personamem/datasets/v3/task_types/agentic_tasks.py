@@ -1,5 +1,7 @@
 """The agentic-tasks family (Figure 4): the agent posts, sends, digests, summarizes,
-reposts, replies, refinds, catches up and alerts on the user's behalf. Each is judged by
+reposts, replies, refinds, catches up and alerts on the user's behalf. Each is prompted
+by the `prompts_agentic` template the runner's `_prompt_for` names
+(tasks/agentic_tasks.py@8e2a111f; `agentic_send_post` is T12 for every row) and judged by
 the per-dim rubric on the reply's first non-empty `final_answer`, `response`,
 `summary` or `reply_to_user` (tasks/agentic_tasks.py@0628f60d, the generic dispatch,
 which applies no substantive gate), and an agent run of it checked by its
@@ -12,6 +14,7 @@ from typing import Final
 from inspect_personamem.datasets.v3.judges.rubric import AGENTIC_TEXT_KEYS, Rubric
 from inspect_personamem.datasets.v3.judges.rubric_texts import APPLICABILITY
 from inspect_personamem.datasets.v3.prompts import agentic
+from inspect_personamem.datasets.v3.prompts.agentic import PROMPTS_AGENTIC
 from inspect_personamem.datasets.v3.prompts.shown import Builder, TaskPrompt
 from inspect_personamem.datasets.v3.rules import quality
 from inspect_personamem.datasets.v3.rules.quality import Verifier
@@ -35,7 +38,7 @@ def _agentic(
         name,
         "agentic_tasks",
         *PR,
-        TaskPrompt(build, f"prompts_agentic {template}", "INFERRED"),
+        TaskPrompt(build, f"{PROMPTS_AGENTIC} {template}", "READ"),
         Rubric(APPLICABILITY.get(name, {}), text_keys=AGENTIC_TEXT_KEYS),
         instance,
         heavy=heavy,
@@ -47,15 +50,15 @@ TYPES: Final = (
     _agentic(
         "agentic_community_post",
         agentic.t6_community_post,
-        "t6",
+        "t6_user_tone_post",
         None,
         instances.agentic_community_post,
         heavy=True,
     ),
     _agentic(
         "agentic_send_post",
-        agentic.t13_send_post,
-        "t13",
+        agentic.t12_send_post,
+        "t12_agent_composed_post",
         quality.send_post,
         instances.agentic_send_post,
         heavy=True,
@@ -63,21 +66,21 @@ TYPES: Final = (
     _agentic(
         "agentic_dm_digest",
         agentic.t8_dm_digest,
-        "t8",
+        "t8_dm_digest",
         quality.dm_digest,
         instances.agentic_dm_digest,
     ),
     _agentic(
         "agentic_group_dm_summary",
         agentic.t16_group_dm_summary,
-        "t16",
+        "t16_group_dm_summary",
         quality.group_dm_summary,
         instances.agentic_group_dm_summary,
     ),
     _agentic(
         "agentic_cross_app_repost",
         agentic.t9_cross_app_repost,
-        "t9",
+        "t9_cross_app_repost",
         quality.cross_app_repost,
         instances.agentic_cross_app_repost,
         heavy=True,
@@ -85,7 +88,7 @@ TYPES: Final = (
     _agentic(
         "agentic_auto_reply",
         agentic.t10_auto_reply,
-        "t10",
+        "t10_auto_reply",
         quality.auto_reply,
         instances.agentic_auto_reply,
         heavy=True,
@@ -93,7 +96,7 @@ TYPES: Final = (
     _agentic(
         "agentic_vague_refind",
         agentic.t11_vague_refind,
-        "t11",
+        "t11_vague_refind",
         quality.vague_refind,
         instances.agentic_vague_refind,
         heavy=True,
@@ -101,14 +104,14 @@ TYPES: Final = (
     _agentic(
         "agentic_proactive_daily_catchup",
         agentic.t18_daily,
-        "t18",
+        "t18_proactive_daily",
         quality.daily_catchup,
         instances.agentic_proactive_daily_catchup,
     ),
     _agentic(
         "agentic_trending_alert",
         agentic.t19_trending,
-        "t19",
+        "t19_trending_alert",
         quality.trending_alert,
         instances.agentic_trending_alert,
     ),

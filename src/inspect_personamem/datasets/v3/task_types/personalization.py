@@ -22,7 +22,7 @@ TYPES: Final = (
         "pr_preference_alignment_score",
         "pref_align_gated",
         "0-10, 0 on a hard rule",
-        TaskPrompt(chatbot, CHAT, "READ"),
+        TaskPrompt(chatbot, f"{CHAT} (chatbot_response.py@b8066320 run_task_b)", "READ"),
         NotBuilt(
             "the newest registry's headline `pr_preference_alignment_score` is 0-10, which "
             "only the newest (unified) rubric gives, and its prompt is in no readable version"
@@ -36,7 +36,9 @@ TYPES: Final = (
         "geo_shift_correctness",
         "fraction",
         "0 / 0.5 / 1",
-        TaskPrompt(chatbot_no_prior, CHAT, "INFERRED"),
+        TaskPrompt(
+            chatbot_no_prior, f"{CHAT} (local_recommendation_geo_shift.py@03f5e860)", "READ"
+        ),
         GeoShift(),
         instance=instances.local_recommendation_geo_shift,
     ),
@@ -46,7 +48,7 @@ TYPES: Final = (
         "abstention_quality_0_10",
         "0to10",
         "0-10",
-        TaskPrompt(chatbot_no_prior, CHAT, "READ"),
+        TaskPrompt(chatbot_no_prior, f"{CHAT} (personal_qa_hallucination.py@a4c2742a)", "READ"),
         ABSTENTION,
         instance=instances.personal_qa_hallucination,
         gated=True,
@@ -57,7 +59,7 @@ TYPES: Final = (
         "deep_motivation_alignment",
         "0to3",
         "0-3",
-        TaskPrompt(chatbot_no_prior, CHAT, "INFERRED"),
+        TaskPrompt(chatbot_no_prior, f"{CHAT} (hidden_persona_implicit_qa.py@fafd9bac)", "READ"),
         DEEP_MOTIVATION,
         instance=instances.hidden_persona_implicit_qa,
     ),
@@ -67,7 +69,9 @@ TYPES: Final = (
         "preference_shift_consistency",
         "0to10",
         "0-10",
-        TaskPrompt(chatbot, CHAT, "INFERRED"),
+        TaskPrompt(
+            chatbot_no_prior, f"{CHAT} (preference_shift_followthrough.py@8e2a111f)", "READ"
+        ),
         NotBuilt(
             "its runner (preference_shift_followthrough.py@dfb6ec8a) calls "
             "`judges.judge_preference_shift`, which is in no stored version of judges.py"

@@ -6,15 +6,21 @@ from __future__ import annotations
 from typing import Final
 
 from inspect_personamem.datasets.v3.judges.new_suggestions import NewSuggestions
-from inspect_personamem.datasets.v3.prompts.chatbot import CHAT, chatbot, chatbot_no_prior
+from inspect_personamem.datasets.v3.prompts.chatbot import new_suggestions
 from inspect_personamem.datasets.v3.prompts.shown import TaskPrompt
-from inspect_personamem.datasets.v3.prompts.slate import at_ai_directive, slate
+from inspect_personamem.datasets.v3.prompts.slate import (
+    E2,
+    LIFECYCLE,
+    at_ai_directive,
+    lifecycle,
+    slate,
+)
 from inspect_personamem.datasets.v3.rules.lifecycle import Lifecycle
 from inspect_personamem.datasets.v3.rules.ranking import Slate
 from inspect_personamem.datasets.v3.synthetic import recommendation as instances
 from inspect_personamem.datasets.v3.task_types.base import NDCG, TaskType
 
-_SLATE: Final = "personalized_recommendation.py@11d3bf48"
+_SLATE: Final = "personalized_recommendation.py@c0b43289"
 
 TYPES: Final = (
     TaskType(
@@ -30,9 +36,7 @@ TYPES: Final = (
         "at_ai_directive_followup",
         "recommendation",
         *NDCG,
-        TaskPrompt(
-            at_ai_directive, "prompts.py@dc56d425 e2_at_ai_followup_prompt", "READ", "slate"
-        ),
+        TaskPrompt(at_ai_directive, E2, "READ", "slate"),
         Slate("ranked_indices", directive=True),
         instance=instances.at_ai_directive_followup,
     ),
@@ -40,7 +44,7 @@ TYPES: Final = (
         "hidden_persona_recommendation",
         "recommendation",
         *NDCG,
-        TaskPrompt(slate, f"{_SLATE} (docstring @065cba01)", "READ", "slate"),
+        TaskPrompt(slate, f"{_SLATE} (hidden_persona_recommendation.py@4a2f1706)", "READ", "slate"),
         Slate("ranked_indexes", binary_without_negatives=True),
         instance=instances.hidden_persona_recommendation,
     ),
@@ -50,7 +54,7 @@ TYPES: Final = (
         "lifecycle_score",
         "signed_unit",
         "-1..1",
-        TaskPrompt(chatbot_no_prior, CHAT, "INFERRED"),
+        TaskPrompt(lifecycle, LIFECYCLE, "READ"),
         Lifecycle(),
         instance=instances.short_vs_long_term_lifecycle,
     ),
@@ -60,7 +64,7 @@ TYPES: Final = (
         "passed",
         "fraction",
         "0/1",
-        TaskPrompt(chatbot, CHAT, "INFERRED"),
+        TaskPrompt(new_suggestions, "prompts.py@b8d90778 new_suggestions_chatbot_prompt", "READ"),
         NewSuggestions(),
         instance=instances.new_suggestions_chatbot,
     ),

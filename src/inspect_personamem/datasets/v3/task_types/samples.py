@@ -7,7 +7,7 @@ Sources (bowen-upenn/PersonaMem-v3; full hashes in the shared COMMITS.md). The r
 (`evaluation/run_eval.py`@07bce3cd) hands each row's instance to a task runner
 (`evaluation/run_eval_dispatch.py`, newest stored copy 0d90f3d2); each runner builds its
 prompt from a template that takes a `history_block` and, in `llm_longctx`, passes the
-authors' long-context text (`inference_utils.serialize_history_for_context`@00c8a9f0).
+authors' long-context text (`inference_utils.serialize_history_for_context`@7758d563).
 Every template places the block in a section of its own and leaves the section out when
 the block is None, as the agent modes call it. Our input is the template with
 `history_block=None`, verbatim (`prompts.chatbot`, `prompts.slate`, `prompts.agentic`).
@@ -71,10 +71,10 @@ def query_to_sample(
     memory or retriever is searched with (`AskedAt.message`) is the row's `query_text`,
     or the prompt where it has none (Mem0 refuses an empty query; the authors' Mem0
     mode takes the most recent facts instead). The row's type is read from
-    `task_types`."""
+    `task_types`; its prompt may read the row's persona (`Shown.persona`)."""
     task_type = task_types[query.task_type]
     task = task_type.prompt
-    shown = Shown(query, path)
+    shown = Shown(query, path, contexts.streams.persona(query.user_id))
     prompt = task.build(shown)
     asked = asked_at(query, contexts)
     if not asked.message.strip():  # no user message (a ranking or proactive row)
