@@ -40,7 +40,7 @@ from inspect_personamem.datasets.v3.offline.answers import (
 )
 from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
-from inspect_personamem.datasets.v3.prompts.shown import Shown
+from inspect_personamem.datasets.v3.prompts.shown import Prompt, Shown
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.release.spec import V3Folder
 from inspect_personamem.datasets.v3.rules.lifecycle import lifecycle_score
@@ -48,7 +48,7 @@ from inspect_personamem.datasets.v3.rules.score import PLAIN_REPLY
 from inspect_personamem.datasets.v3.scoring.by_rule import RULE_TASKS, rule_score
 from inspect_personamem.datasets.v3.scoring.judged import judge_row
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
-from inspect_personamem.datasets.v3.task_types.samples import _scorer_fields
+from inspect_personamem.datasets.v3.task_types.samples import _scorer_fields, query_prompt
 from inspect_personamem.errors import PersonaMemArgumentError
 
 D = [1 / math.log2(rank + 1) for rank in range(1, 6)]
@@ -159,7 +159,13 @@ def test_every_generated_rule_scored_query_scores_top_with_the_best_reply(
 
 
 def prompt_of(query: V3Query, path: Path) -> str:
-    return TASK_TYPES[query.task_type].prompt.build(Shown(query, path)).text
+    """The query's prompt as its sample has it (its ground-truth block included)."""
+    return built(query, path)[1].text
+
+
+def built(query: V3Query, path: Path) -> tuple[Shown, Prompt]:
+    streams = PersonaStreams(path.parents[2] / "backend")  # {root}/benchmark/{uid}/queries.csv
+    return query_prompt(query, streams, path, TASK_TYPES[query.task_type].prompt)
 
 
 def test_the_oracle_finds_each_query_by_its_prompt_and_history(folder: V3Folder) -> None:
@@ -255,8 +261,7 @@ TOP_AND_LOW = {
 def judge_calls(query: V3Query, path: Path, reply: str, known: V3Questions) -> list[Call]:
     """The judge calls the v3 scorer makes on `reply`, the oracle's offline judge
     answering each (none where a rule scores the row first)."""
-    shown = Shown(query, path)
-    TASK_TYPES[query.task_type].prompt.build(shown)
+    shown, _ = built(query, path)
 
     async def ask(prompt: str) -> str:
         judgement = judge_reply(prompt, known)

@@ -41,10 +41,11 @@ from inspect_personamem.datasets.v3.offline.answers import (
     known_replies,
 )
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
-from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY, Shown
+from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.scoring.by_rule import RULE_TASKS
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.samples import query_prompt
 from inspect_personamem.offline.oracle import OracleModel
 
 
@@ -159,6 +160,12 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[V3Qu
     return path, read_queries(path)
 
 
+def prompt_of(query: V3Query, path: Path) -> str:
+    """The query's prompt as its sample has it (its ground-truth block included)."""
+    streams = PersonaStreams(path.parent.parent.parent / "backend")
+    return query_prompt(query, streams, path, TASK_TYPES[query.task_type].prompt)[1].text
+
+
 def session_of(path: Path, query: V3Query) -> AppSession:
     view = PersonaStreams(path.parent.parent.parent / "backend").visible(query.user_id, query.ts)
     return AppSession(
@@ -188,9 +195,7 @@ def test_the_oracle_reads_writes_its_reply_and_replies(
     path, queries = generated
     query = next(q for q in queries if q.task_type == task)
     oracle = OracleModel("personamem/oracle", questions=str(path), accuracy=1.0)
-    framed = (
-        AGENT_FRAMING + TASK_TYPES[task].prompt.build(Shown(query, path)).text
-    )  # as agent.py sends
+    framed = AGENT_FRAMING + prompt_of(query, path)  # as agent.py sends
     prompt: list[ChatMessage] = [ChatMessageUser(content=framed)]
     session = session_of(path, query)
     gold = known_replies(query)[0]
@@ -229,9 +234,7 @@ def test_offered_no_tools_the_oracle_replies_as_before(
     path, queries = generated
     query = next(q for q in queries if q.task_type == "agentic_send_post")
     oracle = OracleModel("personamem/oracle", questions=str(path), accuracy=1.0)
-    prompt: list[ChatMessage] = [
-        ChatMessageUser(content=TASK_TYPES[query.task_type].prompt.build(Shown(query, path)).text)
-    ]
+    prompt: list[ChatMessage] = [ChatMessageUser(content=prompt_of(query, path))]
     output = anyio.run(oracle.generate, prompt, [], "none", GenerateConfig())
     assert isinstance(output.message, ChatMessageAssistant)
     assert not output.message.tool_calls and output.completion in known_replies(query)

@@ -1,11 +1,11 @@
 """The agentic templates T6-T19 and `proactive_action_prompt` of `prompts_agentic.py`,
-the stored copy the search index reads as id 58522107429 (28,408 characters; its commit
-was not shown), built without `ground_truth_block`, which the authors' normal runs fill
-with a per-task slice built at run time (`ground_truth_builders.py`, not read: it reads
-the backend, and whether only before T is unknown here); their directive is the grounded
-one (`_GROUNDED`), its "context above" being our history, and `text_only=True` as for
-`llm_longctx`. The nine agentic types take the template's parameter names as the
-instance's field names (`agentic_tasks.run_task` not read).
+the stored copy the search index reads as id 58522107429 (28,408 characters, commit
+b8d90778), with the query's `ground_truth_block` in its place (`prompts.ground_truth`,
+the slice the authors' runner builds in every mode) and the grounded directive
+(`_GROUNDED`) after it; a template given no block keeps its own directive (T6: the
+runner gives it none), and `text_only=True` as for `llm_longctx`. The nine agentic types
+take the template's parameter names as the instance's field names
+(`agentic_tasks.run_task` not read).
 """
 
 from __future__ import annotations
@@ -42,6 +42,17 @@ COMPOSE_LENGTH_AND_VOICE_RULE: Final = (
 )
 
 
+def _ground_truth(shown: Shown) -> str:
+    """`_ground_truth_block`: the query's ground-truth block (`prompts.ground_truth`) in
+    its place before the directive, or nothing."""
+    return f"\n\n{shown.ground_truth}\n" if shown.ground_truth else ""
+
+
+def _directive(shown: Shown, without_block: str) -> str:
+    """The grounded directive after a block, else the template's own (`text_only`)."""
+    return _GROUNDED if shown.ground_truth else without_block
+
+
 def _final_answer(content_fields: str, intended_tool: str) -> str:
     """`_response_final_answer` (the `text_only` output contract of a write task)."""
     intended = f',\n "tool_intended": "{intended_tool}"'
@@ -56,6 +67,15 @@ the user would publish/send, as a single fenced ```json``` block:
 """
 
 
+def _read_first(app: str) -> str:
+    """`_read_first`: the directive of a template given no block."""
+    return (
+        f"Before responding, call `mcp__{app}__get_feed` (and `mcp__{app}__search`) "
+        f"to gather context about the user's recent activity on {app}. Do not compose "
+        f"a response from generic priors — ground it in what the user has actually done."
+    )
+
+
 def t6_community_post(shown: Shown) -> Prompt:
     app = shown.text("app")
     text = f"""# Task T6: Community digest post
@@ -63,8 +83,8 @@ def t6_community_post(shown: Shown) -> Prompt:
 Look at what the user has engaged with on {app} over the past week. Draft ONE
 short post they could share with their community that summarizes or highlights
 something meaningful from that pattern.
-
-{_GROUNDED}
+{_ground_truth(shown)}
+{_directive(shown, _read_first(app))}
 {_NO_TOOLS}
 
 
@@ -82,7 +102,7 @@ def t8_dm_digest(shown: Shown) -> Prompt:
 Summarize the user's {app} direct messages from today in 3 sentences. Cover the
 key threads and their main points. Do NOT quote private content verbatim, and do
 NOT reveal sender identities beyond what the user would already know.
-
+{_ground_truth(shown)}
 {_GROUNDED}
 {_NO_TOOLS}
 
@@ -124,7 +144,7 @@ Source post (from {src_app_label}):
 ```json
 {src}
 ```
-
+{_ground_truth(shown)}
 Adapt it for {target_app} while preserving the core point. {_GROUNDED}{clause}
 
 {COMPOSE_LENGTH_AND_VOICE_RULE}
@@ -141,6 +161,12 @@ def t10_auto_reply(shown: Shown) -> Prompt:
         '"final_answer": "<the reply text the user would send, in their voice>",'
         f' "recipient_id": "{sender}"'
     )
+    read_directive = (
+        f"To match the user's voice and avoid violating any prior context with this "
+        f"sender, first call `mcp__{target_app}__get_dm_thread` (with the relevant "
+        f"thread_id) to see the conversation history, and `mcp__{target_app}__get_feed` "
+        f"to see the user's general writing style on {target_app}."
+    )
     text = f"""# Task T10: Auto-reply on behalf of the user
 
 The user has authorized you to reply to incoming DMs in their voice. Reply to
@@ -151,8 +177,8 @@ established.
 
 Inbound message from {sender}:
 > {inbound}
-
-{_GROUNDED}
+{_ground_truth(shown)}
+{_directive(shown, read_directive)}
 
 {_final_answer(fields, f"mcp__{target_app}__send_dm")}"""
     return Prompt(text)
@@ -188,7 +214,7 @@ The user just said in chat: "Post that thing we just talked about to {target_app
 Here's the chat context:
 
 > {context}
-
+{_ground_truth(shown)}
 Generate the post content appropriate for {target_app} — in the user's voice on
 that platform. {_GROUNDED}
 
@@ -202,13 +228,19 @@ Do NOT compose for any app other than {target_app}.
 
 def t16_group_dm_summary(shown: Shown) -> Prompt:
     thread_id = shown.text("thread_id")
+    target_app = shown.optional("target_app", "instagram")
+    read_directive = (
+        f'To do this, call `mcp__{target_app}__get_dm_thread` with thread_id="{thread_id}" '
+        f"to read the conversation, and `mcp__{target_app}__get_feed` to see how the user "
+        f"typically writes on {target_app} (for the suggested reply)."
+    )
     text = f"""# Task T16: Group-DM summary + suggested reply
 
 Catch the user up on group chat {thread_id}. Summarize per-participant in 2-3
 sentences, identify decision points, and suggest a reply in the user's voice —
 but don't send it (the user should approve first).
-
-{_GROUNDED}
+{_ground_truth(shown)}
+{_directive(shown, read_directive)}
 {_NO_TOOLS}
 
 
@@ -230,7 +262,7 @@ def t18_daily(shown: Shown) -> Prompt:
 
 The user just opened their agent. Surface 3–5 things they'd want to catch up
 on today across their apps.
-
+{_ground_truth(shown)}
 {_GROUNDED}
 {_NO_TOOLS}
 
@@ -251,7 +283,7 @@ def t19_trending(shown: Shown) -> Prompt:
     text = f"""# Task T19: Proactive trending alert
 
 Anything trending right now the user would want to know about?
-
+{_ground_truth(shown)}
 {_GROUNDED}
 {_NO_TOOLS}
 

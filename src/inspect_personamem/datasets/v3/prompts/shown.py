@@ -136,6 +136,9 @@ class Shown:
         self._path = path
         self.read: dict[str, Any] = {}
         """The fields read, with their values (the sample's `SHOWN_KEY`)."""
+        self.ground_truth = ""
+        """The query's agentic ground-truth block (`prompts.ground_truth`, "" where its
+        type has none), set before the template is built."""
 
     def _get(self, key: str) -> Any:
         if key in SCORER_ONLY or key.startswith("_"):
