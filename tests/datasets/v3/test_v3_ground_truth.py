@@ -21,6 +21,7 @@ from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.prompts.agentic import COMPOSE_LENGTH_AND_VOICE_RULE
 from inspect_personamem.datasets.v3.prompts.ground_truth import BUILDERS, HEADING
+from inspect_personamem.datasets.v3.prompts.voice import dominant_frame, voice_section
 from inspect_personamem.datasets.v3.release.records import read_queries
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.task_types.samples import query_to_sample
@@ -278,3 +279,56 @@ def test_the_voice_tasks_keep_the_compose_rule_after_the_block(
 ) -> None:
     text = str(samples(tmp_path)[task_type].input)
     assert text.index(HEADING) < text.index(COMPOSE_LENGTH_AND_VOICE_RULE)
+
+
+REAL_VOICE = Path(__file__).parent / "real" / "profile_105_voice.json"
+"""Persona 105's voice and Instagram persona (profile.json@4d47ffd1, a cut, CC-BY-NC-4.0)."""
+
+
+def test_the_voice_on_a_real_profile_reads_as_the_authors_render_it() -> None:
+    profile = json.loads(REAL_VOICE.read_text(encoding="utf-8"))
+    voice, app = profile["user_voice"], profile["app_personas"]["Instagram"]
+    # each line as `render_voice_for_test_card` (data_preparation/prompts.py) writes it:
+    # the first of the most frequent templates, no catchphrase line for an empty residue
+    expected = [
+        "### User voice — scoped for this task",
+        "- **Identity spine — signature concerns**: reliability over showiness, comfort "
+        "disciplined by self-control, faith-guided steadiness in uncertain conditions, "
+        "practical learning that improves mobility and family options",
+        "- **Idiolect template** (apply abstractly, never recite): `[softener] "
+        '[value-judgement], [subject] just [verb] ___` — e.g. "honestly, this just feels solid"',
+        "- **Idiolect markers**: hedge/booster=hedge_dominant; attitude=judgement, "
+        "engagement=heteroglossic_acknowledge",
+        "- **Emoji palette** (subset only): 🙏 😂 ❤️ 🙌 🐶 🙂",
+        f"- **Voice avoid**: {voice['voice_avoid'][:240]}",
+        '- **Phrases to avoid**: "main character energy", "I fear", "literally obsessed", '
+        '"alpha male", "viral"',
+        "- **On instagram** (audience selection from above repertoire):",
+        "    • stances=[tenderly-aspirational, low-key amused, steady-pragmatic]  "
+        "registers=[supportive relational, everyday practical]",
+        "    • surface: length=220-380, emoji_shift=1, disclosure=medium, effort=medium",
+        f"    • self-censoring: {app['surface']['audience_self_censoring'][:200]}",
+        f"    • why this audience picks this subset: {app['delta_summary'][:240]}",
+        f"    • app avoid: {app['app_avoid'][:200]}",
+    ]
+    assert voice_section(profile, "instagram") == "\n" + "\n".join(expected) + "\n"
+    assert voice_section(profile, "threads").count("\n- ") == 6  # no Threads persona here
+    assert voice_section({**profile, "user_voice": {}}, "instagram") == ""
+
+
+def test_the_motivational_frame_is_the_strongest_organic_hidden_personas() -> None:
+    def frame(*hidden: dict[str, Any]) -> str | None:
+        return dominant_frame({"hidden_personas": list(hidden)})
+
+    weak = {"type": "private_hobby", "evidence_rows": 2}
+    strong = {"type": "identity_anchor", "evidence_rows": 9}
+    synthetic = {"type": "aspiration", "evidence_rows": 99, "is_synthetic": True}
+    audited = {**strong, "motivation_audit": {"dominant_frame": "csikszentmihalyi:flow"}}
+    assert frame(weak, strong, synthetic) == "tajfel:social_identity"
+    assert frame(weak, audited) == "csikszentmihalyi:flow"
+    assert frame(synthetic) is None and frame({"type": "unknown", "evidence_rows": 1}) is None
+    shown = voice_section({"user_voice": {"voice_avoid": "x"}, "hidden_personas": [weak]}, "")
+    assert shown.endswith(
+        "- **Motivational frame**: `goffman:back_stage` — private consumption away from any "
+        "audience — back-stage self.\n"
+    )
