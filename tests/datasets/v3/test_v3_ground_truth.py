@@ -232,7 +232,7 @@ def test_nothing_at_or_after_the_query_no_stripped_field_and_no_hidden_key_reach
 
 def test_a_thread_shows_its_messages_before_t_though_its_event_is_later(tmp_path: Path) -> None:
     digest = str(samples(tmp_path)["agentic_dm_digest"].input)
-    assert "**thread_id**: dm_a — participants: friend_1, self (group=False, msgs_shown=1)" in (
+    assert "**thread_id**: dm_a — participants: self, friend_1 (group=False, msgs_shown=1)" in (
         digest
     )
     assert "dm_late" not in digest  # every message after T: no thread

@@ -22,7 +22,9 @@ Where ours differs from the authors', and why:
 - sent DMs are threads of their own in later `list_dms` and `get_dm_thread` reads, and
   searches see written posts (the authors' overlay reaches feeds and `get_post` only);
 - writes of one query never reach another (the authors' runner keeps one overlay per
-  persona run, so a query sees the writes of the queries before it).
+  persona run, so a query sees the writes of the queries before it);
+- a DM thread held in one event is read only where that event is before T (theirs, and
+  the ground-truth block's, `prompts.ground_truth`: any thread with a message before T).
 """
 
 from __future__ import annotations

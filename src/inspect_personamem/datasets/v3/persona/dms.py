@@ -103,7 +103,8 @@ def _add_to_thread(
             thread_id, [], False, list(event.get("source_hashtags") or []), []
         )
     thread.is_group = thread.is_group or bool(event.get("is_group") or event.get("is_group_dm"))
-    thread.participants = sorted({*map(str, thread.participants), *map(str, people)})
+    # in the order first seen (an embedded thread's as released, as theirs shows it)
+    thread.participants = list(dict.fromkeys([*map(str, thread.participants), *map(str, people)]))
     thread.messages.extend(messages)
 
 
