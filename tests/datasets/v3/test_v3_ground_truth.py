@@ -65,7 +65,16 @@ def persona(tmp_path: Path) -> PersonaContexts:
         post(2, T - 30 * DAY, "OLDPOSTX"),  # past the 21 days' window
         post(3, T, "AFTERATPOSTX"),
         post(4, T + 60, "AFTERPOSTX"),
+        post(
+            13,
+            T - 2 * DAY,
+            "OFFTRENDX",
+            is_self_authored=False,
+            is_trending=True,
+            trending_relevance="irrelevant",
+        ),  # fmt: skip
         post(5, T - 3600, "BEFORETRENDX", is_self_authored=False, is_trending=True),
+        post(14, T - 3 * DAY, "EARLYTRENDX", is_self_authored=False, is_trending=True),
         post(6, T + 10, "AFTERTRENDX", is_self_authored=False, is_trending=True),
         {  # a thread held in one event, the event after T, a message before
             **post(7, T + 5 * DAY, "AFTERDMEVENTX", is_dm=True, is_self_authored=False),
@@ -332,3 +341,16 @@ def test_the_motivational_frame_is_the_strongest_organic_hidden_personas() -> No
         "- **Motivational frame**: `goffman:back_stage` — private consumption away from any "
         "audience — back-stage self.\n"
     )
+
+
+def test_the_trending_list_is_the_feeds_trending_posts_before_t_aligned_first_in_file_order(
+    tmp_path: Path,
+) -> None:
+    text = str(samples(tmp_path)["agentic_trending_alert"].input)
+    listed = text.split("### Trending hashtags right now\n", 1)[1].split("\n\n", 1)[0]
+    aligned = " (aligned with this user's interests)"
+    assert listed.splitlines() == [
+        f"- #1: #BEFORETRENDX{aligned}",  # the file's order, not time's
+        f"- #2: #EARLYTRENDX{aligned}",
+        "- #3: #OFFTRENDX",  # not aligned: after the aligned
+    ]

@@ -55,7 +55,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from inspect_personamem.datasets.v3.persona.dms import Thread, content_of, threads_before
-from inspect_personamem.datasets.v3.persona.streams import Persona
+from inspect_personamem.datasets.v3.persona.streams import Event, Persona
 from inspect_personamem.datasets.v3.prompts.shown import Shown
 from inspect_personamem.datasets.v3.prompts.voice import voice_section
 from inspect_personamem.datasets.v3.release.spec import AUTHORS_APPS
@@ -74,12 +74,12 @@ class _At:
         self.persona, self.t = persona, t
         self.before = persona.events_before(t)
 
-    def events(self, app: str, *, dms: bool = False) -> list[Fields]:
-        """`get_events(app, T)`: the app's events before T, in time order, stripped."""
+    def events(self, app: str) -> list[Fields]:
+        """`get_events(app, T)`: the app's events before T but DMs, in time order, stripped."""
         return [
             e.visible_fields
             for e in self.before
-            if e.app == app and (dms or not e.visible_fields.get("is_dm"))
+            if e.app == app and not e.visible_fields.get("is_dm")
         ]
 
     def threads(self, app: str) -> list[Thread]:
@@ -99,12 +99,16 @@ class _At:
                 return friend
         return None
 
+    def in_file_order(self, app: str) -> list[Event]:
+        """The app's events before T in its file's order (`_load_events`, masked)."""
+        return sorted((e for e in self.before if e.app == app), key=lambda e: e.index)
+
     def hashtag_summary(self) -> list[dict[str, Any]]:
         """`hashtag_summary(T)`: per hashtag, its positive and negative events before T
         (DMs included), the most engaged first; ties in first-seen order (app, file)."""
         counts: dict[str, dict[str, Any]] = {}
         for app in AUTHORS_APPS:
-            for event in sorted((e for e in self.before if e.app == app), key=lambda e: e.index):
+            for event in self.in_file_order(app):
                 kind = str(event.visible_fields.get("source_interaction_type") or "")
                 polarity = (
                     "positive"
@@ -130,7 +134,7 @@ class _At:
                 "user_aligned": e.get("trending_relevance", "relevant") == "relevant",
             }
             for app in _SOCIAL
-            for e in self.events(app, dms=True)
+            for e in (event.visible_fields for event in self.in_file_order(app))
             if e.get("is_trending")
         ]
         if found:
@@ -145,7 +149,7 @@ class _At:
             ]
         counts: dict[str, int] = {}
         for app in AUTHORS_APPS:
-            for event in sorted((e for e in self.before if e.app == app), key=lambda e: e.index):
+            for event in self.in_file_order(app):
                 for tag in event.visible_fields.get("source_hashtags") or []:
                     counts[tag] = counts.get(tag, 0) + 1
         top = sorted(counts.items(), key=lambda kv: kv[1], reverse=True)[:20]
