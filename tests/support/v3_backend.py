@@ -14,10 +14,11 @@ from typing import Any
 from inspect_personamem.datasets.v3.generator import write_persona as write_persona
 from inspect_personamem.datasets.v3.generator import write_queries as write_queries
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
-from inspect_personamem.datasets.v3.prompts.shown import Shown
+from inspect_personamem.datasets.v3.prompts.shown import Prompt, Shown
 from inspect_personamem.datasets.v3.release.records import V3Query
 from inspect_personamem.datasets.v3.release.spec import APPS
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
+from inspect_personamem.datasets.v3.task_types.samples import query_prompt
 from support.helpers import SHARED_DATA, require
 
 V3_EXCERPTS = SHARED_DATA / "personamem_v3"
@@ -158,9 +159,14 @@ def persona_folder(tmp_path: Path, seed: int | None) -> tuple[Path, set[int], se
     return write_persona(tmp_path / "7", PROFILE, apps, calendar), before, after
 
 
-def prompt_text(query: V3Query, path: Path) -> str:
-    """`query`'s prompt as its type builds it, its persona read from the checkout of
-    `path` (`benchmark/{uid}/queries.csv` beside `backend/`)."""
+def built_prompt(query: V3Query, path: Path) -> tuple[Shown, Prompt]:
+    """`query`'s prompt as its sample has it (its ground-truth block included) and the
+    fields it read, its persona read from the checkout of `path`
+    (`benchmark/{uid}/queries.csv` beside `backend/`)."""
     streams = PersonaStreams(path.parent.parent.parent / "backend")
-    shown = Shown(query, path, streams.persona(query.user_id))
-    return TASK_TYPES[query.task_type].prompt.build(shown).text
+    return query_prompt(query, streams, path, TASK_TYPES[query.task_type].prompt)
+
+
+def prompt_text(query: V3Query, path: Path) -> str:
+    """`query`'s prompt text as its sample has it (`built_prompt`)."""
+    return built_prompt(query, path)[1].text

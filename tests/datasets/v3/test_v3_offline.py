@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 from inspect_ai.model import ChatMessage, ChatMessageUser
-from support.v3_backend import prompt_text, query_row, write_queries
+from support.v3_backend import built_prompt, prompt_text, query_row, write_queries
 
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.judges.abstention import (
@@ -158,10 +158,6 @@ def test_every_generated_rule_scored_query_scores_top_with_the_best_reply(
         assert lifecycle_score(pair["pre"][1], pair["post"][1]) == pytest.approx(-1.0)
 
 
-def prompt_of(query: V3Query, path: Path) -> str:
-    return prompt_text(query, path)
-
-
 def test_the_oracle_finds_each_query_by_its_prompt_and_history(folder: V3Folder) -> None:
     known = V3Questions(folder.queries_file(folder.personas[0]))
     streams = PersonaStreams(folder.root / "backend")
@@ -173,7 +169,7 @@ def test_the_oracle_finds_each_query_by_its_prompt_and_history(folder: V3Folder)
             end = contexts.end_index_at(query.user_id, query.ts)
             sent = [
                 *contexts.history(query.user_id, end),
-                ChatMessageUser(content=prompt_of(query, path)),
+                ChatMessageUser(content=prompt_text(query, path)),
             ]
             asked_after.setdefault(tuple(m.text for m in sent), []).append((query, sent))
         for same in asked_after.values():
@@ -215,14 +211,14 @@ def test_the_floor_reads_a_slate_as_a_choice_and_any_other_prompt_as_itself(
                       ("at_ai_directive_followup", "ranked_indices")):  # fmt: skip
         query, path = by_type[task]
         slate = TASK_TYPES[task].prompt.build(Shown(query, path)).slate
-        asked = choice_prompt([ChatMessageUser(content=prompt_of(query, path))])
+        asked = choice_prompt([ChatMessageUser(content=prompt_text(query, path))])
         assert asked is not None and asked.messages == 1
         assert len(asked.options) == len(slate) == len(query.instance["candidates"])
         for i, reply in enumerate(asked.replies):
             ranked = json.loads(reply)[key]
             assert ranked[0] == i and sorted(ranked) == list(range(len(slate)))
     query, path = by_type["personal_qa_hallucination"]
-    text = prompt_of(query, path)
+    text = prompt_text(query, path)
     asked = choice_prompt([ChatMessageUser(content=text)])
     assert asked is not None and asked.options == asked.replies == (text,)
     others: list[ChatMessage] = [ChatMessageUser(content="Which option? (a) x (b) y")]
@@ -255,8 +251,7 @@ TOP_AND_LOW = {
 def judge_calls(query: V3Query, path: Path, reply: str, known: V3Questions) -> list[Call]:
     """The judge calls the v3 scorer makes on `reply`, the oracle's offline judge
     answering each (none where a rule scores the row first)."""
-    shown = Shown(query, path, PersonaStreams(path.parents[2] / "backend").persona(query.user_id))
-    TASK_TYPES[query.task_type].prompt.build(shown)
+    shown, _ = built_prompt(query, path)
 
     async def ask(prompt: str) -> str:
         judgement = judge_reply(prompt, known)
@@ -283,7 +278,7 @@ def test_the_offline_judge_scores_the_gold_top_and_any_other_reply_lowest(
         for reply, value in (
             (gold, TOP_AND_LOW[kind][0]),
             (inferior, TOP_AND_LOW[kind][1]),
-            (prompt_of(query, path), TOP_AND_LOW[kind][1]),  # the floor's echo
+            (prompt_text(query, path), TOP_AND_LOW[kind][1]),  # the floor's echo
         ):
             for call in judge_calls(query, path, reply, known):
                 # the reply sits where its template puts it, as the prompt shows it
@@ -297,5 +292,5 @@ def test_the_offline_judge_scores_the_gold_top_and_any_other_reply_lowest(
 def test_the_offline_judge_reads_only_v3_judge_prompts(folder: V3Folder) -> None:
     known = V3Questions(folder.queries_file(folder.personas[0]))
     query, path = queries(folder)[0]
-    assert judge_reply(prompt_of(query, path), known) is None
+    assert judge_reply(prompt_text(query, path), known) is None
     assert judge_reply("You are an expert judge evaluating nothing.", known) is None

@@ -203,14 +203,15 @@ def test_vague_refind_searches_the_history_with_no_block(tmp_path: Path) -> None
 
 
 def test_a_ground_truth_block_comes_before_the_grounded_directive(tmp_path: Path) -> None:
-    sample = sample_of(tmp_path, "agentic_dm_digest", {"target_app": "facebook"})
     cells = query_row(task_type="agentic_dm_digest", instance_json='{"target_app": "facebook"}')
     query = read_queries(write_queries(tmp_path / "q", [cells]))[0]
     block = "## Ground-truth context (facebook DMs)\n- ana: see you at 6"
-    grounded = agentic.t8_dm_digest(Shown(query, "q.csv"), block).text
+    shown = Shown(query, "q.csv")
+    shown.ground_truth = block
+    grounded = agentic.t8_dm_digest(shown).text
     assert f"already know.\n\n\n{block}\n\n{agentic.GROUNDED}\n**Mode**" in grounded
     # without one, the template's own read directive (prompts_agentic.py@b8d90778)
-    plain = str(sample.input)
+    plain = agentic.t8_dm_digest(Shown(query, "q.csv")).text
     assert "already know.\n\nBefore responding, call `mcp__facebook__list_dms`" in plain
     assert agentic.GROUNDED not in plain
 

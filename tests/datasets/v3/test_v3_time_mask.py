@@ -3,7 +3,7 @@ event carries a marker, each history setting runs end to end under `inspect eval
 the default order and shuffled by Inspect; in every model call of every sample (the
 answer's prompt, the tool results it read back, the Markdown memory writer's prompts)
 no event at or after the query's time appears, nor any field the authors strip, the
-profile's hidden keys, or a scorer-only field.
+profile's hidden keys, or a scorer-only field (the agentic ground-truth block included).
 
 The markers: event k of the folder carries the hashtag `#EVM{k}X` (shown in every
 rendering of an event) and each of its stripped fields `LEAK...` (`v3_backend.leak`);
@@ -90,7 +90,8 @@ the scripted model reads the whole history through the tools)."""
 NEEDS_MEMORY = {"rag-dense", "memory-mcp", "memory-mem0", "apps-mcp"}
 """Settings that need the memory extra."""
 SHOWS_NO_EVENT = {"none", "memory-plugin"}
-"""Settings whose model sees no event text (the plug-in answers `held N`)."""
+"""Settings whose model sees no event text but an agentic ground-truth block's (the
+plug-in answers `held N`)."""
 
 
 @pytest.fixture(scope="module")
@@ -335,7 +336,9 @@ def test_no_event_at_or_after_the_query_and_no_hidden_field_reaches_any_model_ca
         if isinstance(gold, str) and len(gold) > 20:
             assert gold not in text, sample.id
         writes += sum(NEW_ACTIVITY in one for one in inputs)
-        shown_any += bool(shown)
+        # the agentic ground-truth block shows events in every setting (its markers are
+        # checked above; `test_v3_ground_truth` plants its own); the rest is the setting's
+        shown_any += bool(shown) and not sample.metadata["ground_truth_block"]
         if setting in SEES_ALL:  # every event of the persona before T is there
             own = _events_of(folder, uid)
             assert {k for k in own if times[k] < t} <= shown, sample.id

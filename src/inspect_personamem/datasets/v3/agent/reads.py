@@ -27,7 +27,8 @@ from inspect_personamem.datasets.v3.agent.catalogue import (
     AppToolError,
     social_target,
 )
-from inspect_personamem.datasets.v3.agent.store import AppStore, Run, content_of, message_time
+from inspect_personamem.datasets.v3.agent.store import AppStore, Run
+from inspect_personamem.datasets.v3.persona.dms import content_of, message_time
 
 
 def _get_feed(store: AppStore, app: str, args: dict[str, Any]) -> Any:

@@ -9,10 +9,8 @@ event}` (`mcp_overlay.py`@1549bc98's `writes.jsonl` record plus the call's argum
 to `writes`; later reads of the same store see the written events, as the authors'
 overlay does, and nothing else does (a new session starts empty).
 
-A DM thread (after `evaluation/backend_query.py`@00c8a9f0 and @af993eb8) is an `is_dm`
-event carrying `messages` (its `thread_id`, else its id), or `is_dm` events grouped by
-`thread_id` (one without one is a thread alone, `__solo__{id}`), each message `{msg_id,
-sender, timestamp, text}`.
+A DM thread is `persona.dms`'s (the released threads masked at T, the written ones
+not).
 
 Where ours differs from the authors', and why:
 - ids and times are deterministic: the n-th write of a session is `{app}_write_{n}` at
@@ -24,49 +22,19 @@ Where ours differs from the authors', and why:
 - sent DMs are threads of their own in later `list_dms` and `get_dm_thread` reads, and
   searches see written posts (the authors' overlay reaches feeds and `get_post` only);
 - writes of one query never reach another (the authors' runner keeps one overlay per
-  persona run, so a query sees the writes of the queries before it).
+  persona run, so a query sees the writes of the queries before it);
+- a DM thread held in one event is read only where that event is before T (theirs, and
+  the ground-truth block's, `prompts.ground_truth`: any thread with a message before T).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from inspect_personamem.datasets.v3.agent.catalogue import AppToolError
+from inspect_personamem.datasets.v3.persona.dms import Thread, collect_threads
 from inspect_personamem.datasets.v3.persona.streams import PersonaView
-
-
-@dataclass
-class Thread:
-    """One DM thread as the reads show it."""
-
-    thread_id: str
-    participants: list[Any]
-    is_group: bool
-    source_hashtags: list[Any]
-    messages: list[dict[str, Any]]
-
-    @property
-    def latest_ts(self) -> int:
-        return max(message_time(m) for m in self.messages)
-
-    def header(self) -> dict[str, Any]:
-        return {
-            "thread_id": self.thread_id,
-            "participants": self.participants,
-            "is_group": self.is_group,
-            "source_hashtags": self.source_hashtags,
-        }
-
-    def summary(self) -> dict[str, Any]:
-        text = self.messages[-1].get("text") or ""
-        return {
-            **self.header(),
-            "latest_ts": self.latest_ts,
-            "last_message_preview": text[:80] if isinstance(text, str) else "",
-            "unread_count": 0,
-        }
 
 
 class AppStore:
@@ -100,15 +68,11 @@ class AppStore:
     def threads(self, app: str) -> list[Thread]:
         """The app's DM threads with a message before T (or written), the most recent
         first."""
-        threads: dict[str, Thread] = {}
         released = len(self._released.get(app, []))
-        for index, event in enumerate(self.events(app)):
-            if event.get("is_dm"):
-                _add_to_thread(threads, event, masked_at=self.t if index < released else None)
-        found = [t for t in threads.values() if t.messages]
-        for thread in found:
-            thread.messages.sort(key=lambda m: (message_time(m), str(m.get("msg_id", ""))))
-        return sorted(found, key=lambda t: (-t.latest_ts, t.thread_id))
+        return collect_threads(
+            (event, self.t if index < released else None)
+            for index, event in enumerate(self.events(app))
+        )
 
     def thread(self, app: str, thread_id: str) -> Thread:
         for thread in self.threads(app):
@@ -147,18 +111,6 @@ Run = Callable[[AppStore, str, dict[str, Any]], Any]
 value."""
 
 
-def content_of(event: Mapping[str, Any]) -> Mapping[str, Any]:
-    """An event's `content` (empty where it has none that is an object)."""
-    content = event.get("content")
-    return content if isinstance(content, dict) else {}
-
-
-def message_time(message: Mapping[str, Any]) -> int:
-    """A DM message's time (0 where it has no integer one)."""
-    ts = message.get("timestamp")
-    return ts if isinstance(ts, int) and not isinstance(ts, bool) else 0
-
-
 def _written_event(record: Mapping[str, Any]) -> dict[str, Any]:
     """A write record's event as reads show it (`events_for_app`, mcp_overlay.py): at T,
     after every released event."""
@@ -168,50 +120,3 @@ def _written_event(record: Mapping[str, Any]) -> dict[str, Any]:
     event.setdefault("is_self_authored", record["tool"].endswith("_create_post"))
     event.setdefault("is_dm", record["tool"].endswith("_send_dm"))
     return event
-
-
-def _add_to_thread(
-    threads: dict[str, Thread], event: Mapping[str, Any], masked_at: int | None
-) -> None:
-    """Add a DM event to its thread: its `messages` (those with a time before
-    `masked_at`; a message without an integer time is left out, as it cannot be placed),
-    or the event itself as one message."""
-    event_id = str(event.get("source_object_id", ""))
-    embedded = event.get("messages")
-    if isinstance(embedded, list):
-        thread_id = str(event.get("thread_id") or event_id)
-        messages = [
-            dict(m)
-            for m in embedded
-            if isinstance(m, dict)
-            and isinstance(m.get("timestamp"), int)
-            and not isinstance(m.get("timestamp"), bool)
-            and (masked_at is None or m["timestamp"] < masked_at)
-        ]
-        people = list(event.get("participants") or [])
-    else:
-        thread_id = str(event.get("thread_id") or f"__solo__{event_id}")
-        sender = event.get("author_id") or "unknown"
-        text = content_of(event).get("caption") or _format(event).get("user_message") or ""
-        messages = [
-            {
-                "msg_id": event_id,
-                "sender": sender,
-                "timestamp": event.get("source_timestamp"),
-                "text": text,
-            }
-        ]
-        people = [sender, *([event["recipient_id"]] if event.get("recipient_id") else [])]
-    thread = threads.get(thread_id)
-    if thread is None:
-        thread = threads[thread_id] = Thread(
-            thread_id, [], False, list(event.get("source_hashtags") or []), []
-        )
-    thread.is_group = thread.is_group or bool(event.get("is_group") or event.get("is_group_dm"))
-    thread.participants = sorted({*map(str, thread.participants), *map(str, people)})
-    thread.messages.extend(messages)
-
-
-def _format(event: Mapping[str, Any]) -> Mapping[str, Any]:
-    value = event.get("interaction_format")
-    return value if isinstance(value, dict) else {}

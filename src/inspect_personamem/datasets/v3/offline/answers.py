@@ -65,10 +65,10 @@ from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.judges.base import Judge, JudgePrompt
 from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts, asked_at
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
-from inspect_personamem.datasets.v3.prompts.shown import Shown
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.rules.ranking import ranking_reply
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES, TaskTypes
+from inspect_personamem.datasets.v3.task_types.samples import query_prompt
 from inspect_personamem.errors import PersonaMemArgumentError
 
 QUERIES_FILE: Final = "queries.csv"
@@ -133,8 +133,7 @@ class V3Questions(KnownQuestions):
         for path in sorted(source.parent.parent.glob(f"*/{QUERIES_FILE}")):
             for query in read_queries(path):
                 task = task_types[query.task_type]
-                persona = self.streams.persona(query.user_id)
-                text = task.prompt.build(Shown(query, path, persona)).text
+                text = query_prompt(query, self.streams, path, task.prompt)[1].text
                 replies = known_replies(query, task_types)
                 known = Known(replies, 0, 0, asked_at(query, self.contexts[LAYOUTS[0]]).end_index)
                 self.by_prompt.setdefault(text, []).append((query, known))

@@ -6,8 +6,9 @@ newest readable runners call them (`tasks/agentic_tasks.py`@8e2a111f `_prompt_fo
 `text_only=True`, `allow_extra_tools=False` (their `llm_longctx` call: no tools, the
 answer graded as text).
 
-Each agentic template takes the task's ground-truth block (`ground_truth`, the text
-`evaluation/ground_truth_builders.py` builds; None where none is given) and, as theirs
+Each agentic template places the query's ground-truth block (`Shown.ground_truth`, which
+`prompts.ground_truth` builds as `evaluation/ground_truth_builders.py`@651b9588 does, in
+every mode; "" where the runner gives none) before the directive and, as theirs
 does, follows it with the grounded directive ("The ground-truth context above ...") or,
 without one, with the template's own read directive. `agentic_vague_refind` never takes
 a block (the runner sets it to None: a search task must find the post itself) and, text
@@ -65,14 +66,15 @@ COMPOSE_LENGTH_AND_VOICE_RULE: Final = (
 )
 
 
-def _block(ground_truth: str | None) -> str:
-    """`_ground_truth_block`: the block between blank lines, nothing without one."""
-    return f"\n\n{ground_truth}\n" if ground_truth else ""
+def _block(shown: Shown) -> str:
+    """`_ground_truth_block`: the query's ground-truth block (`shown.ground_truth`, built
+    by `prompts.ground_truth`) between blank lines, nothing without one."""
+    return f"\n\n{shown.ground_truth}\n" if shown.ground_truth else ""
 
 
-def _directive(ground_truth: str | None, read_first: str) -> str:
-    """The grounded directive where a block is given, else the template's read one."""
-    return GROUNDED if ground_truth else read_first
+def _directive(shown: Shown, read_first: str) -> str:
+    """The grounded directive where the query has a block, else the template's read one."""
+    return GROUNDED if shown.ground_truth else read_first
 
 
 def _final_answer(content_fields: str, intended_tool: str) -> str:
@@ -89,11 +91,11 @@ the user would publish/send, as a single fenced ```json``` block:
 """
 
 
-def t6_community_post(shown: Shown, ground_truth: str | None = None) -> Prompt:
+def t6_community_post(shown: Shown) -> Prompt:
     """`t6_user_tone_post(inst["target_app"], ...)`."""
     app = shown.text("target_app")
     directive = _directive(
-        ground_truth,
+        shown,
         f"Before responding, call `mcp__{app}__get_feed` (and `mcp__{app}__search`) "
         f"to gather context about the user's recent activity on {app}. Do not compose "
         f"a response from generic priors — ground it in what the user has actually done.",
@@ -103,7 +105,7 @@ def t6_community_post(shown: Shown, ground_truth: str | None = None) -> Prompt:
 Look at what the user has engaged with on {app} over the past week. Draft ONE
 short post they could share with their community that summarizes or highlights
 something meaningful from that pattern.
-{_block(ground_truth)}
+{_block(shown)}
 {directive}{_NO_TOOLS}
 
 This is an ADVISORY task — produce the draft text in the JSON response below.
@@ -113,11 +115,11 @@ Do NOT call any write tool. (If the user wants to publish, that's a follow-up.)
     return Prompt(text)
 
 
-def t8_dm_digest(shown: Shown, ground_truth: str | None = None) -> Prompt:
+def t8_dm_digest(shown: Shown) -> Prompt:
     """`t8_dm_digest(inst["target_app"], ...)`."""
     app = shown.text("target_app")
     directive = _directive(
-        ground_truth,
+        shown,
         f"Before responding, call `mcp__{app}__list_dms` to enumerate threads and "
         f"`mcp__{app}__get_dm_thread` to read their content.",
     )
@@ -126,7 +128,7 @@ def t8_dm_digest(shown: Shown, ground_truth: str | None = None) -> Prompt:
 Summarize the user's {app} direct messages from today in 3 sentences. Cover the
 key threads and their main points. Do NOT quote private content verbatim, and do
 NOT reveal sender identities beyond what the user would already know.
-{_block(ground_truth)}
+{_block(shown)}
 {directive}{_NO_TOOLS}
 
 This is a SUMMARY task — emit the JSON response below. Do NOT send any DMs as
@@ -136,7 +138,7 @@ part of this task; do NOT call `send_dm`.
     return Prompt(text)
 
 
-def t9_cross_app_repost(shown: Shown, ground_truth: str | None = None) -> Prompt:
+def t9_cross_app_repost(shown: Shown) -> Prompt:
     """`t9_cross_app_repost(inst["source_post"], inst["target_app"], ...,
     source_app=inst.get("source_app"))`."""
     source_post = shown.record("source_post")
@@ -147,7 +149,7 @@ def t9_cross_app_repost(shown: Shown, ground_truth: str | None = None) -> Prompt
         ensure_ascii=False,
     )
     directive = _directive(
-        ground_truth,
+        shown,
         f"Match the user's {target_app} voice (call `mcp__{target_app}__get_feed` "
         f"first to see how they typically write on {target_app} — voice, length, "
         f"hashtag style).",
@@ -174,7 +176,7 @@ Source post (from {src_app_label}):
 ```json
 {src}
 ```
-{_block(ground_truth)}
+{_block(shown)}
 Adapt it for {target_app} while preserving the core point. {directive}{clause}
 
 {COMPOSE_LENGTH_AND_VOICE_RULE}
@@ -183,14 +185,14 @@ Adapt it for {target_app} while preserving the core point. {directive}{clause}
     return Prompt(text)
 
 
-def t10_auto_reply(shown: Shown, ground_truth: str | None = None) -> Prompt:
+def t10_auto_reply(shown: Shown) -> Prompt:
     """`t10_auto_reply(inst["inbound_message"], inst["sender_id"], ...,
     target_app=inst.get("target_app", "instagram"))`."""
     inbound = shown.text("inbound_message")
     sender = shown.text("sender_id")
     target_app = shown.optional("target_app", "instagram")
     directive = _directive(
-        ground_truth,
+        shown,
         f"To match the user's voice and avoid violating any prior context with this "
         f"sender, first call `mcp__{target_app}__get_dm_thread` (with the relevant "
         f"thread_id) to see the conversation history, and `mcp__{target_app}__get_feed` "
@@ -210,7 +212,7 @@ established.
 
 Inbound message from {sender}:
 > {inbound}
-{_block(ground_truth)}
+{_block(shown)}
 {directive}
 
 {_final_answer(fields, f"mcp__{target_app}__send_dm")}"""
@@ -242,7 +244,7 @@ This is a SEARCH task — emit the JSON response below. Do NOT post anything.
     return Prompt(text)
 
 
-def t12_send_post(shown: Shown, ground_truth: str | None = None) -> Prompt:
+def t12_send_post(shown: Shown) -> Prompt:
     """`t12_agent_composed_post(inst["target_app"], inst.get("context") or
     inst.get("update") or "", ...)`: a row holds one of the two (T13's narration, T12's
     update); neither is a one-line error."""
@@ -251,7 +253,7 @@ def t12_send_post(shown: Shown, ground_truth: str | None = None) -> Prompt:
     if not update:
         raise shown.error("context", "missing, and so is `update`")
     directive = _directive(
-        ground_truth,
+        shown,
         f"To match the user's voice on {app} (length, tone, hashtag habits), first "
         f"call `mcp__{app}__get_feed` to see their past self-authored posts on this "
         f"platform.",
@@ -262,7 +264,7 @@ def t12_send_post(shown: Shown, ground_truth: str | None = None) -> Prompt:
 The user has asked you to publish the following update on {app} on their behalf:
 
 > {update}
-{_block(ground_truth)}
+{_block(shown)}
 {directive}
 
 {COMPOSE_LENGTH_AND_VOICE_RULE}
@@ -271,13 +273,13 @@ The user has asked you to publish the following update on {app} on their behalf:
     return Prompt(text)
 
 
-def t16_group_dm_summary(shown: Shown, ground_truth: str | None = None) -> Prompt:
+def t16_group_dm_summary(shown: Shown) -> Prompt:
     """`t16_group_dm_summary(inst["thread_id"], ...,
     target_app=inst.get("target_app", "instagram"))`."""
     thread_id = shown.text("thread_id")
     target_app = shown.optional("target_app", "instagram")
     directive = _directive(
-        ground_truth,
+        shown,
         f'To do this, call `mcp__{target_app}__get_dm_thread` with thread_id="{thread_id}" '
         f"to read the conversation, and `mcp__{target_app}__get_feed` to see how the user "
         f"typically writes on {target_app} (for the suggested reply).",
@@ -287,7 +289,7 @@ def t16_group_dm_summary(shown: Shown, ground_truth: str | None = None) -> Promp
 Catch the user up on group chat {thread_id}. Summarize per-participant in 2-3
 sentences, identify decision points, and suggest a reply in the user's voice —
 but don't send it (the user should approve first).
-{_block(ground_truth)}
+{_block(shown)}
 {directive}{_NO_TOOLS}
 
 ## Output
@@ -303,10 +305,10 @@ but don't send it (the user should approve first).
     return Prompt(text)
 
 
-def t18_daily(shown: Shown, ground_truth: str | None = None) -> Prompt:
+def t18_daily(shown: Shown) -> Prompt:
     """`t18_proactive_daily(...)` (it reads nothing of the row)."""
     directive = _directive(
-        ground_truth,
+        shown,
         "Before responding, call `mcp__instagram__get_feed`, `mcp__facebook__get_feed`, "
         "`mcp__threads__get_feed`, and `mcp__chatbot__get_history` to see what the user "
         "has actually been engaging with — ground each suggestion in real recent activity.",
@@ -315,7 +317,7 @@ def t18_daily(shown: Shown, ground_truth: str | None = None) -> Prompt:
 
 The user just opened their agent. Surface 3–5 things they'd want to catch up
 on today across their apps.
-{_block(ground_truth)}
+{_block(shown)}
 {directive}{_NO_TOOLS}
 
 
@@ -330,10 +332,10 @@ on today across their apps.
     return Prompt(text)
 
 
-def t19_trending(shown: Shown, ground_truth: str | None = None) -> Prompt:
+def t19_trending(shown: Shown) -> Prompt:
     """`t19_trending_alert(...)` (it reads nothing of the row)."""
     directive = _directive(
-        ground_truth,
+        shown,
         "Before responding, call `mcp__instagram__get_feed` and `mcp__threads__get_feed` "
         "to see what hashtags the user has recently engaged with positively, and "
         "`mcp__chatbot__get_history` for any explicit dislikes / opt-outs. Match "
@@ -342,7 +344,7 @@ def t19_trending(shown: Shown, ground_truth: str | None = None) -> Prompt:
     text = f"""# Task T19: Proactive trending alert
 
 Anything trending right now the user would want to know about?
-{_block(ground_truth)}
+{_block(shown)}
 {directive}{_NO_TOOLS}
 
 

@@ -140,6 +140,9 @@ class Shown:
         self._persona = persona
         self.read: dict[str, Any] = {}
         """The fields read, with their values (the sample's `SHOWN_KEY`)."""
+        self.ground_truth = ""
+        """The query's agentic ground-truth block (`prompts.ground_truth`, "" where its
+        type has none), set before the template is built."""
 
     def persona(self) -> Persona:
         """The row's persona; a one-line PersonaMemDataError where none was given."""

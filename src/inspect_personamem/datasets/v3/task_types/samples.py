@@ -10,7 +10,10 @@ prompt from a template that takes a `history_block` and, in `llm_longctx`, passe
 authors' long-context text (`inference_utils.serialize_history_for_context`@7758d563).
 Every template places the block in a section of its own and leaves the section out when
 the block is None, as the agent modes call it. Our input is the template with
-`history_block=None`, verbatim (`prompts.chatbot`, `prompts.slate`, `prompts.agentic`).
+`history_block=None`, verbatim (`prompts.chatbot`, `prompts.slate`, `prompts.agentic`),
+an agentic one with the query's ground-truth block (`prompts.ground_truth`), which the
+authors' runner builds in every mode (`ground_truth_block` in the metadata: whether the
+prompt has one).
 """
 
 from __future__ import annotations
@@ -23,10 +26,13 @@ from typing import Any
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts, asked_at
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.prompts.ground_truth import ground_truth_block
 from inspect_personamem.datasets.v3.prompts.shown import (
     SCORER_KEY,
     SCORER_ONLY,
     SHOWN_KEY,
+    Prompt,
     Shown,
     TaskPrompt,
 )
@@ -60,6 +66,17 @@ def _target(query: V3Query, task: TaskPrompt) -> str | list[str]:
     return gold if isinstance(gold, str) else ""
 
 
+def query_prompt(
+    query: V3Query, streams: PersonaStreams, path: Path | str, task: TaskPrompt
+) -> tuple[Shown, Prompt]:
+    """The query's prompt by its type's `task`, with its ground-truth block (read from
+    `streams` at the query's time), and the instance fields it read (`Shown`)."""
+    persona = streams.persona(query.user_id)
+    shown = Shown(query, path, persona)
+    shown.ground_truth = ground_truth_block(query.task_type, persona, query.ts, shown)
+    return shown, task.build(shown)
+
+
 def query_to_sample(
     query: V3Query,
     contexts: PersonaContexts,
@@ -74,8 +91,7 @@ def query_to_sample(
     `task_types`; its prompt may read the row's persona (`Shown.persona`)."""
     task_type = task_types[query.task_type]
     task = task_type.prompt
-    shown = Shown(query, path, contexts.streams.persona(query.user_id))
-    prompt = task.build(shown)
+    shown, prompt = query_prompt(query, contexts.streams, path, task)
     asked = asked_at(query, contexts)
     if not asked.message.strip():  # no user message (a ranking or proactive row)
         asked = replace(asked, message=prompt.text)
@@ -92,6 +108,7 @@ def query_to_sample(
         "ts": query.ts,
         "prompt_source": task.source,
         "prompt_provenance": task.provenance,
+        "ground_truth_block": bool(shown.ground_truth),
         SHOWN_KEY: shown.read,
         SCORER_KEY: _scorer_fields(query),
     }
