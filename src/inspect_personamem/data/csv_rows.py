@@ -4,9 +4,11 @@ Shared by every dataset version's row reader (its `records`), which then
 parses the cells of a row. The file is UTF-8 (a byte-order mark at its start is
 allowed); a byte that is not UTF-8 is an error naming its row and column, found by
 reading undecodable bytes as placeholders first. A row with more or fewer fields than
-the header is an error. A cell longer than the csv module's field size limit (131,072
-characters unless the process raised it) is an error naming its row and column; the
-limit is left as it is. Columns besides the required ones are allowed and kept. Lines
+the header is an error. A cell longer than the most a caller takes (`max_cell`: a
+version whose real files hold longer cells names its bound, PersonaMem-v3 64 MiB) or,
+where it names none, than the csv module's field size limit (131,072 characters unless
+the process raised it) is an error naming its row and column; the process's limit is as
+it was once the rows are read. Columns besides the required ones are allowed and kept. Lines
 before the header (`preamble`, such as PersonaMem-v3's `# queries_csv_version=2`) are
 skipped, their check left to the caller; line numbers stay the file's.
 """
@@ -35,12 +37,30 @@ def read_rows(
     *,
     named_by_question_id: bool = False,
     preamble: int = 0,
+    max_cell: int | None = None,
 ) -> Iterator[tuple[int, dict[str, str]]]:
     """(first line of the row, the row) for every row of the CSV file at `path`, whose
-    header (after `preamble` lines) must name every one of `columns`.
+    header (after `preamble` lines) must name every one of `columns`; a cell may hold up
+    to `max_cell` characters (None: the csv module's limit, as it is).
 
     Errors name the file, the line and the column; with `named_by_question_id`, also
     the row's `question_id` cell (for a version whose rows are known by it)."""
+    before = csv.field_size_limit() if max_cell is None else csv.field_size_limit(max_cell)
+    limit = csv.field_size_limit()
+    reader = "the csv module" if max_cell is None else "the reader of this file's version"
+    try:
+        yield from _rows(path, columns, named_by_question_id, preamble, (limit, reader))
+    finally:  # the process's limit as it was, however the reading ends
+        csv.field_size_limit(before)
+
+
+def _rows(
+    path: Path,
+    columns: Collection[str],
+    named_by_question_id: bool,
+    preamble: int,
+    limit_read: tuple[int, str],
+) -> Iterator[tuple[int, dict[str, str]]]:
     with path.open(newline="", encoding="utf-8-sig", errors="surrogateescape") as file:
         for _ in range(preamble):
             file.readline()
@@ -65,7 +85,7 @@ def read_rows(
         except csv.Error as ex:
             # the csv reader's own count: DictReader's is updated only after a row is read
             end = preamble + reader.reader.line_num
-            raise _unreadable(path, ex, start, end, fieldnames) from None
+            raise _unreadable(path, ex, start, end, fieldnames, limit_read) from None
 
 
 def parse_int(text: str) -> int:
@@ -99,13 +119,19 @@ def _checked(
 
 
 def _unreadable(
-    path: Path, error: csv.Error, start: int, end: int, fieldnames: Sequence[str]
+    path: Path,
+    error: csv.Error,
+    start: int,
+    end: int,
+    fieldnames: Sequence[str],
+    limit_read: tuple[int, str],
 ) -> PersonaMemDataError:
     """The csv module's error on the row whose lines `start`..`end` it had read; for a
-    field over its size limit, naming that field: the first of the row that long."""
+    field over the size limit it read with (`limit_read`: the limit, whose it is),
+    naming that field: the first of the row that long."""
+    limit, reader = limit_read
     if not str(error).startswith("field larger than field limit"):
         return PersonaMemDataError.at(path, f"not readable as CSV ({error})", line=start)
-    limit = csv.field_size_limit()  # read, never raised: a longer cell is not PersonaMem's
     with path.open(newline="", encoding="utf-8-sig", errors="surrogateescape") as file:
         text = "".join(itertools.islice(file, start - 1, end))
     # commas inside quotes separate nothing: mask the quoted stretches, keeping lengths
@@ -114,8 +140,8 @@ def _unreadable(
     index = next((i for i, length in enumerate(lengths) if length > limit), len(fieldnames))
     return PersonaMemDataError.at(
         path,
-        f"a field longer than {limit:,} characters, the most the csv module reads (a quote "
-        "left open runs a field on into the rows after it)",
+        f"a field longer than {limit:,} characters, the most {reader} reads (a quote left "
+        "open runs a field on into the rows after it)",
         line=start,
         field=shown(fieldnames[index]) if index < len(fieldnames) else None,
     )

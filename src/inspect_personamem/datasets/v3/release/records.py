@@ -4,8 +4,9 @@ The file's line 1 is `# queries_csv_version=2` (the authors' runner refuses any 
 `QUERIES_CSV_VERSION` in `evaluation/task_registry.py`@03237d09); then a header of 17
 columns (`COLUMNS`), of which `display_rubric` is missing from older files (persona
 115 @24abb253 has 16). The file's shape and encoding are `data.csv_rows.read_rows`'s
-checks; a cell that is not of its kind is a one-line PersonaMemDataError naming the
-file, the line, the row's `query_id` and the column. The kinds:
+checks, a cell up to `MAX_CELL_CHARS` long; a cell that is not of its kind is a one-line
+PersonaMemDataError naming the file, the line, the row's `query_id` and the column. The
+kinds:
 
 - `seq`, `ts`: decimal integers (`ts` unix seconds, the query's time: what the history
   is masked at); `ts_iso` must be the same instant, and the instance's own time
@@ -61,6 +62,12 @@ TIME_KEYS: Final = ("t_test", "test_timestamp", "source_timestamp", "t_probe", "
 """The instance's time, the first of these that is a positive number: what the authors'
 builder takes a row's `ts` from (`scripts/prepare_eval_data.py::_extract_ts`, in every
 stored copy read, the queries.csv writers and the test.json one alike)."""
+MAX_CELL_CHARS: Final = 64 * 1024 * 1024
+"""The longest cell read (64 MiB). The real files' longest: `instance_json` of chatbot
+rows carrying 48 hours of the persona's engagements (`post_test_window`), past the csv
+module's 131,072 (persona 105's row 1 @7248ce91 runs past 78,000 characters; issue 49
+reports persona 760's row 11 well past 131,072); a longer cell is an error naming the
+file, the line and the column."""
 OPTIONAL_COLUMNS: Final = frozenset({"display_rubric"})
 """Columns an older file lacks."""
 _EXCERPT = 60
@@ -107,7 +114,7 @@ def read_queries(path: Path) -> list[V3Query]:
     required = [name for name in COLUMNS if name not in OPTIONAL_COLUMNS]
     queries: list[V3Query] = []
     seen: dict[str, int] = {}
-    for line, row in read_rows(path, required, preamble=1):
+    for line, row in read_rows(path, required, preamble=1, max_cell=MAX_CELL_CHARS):
         query = _query(path, line, row)
         if query.query_id in seen:
             raise _error(
