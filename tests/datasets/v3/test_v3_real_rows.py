@@ -44,21 +44,7 @@ from inspect_personamem.run.tasks import personamem_v3
 FIXTURES: Final = Path(__file__).resolve().parents[2] / "fixtures" / "personamem_v3_real"
 PERSONAS: Final = sorted(p.name for p in FIXTURES.iterdir() if (p / "queries.csv").is_file())
 
-_TARGET_APP = "the row names its app in `target_app` (issue 49 item 2)"
-KNOWN_GAPS: Final[dict[str, str]] = {
-    # persona 115 @4756046e (branch i49-rows115): its prompt reads a field the row lacks
-    "115:0015:t8_instagram_24h": f"field 'instance_json.app' missing: {_TARGET_APP}",
-    "115:0027:t6_facebook_native": f"field 'instance_json.app' missing: {_TARGET_APP}",
-    "115:0019:t12_instagram_0": (
-        "field 'instance_json.context' missing: a T12-kind send_post row carries `update`"
-    ),
-    "115:0076:115_c1d_1775706002": (
-        "field 'instance_json.user_query' missing: the row holds its questions in `queries`"
-    ),
-    "115:0077:115_c1c_1775706002": (
-        "field 'instance_json.user_query' missing: the row holds its questions in `queries`"
-    ),
-}
+KNOWN_GAPS: Final[dict[str, str]] = {}
 """query_id -> the field the package lacks to serve the row: every test of the row is
 expected to fail (strict: the mark goes when the row is served). None of 105's or 229's
 rows here lacks one. A row of a task type the package does not know is a gap too (`gap`)."""
@@ -76,15 +62,24 @@ JUDGE_LACKS: Final[dict[str, str]] = {
         "115:0028:t10_instagram_in_thr_115_000",
         "115:0039:t16_facebook_fa_thr_115_011",
         "115:0080:t13_0",
+        "115:0015:t8_instagram_24h",
+        "115:0019:t12_instagram_0",
+    )
+} | {
+    "115:0027:t6_facebook_native": (
+        "agentic_community_post has no row in the per-dimension rubric's APPLICABILITY: no "
+        "dimension to judge, so no prompt (issue 49 item 4)"
     )
 }
 """query_id -> why the row's judge prompt lacks the row, though the row is served."""
+_NO_WARNING = (
+    "a warn row whose gold holds none of the authors' warning phrases "
+    "(e6_active_mistake_prevention.py@4206dddf `_WARN_PHRASE_RE`), so their rule reads "
+    "it as no warning"
+)
 GOLD_BELOW_TOP: Final[dict[str, str]] = {
-    "105:0162:e6_105_p3_warn": (
-        "a warn row whose gold holds none of the authors' warning phrases "
-        "(e6_active_mistake_prevention.py@4206dddf `_WARN_PHRASE_RE`), so their rule reads "
-        "it as no warning"
-    ),
+    "105:0162:e6_105_p3_warn": _NO_WARNING,
+    "115:0144:e6_115_p3_warn": _NO_WARNING,  # "I'm not sure — I don't have the schedule..."
 }
 """Rule-scored rows whose gold the authors' own rule scores below its top, and why."""
 DISPLAYED_RANKING: Final = re.compile(r"Ranked indexes: (\[[0-9, ]*\])")

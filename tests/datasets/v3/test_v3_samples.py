@@ -59,16 +59,15 @@ VISIBLE: dict[str, Any] = {
     "directive_action": "at_ai_recommend_more",
     "directive_hashtags": ["#shownai"],
     "directive_user_message": "@ai SHOWNDIRECTIVE more like this",
-    "app": "instagram",
     "target_app": "threads",
     "source_app": "instagram",
     "source_post": {"caption": "SHOWNSOURCEPOST", "hashtags": ["#shownpost"]},
     "inbound_message": "SHOWNINBOUND are we still on?",
     "sender_id": "friend_3",
     "topic": "SHOWNTOPIC sourdough",
-    "context": "SHOWNCONTEXT we talked about the trail",
+    "update": "SHOWNUPDATE great run this morning",
     "thread_id": "group_1",
-    "user_state_summary": "SHOWNSTATE",
+    "queries": [{"user_query": "SHOWNTURN1 a tip?"}, {"user_query": "SHOWNTURN2 another?"}],
 }
 """Every model-visible field some prompt reads, each marked as shown."""
 
@@ -139,8 +138,11 @@ def test_no_scorer_only_field_reaches_the_input_or_the_choices(tmp_path: Path) -
         n = query.seq
         for mark in ("PRIVATEX", "DRIFTX", "GOLDX", "FOILX", "RUBRICX", "TAGX"):
             assert f"HIDDEN{n}{mark}" in scorer
-        # every prompt but the two that take no field reads something of the instance
-        no_field = {"agentic_proactive_daily_catchup", "agentic_trending_alert"}
+        # every prompt reads something of the instance but the two agentic ones that take
+        # no field and the proactive one (no real row carries its user-state summary)
+        no_field = {"agentic_proactive_daily_catchup", "agentic_trending_alert"} | {
+            name for name, task in TASK_TYPES.items() if task.prompt.source.endswith("proactive")
+        }
         assert bool(meta[SHOWN_KEY]) == (query.task_type not in no_field), query.task_type
 
 

@@ -4,8 +4,9 @@ was not shown), built without `ground_truth_block`, which the authors' normal ru
 with a per-task slice built at run time (`ground_truth_builders.py`, not read: it reads
 the backend, and whether only before T is unknown here); their directive is the grounded
 one (`_GROUNDED`), its "context above" being our history, and `text_only=True` as for
-`llm_longctx`. The nine agentic types take the template's parameter names as the
-instance's field names (`agentic_tasks.run_task` not read).
+`llm_longctx`. The nine agentic types read the instance's fields as the authors'
+runner does (`_prompt_for` in evaluation/tasks/agentic_tasks.py@8e2a111f): the app is
+`target_app` on every row that names one.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ the user would publish/send, as a single fenced ```json``` block:
 
 
 def t6_community_post(shown: Shown) -> Prompt:
-    app = shown.text("app")
+    app = shown.text("target_app")
     text = f"""# Task T6: Community digest post
 
 Look at what the user has engaged with on {app} over the past week. Draft ONE
@@ -76,7 +77,7 @@ Do NOT call any write tool. (If the user wants to publish, that's a follow-up.)
 
 
 def t8_dm_digest(shown: Shown) -> Prompt:
-    app = shown.text("app")
+    app = shown.text("target_app")
     text = f"""# Task T8: DM digest
 
 Summarize the user's {app} direct messages from today in 3 sentences. Cover the
@@ -178,7 +179,7 @@ This is a SEARCH task — emit the JSON response below. Do NOT post anything.
 
 def t13_send_post(shown: Shown) -> Prompt:
     target_app = shown.text("target_app")
-    context = shown.text("context")
+    context = send_post_body(shown)
     fields = (
         '"final_answer": "<the post caption in the user’s voice on this app>", "hashtags": ["#..."]'
     )
@@ -198,6 +199,16 @@ Do NOT compose for any app other than {target_app}.
 
 {_final_answer(fields, f"mcp__{target_app}__create_post")}"""
     return Prompt(text)
+
+
+def send_post_body(shown: Shown) -> str:
+    """What the user asked to post: a T13-kind row's `context` (a chat narration), else
+    a T12-kind row's `update` (a one-line seed), as the authors' runner reads it
+    (`inst.get("context") or inst.get("update")`, tasks/agentic_tasks.py@8e2a111f
+    `_prompt_for`); a row with neither is an error naming `update`."""
+    if shown.has("context"):
+        return shown.text("context")
+    return shown.text("update")
 
 
 def t16_group_dm_summary(shown: Shown) -> Prompt:
@@ -270,8 +281,10 @@ Anything trending right now the user would want to know about?
 
 def proactive(shown: Shown) -> Prompt:
     """`proactive_action_prompt(user_state_summary, history_block=None, text_only=True)`:
-    the same words for every proactive task type; the polarity stays with the judge."""
-    summary = shown.optional("user_state_summary")
+    the same words for every proactive task type; the polarity stays with the judge.
+    No real row carries a `user_state_summary` (the authors' runner builds it from the
+    profile, proactive_actions.py@8e2a111f); none is read from the instance."""
+    summary = ""
     text = f"""# Task: Proactive Action Decision
 
 You are an AI assistant for a specific user. The user has NOT just sent

@@ -155,10 +155,21 @@ Respond with a single fenced ```json``` block:
     return Prompt(text)
 
 
+def first_turn(shown: Shown) -> str:
+    """A repetition cluster's first question. A real row of either repetition type holds
+    its cluster's questions in `queries`, a list of `{user_query, ts, is_target, ...}`,
+    turn #1 first (persona 115's rows; the authors' builders read `q.get('user_query')`
+    of each); there is no top-level `user_query`."""
+    query = shown.records("queries")[0].get("user_query")
+    if not isinstance(query, str) or not query.strip():
+        raise shown.error("queries", "its first item has no user_query text")
+    return query
+
+
 def repetition_recsys(shown: Shown) -> Prompt:
     """`prompts.over_personalization_repetition_recsys_prompt` as a cluster's first call
     (no prior recommendations) with `history_block=None`."""
-    query = shown.text("user_query")
+    query = first_turn(shown)
     text = f"""# Task: recommend something for this user
 
 The user is asking for a recommendation. You will be called several
@@ -187,7 +198,7 @@ recommendations in this thread.
 def repetition_chatbot(shown: Shown) -> Prompt:
     """`prompts.over_personalization_repetition_chatbot_prompt` as a cluster's first
     call (turn #1, no prior replies) with `history_block=None`."""
-    query = shown.text("user_query")
+    query = first_turn(shown)
     text = f"""# Task: respond to a user chatbot turn
 
 You are responding to a chatbot turn from a real user.
@@ -209,8 +220,9 @@ You are responding to a chatbot turn from a real user.
 
 def scenario(shown: Shown) -> Prompt:
     """`prompts.scenario_prompt` with `history_block=None` (`run_task_c2` passes the
-    scenario's `query`; the name and notes are kept out by the template itself)."""
-    query = shown.text("query" if shown.has("query") else "user_query")
+    scenario's `query`, which every real row holds; the name and notes are kept out by
+    the template itself)."""
+    query = shown.text("query")
     text = f"""# Task: respond to a user chat query
 
 ## User query

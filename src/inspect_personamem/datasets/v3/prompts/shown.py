@@ -104,9 +104,6 @@ SCORER_ONLY: Final = frozenset(
         "fatigue_hashtags",
         "leak_set_hashtags",
         "trigger_kind",
-        "subtype",
-        "false_claim",
-        "correct_stance",
         "cluster_id",
     }
 )
