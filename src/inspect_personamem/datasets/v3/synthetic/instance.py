@@ -5,20 +5,17 @@ fields and the row cells its type sets (`Cells`). One builder per task type, by 
 `agentic_proactiveness`), each a function named after its type, which the type's
 object holds (`task_types`, `TaskType.instance`).
 
-An instance holds every field its prompt builder reads (`samples.PROMPTS`) and the fields
-the rules and judges take (`rules`, `ranking`, `judge`), under the authors' names where
-their builder was read: slates with `held_out_idx` / `hard_negative_idxs` (recsys, hidden
-persona: 16 candidates, 7 hard negatives as persona 105's), `positive_indices` /
-`carveout_indices` (@AI), `candidates` / `matching_indices` / `phase` / `canonical_id`
-(lifecycle, pre and post in pairs), `current_city` / `prior_city` (geo shift, after the
-persona's own city change), warn/foil pairs (`pair_id`, `polarity`, instance ids ending
-`_warn` / `_foil`), repetition clusters (`cluster_id`, `cluster_hashtags`,
-`n_allowed_repetitions`), `privacy_flagged_prefs` (leak items), `expected_behavior` /
-`jitai_card` / `trigger_evidence` (proactive), the sycophancy and new-suggestion judges'
-inputs, and on every row `example_response` (gold), `inferior_response` `{text,
-flaw_kind}` and `groundtruth_preference`; the generator's driver adds `gt_slice` (the
-+-24 h slice) and `post_test_window` from the `Query`. Where the authors' builder was not
-read the names are the judge's parameters or our own (`FIELDS_OURS`).
+An instance has the keys and nested shapes the released rows of its type have (persona
+105's and 115's key manifests, `tests/fixtures/personamem_v3_real/`; held by
+`tests/datasets/v3/test_v3_generator_keys.py`): the authors' task builders' head
+(`task_head`: `instance_id`, `task_id`, `entry_point`, `t_test`) on agentic, slate and QA
+rows; the chatbot-arm head and slices (`chat_head`, `windows`: `test_id`, `arm`, the
+user's message and prior turns, `gt_slice`, the top-k and flagged preferences,
+`post_test_window`) on chatbot rows; the gold and its foil (`gold`: `example_response`,
+`inferior_response` `{text, flaw_kind, flaw_evidence}`, where real rows have it the
+gold's `example_response_self_check`), and `groundtruth_preference`. A type no manifest
+holds yet keeps the fields the generator gave every row before (`unchecked`); the names
+of its fields read nowhere else are ours (`FIELDS_OURS`).
 
 The evidence an oracle needs is placed in events before the query's time, and decoys
 (what a leak of the future would show: the held-out engagement, the next city, a reversed
