@@ -26,8 +26,10 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
+from inspect_ai.dataset import Sample
 
 from inspect_personamem.datasets.v3.generator import write_persona, write_queries
+from inspect_personamem.datasets.v3.judges.base import Judge
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY, SHOWN_KEY
@@ -154,6 +156,12 @@ def stated(reply: str, rule: object) -> str:
     return ranking_reply(rule.key, json.loads(found.group(1)))
 
 
+def metadata(sample: Sample) -> dict[str, Any]:
+    """The sample's metadata (every v3 sample has some)."""
+    assert sample.metadata is not None
+    return sample.metadata
+
+
 def strings(value: object) -> list[str]:
     """Every text of a JSON value (keys left out)."""
     if isinstance(value, str):
@@ -200,7 +208,7 @@ def test_each_row_builds_its_sample_showing_no_gold(
         else "\n".join(message.text for message in sample.input)
     )
     assert sample.id == query_id and shown.strip()
-    assert sample.metadata[SCORER_KEY] is not None
+    assert metadata(sample)[SCORER_KEY] is not None
     gold = query.instance.get("example_response")
     if isinstance(gold, str) and len(gold) > 30:
         assert gold not in shown
@@ -233,7 +241,7 @@ def test_the_gold_scores_at_the_top_and_no_lower_than_the_foil(
     tmp_path: Path, uid: str, query_id: str
 ) -> None:
     query, path, contexts = row_of(tmp_path, uid, query_id)
-    fields = query_to_sample(query, contexts, path).metadata[SCORER_KEY]
+    fields = metadata(query_to_sample(query, contexts, path))[SCORER_KEY]
     task = TASK_TYPES[query.task_type]
     assert missing_field(query.task_type, fields) == ""
     inferior = query.instance["inferior_response"]
@@ -258,7 +266,7 @@ def _judged_params() -> list[Any]:
     for uid, row in JUDGED_ROWS:
         why = gap(row) or JUDGE_LACKS.get(row["query_id"])
         judge = TASK_TYPES[row["task_type"]].scorer if why is None else None
-        if judge is not None and not judge.built:
+        if isinstance(judge, Judge) and not judge.built:
             why = f"no judge prompt: {row['task_type']} is unscored ({judge.why})"
         params.append(_param(uid, row, why))
     return params
@@ -268,8 +276,9 @@ def _judged_params() -> list[Any]:
 def test_the_judge_prompt_carries_the_row(tmp_path: Path, uid: str, query_id: str) -> None:
     query, path, contexts = row_of(tmp_path, uid, query_id)
     sample = query_to_sample(query, contexts, path)
-    fields, shown = sample.metadata[SCORER_KEY], sample.metadata[SHOWN_KEY]
+    fields, shown = metadata(sample)[SCORER_KEY], metadata(sample)[SHOWN_KEY]
     judge = TASK_TYPES[query.task_type].scorer
+    assert isinstance(judge, Judge)
     gold = str(query.instance["example_response"])
     prompts: list[str] = []
 

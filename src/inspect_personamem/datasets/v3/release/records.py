@@ -65,7 +65,7 @@ stored copy read, the queries.csv writers and the test.json one alike)."""
 MAX_CELL_CHARS: Final = 64 * 1024 * 1024
 """The longest cell read (64 MiB). The real files' longest: `instance_json` of chatbot
 rows carrying 48 hours of the persona's engagements (`post_test_window`), past the csv
-module's 131,072 (persona 105's row 1 @7248ce91 runs past 78,000 characters; issue 49
+module's 131,072 (persona 105's row 1 @7248ce91 runs past 174,000 characters; issue 49
 reports persona 760's row 11 well past 131,072); a longer cell is an error naming the
 file, the line and the column."""
 OPTIONAL_COLUMNS: Final = frozenset({"display_rubric"})
