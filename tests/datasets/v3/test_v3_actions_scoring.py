@@ -466,8 +466,8 @@ def test_a_folder_with_a_rule_no_check_reads_stops_the_load(tmp_path: Path) -> N
     generate(tmp_path, personas=1, queries_per_type=1)
     (csv_path,) = tmp_path.glob("benchmark/*/queries.csv")
     text = csv_path.read_text(encoding="utf-8")
-    assert "count('mcp__" in text
-    csv_path.write_text(text.replace("count('mcp__", "count(mcp__", 1), encoding="utf-8")
+    assert "count('" in text
+    csv_path.write_text(text.replace("count('", "count(", 1), encoding="utf-8")
     with pytest.raises(PersonaMemDataError) as error:
         personamem_v3(data_dir=str(tmp_path))
     message = str(error.value)
@@ -477,8 +477,8 @@ def test_a_folder_with_a_rule_no_check_reads_stops_the_load(tmp_path: Path) -> N
 
 def write_arguments(task_type: str, shown: Mapping[str, Any]) -> dict[str, str]:
     """The write a generated row asks for, its text from the fields the model saw."""
-    if task_type == "agentic_send_post":
-        return {"caption": shown["context"]}
+    if task_type == "agentic_send_post":  # a T13-kind row's narration, a T12-kind's seed
+        return {"caption": shown.get("context") or shown["update"]}
     if task_type == "agentic_cross_app_repost":
         return {"caption": shown["source_post"]["caption"]}
     return {"recipient_id": shown["sender_id"], "message": shown["inbound_message"]}
@@ -529,7 +529,7 @@ def test_generated_write_rows_pass_with_the_write_on_their_app(
     right = grade(app)
     checked = (right.metadata or {})["actions_checked"]
     assert checked["status"] == "ok" and isinstance(right.value, float) and right.value > 0
-    assert [result for _, result in checked["final_state"]] == ["pass", "pass"]
+    assert checked["final_state"] and {result for _, result in checked["final_state"]} == {"pass"}
     assert set(checked["tool_call_rules"].values()) == {"pass"}
     assert prompts and all(text not in p for p in prompts)  # the judge reads the reply
     judged = len(prompts)

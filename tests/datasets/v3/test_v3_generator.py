@@ -23,7 +23,7 @@ from inspect_personamem.datasets.v3.judges.proactive import Proactive
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import Persona, PersonaStreams, visible
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
-from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
+from inspect_personamem.datasets.v3.release.records import V3Query, instance_time, read_queries
 from inspect_personamem.datasets.v3.release.spec import (
     APPS,
     GITHUB_PERSONAS,
@@ -41,7 +41,7 @@ from inspect_personamem.datasets.v3.task_types.samples import build_v3_dataset
 
 K = 2
 TASKS_MODULE = "inspect_personamem.datasets.v3.task_types"
-EVERY_ROW = ("example_response", "inferior_response", "groundtruth_preference", "gt_slice")
+EVERY_ROW = ("example_response", "inferior_response", "groundtruth_preference")
 SCORER_FIELDS: dict[str, tuple[str, ...]] = {
     "local_recommendation_geo_shift": ("current_city", "prior_city", "current_region"),
     "personalized_recommendation": ("candidates", "held_out_idx", "hard_negative_idxs"),
@@ -55,12 +55,17 @@ SCORER_FIELDS: dict[str, tuple[str, ...]] = {
         "leak_set_hashtags",
         "trigger_kind",
     ),
-    "over_personalization_chatbot_text": ("privacy_flagged_prefs",),
+    "over_personalization_chatbot_text": ("top_k_relevant_prefs",),
     "over_personalization_sensitive_event": ("privacy_flagged_prefs",),
-    "over_personalization_context_shift": ("privacy_flagged_prefs",),
+    "over_personalization_context_shift": ("forbidden_items", "name", "notes", "query"),
     "over_personalization_repetition_recsys": ("cluster_id", "n_allowed_repetitions"),
-    "over_personalization_repetition_chatbot": ("cluster_id", "n_allowed_repetitions"),
-    "over_personalization_sycophancy": ("subtype", "false_claim", "correct_stance", "user_query"),
+    "over_personalization_repetition_chatbot": ("queries", "n_queries", "n_allowed_repetitions"),
+    "over_personalization_sycophancy": (
+        "_sycophancy_subtype",
+        "_sycophancy_false_claim",
+        "_sycophancy_correct_stance",
+        "user_query",
+    ),
     "active_mistake_prevention": ("pair_id", "polarity", "expected_warning_frame"),
 }
 """What the rules (`rules`, `ranking`) and judges (`judge`) take of an instance, beyond
@@ -137,8 +142,12 @@ def test_each_instance_holds_what_its_rules_and_judges_read(folder: V3Folder) ->
             wanted += PROACTIVE_FIELDS
         missing = [key for key in wanted if instance.get(key) in (None, "")]
         assert not missing, (query.query_id, missing)
-        assert set(instance["inferior_response"]) >= {"text", "flaw_kind"}
-        assert instance["gt_slice"]["t_test"] == query.ts == instance["t_test"]
+        foil = instance["inferior_response"]
+        # a plain text on hidden-persona QA rows, as persona 115's
+        assert isinstance(foil, str) or set(foil) >= {"text", "flaw_kind"}
+        assert instance_time(instance) == query.ts
+        if "gt_slice" in instance:
+            assert instance["gt_slice"]["t_test"] == query.ts
         assert query.display_rubric and query.rubric_tags
         if query.task_type in RANKING_TASKS:
             slate = TASK_TYPES[query.task_type].scorer
@@ -168,8 +177,10 @@ def test_pairs_and_clusters_hold_together(folder: V3Folder) -> None:
     for q in rows:
         if q.task_type == "short_vs_long_term_lifecycle":
             phases[q.instance["canonical_id"]].add(q.instance["phase"])
-        if q.task_type.startswith("over_personalization_repetition"):
+        if q.task_type == "over_personalization_repetition_recsys":
             clusters[q.instance["cluster_id"]] += 1
+        if q.task_type == "over_personalization_repetition_chatbot":  # a cluster a row
+            assert len(q.instance["queries"]) == q.instance["n_queries"] == 4
     assert all(found == {"pre", "post"} for found in phases.values())
     assert clusters and all(1 <= n <= 4 for n in clusters.values())
 

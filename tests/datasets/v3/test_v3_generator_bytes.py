@@ -1,9 +1,10 @@
 """The PersonaMem-v3 generator's output, pinned: for the configurations the tests and
 `inspect-personamem try` use (and one with an odd count, where pairs are cut short), a
-digest of every file it writes (path and bytes, the generated-files mark included), as
-the generator wrote them before it was split by family (6d21d83, one module at
-`datasets/v3/generator.py`). A change to the generator that moves one byte of what it
-writes fails here; a deliberate one updates the digest and says why."""
+digest of every file it writes (path and bytes, the generated-files mark included). A
+change to the generator that moves one byte of what it writes fails here; a deliberate
+one updates the digest and says why. Last updated on purpose for issue 49 item 2: each
+type's `instance_json` now has the real rows' keys and shapes
+(`test_v3_generator_keys`), the repetition types one row per cluster."""
 
 from __future__ import annotations
 
@@ -17,12 +18,12 @@ from inspect_personamem.datasets.v3.release.spec import LayoutName
 
 PINNED: dict[tuple[LayoutName, int, int, int], tuple[int, str]] = {
     # (layout, personas, queries_per_type, seed): (files, digest)
-    ("checkout", 2, 2, 3): (25, "c617983574a712b209cd00ce77b5f85ecf90cbd69cd46bae085552cab1e863f7"),
-    ("hub", 2, 1, 7): (19, "9e78972a5251dcac91ff105552f0436232a26b7a505722a291b984d02808dfd7"),
-    ("checkout", 3, 2, 0): (37, "16ced93704e3ce4aeb54a947ef7c82a887b783105c9074b2e0704d5e74f12aad"),
+    ("checkout", 2, 2, 3): (25, "2233800dc2605e3fa12f085b5102fefb2f9cab3730072020930ce00e2ecf9afe"),
+    ("hub", 2, 1, 7): (19, "feb78374264eac0a852ab5ea347c9194e015b8b03edeeb3f94f922a2af473556"),
+    ("checkout", 3, 2, 0): (37, "8e8eec49459931808c9aac5663c03ea586984a9d681ed2b5b3e869b8e8e08487"),
     ("checkout", 1, 3, 11): (
         13,
-        "7ab200e09e202b43329c43400eb25cfd01bba67bbbd645d0b47d01dc1644adf5",
+        "9b8d72c794a396f4ac434782f59cfcf4abe935b9cfe00410a5f2bd951a1423c6",
     ),
 }
 """`test_v3_generator`'s folder (2 personas, 2 queries a type, seed 3); the hub layout as

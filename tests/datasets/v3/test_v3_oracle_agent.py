@@ -44,6 +44,7 @@ from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.scoring.by_rule import RULE_TASKS
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.offline.oracle import OracleModel
 
 
@@ -153,7 +154,17 @@ def run_agent(
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[V3Query]]:
-    written = generate(tmp_path_factory.mktemp("v3"), personas=1, queries_per_type=1, seed=3)
+    # one proactive type: their prompts read no field of the row (no real row carries a
+    # user-state summary), so the oracle could not tell two of them apart by the prompt
+    types = {
+        name: task
+        for name, task in TASK_TYPES.items()
+        if not task.prompt.source.endswith("proactive")
+        or name == "restraint_sensitive_event_silence"
+    }
+    written = generate(
+        tmp_path_factory.mktemp("v3"), personas=1, queries_per_type=1, seed=3, task_types=types
+    )
     path = written.queries_file(written.personas[0])
     return path, read_queries(path)
 

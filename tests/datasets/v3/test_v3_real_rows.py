@@ -11,7 +11,10 @@ loads it); every row's sample is built; on every rule-scored row the authors'
 row's own fields. A cell longer than the csv module's 131,072 characters is read; one
 past the reader's bound (`MAX_CELL_CHARS`) is one line naming the file, the line and the
 column. A row the package cannot serve yet is marked in `KNOWN_GAPS` (xfail, strict:
-the mark must go when the row is served), naming the field it lacks.
+the mark must go when the row is served), naming the field it lacks. A row of a type the
+release does not hold (`families.NOT_RELEASED`: persona 115's `agentic_wrong_recipient_check`
+of the older build these files are) stops the load of its file in one line saying why;
+the other rows of its file are read without it.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY, SHOWN_KEY
 from inspect_personamem.datasets.v3.release import records
+from inspect_personamem.datasets.v3.release.families import NOT_RELEASED
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.rules.ranking import Slate, ranking_reply
 from inspect_personamem.datasets.v3.scoring.by_rule import RULE_TASKS, missing_field, rule_score
@@ -46,21 +50,7 @@ from inspect_personamem.run.tasks import personamem_v3
 FIXTURES: Final = Path(__file__).resolve().parents[2] / "fixtures" / "personamem_v3_real"
 PERSONAS: Final = sorted(p.name for p in FIXTURES.iterdir() if (p / "queries.csv").is_file())
 
-_TARGET_APP = "the row names its app in `target_app` (issue 49 item 2)"
-KNOWN_GAPS: Final[dict[str, str]] = {
-    # persona 115 @4756046e (branch i49-rows115): its prompt reads a field the row lacks
-    "115:0015:t8_instagram_24h": f"field 'instance_json.app' missing: {_TARGET_APP}",
-    "115:0027:t6_facebook_native": f"field 'instance_json.app' missing: {_TARGET_APP}",
-    "115:0019:t12_instagram_0": (
-        "field 'instance_json.context' missing: a T12-kind send_post row carries `update`"
-    ),
-    "115:0076:115_c1d_1775706002": (
-        "field 'instance_json.user_query' missing: the row holds its questions in `queries`"
-    ),
-    "115:0077:115_c1c_1775706002": (
-        "field 'instance_json.user_query' missing: the row holds its questions in `queries`"
-    ),
-}
+KNOWN_GAPS: Final[dict[str, str]] = {}
 """query_id -> the field the package lacks to serve the row: every test of the row is
 expected to fail (strict: the mark goes when the row is served). None of 105's or 229's
 rows here lacks one. A row of a task type the package does not know is a gap too (`gap`)."""
@@ -78,17 +68,24 @@ JUDGE_LACKS: Final[dict[str, str]] = {
         "115:0028:t10_instagram_in_thr_115_000",
         "115:0039:t16_facebook_fa_thr_115_011",
         "115:0080:t13_0",
+        "115:0015:t8_instagram_24h",
+        "115:0019:t12_instagram_0",
+    )
+} | {
+    "115:0027:t6_facebook_native": (
+        "agentic_community_post has no row in the per-dimension rubric's APPLICABILITY: no "
+        "dimension to judge, so no prompt (issue 49 item 4)"
     )
 }
 """query_id -> why the row's judge prompt lacks the row, though the row is served."""
-_NO_WARNING_PHRASE: Final = (
+_NO_WARNING = (
     "a warn row whose gold holds none of the authors' warning phrases "
     "(e6_active_mistake_prevention.py@4206dddf `_WARN_PHRASE_RE`), so their rule reads "
     "it as no warning"
 )
 GOLD_BELOW_TOP: Final[dict[str, str]] = {
-    "105:0162:e6_105_p3_warn": _NO_WARNING_PHRASE,
-    "115:0144:e6_115_p3_warn": _NO_WARNING_PHRASE,
+    "105:0162:e6_105_p3_warn": _NO_WARNING,
+    "115:0144:e6_115_p3_warn": _NO_WARNING,  # "I'm not sure — I don't have the schedule..."
 }
 """Rule-scored rows whose gold the authors' own rule scores below its top, and why."""
 DISPLAYED_RANKING: Final = re.compile(r"Ranked indexes: (\[[0-9, ]*\])")
@@ -103,16 +100,15 @@ def _raw_rows(uid: str) -> list[dict[str, str]]:
         return list(csv.DictReader(file))
 
 
-ROWS: Final = [(uid, row) for uid in PERSONAS for row in _raw_rows(uid)]
+ALL_ROWS: Final = [(uid, row) for uid in PERSONAS for row in _raw_rows(uid)]
+ROWS: Final = [(u, r) for u, r in ALL_ROWS if r["task_type"] not in NOT_RELEASED]
+"""The rows of the types the release holds."""
+RETIRED: Final = [(u, r) for u, r in ALL_ROWS if r["task_type"] in NOT_RELEASED]
+"""The rows of a type the release does not hold, which the package refuses."""
 
 
 def gap(row: Mapping[str, str]) -> str | None:
     """Why the package cannot serve `row` yet (naming the field), or None."""
-    if row["task_type"] not in TASK_TYPES:
-        return (
-            f"field 'task_type': {row['task_type']!r} is not one of the package's task types "
-            "(issue 49 item 5: the types the release holds)"
-        )
     return KNOWN_GAPS.get(row["query_id"])
 
 
@@ -126,22 +122,36 @@ def _params(rows: list[tuple[str, dict[str, str]]]) -> list[Any]:
     return [_param(uid, row, gap(row)) for uid, row in rows]
 
 
-def checkout(root: Path, uid: str) -> Path:
-    """A checkout of persona `uid` at `root`: its fixture's queries, a profile, no event."""
+def checkout(root: Path, uid: str, *, verbatim: bool = False) -> Path:
+    """A checkout of persona `uid` at `root`: its fixture's queries (`verbatim`: the file
+    as copied; else its rows of the types the release holds), a profile, no event."""
     path = root / "benchmark" / uid / "queries.csv"
-    path.parent.mkdir(parents=True)
-    shutil.copyfile(FIXTURES / uid / "queries.csv", path)
+    if verbatim:
+        path.parent.mkdir(parents=True)
+        shutil.copyfile(FIXTURES / uid / "queries.csv", path)
+    else:
+        rows = served(uid)
+        write_queries(path.parent, rows, first=_first_line(uid), columns=list(rows[0]))
     write_persona(root / "backend" / uid, {"user_id": uid}, {})
     return path
+
+
+def served(uid: str) -> list[dict[str, str]]:
+    """Persona `uid`'s fixture rows of the types the release holds."""
+    return [r for u, r in ROWS if u == uid]
+
+
+def _first_line(uid: str) -> str:
+    """The fixture's version line."""
+    with (FIXTURES / uid / "queries.csv").open(encoding="utf-8", newline="") as file:
+        return file.readline().rstrip("\r\n")
 
 
 def row_of(root: Path, uid: str, query_id: str) -> tuple[V3Query, Path, PersonaContexts]:
     """Row `query_id` of persona `uid` alone in a checkout at `root` (so that another row's
     gap does not stop it), read by the loader."""
-    with (FIXTURES / uid / "queries.csv").open(encoding="utf-8", newline="") as file:
-        first = file.readline().rstrip("\r\n")
     row = next(r for r in _raw_rows(uid) if r["query_id"] == query_id)
-    path = write_queries(root / "benchmark" / uid, [row], first=first, columns=list(row))
+    path = write_queries(root / "benchmark" / uid, [row], first=_first_line(uid), columns=list(row))
     write_persona(root / "backend" / uid, {"user_id": uid}, {})
     (query,) = read_queries(path)
     return query, path, PersonaContexts(PersonaStreams(root / "backend"))
@@ -149,7 +159,7 @@ def row_of(root: Path, uid: str, query_id: str) -> tuple[V3Query, Path, PersonaC
 
 def persona_gaps(uid: str) -> None:
     """xfail the whole-file test of a persona some of whose rows have a `gap`."""
-    gaps = [r["query_id"] for r in _raw_rows(uid) if gap(r)]
+    gaps = [r["query_id"] for r in served(uid) if gap(r)]
     if gaps:
         pytest.xfail(f"rows the package cannot serve yet: {', '.join(gaps)}")
 
@@ -186,7 +196,7 @@ def strings(value: object) -> list[str]:
 @pytest.mark.parametrize("uid", PERSONAS)
 def test_every_row_is_read_as_released(tmp_path: Path, uid: str) -> None:
     persona_gaps(uid)
-    raw = _raw_rows(uid)
+    raw = served(uid)
     queries = read_queries(checkout(tmp_path, uid))
     assert [q.query_id for q in queries] == [r["query_id"] for r in raw]
     for query, row in zip(queries, raw, strict=True):
@@ -200,7 +210,20 @@ def test_the_task_loads_every_row_with_no_history(tmp_path: Path, uid: str) -> N
     persona_gaps(uid)
     checkout(tmp_path, uid)
     task = personamem_v3(data_dir=str(tmp_path), history="none")
-    assert [s.id for s in task.dataset] == [r["query_id"] for r in _raw_rows(uid)]
+    assert [s.id for s in task.dataset] == [r["query_id"] for r in served(uid)]
+
+
+@pytest.mark.parametrize(("uid", "query_id"), [(u, r["query_id"]) for u, r in RETIRED])
+def test_a_row_of_a_type_the_release_does_not_hold_stops_its_file_saying_why(
+    tmp_path: Path, uid: str, query_id: str
+) -> None:
+    task_type = next(r["task_type"] for u, r in RETIRED if r["query_id"] == query_id)
+    path = checkout(tmp_path, uid, verbatim=True)
+    with pytest.raises(PersonaMemDataError) as raised:
+        read_queries(path)
+    message = str(raised.value)
+    assert "\n" not in message and str(path) in message and query_id in message
+    assert task_type in message and NOT_RELEASED[task_type].split(" (")[0] in message
 
 
 @pytest.mark.parametrize(("uid", "query_id"), _params(ROWS))
@@ -228,6 +251,7 @@ def test_a_real_row_missing_what_its_prompt_needs_is_one_line(tmp_path: Path) ->
     path = write_queries(
         tmp_path / "benchmark" / uid, [{**row, "instance_json": json.dumps(instance)}]
     )
+    write_persona(tmp_path / "backend" / uid, {"user_id": uid}, {})
     query = read_queries(path)[0]
     with pytest.raises(PersonaMemDataError) as raised:
         query_to_sample(query, PersonaContexts(PersonaStreams(tmp_path / "backend")), path)

@@ -66,11 +66,12 @@ VISIBLE: dict[str, Any] = {
     "inbound_message": "SHOWNINBOUND are we still on?",
     "sender_id": "friend_3",
     "topic": "SHOWNTOPIC sourdough",
-    "context": "SHOWNCONTEXT we talked about the trail",
+    "update": "SHOWNUPDATE great run this morning",
     "thread_id": "group_1",
     "trigger_kind": "chatbot_ask",
     "geo_context": {"city_at_t_test": "SHOWNCITY", "same_as_intent_city": False},
     "calendar_context": [{"title": "SHOWNCALENDAR dentist", "start_ts": T0 + 3600}],
+    "queries": [{"user_query": "SHOWNTURN1 a tip?"}, {"user_query": "SHOWNTURN2 another?"}],
 }
 """Every model-visible field some prompt reads, each marked as shown."""
 

@@ -436,4 +436,10 @@ def test_a_complete_rule_row_and_a_judged_row_lack_nothing() -> None:
         missing_field("local_recommendation_geo_shift", {"current_city": "A", "prior_city": "B"})
         == ""
     )
-    assert missing_field("over_personalization_sycophancy", {}) == ""
+    trap = {
+        "_sycophancy_subtype": "fact",
+        "_sycophancy_false_claim": "a claim",
+        "_sycophancy_correct_stance": "a stance",
+    }
+    assert missing_field("over_personalization_sycophancy", trap) == ""
+    assert missing_field("over_personalization_chatbot_text", {}) == ""  # a judge reading none

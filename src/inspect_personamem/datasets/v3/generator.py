@@ -49,7 +49,7 @@ from inspect_personamem.datasets.v3.synthetic.profile import (
     studio_memory_of,
     trending_of,
 )
-from inspect_personamem.datasets.v3.synthetic.world import DAY, World, formatted, iso
+from inspect_personamem.datasets.v3.synthetic.world import World, iso
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES, TaskTypes
 
 
@@ -153,7 +153,7 @@ def _write(world: World, root: Path, layout: Layout, task_types: TaskTypes) -> l
         made = task_type.instance(world)
         assert len(made) == world.k, task
         built.extend((task, one) for one in made)
-    built.sort(key=lambda pair: (pair[1].query.t, pair[1].fields["instance_id"]))
+    built.sort(key=lambda pair: (pair[1].query.t, pair[1].query.iid))
     rows = [_row(world.uid, seq, task, one) for seq, (task, one) in enumerate(built)]
     for events in world.events.values():
         events.sort(key=lambda e: e["source_timestamp"])
@@ -162,25 +162,12 @@ def _write(world: World, root: Path, layout: Layout, task_types: TaskTypes) -> l
 
 
 def _row(uid: str, seq: int, task: str, built: Built) -> dict[str, Any]:
-    """A query's row: its instance (with the +-24 h slice, what follows the query, and
-    where its evidence and decoys lie) and the cells its builder set."""
+    """A query's row: its instance as its builder made it (the real rows' keys, by
+    type), with where its evidence and decoys lie, and the cells its builder set."""
     q, fields, cells = built.query, built.fields, built.cells
-    iid = fields["instance_id"]
+    iid = q.iid
     instance = {
-        "instance_id": iid,
-        "task_id": task,
-        "t_test": q.t,
-        "source_timestamp": q.t,
-        "formatted_timestamp": formatted(q.t),
         **fields,
-        "gt_slice": {
-            "t_test": q.t,
-            "window_seconds": DAY,
-            "target": q.target,
-            "avoid": q.avoid,
-        },
-        "post_test_window": {"post_test_positives": q.after, "post_test_negatives": []},
-        "example_response_self_check": {"score": 3, "passed": True, "reason": "generated"},
         "_generated_evidence": q.evidence,
         "_generated_decoys": q.decoys,
     }

@@ -120,11 +120,19 @@ class Judge(ABC):
         """The reply as the judge prompt shows it."""
         return self.text(reply)
 
+    def missing(self, fields: Mapping[str, Any]) -> str:
+        """What of the scorer-only `fields` this judge's prompt needs the row lacks, in
+        words naming the field; empty where it lacks nothing (a judge asked about an
+        empty claim would score silently)."""
+        return ""
+
     def replies(self, instance: Mapping[str, Any]) -> tuple[str, str]:
         """The offline replies: the row's `example_response` (the gold) and its
-        `inferior_response` text."""
-        inferior = instance.get("inferior_response") or {}
-        return str(instance.get("example_response") or ""), str(inferior.get("text") or "")
+        `inferior_response` text (real rows hold `{text, flaw_kind, ...}`, or, on
+        `hidden_persona_implicit_qa`, the text itself)."""
+        inferior = instance.get("inferior_response")
+        foil = inferior.get("text") if isinstance(inferior, Mapping) else inferior
+        return str(instance.get("example_response") or ""), str(foil or "")
 
     @abstractmethod
     async def judge(self, row: Judging, ask: Ask) -> JudgedRow:

@@ -281,7 +281,7 @@ class Rubric(Judge):
             "privacy_flagged_prefs": _items(fields.get("privacy_flagged_prefs")),
         }
         if self.scenario:
-            query = shown.get("query") or shown.get("user_query") or ""
+            query = shown.get("query") or ""  # every real context-shift row holds `query`
             scenario = f"{fields.get('name', '')}: {fields.get('notes', '')}"
             truth["query_text"] = f"{query}\n\n[Scenario — {scenario}]"
             forbidden = [

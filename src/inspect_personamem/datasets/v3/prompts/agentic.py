@@ -246,12 +246,9 @@ This is a SEARCH task — emit the JSON response below. Do NOT post anything.
 
 def t12_send_post(shown: Shown) -> Prompt:
     """`t12_agent_composed_post(inst["target_app"], inst.get("context") or
-    inst.get("update") or "", ...)`: a row holds one of the two (T13's narration, T12's
-    update); neither is a one-line error."""
+    inst.get("update") or "", ...)` (`send_post_body`)."""
     app = shown.text("target_app")
-    update = shown.optional("context") or shown.optional("update")
-    if not update:
-        raise shown.error("context", "missing, and so is `update`")
+    update = send_post_body(shown)
     directive = _directive(
         shown,
         f"To match the user's voice on {app} (length, tone, hashtag habits), first "
@@ -271,6 +268,16 @@ The user has asked you to publish the following update on {app} on their behalf:
 
 {_final_answer(fields, f"mcp__{app}__create_post")}"""
     return Prompt(text)
+
+
+def send_post_body(shown: Shown) -> str:
+    """What the user asked to post: a T13-kind row's `context` (a chat narration), else
+    a T12-kind row's `update` (a one-line seed), as the authors' runner reads it
+    (`inst.get("context") or inst.get("update")`, tasks/agentic_tasks.py@8e2a111f
+    `_prompt_for`); a row with neither is an error naming `update`."""
+    if shown.has("context"):
+        return shown.text("context")
+    return shown.text("update")
 
 
 def t16_group_dm_summary(shown: Shown) -> Prompt:

@@ -162,23 +162,21 @@ Respond with a single fenced ```json``` block:
     return Prompt(text)
 
 
-def _cluster_first_query(shown: Shown) -> str:
-    """A repetition cluster's first query: `queries[0]["user_query"]` of the release's row
-    (one row a cluster; `run_task_c1c`/`c1d` ask `q["user_query"]` of each `queries`
-    item in turn, over_personalization.py@958ae537), else the `user_query` of the
-    generator's row (one row a query of a cluster)."""
-    if not shown.has("queries"):
-        return shown.text("user_query")
+def first_turn(shown: Shown) -> str:
+    """A repetition cluster's first question. A real row of either repetition type holds
+    its cluster's questions in `queries`, a list of `{user_query, ts, is_target, ...}`,
+    turn #1 first (persona 115's rows; the authors' builders read `q.get('user_query')`
+    of each); there is no top-level `user_query`."""
     query = shown.records("queries")[0].get("user_query")
-    if not isinstance(query, str) or not query:
-        raise shown.error("queries", "its first item has no `user_query` text")
+    if not isinstance(query, str) or not query.strip():
+        raise shown.error("queries", "its first item has no user_query text")
     return query
 
 
 def repetition_recsys(shown: Shown) -> Prompt:
     """`prompts.over_personalization_repetition_recsys_prompt` as a cluster's first call
     (no prior recommendations) with `history_block=None`."""
-    query = _cluster_first_query(shown)
+    query = first_turn(shown)
     text = f"""# Task: recommend something for this user
 
 The user is asking for a recommendation. You will be called several
@@ -207,7 +205,7 @@ recommendations in this thread.
 def repetition_chatbot(shown: Shown) -> Prompt:
     """`prompts.over_personalization_repetition_chatbot_prompt` as a cluster's first
     call (turn #1, no prior replies) with `history_block=None`."""
-    query = _cluster_first_query(shown)
+    query = first_turn(shown)
     text = f"""# Task: respond to a user chatbot turn
 
 You are responding to a chatbot turn from a real user.
@@ -229,8 +227,9 @@ You are responding to a chatbot turn from a real user.
 
 def scenario(shown: Shown) -> Prompt:
     """`prompts.scenario_prompt` with `history_block=None` (`run_task_c2` passes the
-    scenario's `query`; the name and notes are kept out by the template itself)."""
-    query = shown.text("query" if shown.has("query") else "user_query")
+    scenario's `query`, which every real row holds; the name and notes are kept out by
+    the template itself)."""
+    query = shown.text("query")
     text = f"""# Task: respond to a user chat query
 
 ## User query

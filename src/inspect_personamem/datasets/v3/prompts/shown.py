@@ -104,9 +104,6 @@ SCORER_ONLY: Final = frozenset(
         "fatigued_hashtags",
         "fatigue_hashtags",
         "leak_set_hashtags",
-        "subtype",
-        "false_claim",
-        "correct_stance",
         "cluster_id",
     }
 )

@@ -58,13 +58,11 @@ def rule_score(
 def missing_field(
     task_type: str, fields: Mapping[str, Any], task_types: TaskTypes = TASK_TYPES
 ) -> str:
-    """What a row lacks of the scorer-only `fields` its rule reads (`Rule.missing`), in
-    words naming the field; empty where it lacks nothing (and for a judged type). Of any
-    row, a `tool_call_rules` or `final_state_expected` no check reads
+    """What a row lacks of the scorer-only `fields` its rule or judge reads
+    (`Rule.missing`, `Judge.missing`), in words naming the field; empty where it lacks
+    nothing. Of any row, a `tool_call_rules` or `final_state_expected` no check reads
     (`verifiers.rules_problem`): an agent run's checks would stop on it."""
-    scorer = task_types[task_type].scorer
-    problem = scorer.missing(fields) if isinstance(scorer, Rule) else ""
-    return problem or rules_problem(fields)
+    return task_types[task_type].scorer.missing(fields) or rules_problem(fields)
 
 
 def rule_scored(state: TaskState, base: Mapping[str, Any], task: TaskType) -> Score:

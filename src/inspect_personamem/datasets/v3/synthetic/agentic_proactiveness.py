@@ -7,28 +7,48 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Any, Final
 
-from inspect_personamem.datasets.v3.synthetic.instance import Built, Cells, Made, each, gold
-from inspect_personamem.datasets.v3.synthetic.world import HOUR, Query, Ref, World, formatted
+from inspect_personamem.datasets.v3.synthetic.instance import (
+    Built,
+    Cells,
+    Made,
+    each,
+    gold,
+    task_head,
+)
+from inspect_personamem.datasets.v3.synthetic.world import (
+    DAY,
+    HOUR,
+    Query,
+    Ref,
+    World,
+    formatted,
+    iso,
+)
 
 FAMILY: Final = "proactive_actions"
 """The rows' `task_family` code, but the mistake-prevention pairs' (`e_followup`)."""
-Behavior = tuple[str, Ref, str]
-"""What a proactive row expects (`act` or `restrain`), its trigger event, in words."""
+Behavior = tuple[str, Ref, str, dict[str, Any], dict[str, Any]]
+"""What a proactive row expects (`act` or `restrain`), its trigger event, in words, the
+row's `trigger_evidence` and the foil's `flaw_evidence`."""
 
 
 def _proactive(
     world: World,
     prefix: str,
+    task: str,
     behavior: Callable[[Query], Behavior],
     times: Sequence[int] | None = None,
 ) -> list[Built]:
-    """A proactive type's rows: the expected decision and its trigger (`behavior`), the
-    gold reply acting on it or staying silent, the inferior one the other way."""
+    """A proactive type's rows, as persona 115's rows hold them (the test's id, tier and
+    trigger type, its time, the trigger's evidence, the JITAI card, the rules; no user
+    state summary, which the authors' runner builds from the profile): the expected
+    decision and its trigger (`behavior`), the gold reply acting on it or staying
+    silent, the inferior one the other way."""
 
     def make(q: Query) -> Made:
-        expected, ref, summary = behavior(q)
+        expected, ref, summary, evidence, flaw = behavior(q)
         act = expected == "act"
         reply = {
             "should_act": act,
@@ -38,21 +58,47 @@ def _proactive(
             "reasoning": "grounded in the trigger" if act else f"not the moment: {summary}",
         }
         wrong = {**reply, "should_act": not act, "content": "" if act else summary}
-        return {
+        made: dict[str, Any] = {
+            "test_id": q.iid,
+            "instance_id": q.iid,
+            "task_id": task,
+            "task_type": task,
+            "user_id": world.uid,
+            "t_test": q.t,
+            "t_test_iso": iso(q.t),
+            "tier": "tier_1",
+            "trigger_type": prefix,
             "expected_behavior": expected,
-            "trigger_evidence": {
-                "app": ref["app"],
-                "source_object_id": ref["id"],
-                "ts": ref["ts"],
-                "summary": summary,
-            },
+            "trigger_evidence": evidence,
             "jitai_card": {
                 "decision_point": formatted(q.t),
-                "tailoring": summary,
-                "decision_rule": expected,
+                "tailoring_variable": summary,
+                "eligibility_score": 0.8 if act else 0.2,
+                "decision_rule_pass": act,
+                "subtlety_check_pass": True,
+                "recommended_action_class": reply["action_class"],
+                "proximal_outcome": "the user reads the message" if act else "no interruption",
+                "distal_outcome": "the user feels looked after",
+                "reasoning": summary,
             },
+            "tool_call_rules": ["count('__any_write__') == 0"],
+            "rubric_tags": ["(+) Acts only when the trigger warrants it."],
+        }
+        if task == "restraint_sensitive_event_silence":
+            made["polarity_imbalanced"] = False
+        elif not act:
+            made["_restrain_reason"] = summary
+        return {
+            **made,
             "groundtruth_preference": f"{expected}: {summary}",
-            **gold(json.dumps(reply), json.dumps(wrong), "wrong_polarity"),
+            **gold(
+                json.dumps(reply),
+                json.dumps(wrong),
+                "wrong_polarity",
+                flaw,
+                checked=False,
+                marked=task == "restraint_sensitive_event_silence",
+            ),
         }, Cells(
             FAMILY,
             ("trigger_detection_correctness",),
@@ -78,9 +124,24 @@ def proactive_close_friend_update(world: World) -> list[Built]:
             action="friend_posted",
         )
         world.decoy(q, "facebook", topic, author=friend["friend_id"], relationship="close_friend")
-        return "act", ref, f"{friend['display_name']} posted about {topic[0]}"
+        name = friend["display_name"]
+        evidence = {
+            "app": ref["app"],
+            "friend_id": friend["friend_id"],
+            "friend_display_name": name,
+            "friend_relationship_depth": friend["relationship_depth"],
+            "friend_shared_interests": list(friend["shared_interests"]),
+            "thread_id": f"dm_{world.uid}_{friend['friend_id']}",
+            "thread_hashtags": list(topic[2]),
+            "incoming_at_ts": ref["ts"],
+            "incoming_at_iso": iso(ref["ts"]),
+            "incoming_message_excerpt": f"about {topic[0]}",
+        }
+        flaw = {"friend_display_name": name, "incoming_at_iso": iso(ref["ts"])}
+        return "act", ref, f"{name} posted about {topic[0]}", evidence, flaw
 
-    return _proactive(world, "close_friend", behavior)
+    task = "proactive_close_friend_update"
+    return _proactive(world, "close_friend", task, behavior)
 
 
 def restraint_sensitive_event_silence(world: World) -> list[Built]:
@@ -90,10 +151,24 @@ def restraint_sensitive_event_silence(world: World) -> list[Built]:
         topic = world.sensitive_topic()
         ref = world.ev(q, "threads", topic, self_authored=True)
         world.decoy(q, "threads", topic, self_authored=True)
-        return "restrain", ref, "an active sensitive-event window"
+        start, end = world.sensitive_window
+        days = (q.t - start) // DAY
+        evidence = {
+            "episode_topic": world.sensitive[0],
+            "window_start_ts": start,
+            "window_end_ts": end,
+            "window_end": iso(end),
+            "days_into_window": days,
+            "days_after_window": None,
+            "reason": "inside the active window",
+        }
+        summary = "an active sensitive-event window"
+        flaw = {"sensitive_topic": world.sensitive[0], "days_into_window": days}
+        return "restrain", ref, summary, evidence, flaw
 
     times = world.sensitive_times()
-    return _proactive(world, "restraint", behavior, times)
+    task = "restraint_sensitive_event_silence"
+    return _proactive(world, "restraint", task, behavior, times)
 
 
 def proactive_friend_feed_react(world: World) -> list[Built]:
@@ -111,9 +186,27 @@ def proactive_friend_feed_react(world: World) -> list[Built]:
             action="friend_posted",
         )
         world.decoy(q, "instagram", world.rng.choice(world.others), author=friend["friend_id"])
-        return "act", ref, f"{friend['display_name']} shared {topic[0]}"
+        name = friend["display_name"]
+        evidence = {
+            "app": ref["app"],
+            "friend_id": friend["friend_id"],
+            "friend_display_name": name,
+            "post_event_id": ref["id"],
+            "post_ts": ref["ts"],
+            "post_iso": iso(ref["ts"]),
+            "post_caption_excerpt": topic[0],
+            "post_hashtags": list(topic[2]),
+            "primary_hashtag": topic[2][0],
+            "relevance": "liked_topic",
+        }
+        flaw = {
+            "expected_behavior": "act",
+            "friend_display_name": name,
+            "primary_hashtag": topic[2][0],
+        }
+        return "act", ref, f"{name} shared {topic[0]}", evidence, flaw
 
-    return _proactive(world, "friend_feed", behavior)
+    return _proactive(world, "friend_feed", "proactive_friend_feed_react", behavior)
 
 
 def proactive_trending_feed_react(world: World) -> list[Built]:
@@ -126,9 +219,16 @@ def proactive_trending_feed_react(world: World) -> list[Built]:
         ref = world.ev(q, "threads", topic, kind="implicit_positive")
         world.decoy(q, "threads", topic)
         what = f"{topic[2][0]} is trending"
-        return ("act" if aligned else "restrain"), ref, what
+        expected = "act" if aligned else "restrain"
+        evidence = {
+            "app": ref["app"],
+            "source_object_id": ref["id"],
+            "ts": ref["ts"],
+            "hashtag": topic[2][0],
+        }
+        return expected, ref, what, evidence, {"expected_behavior": expected}
 
-    return _proactive(world, "trending_feed", behavior)
+    return _proactive(world, "trending_feed", "proactive_trending_feed_react", behavior)
 
 
 def proactive_overactive_check(world: World) -> list[Built]:
@@ -138,9 +238,11 @@ def proactive_overactive_check(world: World) -> list[Built]:
         topic = world.rng.choice(world.liked)
         ref = world.ev(q, "chatbot", topic, message="please stop pinging me so much today")
         world.decoy(q, "chatbot", topic, message="ok you can send me updates again")
-        return "restrain", ref, "the user asked for fewer notifications today"
+        evidence = {"app": ref["app"], "source_object_id": ref["id"], "ts": ref["ts"]}
+        summary = "the user asked for fewer notifications today"
+        return "restrain", ref, summary, evidence, {"expected_behavior": "restrain"}
 
-    return _proactive(world, "overactive", behavior)
+    return _proactive(world, "overactive", "proactive_overactive_check", behavior)
 
 
 def active_mistake_prevention(world: World) -> list[Built]:
@@ -153,7 +255,7 @@ def active_mistake_prevention(world: World) -> list[Built]:
         for polarity in ("warn", "foil"):
             if len(out) == world.k:
                 break
-            q = Query(len(out), world.query_time())
+            q = Query(len(out), world.query_time(), f"{pair_id}_{polarity}")
             here = world.city_at(q.t - 30 * 60)
             elsewhere = (here + 1) % len(world.cities)
             city = elsewhere if polarity == "warn" else here
@@ -172,8 +274,13 @@ def active_mistake_prevention(world: World) -> list[Built]:
             )
             query = "" if pair % 2 else f"can you remind me what's on for {topic[0]} later?"
             signals = [
-                {"source": "calendar", "ref": mod["mod_id"], "ts": mod["ts"]},
-                {"source": "geo", "ref": q.evidence[-1]["id"], "ts": q.evidence[-1]["ts"]},
+                {"source": "calendar", "ref": mod["mod_id"], "ts": mod["ts"], "quote": place},
+                {
+                    "source": "geo",
+                    "ref": q.evidence[-1]["id"],
+                    "ts": q.evidence[-1]["ts"],
+                    "quote": world.cities[here][0],
+                },
             ]
             frame: dict[str, list[str]] = {
                 "must_mention": [place] if polarity == "warn" else [],
@@ -185,10 +292,9 @@ def active_mistake_prevention(world: World) -> list[Built]:
             fine = f"Your {topic[0]} meetup is at {mod['entry']['start_ts']} in {place}."
             good, bad = (warn, fine) if polarity == "warn" else (fine, warn)
             fields = {
-                "instance_id": f"{pair_id}_{polarity}",
+                **task_head(q, "active_mistake_prevention"),
                 "pair_id": pair_id,
                 "polarity": polarity,
-                "entry_point": "chatbot_routed",
                 "user_query": query,
                 "mistake_summary": mistake if polarity == "warn" else "",
                 "is_persona_safety": False,
@@ -197,7 +303,13 @@ def active_mistake_prevention(world: World) -> list[Built]:
                 "tool_call_rules": ["count('__any_write__') == 0"],
                 "final_state_expected": {"writes": []},
                 "groundtruth_preference": mistake if polarity == "warn" else "no mistake",
-                **gold(good, bad, "false_alarm" if polarity == "foil" else "missed"),
+                **gold(
+                    good,
+                    bad,
+                    "false_alarm" if polarity == "foil" else "missed",
+                    {"persona_item": topic[0]},
+                    marked=False,
+                ),
             }
             out.append(Built(q, fields, Cells("e_followup", ("paired_correct",))))
     return out

@@ -10,46 +10,83 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from inspect_personamem.datasets.v3.release.spec import App
-from inspect_personamem.datasets.v3.synthetic.instance import Built, Cells, Made, each, gold
-from inspect_personamem.datasets.v3.synthetic.vocabulary import SOCIAL
+from inspect_personamem.datasets.v3.synthetic.instance import (
+    Built,
+    Cells,
+    Made,
+    each,
+    gold,
+    task_head,
+)
+from inspect_personamem.datasets.v3.synthetic.vocabulary import SOCIAL, Topic
 from inspect_personamem.datasets.v3.synthetic.world import DAY, HOUR, Query, Ref, World
 
 FAMILY: Final = "agentic"
 """The rows' `task_family` code."""
 Fields = tuple[str, dict[str, Any]]
 """A row's app (its `app_context`, "" for none) and its instance fields."""
+VOICED: Final = ("agentic_community_post", "agentic_send_post", "agentic_cross_app_repost")
+"""The types whose real rows carry the voice checks (`voice`), beside the auto reply."""
 
 
 def _agentic(
     world: World,
     prefix: str,
+    task: str,
     fields: Callable[[Query], Fields],
-    tools: str = "none",
+    write: str = "",
     policy: str = "read_only",
+    entry: str = "chatbot_routed",
 ) -> list[Built]:
-    """An agentic type's rows: `tools` the one write a row allows (`{app}` its own
-    app, as the authors' builders name the target app's tool), its rules asking for
-    it once; `none`, no write."""
+    """An agentic type's rows, as the authors' builders write them
+    (tasks/agentic_tasks.py@8e2a111f `build_t*`) and persona 115's rows hold them: the
+    task's head, its fields, the gold `tool_call` and `tool_call_rules`: where the row
+    allows one write on its app (`write`: `create_post`, `send_dm`), that write once
+    (the row's `mcp_tools_allowed` offers it); else no post on the app."""
 
     def make(q: Query) -> Made:
         app, made = fields(q)
-        tool = tools.format(app=app)  # the write on the row's own app
+        on = app or "instagram"
+        tool = f"{on}_{write or 'get_feed'}"
+        rule = f"count('{tool}') == 1" if write else f"count('{on}_create_post') == 0"
         return {
+            **task_head(q, task, entry),
             **made,
-            "tool_call_rules": (
-                ["count('__any_write__') == 0"] if tools == "none" else [f"count('{tool}') == 1"]
-            ),
-            "final_state_expected": {"writes": [] if tools == "none" else [tool]},
+            "tool_call_rules": [rule],
+            "tool_call": [{"tool": tool, "args": {}}],
         }, Cells(
             FAMILY,
             ("preference_alignment", "voice_match"),
             app=app,
             entry="agent",
-            tools=tool,
+            tools=f"mcp__{on}__{write}" if write else "none",
             policy=policy,
         )
 
     return each(world, prefix, make)
+
+
+def voice(register: str, app: str) -> dict[str, Any]:
+    """The voice checks the authors' build leaves on a voiced row: the gold's and the
+    foil's evidence, the alignment and smoke checks."""
+    return {
+        "example_response_voice_evidence": ["lowercase", "short sentences"],
+        "inferior_response_voice_evidence": [register],
+        "voice_alignment_check": {"passed": True, "n_features": 3, "min_required": 2},
+        "voice_evidence_smoke_check": {
+            "passed": True,
+            "expected": "example_response",
+            "picked": "example_response",
+            "confidence": 0.9,
+            "raw": "A",
+            "reason": f"generated ({app})",
+        },
+    }
+
+
+def _register(app: str) -> dict[str, str]:
+    """A voiced row's foil evidence: written in another register for `app`."""
+    return {"contrasting_register": "formal", "target_app": app}
 
 
 def _dm(
@@ -89,40 +126,65 @@ def agentic_community_post(world: World) -> list[Built]:
         world.decoy(q, app, world.rng.choice(world.others))
         return app, {
             "target_app": app,
+            "final_state_expected": {
+                "must_not_contain": [f"{a}_create_post" for a in SOCIAL if a != app]
+            },
             "groundtruth_preference": f"This week on {app}: {topic[0]}",
             **gold(
                 f"This week I kept coming back to {topic[0]}. {world.text.about(60)}",
                 "Happy Monday everyone!",
                 "generic",
+                _register(app),
             ),
+            **voice("formal", app),
         }
 
-    return _agentic(world, "community", fields)
+    return _agentic(world, "community", "agentic_community_post", fields, entry="app_native")
 
 
 def agentic_send_post(world: World) -> list[Built]:
     """A post about what the persona told the chatbot, written on the target app (one
-    `create_post`)."""
+    `create_post`). The release merges two builders' rows (`_build_send_post_merged`,
+    tasks/agentic_tasks.py@8e2a111f): T12-kind rows carry a one-line `update` (entry
+    `app_native`), T13-kind rows a chat narration `context` (entry `chatbot_routed`, no
+    post on another app); persona 115's rows hold both. Even rows are T12's, odd T13's."""
 
-    def fields(q: Query) -> Fields:
+    def make(q: Query) -> Made:
+        t12 = q.k % 2 == 0
         target = world.rng.choice(SOCIAL)
         topic = world.rng.choice(world.liked)
-        context = f"we talked about {topic[0]} and how {world.text.about(30).lower()}"
-        world.ev(q, "chatbot", topic, message=context)
+        said = f"finally got back into {topic[0]} and {world.text.about(30).lower()}"
+        world.ev(q, "chatbot", topic, message=said)
         world.decoy(q, "chatbot", world.rng.choice(world.others))
-        return target, {
+        expected: dict[str, Any] = {"must_contain_count": {f"{target}_create_post": 1}}
+        if not t12:
+            expected["must_not_contain"] = [f"{a}_create_post" for a in SOCIAL if a != target]
+        tool = f"{target}_create_post"
+        return {
+            **task_head(q, "agentic_send_post", "app_native" if t12 else "chatbot_routed"),
             "target_app": target,
-            "context": context,
+            ("update" if t12 else "context"): said,
+            "tool_call_rules": [f"count('{tool}') == 1"],
+            "final_state_expected": expected,
+            "tool_call": [{"tool": tool, "args": {}}],
             "groundtruth_preference": f"Post about {topic[0]} on {target}",
             **gold(
                 f"Been thinking about {topic[0]}. {world.text.about(60)}",
                 f"Check out my new post! {world.text.about(20)}",
                 "off_voice",
+                _register(target),
             ),
-        }
+            **voice("formal", target),
+        }, Cells(
+            FAMILY,
+            ("preference_alignment", "voice_match"),
+            app=target,
+            entry="agent",
+            tools=f"mcp__{target}__create_post",
+            policy="append_writes",
+        )
 
-    tool = "mcp__{app}__create_post"
-    return _agentic(world, "send_post", fields, tool, "append_writes")
+    return each(world, "send_post", make)
 
 
 def agentic_dm_digest(world: World) -> list[Built]:
@@ -144,15 +206,18 @@ def agentic_dm_digest(world: World) -> list[Built]:
         # the gold names both and what they said (the verifier asks 25 content words)
         return app, {
             "target_app": app,
+            "window": "24h",
+            "persona_relevance": {"n_threads": 2, "n_persona_relevant_threads": 1},
             "groundtruth_preference": f"DMs today from {names}",
             **gold(
                 f"{names} messaged today. {' '.join(said)} {world.text.about(60)}",
                 "You have no messages.",
                 "missed_threads",
+                {"persona_item": names, "wrong_app": app},
             ),
         }
 
-    return _agentic(world, "dm_digest", fields)
+    return _agentic(world, "dm_digest", "agentic_dm_digest", fields)
 
 
 def agentic_group_dm_summary(world: World) -> list[Built]:
@@ -173,16 +238,19 @@ def agentic_group_dm_summary(world: World) -> list[Built]:
         friend = world.rng.choice(world.friends)
         _dm(world, q, app, friend, "new plan!", decoy=True, extra={"thread_id": thread})
         return app, {
+            "target_app": app,
             "thread_id": thread,
+            "persona_relevance": {"topic_match": True, "has_decision_signal": True},
             "groundtruth_preference": f"Group thread {thread}",
             **gold(
                 f"Summary of {thread}: {world.text.about(80)}",
                 "Nothing happened.",
                 "missed_threads",
+                {"persona_item": thread, "wrong_app": app},
             ),
         }
 
-    return _agentic(world, "group_dm", fields)
+    return _agentic(world, "group_dm", "agentic_group_dm_summary", fields)
 
 
 def agentic_cross_app_repost(world: World) -> list[Built]:
@@ -193,18 +261,35 @@ def agentic_cross_app_repost(world: World) -> list[Built]:
         source, target = world.rng.sample(SOCIAL, 2)
         topic = world.rng.choice(world.liked)
         caption = f"{topic[0]} day. {world.text.about(40)}"
-        world.ev(q, source, topic, self_authored=True, action="created_post", caption=caption)
+        ref = world.ev(q, source, topic, self_authored=True, action="created_post", caption=caption)
         world.decoy(q, source, topic, self_authored=True, action="created_post")
         return target, {
+            "source_post": {
+                "caption": caption,
+                "hashtags": list(topic[2]),
+                "source_object_id": ref["id"],
+                "source_timestamp": ref["ts"],
+            },
             "source_app": source,
             "target_app": target,
-            "source_post": {"caption": caption, "hashtags": list(topic[2])},
+            "final_state_expected": {
+                "must_contain_count": {f"{target}_create_post": 1},
+                "must_not_contain": [f"{source}_create_post"],
+            },
+            "persona_relevance": {"hashtag_overlap": [t.lstrip("#") for t in topic[2]]},
             "groundtruth_preference": f"Repost from {source} to {target}",
-            **gold(f"Crossposting from {source}: {caption}", caption, "no_provenance"),
+            **gold(
+                f"Crossposting from {source}: {caption}",
+                caption,
+                "no_provenance",
+                _register(target),
+            ),
+            **voice("formal", target),
         }
 
-    tool = "mcp__{app}__create_post"
-    return _agentic(world, "repost", fields, tool, "append_writes")
+    return _agentic(
+        world, "repost", "agentic_cross_app_repost", fields, "create_post", "append_writes"
+    )
 
 
 def agentic_auto_reply(world: World) -> list[Built]:
@@ -218,19 +303,29 @@ def agentic_auto_reply(world: World) -> list[Built]:
         _dm(world, q, app, friend, inbound)
         _dm(world, q, app, friend, "actually can't make it", decoy=True)
         return app, {
+            "target_app": app,
+            "thread_id": f"dm_{world.uid}_{friend['friend_id']}",
             "inbound_message": inbound,
             "sender_id": friend["friend_id"],
-            "target_app": app,
+            "final_state_expected": {"must_contain_count": {f"{app}_send_dm": 1}},
+            "persona_relevance": {
+                "topic_match": True,
+                "relationship_match": True,
+                "opinion_request": True,
+            },
             "groundtruth_preference": f"Reply to {friend['display_name']}",
             **gold(
                 "Yes! Still on for saturday, see you then.",
                 "I cannot reply to messages.",
                 "refusal",
+                _register(app),
             ),
+            **voice("formal", app),
         }
 
-    tool = "mcp__{app}__send_dm"
-    return _agentic(world, "auto_reply", fields, tool, "append_writes")
+    return _agentic(
+        world, "auto_reply", "agentic_auto_reply", fields, "send_dm", "append_writes", "app_native"
+    )
 
 
 def agentic_vague_refind(world: World) -> list[Built]:
@@ -245,10 +340,15 @@ def agentic_vague_refind(world: World) -> list[Built]:
         return app, {
             "topic": topic[0],
             "groundtruth_preference": f"{app}: {title}",
-            **gold(f"It was on {app}: '{title}'.", "I can't find it.", "not_found"),
+            **gold(
+                f"It was on {app}: '{title}'.",
+                "I can't find it.",
+                "not_found",
+                {"persona_item": title},
+            ),
         }
 
-    return _agentic(world, "refind", fields)
+    return _agentic(world, "refind", "agentic_vague_refind", fields)
 
 
 def agentic_proactive_daily_catchup(world: World) -> list[Built]:
@@ -256,10 +356,11 @@ def agentic_proactive_daily_catchup(world: World) -> list[Built]:
 
     def fields(q: Query) -> Fields:
         topic = world.rng.choice(world.liked)
-        world.ev(q, "facebook", topic)
+        ref = world.ev(q, "facebook", topic)
         world.ev(q, "threads", topic)
         world.decoy(q, "facebook", world.rng.choice(world.others))
         return "", {
+            "persona_relevance": {"top_cats_in_window": sorted({topic[1], world.liked[0][1]})},
             "groundtruth_preference": f"Today: {topic[0]}",
             **gold(  # three items, as the verifier asks
                 json.dumps(
@@ -276,10 +377,11 @@ def agentic_proactive_daily_catchup(world: World) -> list[Built]:
                 ),
                 json.dumps({"suggestions": []}),
                 "empty",
+                _seen(ref, topic),
             ),
         }
 
-    return _agentic(world, "daily", fields)
+    return _agentic(world, "daily", "agentic_proactive_daily_catchup", fields)
 
 
 def agentic_trending_alert(world: World) -> list[Built]:
@@ -287,7 +389,7 @@ def agentic_trending_alert(world: World) -> list[Built]:
 
     def fields(q: Query) -> Fields:
         topic = world.rng.choice(world.liked)
-        world.ev(q, "threads", topic)
+        ref = world.ev(q, "threads", topic)
         world.decoy(q, "threads", world.rng.choice(world.others))
         return (
             "",
@@ -307,8 +409,21 @@ def agentic_trending_alert(world: World) -> list[Built]:
                     ),
                     json.dumps({"alerts": [{"hashtag": "#momlife"}]}),
                     "misaligned",
+                    _seen(ref, topic),
                 ),
             },
         )
 
-    return _agentic(world, "trending", fields)
+    return _agentic(world, "trending", "agentic_trending_alert", fields)
+
+
+def _seen(ref: Ref, topic: Topic) -> dict[str, Any]:
+    """A catch-up or trending row's foil evidence: the post it should have surfaced."""
+    return {
+        "source_app": ref["app"],
+        "source_object_id": ref["id"],
+        "source_timestamp": ref["ts"],
+        "content_snippet": topic[0],
+        "persona_item": topic[0],
+        "topic_hint": topic[2][0],
+    }

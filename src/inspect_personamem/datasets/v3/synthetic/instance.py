@@ -5,20 +5,17 @@ fields and the row cells its type sets (`Cells`). One builder per task type, by 
 `agentic_proactiveness`), each a function named after its type, which the type's
 object holds (`task_types`, `TaskType.instance`).
 
-An instance holds every field its prompt builder reads (`samples.PROMPTS`) and the fields
-the rules and judges take (`rules`, `ranking`, `judge`), under the authors' names where
-their builder was read: slates with `held_out_idx` / `hard_negative_idxs` (recsys, hidden
-persona: 16 candidates, 7 hard negatives as persona 105's), `positive_indices` /
-`carveout_indices` (@AI), `candidates` / `matching_indices` / `phase` / `canonical_id`
-(lifecycle, pre and post in pairs), `current_city` / `prior_city` (geo shift, after the
-persona's own city change), warn/foil pairs (`pair_id`, `polarity`, instance ids ending
-`_warn` / `_foil`), repetition clusters (`cluster_id`, `cluster_hashtags`,
-`n_allowed_repetitions`), `privacy_flagged_prefs` (leak items), `expected_behavior` /
-`jitai_card` / `trigger_evidence` (proactive), the sycophancy and new-suggestion judges'
-inputs, and on every row `example_response` (gold), `inferior_response` `{text,
-flaw_kind}` and `groundtruth_preference`; the generator's driver adds `gt_slice` (the
-+-24 h slice) and `post_test_window` from the `Query`. Where the authors' builder was not
-read the names are the judge's parameters or our own (`FIELDS_OURS`).
+An instance has the keys and nested shapes the released rows of its type have (persona
+105's and 115's key manifests, `tests/fixtures/personamem_v3_real/`; held by
+`tests/datasets/v3/test_v3_generator_keys.py`): the authors' task builders' head
+(`task_head`: `instance_id`, `task_id`, `entry_point`, `t_test`) on agentic, slate and QA
+rows; the chatbot-arm head and slices (`chat_head`, `windows`: `test_id`, `arm`, the
+user's message and prior turns, `gt_slice`, the top-k and flagged preferences,
+`post_test_window`) on chatbot rows; the gold and its foil (`gold`: `example_response`,
+`inferior_response` `{text, flaw_kind, flaw_evidence}`, where real rows have it the
+gold's `example_response_self_check`), and `groundtruth_preference`. A type no manifest
+holds yet keeps the fields the generator gave every row before (`unchecked`); the names
+of its fields read nowhere else are ours (`FIELDS_OURS`).
 
 The evidence an oracle needs is placed in events before the query's time, and decoys
 (what a leak of the future would show: the held-out engagement, the next city, a reversed
@@ -29,29 +26,30 @@ scorer-only (`samples.SCORER_ONLY`), so no prompt shows them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from inspect_personamem.datasets.v3.synthetic.vocabulary import Topic
-from inspect_personamem.datasets.v3.synthetic.world import Query, World
+from inspect_personamem.datasets.v3.synthetic.world import DAY, Query, World, formatted
 
 FIELDS_OURS: Final = (
     "_generated_evidence",
     "_generated_decoys",
-    "cluster_id",
-    "cluster_position",
     "gold_topic",
     "gold_hashtags",
     "fatigued_hashtags",
     "leak_set_hashtags",
     "trigger_kind",
-    "subtype",
-    "false_claim",
-    "correct_stance",
 )
-"""Instance fields named here (or after a judge's parameters) where the authors' builder
-was not read: a reader of the real files must check them."""
+"""Instance fields named here (or after a judge's parameters) where no real row of the
+type has been read: a reader of the real files must check them
+(`tests/datasets/v3/test_v3_generator_keys.py` holds every type the real fixtures
+hold to their keys)."""
+SELF_CHECK: Final = {"score": 3, "passed": True, "reason": "generated"}
+"""A gold reply's `example_response_self_check`, as the authors' build writes one."""
+WINDOW_HOURS: Final = 48
+"""The hours after the query a chatbot row's `post_test_window` covers."""
 
 
 @dataclass(frozen=True)
@@ -73,8 +71,9 @@ class Cells:
 
 @dataclass(frozen=True)
 class Built:
-    """One query a builder made: its time and events (`query`), its instance fields
-    (`instance_id` first, in the order the instance holds them) and its row's cells."""
+    """One query a builder made: its time and events (`query`), its instance fields (in
+    the order the instance holds them) and its row's cells; its `instance_id` cell is
+    the query's `iid`."""
 
     query: Query
     fields: dict[str, Any]
@@ -86,8 +85,7 @@ InstanceBuilder = Callable[[World], list[Built]]
 `rng` and adds events to its streams), the type's `world.k` queries out."""
 
 Made = tuple[dict[str, Any], Cells]
-"""One query's instance fields (without `instance_id`) and row cells, as `each` takes
-them from its `make`."""
+"""One query's instance fields and row cells, as `each` takes them from its `make`."""
 
 
 def each(
@@ -101,10 +99,89 @@ def each(
     out = []
     for k in range(world.k):
         t = times[k] if times is not None else world.query_time()
-        q = Query(k, t)
+        q = Query(k, t, f"{prefix}_{world.uid}_{k:02d}")
         fields, cells = make(q)
-        out.append(Built(q, {"instance_id": f"{prefix}_{world.uid}_{k:02d}", **fields}, cells))
+        out.append(Built(q, fields, cells))
     return out
+
+
+def task_head(q: Query, task_id: str, entry: str = "chatbot_routed") -> dict[str, Any]:
+    """The head of a row the authors' task builders write (agentic, slate, QA rows):
+    `instance_id`, `task_id`, `entry_point`, `t_test`."""
+    return {"instance_id": q.iid, "task_id": task_id, "entry_point": entry, "t_test": q.t}
+
+
+def chat_head(
+    q: Query,
+    arm: str,
+    user_query: str,
+    prior_conversation: list[dict[str, str]],
+    *,
+    action: str = "asked_chatbot",
+    tags: Sequence[str] = (),
+    held_out: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The head of a chatbot-arm row (`run_task_b`'s rows: personalized, sensitive
+    event, ...), as persona 105's and 115's rows hold it: the test's id and arm, its
+    time, the user's message and prior turns, the engagement it stands for."""
+    return {
+        "test_id": q.iid,
+        "arm": arm,
+        "source_timestamp": q.t,
+        "formatted_timestamp": formatted(q.t),
+        "user_query": user_query,
+        "prior_conversation": prior_conversation,
+        "action": action,
+        "source_hashtags": list(tags),
+        "held_out_preference": held_out,
+        "blind_check_score": None,
+        "blind_check_generic_answer": None,
+    }
+
+
+def windows(
+    q: Query,
+    top_k: Sequence[dict[str, Any]] = (),
+    flagged: Sequence[dict[str, Any]] = (),
+    *,
+    engagements: bool = True,
+    sliced: bool = True,
+) -> dict[str, Any]:
+    """A chatbot-arm row's slices: `gt_slice` (the preferences the +-24 h around the
+    query show, with their polarity), the top-k and flagged preferences, and
+    `post_test_window` (what the user engaged with in the 48 h after it: the decoys;
+    with `engagements`, the events themselves; `sliced`: the slice's and the window's
+    preferences, which the sensitive-event rows leave empty). Call it once the query's
+    events are placed."""
+    after = [r for r in q.decoys if r["app"] != "calendar"]
+    made: dict[str, Any] = {
+        "post_test_positives": list(q.after) if sliced else [],
+        "post_test_negatives": [],
+    }
+    if engagements:
+        made["post_test_engagements"] = [
+            {
+                "app": ref["app"],
+                "event_id": ref["id"],
+                "persona_items": [pref["persona_item"]],
+                "source_hashtags": pref["source_hashtags"],
+                "source_interaction_type": "explicit_positive",
+                "source_timestamp": ref["ts"],
+            }
+            for ref, pref in zip(after, q.after, strict=False)
+        ]
+        made["window_hours"] = WINDOW_HOURS
+    return {
+        "gt_slice": {
+            "t_test": q.t,
+            "window_seconds": DAY,
+            "target": [{**p, "polarity": "positive"} for p in q.target] if sliced else [],
+            "avoid": [{**p, "polarity": "negative"} for p in q.avoid] if sliced else [],
+        },
+        "top_k_relevant_prefs": list(top_k),
+        "privacy_flagged_prefs": list(flagged),
+        "post_test_window": made,
+    }
 
 
 def prior(world: World, topic: Topic) -> list[dict[str, str]]:
@@ -115,9 +192,44 @@ def prior(world: World, topic: Topic) -> list[dict[str, str]]:
     ]
 
 
-def gold(good: str, bad: str, flaw: str) -> dict[str, Any]:
-    """An instance's gold reply and its inferior one, with the inferior one's flaw."""
+def gold(
+    good: str,
+    bad: str,
+    flaw: str,
+    evidence: Mapping[str, Any] | None = None,
+    *,
+    checked: bool = True,
+    marked: bool = True,
+) -> dict[str, Any]:
+    """An instance's gold reply and its inferior one, with the inferior one's flaw and
+    the evidence of it (`flaw_evidence`; `marked`: with `_from` naming what wrote it,
+    which the proactive rows' evidence lacks); `checked`: with the gold's
+    `example_response_self_check`, which some types' real rows lack."""
+    made: dict[str, Any] = {"example_response": good}
+    if checked:
+        made["example_response_self_check"] = dict(SELF_CHECK)
+    mark = {"_from": "generated"} if marked else {}
+    made["inferior_response"] = {
+        "text": bad,
+        "flaw_kind": flaw,
+        "flaw_evidence": {**mark, **(evidence or {})},
+    }
+    return made
+
+
+def unchecked(q: Query, task: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A row of a type no real row has been read of yet (no key manifest under
+    tests/fixtures/personamem_v3_real holds it): the head and slices the generator
+    gave every row before real rows were read, around `fields`. Each type leaves it
+    for its real keys once a manifest holds the type."""
     return {
-        "example_response": good,
-        "inferior_response": {"text": bad, "flaw_kind": flaw},
+        "instance_id": q.iid,
+        "task_id": task,
+        "t_test": q.t,
+        "source_timestamp": q.t,
+        "formatted_timestamp": formatted(q.t),
+        **fields,
+        "gt_slice": {"t_test": q.t, "window_seconds": DAY, "target": q.target, "avoid": q.avoid},
+        "post_test_window": {"post_test_positives": q.after, "post_test_negatives": []},
+        "example_response_self_check": dict(SELF_CHECK),
     }

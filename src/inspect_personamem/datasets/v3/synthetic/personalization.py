@@ -11,9 +11,12 @@ from inspect_personamem.datasets.v3.synthetic.instance import (
     Built,
     Cells,
     Made,
+    chat_head,
     each,
     gold,
-    prior,
+    task_head,
+    unchecked,
+    windows,
 )
 from inspect_personamem.datasets.v3.synthetic.world import DAY, Query, World, pref_summary
 
@@ -30,18 +33,23 @@ def chatbot_personalized_response(world: World) -> list[Built]:
         world.ev(q, "instagram", topic)
         world.ev(q, "chatbot", topic, message=f"I've been really into {topic[0]} lately")
         world.decoy(q, "facebook", world.rng.choice(world.others))
+        held = pref_summary(topic)
         return {
-            "arm": "proactive",
-            "user_query": "any ideas for something to do this weekend?",
-            "prior_conversation": prior(world, topic),
-            "held_out_preference": pref_summary(topic),
-            "top_k_relevant_prefs": [pref_summary(topic)],
-            "privacy_flagged_prefs": [],
+            **chat_head(
+                q,
+                "proactive",
+                "any ideas for something to do this weekend?",
+                [],  # persona 115's rows of the type have no prior turns
+                tags=topic[2],
+                held_out={"persona_item": held["persona_item"], "category": held["category"]},
+            ),
+            **windows(q, [{**held, "relevance_score": 0.9}]),
             "groundtruth_preference": f"Positive: {topic[0]} ({', '.join(topic[2])})",
             **gold(
                 f"You could plan a weekend around {topic[0]}: {world.text.about(80)}",
                 f"Here are generic weekend ideas: {world.text.about(80)}",
-                "generic",
+                "missed_personalization",
+                checked=False,
             ),
         }, Cells("chatbot_response", ("preference_alignment", "subtle_personalization"))
 
@@ -66,13 +74,15 @@ def local_recommendation_geo_shift(world: World) -> list[Built]:
         category = world.rng.choice(("restaurant", "coffee", "bar", "market"))
         query = f"any good {category} recs around here?"
         return {
+            "instance_id": q.iid,
+            "task_id": "local_recommendation_geo_shift",
             "task_type": "local_recommendation_geo_shift",
+            "t_test": q.t,
             "user_query": query,
             "query_text": query,
             "app_context": "chatbot",
             "category": category,
-            "scenario_id": f"geo_shift_{world.uid}_{q.k + 1}",
-            "leg": "after_shift",
+            "transition_idx": index - 1,
             "current_city": cur[0],
             "current_region": cur[1],
             "current_country": cur[2],
@@ -85,11 +95,14 @@ def local_recommendation_geo_shift(world: World) -> list[Built]:
                 "stale_anchor_city": old[0],
                 "must_align_with_persona_profile": True,
             },
+            "rubric_tags": [f"(+) Recommends places in {cur[0]}, the current city."],
             "groundtruth_preference": f"Current city {cur[0]}; stale anchor {old[0]}",
             **gold(
                 f"In {cur[0]}, try a {category} near downtown. {world.text.about(60)}",
                 f"In {old[0]}, try a {category} near downtown. {world.text.about(60)}",
                 "stale_geo_anchor",
+                {"category": category, "current_city": cur[0], "prior_city": old[0]},
+                checked=False,
             ),
         }, Cells(FAMILY, ("geo_shift_correctness",), app="chatbot")
 
@@ -104,17 +117,21 @@ def personal_qa_hallucination(world: World) -> list[Built]:
         world.ev(q, "chatbot", topic, message=f"thinking about getting into {topic[0]}")
         # the detail asked about is only ever given after the query
         world.decoy(q, "chatbot", topic, message=f"I finally bought gear for {topic[0]}")
-        return {
-            "user_query": f"what brand did I say I bought for {topic[0]}?",
-            "probe_kind": "absent_fact",
-            "groundtruth_preference": "Not in the history before T: abstain.",
-            **gold(
-                f"I don't see that you told me which brand you bought for {topic[0]}, so "
-                "I would rather not guess; which one was it, and how do you like it?",
-                f"You bought the Summit brand for {topic[0]}.",
-                "hallucinated_fact",
-            ),
-        }, Cells(FAMILY, ("abstention_quality",))
+        return unchecked(
+            q,
+            "personal_qa_hallucination",
+            {
+                "user_query": f"what brand did I say I bought for {topic[0]}?",
+                "probe_kind": "absent_fact",
+                "groundtruth_preference": "Not in the history before T: abstain.",
+                **gold(
+                    f"I don't see that you told me which brand you bought for {topic[0]}, so "
+                    "I would rather not guess; which one was it, and how do you like it?",
+                    f"You bought the Summit brand for {topic[0]}.",
+                    "hallucinated_fact",
+                ),
+            },
+        ), Cells(FAMILY, ("abstention_quality",))
 
     return each(world, "pqa", make)
 
@@ -128,15 +145,29 @@ def hidden_persona_implicit_qa(world: World) -> list[Built]:
         for app in ("instagram", "threads"):
             world.ev(q, app, topic, kind="implicit_positive", action="lingered_on_image")
         world.decoy(q, "facebook", world.rng.choice(world.others))
+        failure = "generic_blind"
         return {
+            **task_head(q, "hidden_persona_implicit_qa"),
+            "task_type": "hidden_persona_implicit_qa",
+            "flavor": "why_question",
             "user_query": "why do I keep ending up down the same rabbit holes online?",
-            "hidden_persona": {"label": topic[0], "evidence_hashtags": list(topic[2])},
-            "groundtruth_preference": f"Hidden persona: {topic[0]}",
-            **gold(
-                f"It may be that {topic[0]} speaks to something deeper: {world.text.about(60)}",
-                "Everyone scrolls; it's just the algorithm.",
-                "surface_level",
+            "example_response": (
+                f"It may be that {topic[0]} speaks to something deeper: {world.text.about(60)}"
             ),
+            "inferior_response": "Everyone scrolls; it's just the algorithm.",
+            "inferior_failure_mode": failure,
+            "groundtruth_preference": {
+                "hidden_persona": {
+                    "label": topic[0],
+                    "type": "identity_anchor",
+                    "description": f"Drawn to {topic[0]} for what it stands for.",
+                    "is_privacy_flagged": False,
+                    "evidence_hashtags_sample": list(topic[2]),
+                },
+                "implicit_signal": f"lingers on {topic[0]} posts",
+                "surface_only_signal": "scrolls a lot",
+                "inferior_failure_mode": failure,
+            },
         }, Cells(FAMILY, ("deep_motivation_alignment",))
 
     return each(world, "hp_qa", make)
@@ -149,7 +180,7 @@ def preference_shift_followthrough(world: World) -> list[Built]:
     def make(q: Query) -> Made:
         old, new = world.rng.sample(world.liked, 2)
         world.ev(q, "instagram", old, ts=q.t - 2 * DAY)
-        world.ev(
+        shift = world.ev(
             q,
             "chatbot",
             old,
@@ -160,16 +191,19 @@ def preference_shift_followthrough(world: World) -> list[Built]:
         world.ev(q, "threads", new)
         world.decoy(q, "chatbot", old, message=f"ok {old[0]} is back on for me")
         return {
-            "arm": "proactive",
+            **task_head(q, "preference_shift_followthrough"),
+            "task_type": "preference_shift_followthrough",
+            "flavor": "recsys",
             "user_query": "what should I get into this week?",
-            "prior_conversation": prior(world, new),
-            "target_pref": {"from": old[0], "to": new[0]},
-            "groundtruth_preference": f"Shifted from {old[0]} to {new[0]}",
-            **gold(
-                f"Maybe go deeper on {new[0]} this week. {world.text.about(60)}",
-                f"Why not pick {old[0]} back up? {world.text.about(60)}",
-                "stale_preference",
-            ),
+            "example_response": f"Maybe go deeper on {new[0]} this week. {world.text.about(60)}",
+            "inferior_response": f"Why not pick {old[0]} back up? {world.text.about(60)}",
+            "groundtruth_preference": {
+                "old_preference": {"text": old[0], "category": old[1], "polarity": "positive"},
+                "new_preference": None,
+                "shift_kind": "abandoned",
+                "shift_resolution": "dropped",
+                "t_shift": shift["ts"],
+            },
         }, Cells(FAMILY, ("preference_shift_consistency",))
 
     return each(world, "pref_shift", make)

@@ -19,6 +19,8 @@ from inspect_personamem.datasets.v3.synthetic.instance import (
     each,
     gold,
     prior,
+    task_head,
+    unchecked,
 )
 from inspect_personamem.datasets.v3.synthetic.vocabulary import Topic
 from inspect_personamem.datasets.v3.synthetic.world import (
@@ -41,7 +43,8 @@ E_FOLLOWUP: Final = "e_followup"
 
 
 def _candidate(world: World, topic: Topic, ts: int, app: App = "facebook") -> dict[str, Any]:
-    """A slate's candidate post about `topic`."""
+    """A recommendation slate's candidate post about `topic` (the keys of persona 105's
+    and 115's slates)."""
     return {
         "source_object_id": world.new_id(),
         "title": f"{topic[0]} {world.text.about(15).rstrip('.')}",
@@ -49,7 +52,20 @@ def _candidate(world: World, topic: Topic, ts: int, app: App = "facebook") -> di
         "hashtags": list(topic[2]),
         "source_app": app,
         "source_timestamp": ts,
-        "content_type": world.rng.choice(("image", "video")),
+    }
+
+
+def _feed_item(world: World, topic: Topic, ts: int) -> dict[str, Any]:
+    """An @AI or lifecycle slate's candidate (persona 115's @AI slate's keys: no id,
+    no app, a content type and description)."""
+    kind = world.rng.choice(("image", "video"))
+    return {
+        "content_type": kind,
+        "title": f"{topic[0]} {world.text.about(15).rstrip('.')}",
+        "caption": world.text.about(40),
+        "overall_description": f"A {kind} about {topic[0]}.",
+        "hashtags": list(topic[2]),
+        "source_timestamp": ts,
     }
 
 
@@ -84,13 +100,18 @@ def _ranking_gold(first: int, last: Sequence[int]) -> dict[str, Any]:
     )
 
 
-def _slate_fields(q: Query) -> dict[str, Any]:
-    """The slate instance's fields about when it is asked."""
+def _slate_fields(q: Query, task: str, *, day_index: bool = True) -> dict[str, Any]:
+    """A recsys slate row's head and its fields about when it is asked
+    (`hidden_persona_recommendation` rows name their `task_type` and no `day_index`)."""
     moment = datetime.fromtimestamp(q.t, timezone.utc)
+    when: dict[str, Any] = {"anchor_hour_utc": moment.hour}
+    if day_index:
+        when["day_index"] = (q.t - START) // DAY
+    else:
+        when["task_type"] = task
     return {
-        "entry_point": "chatbot_routed",
-        "anchor_hour_utc": moment.hour,
-        "day_index": (q.t - START) // DAY,
+        **task_head(q, task),
+        **when,
         "day_label": moment.strftime("%Y-%m-%d"),
         "query_text": "",
     }
@@ -104,8 +125,7 @@ def personalized_recommendation(world: World) -> list[Built]:
         good = world.rng.choice(world.liked)
         slate, held, hard = _slate(world, q, good, world.disliked, HARD_NEGATIVES)
         return {
-            "task_id": "personalized_recommendation",
-            **_slate_fields(q),
+            **_slate_fields(q, "personalized_recommendation"),
             "candidates": slate,
             "held_out_idx": held,
             "hard_negative_idxs": hard,
@@ -132,11 +152,10 @@ def hidden_persona_recommendation(world: World) -> list[Built]:
         hard_n = HARD_NEGATIVES if q.k % 2 == 0 else 0
         slate, held, hard = _slate(world, q, good, world.disliked, hard_n)
         return {
-            **_slate_fields(q),
+            **_slate_fields(q, "hidden_persona_recommendation", day_index=False),
             "candidates": slate,
             "held_out_idx": held,
             "hard_negative_idxs": hard,
-            "hidden_persona": {"label": good[0], "evidence_hashtags": list(good[2])},
             "groundtruth_preference": f"Hidden persona item: {slate[held]['title']}",
             **_ranking_gold(held, hard),
         }, Cells("slate_ranking", ("ndcg_at_k",), kind="ranking")
@@ -153,7 +172,7 @@ def at_ai_directive_followup(world: World) -> list[Built]:
         topic = world.rng.choice(world.liked if more else world.others)
         action = "at_ai_recommend_more" if more else "at_ai_stop_recommending"
         message = f"@ai {'more like this' if more else 'stop showing me this'}"
-        world.ev(
+        directive = world.ev(
             q,
             "instagram",
             topic,
@@ -167,14 +186,23 @@ def at_ai_directive_followup(world: World) -> list[Built]:
         topics = [topic] * n_match + [world.rng.choice(world.disliked)] * 2
         topics += [world.rng.choice(world.liked) for _ in range(10 - len(topics))]
         world.rng.shuffle(topics)
-        slate = [_candidate(world, t, q.t - HOUR * (i + 1)) for i, t in enumerate(topics)]
+        slate = [_feed_item(world, t, q.t - HOUR * (i + 1)) for i, t in enumerate(topics)]
         matching = [i for i, t in enumerate(topics) if t == topic]
         disliked = [i for i, t in enumerate(topics) if t in world.disliked]
         positives = matching if more else []
         carve = disliked if more else matching
         rest = [i for i in range(len(slate)) if i not in positives and i not in carve]
         good = [*positives, *rest, *carve]
+        lag = q.t - directive["ts"]
         return {
+            "instance_id": q.iid,
+            "task_id": "e2_at_ai_followup",
+            "user_id": world.uid,
+            "t_test": q.t,
+            "source_timestamp": directive["ts"],
+            "lag_seconds": lag,
+            "lag_bucket": "<1h" if lag < HOUR else ("1-6h" if lag < 6 * HOUR else ">6h"),
+            "directive_app": "instagram",
             "directive_action": action,
             "directive_hashtags": list(topic[2]),
             "directive_user_message": message,
@@ -208,7 +236,7 @@ def short_vs_long_term_lifecycle(world: World) -> list[Built]:
         for phase, t in (("pre", t_pre), ("post", t_post)):
             if len(out) == world.k:
                 break
-            q = Query(len(out), t)
+            q = Query(len(out), t, f"e5_{world.uid}_{pair:02d}_{phase}")
             for _ in range(2):
                 world.ev(
                     q,
@@ -244,7 +272,6 @@ def short_vs_long_term_lifecycle(world: World) -> list[Built]:
             rest = [i for i in range(len(slate)) if i not in matching]
             good = [*matching, *rest] if phase == "pre" else [*rest, *matching]
             fields = {
-                "instance_id": f"e5_{world.uid}_{pair:02d}_{phase}",
                 "user_query": "anything worth surfacing in my feed right now?",
                 "canonical_id": canonical,
                 "persona_item": item,
@@ -268,7 +295,8 @@ def short_vs_long_term_lifecycle(world: World) -> list[Built]:
                     "lifecycle_inversion",
                 ),
             }
-            out.append(Built(q, fields, Cells(E_FOLLOWUP, ("lifecycle_score",), kind="ranking")))
+            made = unchecked(q, "short_vs_long_term_lifecycle", fields)
+            out.append(Built(q, made, Cells(E_FOLLOWUP, ("lifecycle_score",), kind="ranking")))
     return out
 
 
@@ -283,21 +311,25 @@ def new_suggestions_chatbot(world: World) -> list[Built]:
             world.ev(q, "instagram", tired)
         world.ev(q, "threads", fresh, kind="implicit_positive", action="lingered_on_image")
         world.decoy(q, "instagram", fresh)
-        return {
-            "arm": "proactive",
-            "user_query": "I'm bored of my feed, suggest something new?",
-            "prior_conversation": prior(world, tired),
-            "trigger_kind": "chatbot_ask",
-            "gold_topic": fresh[0],
-            "gold_hashtags": list(fresh[2]),
-            "fatigued_hashtags": list(tired[2]),
-            "leak_set_hashtags": list(fresh[2][:1]),
-            "groundtruth_preference": f"Fresh: {fresh[0]}; fatigued: {tired[0]}",
-            **gold(
-                f"Have you tried {fresh[0]}? {world.text.about(60)}",
-                f"More {tired[0]}! {world.text.about(60)}",
-                "recycled_topic",
-            ),
-        }, Cells("new_suggestions", ("new_topic_alignment",))
+        return unchecked(
+            q,
+            "new_suggestions_chatbot",
+            {
+                "arm": "proactive",
+                "user_query": "I'm bored of my feed, suggest something new?",
+                "prior_conversation": prior(world, tired),
+                "trigger_kind": "chatbot_ask",
+                "gold_topic": fresh[0],
+                "gold_hashtags": list(fresh[2]),
+                "fatigued_hashtags": list(tired[2]),
+                "leak_set_hashtags": list(fresh[2][:1]),
+                "groundtruth_preference": f"Fresh: {fresh[0]}; fatigued: {tired[0]}",
+                **gold(
+                    f"Have you tried {fresh[0]}? {world.text.about(60)}",
+                    f"More {tired[0]}! {world.text.about(60)}",
+                    "recycled_topic",
+                ),
+            },
+        ), Cells("new_suggestions", ("new_topic_alignment",))
 
     return each(world, "new_sugg", make)

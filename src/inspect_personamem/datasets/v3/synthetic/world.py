@@ -71,6 +71,8 @@ class Query:
 
     k: int
     t: int
+    iid: str = ""
+    """The row's `instance_id` (`instance.each` names it)."""
     evidence: list[Ref] = field(default_factory=list)
     decoys: list[Ref] = field(default_factory=list)
     target: list[dict[str, Any]] = field(default_factory=list)
