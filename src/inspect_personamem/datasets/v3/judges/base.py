@@ -111,6 +111,13 @@ class Judge(ABC):
         """The offline oracle's judgement of this judge's prompt (None without a judge)."""
         return None
 
+    @property
+    def provenance(self) -> Mapping[str, str]:
+        """Where its prompt's text comes from and its digest, for the score's metadata,
+        where that is not the authors' own file (empty where it is: the log's prompt
+        digests, `texts.TEXT_SHA256`, name those)."""
+        return {}
+
     def text(self, reply: str) -> str:
         """The text the judge reads (and the gate counts): the reply's `response`, or the
         whole reply."""

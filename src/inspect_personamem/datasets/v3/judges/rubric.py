@@ -223,6 +223,48 @@ def _items(value: object) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
+def first_text(reply: str, keys: tuple[str, ...]) -> str:
+    """The text a rubric judges: the reply's first non-empty text field of `keys`, else
+    the whole reply."""
+    parsed = extract_json(reply)
+    if isinstance(parsed, dict):
+        for key in keys:
+            value = parsed.get(key)
+            if isinstance(value, str) and value:
+                return value
+    return reply
+
+
+def source_a(fields: Mapping[str, Any], shown: Mapping[str, Any], scenario: bool) -> dict[str, Any]:
+    """A rubric's ground truth from the instance: `build_source_a`'s keys it can fill,
+    and for the context-shift `scenario` what the authors' rejudge script adds."""
+    slice_ = fields.get("gt_slice")
+    avoid = slice_.get("avoid") if isinstance(slice_, dict) else None
+    truth: dict[str, Any] = {
+        "user_top_preferences": _items(fields.get("top_k_relevant_prefs")),
+        "user_negatives_nearby": _items(avoid),
+        "privacy_flagged_prefs": _items(fields.get("privacy_flagged_prefs")),
+    }
+    if scenario:
+        scenario_text = f"{fields.get('name', '')}: {fields.get('notes', '')}"
+        truth["query_text"] = f"{query_text(shown)}\n\n[Scenario — {scenario_text}]"
+        forbidden = [it for it in _items(fields.get("forbidden_items")) if it.get("persona_item")]
+        if forbidden:
+            truth["scenario_off_limits_preferences"] = [
+                {"persona_item": it.get("persona_item", ""), "category": it.get("category", "")}
+                for it in forbidden
+            ]
+        carve_out = fields.get("carve_out")
+        if isinstance(carve_out, dict) and carve_out:
+            truth["user_opted_out_topic"] = carve_out.get("topic", "")
+    return truth
+
+
+def query_text(shown: Mapping[str, Any]) -> str:
+    """The row's query as the model was shown it (its `query`, else its `user_query`)."""
+    return str(shown.get("query") or shown.get("user_query") or "")
+
+
 def _pr_metrics(combined: Combined) -> dict[str, object]:
     return {
         "pr_positive_score": combined.positive_score,
@@ -262,40 +304,11 @@ class Rubric(Judge):
         return DIM_JUDGEMENT
 
     def text(self, reply: str) -> str:
-        parsed = extract_json(reply)
-        if isinstance(parsed, dict):
-            for key in self.text_keys:
-                value = parsed.get(key)
-                if isinstance(value, str) and value:
-                    return value
-        return reply
+        return first_text(reply, self.text_keys)
 
     def ground_truth(self, fields: Mapping[str, Any], shown: Mapping[str, Any]) -> dict[str, Any]:
-        """The rubric's ground truth from the instance: `build_source_a`'s keys it can
-        fill, and for the context-shift scenario what the authors' rejudge script adds."""
-        slice_ = fields.get("gt_slice")
-        avoid = slice_.get("avoid") if isinstance(slice_, dict) else None
-        truth: dict[str, Any] = {
-            "user_top_preferences": _items(fields.get("top_k_relevant_prefs")),
-            "user_negatives_nearby": _items(avoid),
-            "privacy_flagged_prefs": _items(fields.get("privacy_flagged_prefs")),
-        }
-        if self.scenario:
-            query = shown.get("query") or shown.get("user_query") or ""
-            scenario = f"{fields.get('name', '')}: {fields.get('notes', '')}"
-            truth["query_text"] = f"{query}\n\n[Scenario — {scenario}]"
-            forbidden = [
-                it for it in _items(fields.get("forbidden_items")) if it.get("persona_item")
-            ]
-            if forbidden:
-                truth["scenario_off_limits_preferences"] = [
-                    {"persona_item": it.get("persona_item", ""), "category": it.get("category", "")}
-                    for it in forbidden
-                ]
-            carve_out = fields.get("carve_out")
-            if isinstance(carve_out, dict) and carve_out:
-                truth["user_opted_out_topic"] = carve_out.get("topic", "")
-        return truth
+        """The rubric's ground truth from the instance (`source_a`)."""
+        return source_a(fields, shown, self.scenario)
 
     async def judge(self, row: Judging, ask: Ask) -> JudgedRow:
         truth = self.ground_truth(row.fields, row.shown)

@@ -1,6 +1,7 @@
 """The agentic-tasks family (Figure 4): the agent posts, sends, digests, summarizes,
 reposts, replies, refinds, catches up and alerts on the user's behalf. Each is judged by
-the per-dim rubric on the reply's first non-empty `final_answer`, `response`,
+the unified 0-10 rubric (`-T judge=per_dimension`: the per-dim 0-3 rubric) on the
+reply's first non-empty `final_answer`, `response`,
 `summary` or `reply_to_user` (tasks/agentic_tasks.py@0628f60d, the generic dispatch,
 which applies no substantive gate), and an agent run of it checked by its
 output-quality verifier where the authors' registry has one (`rules.quality`)."""
@@ -11,6 +12,7 @@ from typing import Final
 
 from inspect_personamem.datasets.v3.judges.rubric import AGENTIC_TEXT_KEYS, Rubric
 from inspect_personamem.datasets.v3.judges.rubric_texts import APPLICABILITY
+from inspect_personamem.datasets.v3.judges.unified import Unified
 from inspect_personamem.datasets.v3.prompts import agentic
 from inspect_personamem.datasets.v3.prompts.shown import Builder, TaskPrompt
 from inspect_personamem.datasets.v3.rules import quality
@@ -29,17 +31,19 @@ def _agentic(
     *,
     heavy: bool = False,
 ) -> TaskType:
-    """An agentic type: its rubric row is the authors' `APPLICABILITY` row of its name
-    (none for `agentic_community_post`: no maximum, unscored)."""
+    """An agentic type: judged by the unified rubric (rubric v3's row of its name); under
+    `judge=per_dimension` by the per-dim rubric's row at 8fd0dd9b (none for
+    `agentic_community_post`: no maximum, unscored)."""
     return TaskType(
         name,
         "agentic_tasks",
         *PR,
         TaskPrompt(build, f"prompts_agentic {template}", "INFERRED"),
-        Rubric(APPLICABILITY.get(name, {}), text_keys=AGENTIC_TEXT_KEYS),
+        Unified(name, text_keys=AGENTIC_TEXT_KEYS),
         instance,
         heavy=heavy,
         verifier=verifier,
+        per_dimension=Rubric(APPLICABILITY.get(name, {}), text_keys=AGENTIC_TEXT_KEYS),
     )
 
 
