@@ -8,7 +8,8 @@ src/mindbridge/benchmarks/_official/personamem_v3_scoring.py@1255698b (full
 CALIBRATION paragraph), the 0-10 `DIM_DEFS` questions, and the literal texts of its
 `build_unified_rubric_prompt`, copied verbatim (the code that assembles them is ours,
 `judges.unified`). The same file's sycophancy text equals the authors' own
-(`_SYCOPHANCY_JUDGE_PROMPT`, judges.py@be786102), which a test holds.
+(`_SYCOPHANCY_JUDGE_PROMPT`, judges.py@be786102), character for character (checked when
+this was written: its digest is `texts.LISTED_SHA256`'s).
 
 The tables (which dims apply, the penalty checks and their weights, the primary
 overrides, the dims' roles) are the authors' "rubric v3" (2026-06-12), the newest stored
