@@ -383,3 +383,46 @@ def test_the_unified_scores_on_the_authors_0_to_100() -> None:
     assert accuracy_value("pref_align_gated", "pr_preference_alignment_score", gated) == 80.0
     violated = {**gated, "pr_stale_preference_use_violated": 1}
     assert accuracy_value("pref_align_gated", "pr_preference_alignment_score", violated) == 0.0
+
+
+# A real row: bowen-upenn/PersonaMem-v3 benchmark/115/queries.csv@4756046e (full
+# 4756046e56c8500aab3bad306610da78709c89df), seq 84, its instance_json's scorer fields;
+# CC-BY-NC-4.0, Jiang et al., "PersonaMem-v3" (2026).
+REAL_SHIFT: dict[str, Any] = {
+    "example_response": (
+        "A good bet is grabbing a live show, comedy set, or concert downtown and keeping it "
+        "flexible. If you want something low-key, a movie or late dinner after is easier "
+        "than chasing game-day crowds."
+    ),
+    "inferior_response": (
+        "A good bet is grabbing tickets to a football game and making a day of it downtown. "
+        "If you want something lively, tailgating and stadium seats are usually the most "
+        "fun way to spend the weekend."
+    ),
+    "groundtruth_preference": {
+        "t_shift": 1775664000,
+        "shift_kind": "short_term_expiration",
+        "shift_resolution": None,
+        "old_preference": {
+            "text": "Interested in attending live football events and buying tickets for games.",
+            "category": "live entertainment",
+            "polarity": "pos",
+        },
+        "new_preference": None,
+    },
+}
+
+
+def test_a_real_preference_shift_row_is_judged_with_its_expired_preference() -> None:
+    shown = {"user_query": "got any fun plans for the weekend in the city?"}
+    reply = json.dumps({"response": "Maybe a comedy set downtown, then a late dinner."})
+    answer = {"preference_shift_consistency": 9, "used_outdated_stance": False}
+    row, (prompt,) = judged(
+        "preference_shift_followthrough", answer, REAL_SHIFT, shown, reply=reply
+    )
+    assert "- shift_kind: short_term_expiration\n" in prompt
+    assert 'current): "Interested in attending live football events' in prompt
+    assert f'- NEW / current preference: "{EXPIRED}"' in prompt
+    assert REAL_SHIFT["example_response"] in prompt and "tailgating" in prompt
+    assert "ASSISTANT RESPONSE:\nMaybe a comedy set downtown, then a late dinner.\n" in prompt
+    assert (row.status, row.accuracy, row.metrics["used_outdated_stance"]) == ("judged", 90.0, 0)

@@ -247,7 +247,8 @@ def source_a(fields: Mapping[str, Any], shown: Mapping[str, Any], scenario: bool
     }
     if scenario:
         scenario_text = f"{fields.get('name', '')}: {fields.get('notes', '')}"
-        truth["query_text"] = f"{query_text(shown)}\n\n[Scenario — {scenario_text}]"
+        query = shown.get("query") or query_text(shown)
+        truth["query_text"] = f"{query}\n\n[Scenario — {scenario_text}]"
         forbidden = [it for it in _items(fields.get("forbidden_items")) if it.get("persona_item")]
         if forbidden:
             truth["scenario_off_limits_preferences"] = [
@@ -261,8 +262,10 @@ def source_a(fields: Mapping[str, Any], shown: Mapping[str, Any], scenario: bool
 
 
 def query_text(shown: Mapping[str, Any]) -> str:
-    """The row's query as the model was shown it (its `query`, else its `user_query`)."""
-    return str(shown.get("query") or shown.get("user_query") or "")
+    """The row's query as the model was shown it: its `user_query`, else its `query`
+    (scripts/rejudge_existing.py `_build_gt`, 7,374 characters, commit not shown; a
+    context-shift scenario's is its `query` first, `source_a`)."""
+    return str(shown.get("user_query") or shown.get("query") or "")
 
 
 def _pr_metrics(combined: Combined) -> dict[str, object]:

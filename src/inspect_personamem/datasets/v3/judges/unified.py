@@ -25,8 +25,10 @@ positive dims, is unscored (`judge_unreadable`), where the authors write 0 (what
 would write is kept as `authors_accuracy`).
 
 The ground truth is `rubric.source_a`'s (from the instance) with the row's query as
-`query_text` first, as the authors' Source A begins; their contradictions, style
-references and friends are not in the instance and are absent.
+`query_text` first, as the authors' Source A begins and as their re-judging script
+rebuilds it for this judge (scripts/rejudge_existing.py `_build_gt`: the `user_query`,
+the context-shift scenario added to it); their contradictions, style references and
+friends (rebuilt from the backend) are not in the instance and are absent.
 """
 
 from __future__ import annotations
