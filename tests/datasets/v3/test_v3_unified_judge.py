@@ -21,6 +21,7 @@ from inspect_personamem.datasets.v3.judges.base import JudgedRow
 from inspect_personamem.datasets.v3.judges.preface import sha256, table
 from inspect_personamem.datasets.v3.judges.preference_shift import (
     EXPIRED,
+    PREFERENCE_SHIFT,
     PREFERENCE_SHIFT_JUDGE_PROMPT,
     preference_shift_prompt,
     read_preference_shift,
@@ -102,7 +103,7 @@ def test_the_unified_judge_is_the_default_for_the_types_the_authors_score_with_i
         assert TASK_TYPES[name].per_dimension is not None, name
         assert name in APPLICABILITY_V3
     assert TASK_TYPES["chatbot_personalized_response"].kind == "pref_align_gated"
-    assert TASK_TYPES["preference_shift_followthrough"].scorer.kind == "preference_shift"
+    assert TASK_TYPES["preference_shift_followthrough"].scorer is PREFERENCE_SHIFT
 
 
 def test_each_task_has_one_target_dim_and_the_authors_checks() -> None:
