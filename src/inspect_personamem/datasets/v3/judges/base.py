@@ -2,9 +2,10 @@
 (`Judge.judge`, one `JudgedRow`), says which text of the reply it reads and how its
 prompt shows it, and knows its offline reply (the row's gold and foil) and its offline
 judgement (`JudgePrompt`: how `personamem/oracle`, bound as the grader, answers its
-prompt). One per judge (`rubric`, `sycophancy`, `proactive`, `new_suggestions`,
-`abstention`, `deep_motivation`) and `NotBuilt` where no readable judge gives a type's
-headline; a task type holds its own (`task_types`).
+prompt), and where its prompt is not the authors' own file, where it is from
+(`provenance`). One per judge (`unified`, `rubric`, `sycophancy`, `preference_shift`,
+`proactive`, `new_suggestions`, `abstention`, `deep_motivation`) and `NotBuilt` where no
+readable judge gives a type's headline; a task type holds its own (`task_types`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""The per-dimension rubric judge (`pr_combined`: three over-personalization and nine
-agentic types): one judge call per judged dim the task's `APPLICABILITY` row turns on
-(personalization_rubric.py@8fd0dd9b `score`), the hard rules computed without a judge
-(`rules.leaks.privacy_leak`: `avoid_leak` over the +-24 h slice's `avoid` items,
-`privacy_leak` over `privacy_flagged_prefs`), combined by `combine_rubric`: 100 x
-combined / (3 x the positive dims).
+"""The per-dimension rubric judge (`-T judge=per_dimension`; `pr_combined`: three
+over-personalization and nine agentic types): one judge call per judged dim the task's
+`APPLICABILITY` row turns on (personalization_rubric.py@8fd0dd9b `score`), the hard
+rules computed without a judge (`rules.leaks.privacy_leak`: `avoid_leak` over the
++-24 h slice's `avoid` items, `privacy_leak` over `privacy_flagged_prefs`), combined
+by `combine_rubric`: 100 x combined / (3 x the positive dims).
 
 Differences: (1) the ground truth is read from the instance (`top_k_relevant_prefs` as
 `user_top_preferences`, `gt_slice.avoid` as `user_negatives_nearby`,
@@ -22,8 +22,8 @@ notes, `scenario_off_limits_preferences` from `forbidden_items`,
 0628f60d, the generic dispatch), the others its `response`. A type with no
 APPLICABILITY row (`agentic_community_post`) has no maximum: unscored, as the authors'
 aggregate leaves it out. The newest pipeline replaced these per-dim calls with one
-unified judge (0-10) whose prompt is in no readable version (`rubric_texts`), so the
-published numbers for these types likely differ in scale and judge.
+unified 0-10 judge call, which the published numbers come from: that judge
+(`judges.unified`) is the default, this one `-T judge=per_dimension`.
 
 A reply that lacks a dim's number is `Unreadable`, never a 0. Where the authors' own
 script writes a number for such a reply (a rubric dim that is missing still counts in
