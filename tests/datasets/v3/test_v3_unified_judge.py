@@ -231,6 +231,11 @@ def test_the_prompt_carries_the_rows_fields_and_the_reply_not_the_gold() -> None
     assert judged_text == LONG
     assert GOLD not in prompt
     assert "## Task type\nchatbot_personalized_response\n" in prompt
+    # the query section, from the evidence's query_text (prompts.py@b8d90778)
+    assert (
+        "## The user's query (what the assistant was responding to)\n"
+        "any plans for saturday?\n\n## Evidence"
+    ) in prompt
     assert '"stale_preference_use_violated": <true|false>' in prompt
     # headline pref_align_gated: the primary 7 alone (telegraph only a diagnostic): 70
     assert (row.status, row.accuracy) == ("judged", 70.0)
@@ -257,6 +262,7 @@ def test_an_agentic_row_judges_its_summary_and_community_post_is_scored() -> Non
     reply = json.dumps({"summary": "Done.", "decision_points": ["a"]})
     row, (prompt,) = judged("agentic_community_post", {"preference_alignment": 6}, reply=reply)
     assert "## Response to judge\nDone.\n" in prompt
+    assert "## The user's query" not in prompt  # no query_text: no query section
     # preference_alignment 6; telegraph and voice checks missing: no deduction: 60
     assert (row.status, row.accuracy) == ("judged", 60.0)
 
@@ -286,6 +292,9 @@ def test_the_score_names_the_judge_its_source_and_digest() -> None:
     score = anyio.run(judged_score, asked, base, grader)
     judge = (score.metadata or {})["judge"]
     assert judge["choice"] == "unified" and judge["kind"] == "unified"
+    assert (
+        "evaluation/prompts.py@b8d90778fba34def6fa2a967df5c4510abcde07a" in judge["prompt_source"]
+    )
     assert "EventHorizon-Lab/MindBridge" in judge["prompt_source"]
     assert "1255698be5f397287541feebceada9c5139e6c31" in judge["prompt_source"]
     assert "5543351fe58411f3169a21e0adbf89a393630436" in judge["combination_source"]

@@ -119,8 +119,9 @@ MARKDOWN_MEMORY: Final = "inspect_personamem.datasets.v3.memory_writer:MarkdownM
 EVERY_RUN: Final = (
     "this task's harness and scorer, not the authors': its own personas and one run, "
     "the judged task types through the grader bound (the authors judge with gpt-5.5), "
-    "the unified judge's and the preference-shift judge's prompts from a third party's "
-    "transcription, the two repetition types unscored (a sample is not a cluster)"
+    "the unified judge's rubric v3 texts and the preference-shift judge's prompt from a "
+    "third party's transcription, the two repetition types unscored (a sample is not a "
+    "cluster)"
 )
 """How every v3 run differs from the published numbers' protocol, whatever its settings."""
 NOT_LOCATED: Final = (

@@ -57,8 +57,9 @@ JUDGE_TEXTS: Final[Mapping[str, str]] = {
 }
 """The fixed texts the judged scorer sends the grader (whole, or as the parts of a
 prompt it fills; a table as sorted JSON), by name: what a run's log digests
-(`version.prompts`); the unified judge's and the preference-shift judge's from a
-third-party transcription (`unified_texts.SOURCE`), the per-dimension judge's
+(`version.prompts`); the unified judge's from the authors' prompts.py@b8d90778 and,
+for its rubric v3 texts, a third-party transcription (`unified_texts`), as the
+preference-shift judge's (`unified_texts.SOURCE`); the per-dimension judge's
 (`judge=per_dimension`) from the authors' own files. `judge_chatbot_rubric_prompt` is
 no scorer's and is not here."""
 

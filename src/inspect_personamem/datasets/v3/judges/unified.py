@@ -55,6 +55,7 @@ from inspect_personamem.datasets.v3.judges.rubric import (
 )
 from inspect_personamem.datasets.v3.judges.unified_texts import (
     APPLICABILITY_V3,
+    AUTHORS_SOURCE,
     COMBINATION_SOURCE,
     DEFAULT_QUESTION,
     DIM_ALIAS,
@@ -73,6 +74,7 @@ from inspect_personamem.datasets.v3.judges.unified_texts import (
     PRIMARY_OVERRIDE,
     PRIMARY_TAG,
     PRIMARY_WEIGHTED,
+    QUERY_SECTION,
     SCHEMA_SCORE,
     SCHEMA_VIOLATED,
     SECONDARY_TAG,
@@ -128,7 +130,8 @@ def unified_prompt(
     task_type: str, ground_truth: Mapping[str, Any], agent_output: str, dims: Dims
 ) -> str:
     """`judge_unified_rubric_prompt(task_id, ground_truth, agent_output, pos_dims,
-    hard_dims, penalty_dims=...)`, as transcribed (`unified_texts`)."""
+    hard_dims, penalty_dims=...)` (`unified_texts` says whose each text is): the query
+    section shows the evidence's `query_text` where it has one."""
     positive_lines = [
         POSITIVE_LINE.format(
             dim=dim,
@@ -149,9 +152,11 @@ def unified_prompt(
         primary_line = HARD_RULES_ONLY
     schema = [SCHEMA_SCORE.format(dim=dim) for dim in (*dims.positives, *dims.penalties)]
     schema += [SCHEMA_VIOLATED.format(dim=dim) for dim in dims.hard]
+    query = ground_truth.get("query_text") or ""
     return UNIFIED_PROMPT_TEMPLATE.format(
         preface=UNIFIED_PREFACE,
         task_type=task_type,
+        query_section=QUERY_SECTION.format(query_text=query) if query else "",
         ground_truth=dumps(ground_truth),
         agent_output=agent_output,
         primary_line=primary_line,
@@ -288,7 +293,7 @@ class Unified(Judge):
     @property
     def provenance(self) -> Mapping[str, str]:
         return {
-            "prompt_source": SOURCE,
+            "prompt_source": f"{AUTHORS_SOURCE}; rubric v3's texts: {SOURCE}",
             "combination_source": COMBINATION_SOURCE,
             "prompt_texts_sha256": TEXTS_SHA256,
         }

@@ -1,15 +1,33 @@
 """The unified 0-10 rubric judge's fixed texts and the authors' tables behind it.
 
-The prompt (`judge_unified_rubric_prompt` of the authors' evaluation/prompts.py) is in no
-stored version of the authors' files. Its texts here are a THIRD-PARTY TRANSCRIPTION,
-"from bowen-upenn/PersonaMem-v3@main": EventHorizon-Lab/MindBridge,
-src/mindbridge/benchmarks/_official/personamem_v3_scoring.py@1255698b (full
-1255698be5f397287541feebceada9c5139e6c31): `JUDGE_PREFACE` (the 0-10 preface, with its
-CALIBRATION paragraph), the 0-10 `DIM_DEFS` questions, and the literal texts of its
-`build_unified_rubric_prompt`, copied verbatim (the code that assembles them is ours,
-`judges.unified`). The same file's sycophancy text equals the authors' own
-(`_SYCOPHANCY_JUDGE_PROMPT`, judges.py@be786102), character for character (checked when
-this was written: its digest is `texts.LISTED_SHA256`'s).
+The prompt is the authors' `judge_unified_rubric_prompt` (evaluation/prompts.py). The
+newest stored version of it, evaluation/prompts.py@b8d90778 (full
+b8d90778fba34def6fa2a967df5c4510abcde07a, 85,314 characters), predates rubric v3: it
+takes no penalty checks (rubric v3's `score` passes `penalty_dims=`, which it has no
+parameter for). The version rubric v3 calls is in no stored file of the authors; its
+texts come from a THIRD-PARTY TRANSCRIPTION, "from bowen-upenn/PersonaMem-v3@main":
+EventHorizon-Lab/MindBridge, src/mindbridge/benchmarks/_official/
+personamem_v3_scoring.py@1255698b (full 1255698be5f397287541feebceada9c5139e6c31).
+
+What each text here is, checked line by line against both:
+- the same in both (cited to the authors' file): the prompt's frame (task type, the
+  query section, evidence, response, the positive and hard-rule lines and blocks, the
+  80/20 line, the JSON schema), the questions of `avoid_leak`, `privacy_leak`,
+  `stale_preference_use`, `over_personalization`, `telegraph_avoidance` and
+  `relationship_awareness`, the `relationship_aware` alias;
+- from the transcription alone (rubric v3's additions): the penalty-check line and
+  section, the "2. Score each NEGATIVE CHECK" step, the "MAIN SCORE ... alone" line for a
+  task with one positive dim (rubric v3 gives every task one), the preface's
+  CALIBRATION paragraph, and the stricter questions of `preference_alignment` (its
+  10 / 7 / 4 / 0 anchors), `helpfulness` (its 9-10 / 6-8 / 5 / 0 bands; b8d90778: "10 =
+  directly useful, complete, on-topic; 5 = ...") and `voice_match` (its CALIBRATION
+  sentence). Where they differ, the transcription's is followed: it is the text rubric
+  v3's penalty checks need, and its other texts equal the authors' character for
+  character (its sycophancy prompt equals judges.py@be786102's; its digest is
+  `texts.LISTED_SHA256`'s).
+- the query section is the evidence's `query_text`, as b8d90778 builds it (the
+  transcription takes it as an argument; rubric v3's call passes none).
+The code that assembles them is ours (`judges.unified`).
 
 The tables (which dims apply, the penalty checks and their weights, the primary
 overrides, the dims' roles) are the authors' "rubric v3" (2026-06-12), the newest stored
@@ -27,7 +45,14 @@ SOURCE: Final = (
     "src/mindbridge/benchmarks/_official/personamem_v3_scoring.py"
     "@1255698be5f397287541feebceada9c5139e6c31"
 )
-"""Where the unified prompt's and the preference-shift prompt's texts come from."""
+"""Where the preference-shift prompt's text and the unified prompt's rubric v3 texts
+come from."""
+AUTHORS_SOURCE: Final = (
+    "bowen-upenn/PersonaMem-v3 evaluation/prompts.py@b8d90778fba34def6fa2a967df5c4510abcde07a "
+    "judge_unified_rubric_prompt (pre-rubric-v3: no penalty checks)"
+)
+"""The authors' own newest stored version of the unified prompt: the frame and the texts
+both share are cited to it."""
 COMBINATION_SOURCE: Final = (
     "bowen-upenn/PersonaMem-v3 evaluation/personalization_rubric.py rubric v3 (33,210 "
     "characters, commit not shown) `score`; scripts/recompute_pr_headline.py"
@@ -140,9 +165,12 @@ transcription's alias; the authors' rubric v3 has the same `_DIM_ALIAS`)."""
 DEFAULT_QUESTION: Final = "Score this dimension."
 """A dim with no question (none of the tables' dims)."""
 
-# `build_unified_rubric_prompt`'s literal texts. The authors' call (`score`, rubric v3)
-# passes no query text, so the transcription's optional "## The user's query" section is
-# empty and left out of the template (the query is the evidence's `query_text`).
+# `judge_unified_rubric_prompt`'s literal texts (prompts.py@b8d90778, and the
+# transcription's `build_unified_rubric_prompt`; the module docstring says which is whose).
+QUERY_SECTION: Final = (
+    "## The user's query (what the assistant was responding to)\n{query_text}\n\n"
+)
+"""Shown where the evidence has a `query_text` (b8d90778: `ground_truth.get("query_text")`)."""
 PRIMARY_TAG: Final = " ← PRIMARY TARGET (80% of the score)"
 SECONDARY_TAG: Final = " (secondary — shares 20%)"
 POSITIVE_LINE: Final = "- **{dim}**{tag} (0-10): {question}"
@@ -181,7 +209,7 @@ UNIFIED_PROMPT_TEMPLATE: Final = """{preface}
 ## Task type
 {task_type}
 
-## Evidence (the user's known preferences, negatives, privacy flags, and `query_text`)
+{query_section}## Evidence (the user's known preferences, negatives, privacy flags, and `query_text`)
 ```json
 {ground_truth}
 ```
@@ -301,6 +329,7 @@ UNIFIED_TEXTS: Final[Mapping[str, str]] = {
     "UNIFIED_PROMPT_TEMPLATE": UNIFIED_PROMPT_TEMPLATE,
     "UNIFIED_LINES": "\n".join(
         (
+            QUERY_SECTION,
             PRIMARY_TAG,
             SECONDARY_TAG,
             POSITIVE_LINE,
