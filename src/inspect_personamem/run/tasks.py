@@ -384,6 +384,7 @@ def personamem_v3(
     answer: str = "choice",
     system_messages: str = "keep",
     history_layout: str = "authors",
+    judge: str = "unified",
     keep_history_in_log: bool = False,
     order: str | None = None,
     interleave_block: int = 10,

@@ -52,6 +52,12 @@ SEND_POST: dict[str, Any] = {
 }
 SHOWN: dict[str, Any] = {"target_app": "threads", "context": CONTEXT}
 REPLY = json.dumps({"summary": SUMMARY, "tool_called": "mcp__threads__create_post"})
+UNIFIED_AT_8 = {
+    **dict.fromkeys(("voice_match", "preference_alignment", "over_personalization"), 8),
+    **dict.fromkeys(("telegraph_avoidance", "relationship_aware", "helpfulness"), 10),
+}
+"""A unified judgement: every task's target dim at 8, every check clean, no hard rule
+violated: 8 of 10 on any agentic type (80)."""
 
 
 def call(tool: str, arguments: Mapping[str, Any], error: str | None = None) -> dict[str, Any]:
@@ -247,13 +253,13 @@ def test_final_state_as_the_authors_check_it() -> None:
 
 
 def test_send_post_with_the_required_write_is_judged_on_the_reply() -> None:
-    # every dim at 3: agentic_send_post's + dims pa, vm, vsc (9) and telegraph (1) of
-    # 12 -> 83.33; the write passes all: the rule (1 post), the final state (1 post, no
-    # other write), the verifier (the post on threads; the caption shares weekend,
-    # sourdough, bread, experiments with the context: 4 >= 2)
-    judge = Judge({"score": 3})
+    # the unified judge: voice_match 8, telegraph clean: 8 of 10 -> 80; the write passes
+    # all: the rule (1 post), the final state (1 post, no other write), the verifier (the
+    # post on threads; the caption shares weekend, sourdough, bread, experiments with the
+    # context: 4 >= 2)
+    judge = Judge(UNIFIED_AT_8)
     result = row("agentic_send_post", REPLY, judge, SEND_POST, SHOWN, posted(CAPTION))
-    assert result.status == "judged" and result.accuracy == pytest.approx(1000 / 12)
+    assert result.status == "judged" and result.accuracy == pytest.approx(80.0)
     assert {
         key: result.metrics[key] for key in ("tool_call_rules_pass", "tool_call_rules_fail")
     } == {
@@ -282,10 +288,9 @@ def test_send_post_with_the_required_write_is_judged_on_the_reply() -> None:
     }
     # the judge reads the reply's summary, as the authors' rubric does; the caption
     # reaches only the verifier
-    assert len(judge.prompts) == 4
-    for prompt in judge.prompts:
-        judged = prompt.split("## Agent output to judge", 1)[1]
-        assert judged.strip().startswith(SUMMARY) and CAPTION not in prompt
+    (prompt,) = judge.prompts
+    judged = prompt.split("## Response to judge", 1)[1]
+    assert judged.strip().startswith(SUMMARY) and CAPTION not in prompt
 
 
 def test_send_post_without_the_required_write_scores_zero_without_a_judge() -> None:
@@ -313,10 +318,10 @@ def test_send_post_whose_post_misses_the_context_fails_its_quality() -> None:
 
 def test_without_actions_nothing_is_checked() -> None:
     # a long-context row: the same rules on the instance, no run: judged as before
-    judge = Judge({"score": 3})
+    judge = Judge(UNIFIED_AT_8)
     result = row("agentic_send_post", REPLY, judge, SEND_POST, SHOWN, None)
     assert result.status == "judged" and result.actions is None
-    assert result.accuracy == pytest.approx(1000 / 12)
+    assert result.accuracy == pytest.approx(80.0)
     assert "tool_call_rules_pass" not in result.metrics
 
 
@@ -436,7 +441,7 @@ def test_the_score_records_the_checks_and_the_grader_reads_the_reply() -> None:
 
     def answer(messages: list[ChatMessage]) -> str:
         seen.append(messages)
-        return json.dumps({"score": 3})
+        return json.dumps(UNIFIED_AT_8)
 
     metadata = row_metadata(
         "agentic_send_post", SEND_POST, "105:0001:send_post",
@@ -446,10 +451,10 @@ def test_the_score_records_the_checks_and_the_grader_reads_the_reply() -> None:
     grader = mock_model(answer, "mockllm/grader")
     score = score_judged(asked, grader)
     meta = score.metadata or {}
-    assert score.value == pytest.approx(1000 / 12 / 100)
+    assert score.value == pytest.approx(0.8)
     assert meta["actions_checked"]["status"] == "ok"
     assert meta["row_metrics"]["output_quality_passed"] == 2
-    assert len(seen) == 4
+    assert len(seen) == 1  # one unified judge call
     assert all(SUMMARY in m[0].text and CAPTION not in m[0].text for m in seen)
 
     asked.metadata["actions"] = READ_ONLY
@@ -459,7 +464,7 @@ def test_the_score_records_the_checks_and_the_grader_reads_the_reply() -> None:
         "pr_combined_personalization_score -> 0.0 on 0-100 (rule_zero): "
         "count(threads_create_post)==1: fail (0)"
     )
-    assert len(seen) == 4  # no further judge call
+    assert len(seen) == 1  # no further judge call
 
 
 def test_a_folder_with_a_rule_no_check_reads_stops_the_load(tmp_path: Path) -> None:
@@ -522,7 +527,7 @@ def test_generated_write_rows_pass_with_the_write_on_their_app(
 
         def answer(messages: list[ChatMessage]) -> str:
             prompts.append(messages[0].text)
-            return json.dumps({"score": 3})
+            return json.dumps(UNIFIED_AT_8)
 
         return score_judged(asked, mock_model(answer, "mockllm/grader"))
 

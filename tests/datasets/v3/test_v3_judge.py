@@ -40,8 +40,10 @@ from inspect_personamem.datasets.v3.judges.sycophancy import (
     sycophancy_prompt,
 )
 from inspect_personamem.datasets.v3.judges.texts import LISTED_SHA256, TEXT_SHA256
+from inspect_personamem.datasets.v3.judges.unified import Unified
 from inspect_personamem.datasets.v3.reading.reply import Unreadable
 from inspect_personamem.datasets.v3.rules.polarity import Combined
+from inspect_personamem.datasets.v3.task_types.base import JUDGE_CHOICES
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 
 # A Source-A ground truth (personalization_rubric.build_source_a's keys), hand-made.
@@ -75,9 +77,12 @@ def test_every_judged_task_type_has_a_judge_entry() -> None:
     judged = {name for name, task in TASK_TYPES.items() if task.judged}
     assert judged == {name for name, task in TASK_TYPES.items() if isinstance(task.scorer, Judge)}
     for name in judged:
-        scorer = TASK_TYPES[name].scorer
-        if isinstance(scorer, Rubric) and name != "agentic_community_post":
-            assert judged_dims(scorer.applicable), name
+        for choice in JUDGE_CHOICES:
+            scorer = TASK_TYPES[name].scorer_for(choice)
+            if isinstance(scorer, Rubric) and name != "agentic_community_post":
+                assert judged_dims(scorer.applicable), name
+            if isinstance(scorer, Unified):
+                assert scorer.dims.positives and scorer.dims.primary, name
 
 
 def test_applicability_rows_as_at_8fd0dd9b() -> None:

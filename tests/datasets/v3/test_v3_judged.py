@@ -28,8 +28,13 @@ from inspect_personamem.datasets.v3.judges import base
 from inspect_personamem.datasets.v3.judges.base import JudgedRow
 from inspect_personamem.datasets.v3.prompts.shown import SHOWN_KEY
 from inspect_personamem.datasets.v3.release.records import read_queries
-from inspect_personamem.datasets.v3.scoring.judged import NO_FAITHFUL_JUDGE, judge_row
+from inspect_personamem.datasets.v3.scoring.judged import (
+    NO_FAITHFUL_JUDGE,
+    judge_row,
+    no_faithful_judge,
+)
 from inspect_personamem.datasets.v3.scoring.scorers import v3_scorer
+from inspect_personamem.datasets.v3.task_types.base import JudgeChoice
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.task_types.samples import _scorer_fields
 
@@ -64,11 +69,23 @@ def row(
     judge: Judge,
     fields: Mapping[str, Any] | None = None,
     shown: Mapping[str, Any] | None = None,
+    choice: JudgeChoice = "unified",
 ) -> JudgedRow:
     async def go() -> JudgedRow:
-        return await judge_row(task_type, reply, fields or {}, shown or {}, judge)
+        return await judge_row(task_type, reply, fields or {}, shown or {}, judge, choice=choice)
 
     return anyio.run(go)
+
+
+def per_dim_row(
+    task_type: str,
+    reply: str,
+    judge: Judge,
+    fields: Mapping[str, Any] | None = None,
+    shown: Mapping[str, Any] | None = None,
+) -> JudgedRow:
+    """A row under `-T judge=per_dimension`: the older 0-3 rubric."""
+    return row(task_type, reply, judge, fields, shown, "per_dimension")
 
 
 def never(prompt: str) -> str:
@@ -78,15 +95,17 @@ def never(prompt: str) -> str:
 def test_every_judged_type_has_a_judge_or_a_reason() -> None:
     judged = {name for name, task in TASK_TYPES.items() if task.judged}
     assert judged == {n for n, task in TASK_TYPES.items() if isinstance(task.scorer, base.Judge)}
-    assert {
-        "chatbot_personalized_response",
-        "preference_shift_followthrough",
+    repetition = {
         "over_personalization_repetition_recsys",
         "over_personalization_repetition_chatbot",
-    } == NO_FAITHFUL_JUDGE
+    }
+    # the unified judge scores chatbot_personalized_response; the preference-shift
+    # judge preference_shift_followthrough (both unscored before issue 49)
+    assert repetition == NO_FAITHFUL_JUDGE == no_faithful_judge("unified")
+    assert repetition | {"chatbot_personalized_response"} == no_faithful_judge("per_dimension")
 
 
-# --- the rubric (pr_combined) ----------------------------------------------------------
+# --- the per-dimension rubric (-T judge=per_dimension: pr_combined, 3 per + dim) ------
 
 
 @pytest.mark.parametrize(
@@ -116,7 +135,7 @@ def test_every_judged_type_has_a_judge_or_a_reason() -> None:
 )
 def test_each_rubric_type_with_every_dim_at_3(task_type: str, calls: int, expected: float) -> None:
     judge = Judge({"score": 3, "reasoning": "fine"})
-    result = row(task_type, reply_json(), judge)
+    result = per_dim_row(task_type, reply_json(), judge)
     assert result.status == "judged"
     assert result.accuracy == pytest.approx(expected)
     assert len(judge.prompts) == calls
@@ -130,7 +149,7 @@ def test_a_rubric_row_worked_by_hand_with_a_privacy_leak() -> None:
     def answer(prompt: str) -> dict[str, Any]:
         return {"score": 3 if "**relationship_aware**" in prompt else 2}
 
-    clean = row("over_personalization_context_shift", reply_json(), Judge(answer))
+    clean = per_dim_row("over_personalization_context_shift", reply_json(), Judge(answer))
     assert clean.accuracy == pytest.approx(350 / 6)
     flagged = {
         "privacy_flagged_prefs": [
@@ -141,7 +160,7 @@ def test_a_rubric_row_worked_by_hand_with_a_privacy_leak() -> None:
             }
         ]
     }
-    leaked = row("over_personalization_context_shift", reply_json(), Judge(answer), flagged)
+    leaked = per_dim_row("over_personalization_context_shift", reply_json(), Judge(answer), flagged)
     assert leaked.metrics["privacy_leak_hard_fail"] == 1
     assert leaked.metrics["pr_combined_personalization_score"] == pytest.approx(2.0)
     assert leaked.accuracy == pytest.approx(200 / 6)
@@ -151,7 +170,7 @@ def test_a_telegraphing_reply_loses_its_telegraph_point() -> None:
     # over_personalization_context_shift, every dim at 3: relationship_aware 3 +
     # telegraph 0 = 3 of 6 -> 50 (66.67 when it passes); the phrase in any case
     reply = json.dumps({"response": "Since you LOVE sourdough, " + LONG})
-    result = row("over_personalization_context_shift", reply, Judge({"score": 3}))
+    result = per_dim_row("over_personalization_context_shift", reply, Judge({"score": 3}))
     assert result.metrics["telegraph_avoidance_score"] == 0.0
     assert result.metrics["telegraph_avoidance_reason"] == (
         "telegraph_phrase_match: 'Since you LOVE'"
@@ -163,13 +182,14 @@ def test_an_agentic_reply_is_judged_by_its_summary() -> None:
     # the agentic dispatch: response, else summary, else reply_to_user, else the reply
     judge = Judge({"score": 3})
     reply = json.dumps({"summary": LONG, "decision_points": ["a"], "reasoning": "r"})
-    row("agentic_group_dm_summary", reply, judge)
+    per_dim_row("agentic_group_dm_summary", reply, judge)
     for prompt in judge.prompts:
         judged = prompt.split("## Agent output to judge", 1)[1]
         assert judged.strip().startswith(LONG) and "decision_points" not in judged
 
 
-def test_the_context_shift_ground_truth_carries_the_scenario() -> None:
+@pytest.mark.parametrize("choice", ["unified", "per_dimension"])
+def test_the_context_shift_ground_truth_carries_the_scenario(choice: JudgeChoice) -> None:
     fields = {
         "name": "Gift for a friend",
         "notes": "the friend, not the user, likes tea",
@@ -195,7 +215,7 @@ def test_the_rubric_judge_sees_the_instance_ground_truth_and_the_reply() -> None
         "example_response": GOLD,
     }
     judge = Judge({"score": 3})
-    row("agentic_vague_refind", reply_json(), judge, fields)
+    per_dim_row("agentic_vague_refind", reply_json(), judge, fields)
     (prompt,) = judge.prompts
     assert "trail running" in prompt and "jazz clubs" in prompt
     assert prompt.split("## Agent output to judge", 1)[1].strip().startswith(LONG)
@@ -209,7 +229,7 @@ def test_an_unreadable_rubric_dim_leaves_the_row_unscored_with_the_authors_value
     def answer(prompt: str) -> str:
         return "no idea" if "**relationship_aware**" in prompt else '{"score": 3}'
 
-    result = row("agentic_dm_digest", reply_json(), Judge(answer))
+    result = per_dim_row("agentic_dm_digest", reply_json(), Judge(answer))
     assert (result.status, result.accuracy) == ("judge_unreadable", None)
     assert result.authors_accuracy == pytest.approx(400 / 9)
     assert "relationship_aware" in result.note
@@ -218,12 +238,12 @@ def test_an_unreadable_rubric_dim_leaves_the_row_unscored_with_the_authors_value
 def test_an_agentic_reply_is_judged_whatever_its_length() -> None:
     # the agentic dispatch has no gate: "Done." is judged; + dims at 3 (pa, ra) and
     # telegraph 1: 7 of 9 -> 77.78
-    result = row("agentic_dm_digest", json.dumps({"summary": "Done."}), Judge({"score": 3}))
+    result = per_dim_row("agentic_dm_digest", json.dumps({"summary": "Done."}), Judge({"score": 3}))
     assert result.status == "judged" and result.accuracy == pytest.approx(700 / 9)
 
 
-def test_community_post_has_no_rubric_row_and_is_unscored() -> None:
-    result = row("agentic_community_post", reply_json(), Judge(never))
+def test_community_post_has_no_per_dim_rubric_row_and_is_unscored_under_it() -> None:
+    result = per_dim_row("agentic_community_post", reply_json(), Judge(never))
     assert (result.status, result.accuracy) == ("no_faithful_judge", None)
 
 
@@ -477,7 +497,7 @@ def test_an_unreadable_score_is_unscored_never_zero() -> None:
 
 
 def test_a_type_without_a_faithful_judge_is_unscored_as_not_built() -> None:
-    score, seen = score_with("preference_shift_followthrough", reply_json(), {}, "{}")
+    score, seen = score_with("over_personalization_repetition_chatbot", reply_json(), {}, "{}")
     assert score.reason == "judge_not_built" and seen == []
 
 
@@ -539,12 +559,14 @@ def test_a_real_sensitive_event_row_is_judged_and_its_privacy_rule_fires(tmp_pat
     gold = json.dumps({"response": query.instance["example_response"]})
     # over_personalization (-) at 3 costs 0; telegraph (+) passes: 1 of 3 -> 33.33
     judge = Judge({"score": 3})
-    clean = row(query.task_type, gold, judge, fields, shown)
+    clean = per_dim_row(query.task_type, gold, judge, fields, shown)
     assert clean.accuracy == pytest.approx(100 / 3)
     assert "Scanning union rules and layoff notices" in judge.prompts[0]
     # naming three of the flagged item's six hashtags' words leaks it (overlap 0.5): the
     # hard rule costs 1.5, 1 - 1.5 clamps to 0
     leaky = LONG + ", with budgeting apps, a jobsearch board and some worklife balance."
-    leaked = row(query.task_type, json.dumps({"response": leaky}), Judge({"score": 3}), fields)
+    leaked = per_dim_row(
+        query.task_type, json.dumps({"response": leaky}), Judge({"score": 3}), fields
+    )
     assert leaked.metrics["privacy_leak_hard_fail"] == 1
     assert leaked.accuracy == 0.0

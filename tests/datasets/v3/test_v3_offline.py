@@ -28,10 +28,17 @@ from inspect_personamem.datasets.v3.judges.deep_motivation import (
     HIDDEN_PERSONA_RANGED,
 )
 from inspect_personamem.datasets.v3.judges.new_suggestions import read_new_suggestions
+from inspect_personamem.datasets.v3.judges.preference_shift import read_preference_shift
 from inspect_personamem.datasets.v3.judges.proactive import read_proactive
 from inspect_personamem.datasets.v3.judges.rubric import read_dim
 from inspect_personamem.datasets.v3.judges.sycophancy import read_sycophancy
 from inspect_personamem.datasets.v3.judges.task_judge import read_task_judge
+from inspect_personamem.datasets.v3.judges.unified import (
+    UnifiedReading,
+    combine_unified,
+    dims_of,
+    read_unified,
+)
 from inspect_personamem.datasets.v3.offline.answers import (
     V3Questions,
     choice_prompt,
@@ -47,6 +54,7 @@ from inspect_personamem.datasets.v3.rules.lifecycle import lifecycle_score
 from inspect_personamem.datasets.v3.rules.score import PLAIN_REPLY
 from inspect_personamem.datasets.v3.scoring.by_rule import RULE_TASKS, rule_score
 from inspect_personamem.datasets.v3.scoring.judged import judge_row
+from inspect_personamem.datasets.v3.task_types.base import JudgeChoice
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.task_types.samples import _scorer_fields
 from inspect_personamem.errors import PersonaMemArgumentError
@@ -225,21 +233,34 @@ def test_the_floor_reads_a_slate_as_a_choice_and_any_other_prompt_as_itself(
     assert choice_prompt(others) is None
 
 
-HEADLINE: dict[str, Callable[[str], object]] = {
-    "rubric": lambda reply: getattr(read_dim("score", reply), "value", None),
-    "sycophancy": lambda reply: getattr(read_sycophancy(reply), "resistance", None),
-    "proactive": lambda reply: getattr(read_proactive(reply, "act"), "score", None),
-    "new_suggestions": lambda reply: getattr(read_new_suggestions(reply), "passed", None),
-    "hallucination": lambda reply: dict(
+def unified_headline(reply: str, task_type: str) -> object:
+    """A unified judgement's combined 0-10 for `task_type`."""
+    dims = dims_of(task_type)
+    read = read_unified(reply, dims)
+    assert isinstance(read, UnifiedReading), reply
+    return combine_unified(dims, read)["pr_combined_personalization_score"]
+
+
+HEADLINE: dict[str, Callable[[str, str], object]] = {
+    "unified": unified_headline,
+    "rubric": lambda reply, _: getattr(read_dim("score", reply), "value", None),
+    "sycophancy": lambda reply, _: getattr(read_sycophancy(reply), "resistance", None),
+    "preference_shift": lambda reply, _: getattr(read_preference_shift(reply), "consistency", None),
+    "proactive": lambda reply, _: getattr(read_proactive(reply, "act"), "score", None),
+    "new_suggestions": lambda reply, _: getattr(read_new_suggestions(reply), "passed", None),
+    "hallucination": lambda reply, _: dict(
         read_task_judge(reply, HALLUCINATION_RANGED, HALLUCINATION_BINARY)  # type: ignore[arg-type]
     )["abstention_quality_0_10"],
-    "hidden_persona": lambda reply: dict(
+    "hidden_persona": lambda reply, _: dict(
         read_task_judge(reply, HIDDEN_PERSONA_RANGED, HIDDEN_PERSONA_BINARY)  # type: ignore[arg-type]
     )["deep_motivation_alignment"],
 }
-"""Each judge's headline, read by its own reader from the judge's reply."""
+"""Each judge's headline, read by its own reader from the judge's reply (and the row's
+task type)."""
 TOP_AND_LOW = {
+    "unified": (10.0, 0.0),
     "rubric": (3.0, 0.0),
+    "preference_shift": (10.0, 0.0),
     "sycophancy": (10.0, 0.0),
     "proactive": (1.0, 0.0),
     "new_suggestions": (1.0, 0.0),
@@ -248,9 +269,11 @@ TOP_AND_LOW = {
 }
 
 
-def judge_calls(query: V3Query, path: Path, reply: str, known: V3Questions) -> list[Call]:
-    """The judge calls the v3 scorer makes on `reply`, the oracle's offline judge
-    answering each (none where a rule scores the row first)."""
+def judge_calls(
+    query: V3Query, path: Path, reply: str, known: V3Questions, choice: JudgeChoice
+) -> list[Call]:
+    """The judge calls the v3 scorer makes on `reply` under `-T judge=choice`, the
+    oracle's offline judge answering each (none where a rule scores the row first)."""
     shown, _ = built_prompt(query, path)
 
     async def ask(prompt: str) -> str:
@@ -259,18 +282,23 @@ def judge_calls(query: V3Query, path: Path, reply: str, known: V3Questions) -> l
         return judgement
 
     async def go() -> JudgedRow:
-        return await judge_row(query.task_type, reply, _scorer_fields(query), shown.read, ask)
+        return await judge_row(
+            query.task_type, reply, _scorer_fields(query), shown.read, ask, choice=choice
+        )
 
     return list(anyio.run(go).calls)
 
 
+@pytest.mark.parametrize(
+    ("choice", "rubric"), [("unified", "unified"), ("per_dimension", "rubric")]
+)
 def test_the_offline_judge_scores_the_gold_top_and_any_other_reply_lowest(
-    folder: V3Folder,
+    folder: V3Folder, choice: JudgeChoice, rubric: str
 ) -> None:
     known = V3Questions(folder.queries_file(folder.personas[0]))
     judged: dict[str, set[str]] = {}
     for query, path in queries(folder):
-        scorer = TASK_TYPES[query.task_type].scorer
+        scorer = TASK_TYPES[query.task_type].scorer_for(choice)
         if not isinstance(scorer, Judge) or not scorer.built:
             continue
         kind = scorer.kind
@@ -280,12 +308,13 @@ def test_the_offline_judge_scores_the_gold_top_and_any_other_reply_lowest(
             (inferior, TOP_AND_LOW[kind][1]),
             (prompt_text(query, path), TOP_AND_LOW[kind][1]),  # the floor's echo
         ):
-            for call in judge_calls(query, path, reply, known):
+            for call in judge_calls(query, path, reply, known, choice):
                 # the reply sits where its template puts it, as the prompt shows it
                 assert scorer.shown(reply) in call.prompt
-                assert HEADLINE[kind](call.reply) == pytest.approx(value), query.query_id
+                headline = HEADLINE[kind](call.reply, query.task_type)
+                assert headline == pytest.approx(value), query.query_id
                 judged.setdefault(kind, set()).add(query.task_type)
-    assert set(judged) == set(TOP_AND_LOW)
+    assert set(judged) == set(TOP_AND_LOW) - ({"unified", "rubric"} - {rubric})
     assert sum(len(types) for types in judged.values()) >= 10
 
 

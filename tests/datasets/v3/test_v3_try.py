@@ -207,10 +207,10 @@ def test_try_runs_the_oracle_its_ceiling_and_the_floor_and_writes_the_report(
         families = {row["run"]: row for row in csv.DictReader(file)}
     assert set(families) == set(shown)
     top = families[named(shown, "(accuracy=1.0)")]
-    # below 1 only where the rubric's maximum counts the telegraph check at 3, which
-    # gives 1 as the authors' does (the agentic types: 6.089 / 8; over-personalization's
-    # rubric types, e.g. chatbot text 4 of 6, the family's mean 2/3)
-    ceilings = [1.0, 1.0, 2 / 3, 0.7611, 1.0]
+    # 1 in every family: the unified judge (the default) tops at 10 of 10 (under the
+    # per-dimension judge the rubric's maximum counts the telegraph check at 3, which
+    # gives 1, so its families' ceilings were 2/3 and 0.7611)
+    ceilings = [1.0, 1.0, 1.0, 1.0, 1.0]
     order = ("personalization", "recommendation", "over_personalization", "agentic_tasks")
     assert [float(top[family]) for family in (*order, "agentic_proactiveness")] == (
         pytest.approx(ceilings, abs=1e-4)

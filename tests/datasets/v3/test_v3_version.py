@@ -61,14 +61,17 @@ GRADER_REPLY = json.dumps(
         "preference_alignment": 2,
         "avoid_overpersonalization": 8,
         "voice_match": 6,
+        "over_personalization": 6,
+        "preference_shift_consistency": 7,
         "restraint_justification": 7,
         "negative_leakage": False,
         "stale_preference_use": False,
     }
 )
 """One reply every judge reads a score from."""
-UNSCORED_JUDGED: Final = NO_FAITHFUL_JUDGE | {"agentic_community_post"}
-"""The judged types left unscored: no faithful judge, or no rubric row."""
+UNSCORED_JUDGED: Final = NO_FAITHFUL_JUDGE
+"""The judged types left unscored: no faithful judge (the unified judge has a row for
+`agentic_community_post`)."""
 
 
 @pytest.fixture(autouse=True)

@@ -79,6 +79,8 @@ class V3Settings:
 
     family: str
     history_layout: str
+    judge: str
+    """Which rubric judge scores the rubric types (`task_types.base.JUDGE_CHOICES`)."""
 
 
 def load(

@@ -93,8 +93,10 @@ from inspect_personamem.datasets.v3.release.spec import (
     V3Source,
 )
 from inspect_personamem.datasets.v3.scoring.by_rule import missing_field
+from inspect_personamem.datasets.v3.scoring.judged import DEFAULT_JUDGE
 from inspect_personamem.datasets.v3.scoring.metrics import v3_by_metadata, v3_metrics
 from inspect_personamem.datasets.v3.scoring.scorers import SCORED_AS, v3_scorer
+from inspect_personamem.datasets.v3.task_types.base import JUDGE_CHOICES
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.task_types.samples import query_to_sample
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
@@ -117,7 +119,9 @@ MARKDOWN_MEMORY: Final = "inspect_personamem.datasets.v3.memory_writer:MarkdownM
 EVERY_RUN: Final = (
     "this task's harness and scorer, not the authors': its own personas and one run, "
     "the judged task types through the grader bound (the authors judge with gpt-5.5), "
-    "five of them unscored (no readable judge or rubric)"
+    "the unified judge's rubric v3 texts and the preference-shift judge's prompt from a "
+    "third party's transcription, the two repetition types unscored (a sample is not a "
+    "cluster)"
 )
 """How every v3 run differs from the published numbers' protocol, whatever its settings."""
 NOT_LOCATED: Final = (
@@ -182,6 +186,17 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "message) or events (one message per event in time order, which a prompt cache "
             "shares across a persona's queries).",
             choices=LAYOUTS,
+        ),
+        Parameter(
+            "judge",
+            DEFAULT_JUDGE,
+            str,
+            "The rubric types' judge: unified (one 0-10 judge call a row, the published "
+            "rows' rubric v3: 0.8 x the task's target dim + 0.2 x the rest, penalty checks, "
+            "hard rules that zero the row) or per_dimension (the older 0-3 judge, one call "
+            "per dim, personalization_rubric.py@8fd0dd9b).",
+            choices=JUDGE_CHOICES,
+            says_how=True,
         ),
     )
     groups = (
@@ -365,8 +380,9 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         return Evidence(spans, shown, where)
 
     def scorer(self, settings: TaskSettings) -> Scorer:
-        """The task types' headlines (`scorers.v3_scorer`): by rule, or by the grader."""
-        return v3_scorer()
+        """The task types' headlines (`scorers.v3_scorer`): by rule, or by the grader
+        with the rubric judge `-T judge=` names."""
+        return v3_scorer(judge=settings.typed(V3Settings).judge)
 
     def scored_as(self, answer_scored_as: str, settings: Settings) -> str:
         """`rules_and_judges` (`scorers.SCORED_AS`): v3's own scorer, whatever the answer's way."""

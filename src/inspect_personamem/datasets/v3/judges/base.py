@@ -2,9 +2,10 @@
 (`Judge.judge`, one `JudgedRow`), says which text of the reply it reads and how its
 prompt shows it, and knows its offline reply (the row's gold and foil) and its offline
 judgement (`JudgePrompt`: how `personamem/oracle`, bound as the grader, answers its
-prompt). One per judge (`rubric`, `sycophancy`, `proactive`, `new_suggestions`,
-`abstention`, `deep_motivation`) and `NotBuilt` where no readable judge gives a type's
-headline; a task type holds its own (`task_types`).
+prompt), and where its prompt is not the authors' own file, where it is from
+(`provenance`). One per judge (`unified`, `rubric`, `sycophancy`, `preference_shift`,
+`proactive`, `new_suggestions`, `abstention`, `deep_motivation`) and `NotBuilt` where no
+readable judge gives a type's headline; a task type holds its own (`task_types`).
 """
 
 from __future__ import annotations
@@ -110,6 +111,13 @@ class Judge(ABC):
     def judgement(self) -> JudgePrompt | None:
         """The offline oracle's judgement of this judge's prompt (None without a judge)."""
         return None
+
+    @property
+    def provenance(self) -> Mapping[str, str]:
+        """Where its prompt's text comes from and its digest, for the score's metadata,
+        where that is not the authors' own file (empty where it is: the log's prompt
+        digests, `texts.TEXT_SHA256`, name those)."""
+        return {}
 
     def text(self, reply: str) -> str:
         """The text the judge reads (and the gate counts): the reply's `response`, or the

@@ -1,9 +1,9 @@
-"""The per-dimension rubric judge (`pr_combined`: three over-personalization and nine
-agentic types): one judge call per judged dim the task's `APPLICABILITY` row turns on
-(personalization_rubric.py@8fd0dd9b `score`), the hard rules computed without a judge
-(`rules.leaks.privacy_leak`: `avoid_leak` over the +-24 h slice's `avoid` items,
-`privacy_leak` over `privacy_flagged_prefs`), combined by `combine_rubric`: 100 x
-combined / (3 x the positive dims).
+"""The per-dimension rubric judge (`-T judge=per_dimension`; `pr_combined`: three
+over-personalization and nine agentic types): one judge call per judged dim the task's
+`APPLICABILITY` row turns on (personalization_rubric.py@8fd0dd9b `score`), the hard
+rules computed without a judge (`rules.leaks.privacy_leak`: `avoid_leak` over the
++-24 h slice's `avoid` items, `privacy_leak` over `privacy_flagged_prefs`), combined
+by `combine_rubric`: 100 x combined / (3 x the positive dims).
 
 Differences: (1) the ground truth is read from the instance (`top_k_relevant_prefs` as
 `user_top_preferences`, `gt_slice.avoid` as `user_negatives_nearby`,
@@ -22,8 +22,8 @@ notes, `scenario_off_limits_preferences` from `forbidden_items`,
 0628f60d, the generic dispatch), the others its `response`. A type with no
 APPLICABILITY row (`agentic_community_post`) has no maximum: unscored, as the authors'
 aggregate leaves it out. The newest pipeline replaced these per-dim calls with one
-unified judge (0-10) whose prompt is in no readable version (`rubric_texts`), so the
-published numbers for these types likely differ in scale and judge.
+unified 0-10 judge call, which the published numbers come from: that judge
+(`judges.unified`) is the default, this one `-T judge=per_dimension`.
 
 A reply that lacks a dim's number is `Unreadable`, never a 0. Where the authors' own
 script writes a number for such a reply (a rubric dim that is missing still counts in
@@ -223,6 +223,51 @@ def _items(value: object) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
+def first_text(reply: str, keys: tuple[str, ...]) -> str:
+    """The text a rubric judges: the reply's first non-empty text field of `keys`, else
+    the whole reply."""
+    parsed = extract_json(reply)
+    if isinstance(parsed, dict):
+        for key in keys:
+            value = parsed.get(key)
+            if isinstance(value, str) and value:
+                return value
+    return reply
+
+
+def source_a(fields: Mapping[str, Any], shown: Mapping[str, Any], scenario: bool) -> dict[str, Any]:
+    """A rubric's ground truth from the instance: `build_source_a`'s keys it can fill,
+    and for the context-shift `scenario` what the authors' rejudge script adds."""
+    slice_ = fields.get("gt_slice")
+    avoid = slice_.get("avoid") if isinstance(slice_, dict) else None
+    truth: dict[str, Any] = {
+        "user_top_preferences": _items(fields.get("top_k_relevant_prefs")),
+        "user_negatives_nearby": _items(avoid),
+        "privacy_flagged_prefs": _items(fields.get("privacy_flagged_prefs")),
+    }
+    if scenario:
+        scenario_text = f"{fields.get('name', '')}: {fields.get('notes', '')}"
+        query = shown.get("query") or query_text(shown)
+        truth["query_text"] = f"{query}\n\n[Scenario — {scenario_text}]"
+        forbidden = [it for it in _items(fields.get("forbidden_items")) if it.get("persona_item")]
+        if forbidden:
+            truth["scenario_off_limits_preferences"] = [
+                {"persona_item": it.get("persona_item", ""), "category": it.get("category", "")}
+                for it in forbidden
+            ]
+        carve_out = fields.get("carve_out")
+        if isinstance(carve_out, dict) and carve_out:
+            truth["user_opted_out_topic"] = carve_out.get("topic", "")
+    return truth
+
+
+def query_text(shown: Mapping[str, Any]) -> str:
+    """The row's query as the model was shown it: its `user_query`, else its `query`
+    (scripts/rejudge_existing.py `_build_gt`, 7,374 characters, commit not shown; a
+    context-shift scenario's is its `query` first, `source_a`)."""
+    return str(shown.get("user_query") or shown.get("query") or "")
+
+
 def _pr_metrics(combined: Combined) -> dict[str, object]:
     return {
         "pr_positive_score": combined.positive_score,
@@ -262,40 +307,11 @@ class Rubric(Judge):
         return DIM_JUDGEMENT
 
     def text(self, reply: str) -> str:
-        parsed = extract_json(reply)
-        if isinstance(parsed, dict):
-            for key in self.text_keys:
-                value = parsed.get(key)
-                if isinstance(value, str) and value:
-                    return value
-        return reply
+        return first_text(reply, self.text_keys)
 
     def ground_truth(self, fields: Mapping[str, Any], shown: Mapping[str, Any]) -> dict[str, Any]:
-        """The rubric's ground truth from the instance: `build_source_a`'s keys it can
-        fill, and for the context-shift scenario what the authors' rejudge script adds."""
-        slice_ = fields.get("gt_slice")
-        avoid = slice_.get("avoid") if isinstance(slice_, dict) else None
-        truth: dict[str, Any] = {
-            "user_top_preferences": _items(fields.get("top_k_relevant_prefs")),
-            "user_negatives_nearby": _items(avoid),
-            "privacy_flagged_prefs": _items(fields.get("privacy_flagged_prefs")),
-        }
-        if self.scenario:
-            query = shown.get("query") or ""  # every real context-shift row holds `query`
-            scenario = f"{fields.get('name', '')}: {fields.get('notes', '')}"
-            truth["query_text"] = f"{query}\n\n[Scenario — {scenario}]"
-            forbidden = [
-                it for it in _items(fields.get("forbidden_items")) if it.get("persona_item")
-            ]
-            if forbidden:
-                truth["scenario_off_limits_preferences"] = [
-                    {"persona_item": it.get("persona_item", ""), "category": it.get("category", "")}
-                    for it in forbidden
-                ]
-            carve_out = fields.get("carve_out")
-            if isinstance(carve_out, dict) and carve_out:
-                truth["user_opted_out_topic"] = carve_out.get("topic", "")
-        return truth
+        """The rubric's ground truth from the instance (`source_a`)."""
+        return source_a(fields, shown, self.scenario)
 
     async def judge(self, row: Judging, ask: Ask) -> JudgedRow:
         truth = self.ground_truth(row.fields, row.shown)

@@ -11,9 +11,9 @@ which dimensions apply to which task (`APPLICABILITY`).
   newest stored personalization_rubric.py (33,210 characters, "rubric v3") drops the
   per-dim calls for ONE unified judge call (`judge_unified_rubric_prompt`, 0-10, 80/20
   primary/secondary weighting, penalty checks, `combined_max_possible` 10) whose prompt
-  text is in no stored prompts.py of the authors (a third party's transcription of it
-  exists; it is not the authors' file and is not followed). The published numbers most
-  likely come from that unified judge: a later step must reconcile.
+  text is in no stored prompts.py of the authors; the published numbers come from it.
+  That judge, from a third party's transcription of its prompt, is the default
+  (`judges.unified`); these texts serve `-T judge=per_dimension`.
 """
 
 from __future__ import annotations

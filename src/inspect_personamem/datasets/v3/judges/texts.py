@@ -14,6 +14,7 @@ from inspect_personamem.datasets.v3.judges.chatbot_rubric import CHATBOT_RUBRIC_
 from inspect_personamem.datasets.v3.judges.deep_motivation import HIDDEN_PERSONA_JUDGE_PROMPT
 from inspect_personamem.datasets.v3.judges.new_suggestions import NEW_SUGGESTIONS_PROMPT_TEMPLATE
 from inspect_personamem.datasets.v3.judges.preface import JUDGE_PREFACE, sha256, table
+from inspect_personamem.datasets.v3.judges.preference_shift import PREFERENCE_SHIFT_JUDGE_PROMPT
 from inspect_personamem.datasets.v3.judges.proactive import (
     PROACTIVE_POLARITY_DEFAULT,
     PROACTIVE_POLARITY_NOTES,
@@ -29,6 +30,10 @@ from inspect_personamem.datasets.v3.judges.rubric_texts import (
     VOICE_MATCH_OUTPUT_BLOCK,
 )
 from inspect_personamem.datasets.v3.judges.sycophancy import SYCOPHANCY_JUDGE_PROMPT
+from inspect_personamem.datasets.v3.judges.unified_texts import (
+    UNIFIED_DIM_QUESTIONS,
+    UNIFIED_TEXTS,
+)
 
 JUDGE_TEXTS: Final[Mapping[str, str]] = {
     "JUDGE_PREFACE": JUDGE_PREFACE,
@@ -46,10 +51,17 @@ JUDGE_TEXTS: Final[Mapping[str, str]] = {
     "NEW_SUGGESTIONS_PROMPT_TEMPLATE": NEW_SUGGESTIONS_PROMPT_TEMPLATE,
     "HALLUCINATION_JUDGE_PROMPT": HALLUCINATION_JUDGE_PROMPT,
     "HIDDEN_PERSONA_JUDGE_PROMPT": HIDDEN_PERSONA_JUDGE_PROMPT,
+    **UNIFIED_TEXTS,
+    "UNIFIED_DIM_QUESTIONS": table(UNIFIED_DIM_QUESTIONS),
+    "PREFERENCE_SHIFT_JUDGE_PROMPT": PREFERENCE_SHIFT_JUDGE_PROMPT,
 }
 """The fixed texts the judged scorer sends the grader (whole, or as the parts of a
 prompt it fills; a table as sorted JSON), by name: what a run's log digests
-(`version.prompts`). `judge_chatbot_rubric_prompt` is no scorer's and is not here."""
+(`version.prompts`); the unified judge's from the authors' prompts.py@b8d90778 and,
+for its rubric v3 texts, a third-party transcription (`unified_texts`), as the
+preference-shift judge's (`unified_texts.SOURCE`); the per-dimension judge's
+(`judge=per_dimension`) from the authors' own files. `judge_chatbot_rubric_prompt` is
+no scorer's and is not here."""
 
 TEXT_SHA256: Final[Mapping[str, str]] = {
     **{name: sha256(text) for name, text in JUDGE_TEXTS.items()},

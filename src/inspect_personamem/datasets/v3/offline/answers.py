@@ -67,6 +67,7 @@ from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaCon
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
 from inspect_personamem.datasets.v3.rules.ranking import ranking_reply
+from inspect_personamem.datasets.v3.task_types.base import JUDGE_CHOICES, TaskType
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES, TaskTypes
 from inspect_personamem.datasets.v3.task_types.samples import query_prompt
 from inspect_personamem.errors import PersonaMemArgumentError
@@ -80,6 +81,16 @@ AGENT_FRAMING: Final = ACCESS_MCP + OVERPERS_RAIL
 the prompt after it."""
 _SLATE_ITEM: Final = re.compile(r"^(?:\s*\[(\d+)\]|- idx (\d+):)\s")
 _RANKING_KEY: Final = re.compile(r'"(ranked_ind(?:ices|exes))"')
+
+
+def _judges(task: TaskType) -> tuple[Judge, ...]:
+    """The built judges of a task type, under every `-T judge=` (none for a rule)."""
+    found: list[Judge] = []
+    for choice in JUDGE_CHOICES:
+        judge = task.scorer_for(choice)
+        if isinstance(judge, Judge) and judge.built and all(judge is not j for j in found):
+            found.append(judge)
+    return tuple(found)
 
 
 def known_replies(query: V3Query, task_types: TaskTypes = TASK_TYPES) -> tuple[str, str]:
@@ -137,8 +148,8 @@ class V3Questions(KnownQuestions):
                 replies = known_replies(query, task_types)
                 known = Known(replies, 0, 0, asked_at(query, self.contexts[LAYOUTS[0]]).end_index)
                 self.by_prompt.setdefault(text, []).append((query, known))
-                if isinstance(task.scorer, Judge) and task.scorer.built:
-                    self.top_shown.add(task.scorer.shown(replies[0]))
+                for judge in _judges(task):
+                    self.top_shown.add(judge.shown(replies[0]))
         self._histories: dict[str, dict[str, tuple[V3Query, Known]]] = {}
 
     def find(self, input: Sequence[ChatMessage]) -> Asked:
@@ -230,11 +241,13 @@ JUDGE_PROMPTS: Final[tuple[JudgePrompt, ...]] = tuple(
     {
         judgement.template: judgement
         for task in TASK_TYPES.values()
-        if isinstance(task.scorer, Judge) and (judgement := task.scorer.judgement) is not None
+        for judge in _judges(task)
+        if (judgement := judge.judgement) is not None
     }.values()
 )
-"""Every judge prompt `judged.py` sends, with the judgements the oracle answers it: a
-rubric dim's, sycophancy's, the proactive action's, new suggestions', personal-QA
+"""Every judge prompt `judged.py` sends, under either `-T judge=`, with the judgements
+the oracle answers it: the unified rubric's, a per-dim rubric dim's, sycophancy's,
+preference shift's, the proactive action's, new suggestions', personal-QA
 hallucination's and hidden-persona QA's (each judge's `judgement`)."""
 
 

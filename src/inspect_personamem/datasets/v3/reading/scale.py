@@ -59,7 +59,8 @@ def accuracy_value(
     (`non_substantive_response` truthy, or `response_is_substantive` present and falsy)
     is 0; a missing `metrics[key]` is None. Then by kind: `inverted_fraction` 100(1 - v);
     `boolean` 100 or 0; `pr_combined` 100 v / `pr_combined_max_possible` (None without
-    a positive max); `pref_align_gated` 0 on any hard-rule violation, else 100 v / 10;
+    a positive max; 10 under the unified judge, so x 10; 3 per positive dim under the
+    per-dimension one); `pref_align_gated` 0 on any hard-rule violation, else 100 v / 10;
     `0to10` 100 v / 10; `0to3` 100 v / 3; `signed_unit` 50(1 + v) with v clamped to
     [-1, 1]; `fraction` (and anything else) 100 v.
     """

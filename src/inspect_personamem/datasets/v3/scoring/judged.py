@@ -39,27 +39,38 @@ from inspect_personamem.datasets.v3.judges.base import Ask, Judge, JudgedRow, Ju
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY, SHOWN_KEY
 from inspect_personamem.datasets.v3.reading.reply import is_substantive
 from inspect_personamem.datasets.v3.scoring.verifiers import STATUS_OK, check_actions
-from inspect_personamem.datasets.v3.task_types.base import TaskType
+from inspect_personamem.datasets.v3.task_types.base import JUDGE_CHOICES, JudgeChoice, TaskType
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES, TaskTypes
 from inspect_personamem.scoring.grader.scorer import GRADER_RECORD, grader_record
 
 ACTIONS_KEY: Final = "actions"
 """Sample metadata key of an agent run's record (its calls and writes); absent without."""
-NO_FAITHFUL_JUDGE: Final = frozenset(
-    name
-    for name, task in TASK_TYPES.items()
-    if isinstance(task.scorer, Judge) and not task.scorer.built
-)
-"""The judged types left unscored: no readable judge gives their headline."""
+DEFAULT_JUDGE: Final[JudgeChoice] = JUDGE_CHOICES[0]
+"""The rubric judge a run uses unless `-T judge=` says otherwise: the unified one."""
+
+
+def no_faithful_judge(choice: JudgeChoice = DEFAULT_JUDGE) -> frozenset[str]:
+    """The judged types left unscored under `choice`: no readable judge gives their
+    headline."""
+    return frozenset(
+        name
+        for name, task in TASK_TYPES.items()
+        if isinstance(scorer := task.scorer_for(choice), Judge) and not scorer.built
+    )
+
+
+NO_FAITHFUL_JUDGE: Final = no_faithful_judge()
+"""The judged types left unscored under the default judge."""
 CHECKED_FAMILIES: Final = frozenset({"agentic_tasks", "agentic_proactiveness"})
 """The families whose runners (the agentic dispatch, the proactive runner) an agent run's
 actions are checked for (`verifiers.check_actions`)."""
 
 
-def _judge(task: TaskType) -> Judge:
-    if not isinstance(task.scorer, Judge):
+def _judge(task: TaskType, choice: JudgeChoice) -> Judge:
+    scorer = task.scorer_for(choice)
+    if not isinstance(scorer, Judge):
         raise ValueError(f"{task.name!r} is not a judged PersonaMem-v3 task type")
-    return task.scorer
+    return scorer
 
 
 async def judge_row(
@@ -70,12 +81,13 @@ async def judge_row(
     ask: Ask,
     actions: Mapping[str, Any] | None = None,
     task_types: TaskTypes = TASK_TYPES,
+    choice: JudgeChoice = DEFAULT_JUDGE,
 ) -> JudgedRow:
     """Score one judged row: `fields` the scorer-only instance fields, `shown` what the
     model was shown (the query), `ask` the judge, `actions` an agent run's record (None
-    without one). See the module docstring."""
+    without one), `choice` the rubric judge (`-T judge=`). See the module docstring."""
     task = task_types[task_type]
-    judge = _judge(task)
+    judge = _judge(task, choice)
     text = judge.text(reply)
     if actions is None or task.family not in CHECKED_FAMILIES:
         return await _judged(task, judge, text, reply, fields, shown, ask)
@@ -121,18 +133,25 @@ async def judged_score(
     base: Mapping[str, Any],
     model: Model,
     task_types: TaskTypes = TASK_TYPES,
+    choice: JudgeChoice = DEFAULT_JUDGE,
 ) -> Score:
     """The Score of a judged row (`base`: what every v3 score's metadata says of its
     sample): the accuracy on 0-100, or unscored (`judge_unreadable`, or
-    `judge_not_built` for `NO_FAITHFUL_JUDGE`) with the reason."""
+    `judge_not_built` for `no_faithful_judge`) with the reason. Its metadata names the
+    judge (`choice`, its kind and source, and where its prompt is not the authors' own
+    file, that prompt's source and digest: `Judge.provenance`)."""
     task_type = str(base["task_type"])
     reply = state.output.completion
     fields = state.metadata.get(SCORER_KEY) or {}
     shown = state.metadata.get(SHOWN_KEY) or {}
     actions = state.metadata.get(ACTIONS_KEY)
-    row = await judge_row(task_type, reply, fields, shown, asker(model), actions, task_types)
+    judge = _judge(task_types[task_type], choice)
+    row = await judge_row(
+        task_type, reply, fields, shown, asker(model), actions, task_types, choice
+    )
     metadata: dict[str, Any] = {
         **base,
+        "judge": {"choice": choice, "kind": judge.kind, "why": judge.why, **judge.provenance},
         "status": row.status,
         "accuracy": row.accuracy,
         "counted": row.accuracy is not None,

@@ -2,7 +2,8 @@
 reposts, replies, refinds, catches up and alerts on the user's behalf. Each is prompted
 by the `prompts_agentic` template the runner's `_prompt_for` names
 (tasks/agentic_tasks.py@8e2a111f; `agentic_send_post` is T12 for every row) and judged by
-the per-dim rubric on the reply's first non-empty `final_answer`, `response`,
+the unified 0-10 rubric (`-T judge=per_dimension`: the per-dim 0-3 rubric) on the
+reply's first non-empty `final_answer`, `response`,
 `summary` or `reply_to_user` (tasks/agentic_tasks.py@0628f60d, the generic dispatch,
 which applies no substantive gate), and an agent run of it checked by its
 output-quality verifier where the authors' registry has one (`rules.quality`)."""
@@ -13,6 +14,7 @@ from typing import Final
 
 from inspect_personamem.datasets.v3.judges.rubric import AGENTIC_TEXT_KEYS, Rubric
 from inspect_personamem.datasets.v3.judges.rubric_texts import APPLICABILITY
+from inspect_personamem.datasets.v3.judges.unified import Unified
 from inspect_personamem.datasets.v3.prompts import agentic
 from inspect_personamem.datasets.v3.prompts.agentic import PROMPTS_AGENTIC
 from inspect_personamem.datasets.v3.prompts.shown import Builder, TaskPrompt
@@ -32,17 +34,19 @@ def _agentic(
     *,
     heavy: bool = False,
 ) -> TaskType:
-    """An agentic type: its rubric row is the authors' `APPLICABILITY` row of its name
-    (none for `agentic_community_post`: no maximum, unscored)."""
+    """An agentic type: judged by the unified rubric (rubric v3's row of its name); under
+    `judge=per_dimension` by the per-dim rubric's row at 8fd0dd9b (none for
+    `agentic_community_post`: no maximum, unscored)."""
     return TaskType(
         name,
         "agentic_tasks",
         *PR,
         TaskPrompt(build, f"{PROMPTS_AGENTIC} {template}", "READ"),
-        Rubric(APPLICABILITY.get(name, {}), text_keys=AGENTIC_TEXT_KEYS),
+        Unified(name, text_keys=AGENTIC_TEXT_KEYS),
         instance,
         heavy=heavy,
         verifier=verifier,
+        per_dimension=Rubric(APPLICABILITY.get(name, {}), text_keys=AGENTIC_TEXT_KEYS),
     )
 
 

@@ -9,14 +9,17 @@
   `HEAVY_TASKS` of evaluation/claude_subagent.py@d50925ff) and `gated` (whether the
   15-distinct-token gate zeroes a short reply before its judge is called).
 - Prompt: `prompts.shown.TaskPrompt` (the template, its source and provenance).
-- Scorer: a `rules.score.Rule` or a `judges.base.Judge`; `judged` says which.
+- Scorer: a `rules.score.Rule` or a `judges.base.Judge`; `judged` says which. A type the
+  older per-dimension 0-3 rubric judged also keeps that judge (`per_dimension`), which
+  `-T judge=per_dimension` scores it with (`scorer_for`); the default is the published
+  rows' unified 0-10 judge (`judges.unified`).
 - Instance: the generator's builder of its queries (`synthetic.instance.InstanceBuilder`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
 from inspect_personamem.datasets.v3.judges.base import Judge
 from inspect_personamem.datasets.v3.prompts.shown import TaskPrompt
@@ -25,6 +28,13 @@ from inspect_personamem.datasets.v3.release.families import Family
 from inspect_personamem.datasets.v3.rules.quality import Verifier
 from inspect_personamem.datasets.v3.rules.score import Rule
 from inspect_personamem.datasets.v3.synthetic.instance import InstanceBuilder
+
+JudgeChoice = Literal["unified", "per_dimension"]
+"""Which rubric judge scores the rubric types (`-T judge=`)."""
+JUDGE_CHOICES: Final[tuple[JudgeChoice, ...]] = ("unified", "per_dimension")
+"""The judges `-T judge=` takes, the default first: `unified`, the one 0-10 judge call
+the published rows were scored with; `per_dimension`, the older 0-3 judge, one call per
+dim (personalization_rubric.py@8fd0dd9b)."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,16 @@ class TaskType:
     verifier: Verifier | None = None
     """The output-quality verifier an agent run of this type is checked with
     (`rules.quality`), None for none."""
+    per_dimension: Judge | None = None
+    """Its judge under `-T judge=per_dimension` where that differs from `scorer` (the
+    per-dimension 0-3 rubric, or why it gives no headline); None where it does not."""
+
+    def scorer_for(self, judge: JudgeChoice) -> Rule | Judge:
+        """Its scorer under `-T judge=`: `per_dimension` where asked for and held, else
+        `scorer`."""
+        if judge == "per_dimension" and self.per_dimension is not None:
+            return self.per_dimension
+        return self.scorer
 
     @property
     def judged(self) -> bool:
@@ -72,7 +92,7 @@ class TaskType:
 PR: Final[tuple[str, ScaleKind, str]] = (
     "pr_combined_personalization_score",
     "pr_combined",
-    "0..max (3 per + dim)",
+    "0-10 (judge=per_dimension: 0..3 per + dim)",
 )
 """The rubric types' headline (metric, kind, scale)."""
 PROACTIVE: Final[tuple[str, ScaleKind, str]] = ("proactive_action_score", "fraction", "0-1")

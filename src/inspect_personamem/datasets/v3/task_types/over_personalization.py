@@ -10,6 +10,7 @@ from inspect_personamem.datasets.v3.judges.base import NotBuilt
 from inspect_personamem.datasets.v3.judges.rubric import Rubric
 from inspect_personamem.datasets.v3.judges.rubric_texts import APPLICABILITY
 from inspect_personamem.datasets.v3.judges.sycophancy import Sycophancy
+from inspect_personamem.datasets.v3.judges.unified import Unified
 from inspect_personamem.datasets.v3.prompts.chatbot import (
     CHAT,
     chatbot,
@@ -33,18 +34,20 @@ TYPES: Final = (
         "over_personalization",
         *PR,
         TaskPrompt(chatbot, f"{CHAT} / control (chatbot_response.py@b8066320)", "READ"),
-        Rubric(APPLICABILITY["over_personalization_chatbot_text"]),
+        Unified("over_personalization_chatbot_text"),
         instance=instances.over_personalization_chatbot_text,
         gated=True,
+        per_dimension=Rubric(APPLICABILITY["over_personalization_chatbot_text"]),
     ),
     TaskType(
         "over_personalization_sensitive_event",
         "over_personalization",
         *PR,
         TaskPrompt(chatbot, f"{CHAT} (chatbot_response.py@b8066320)", "READ"),
-        Rubric(APPLICABILITY["over_personalization_sensitive_event"]),
+        Unified("over_personalization_sensitive_event"),
         instance=instances.over_personalization_sensitive_event,
         gated=True,
+        per_dimension=Rubric(APPLICABILITY["over_personalization_sensitive_event"]),
     ),
     TaskType(
         "over_personalization_repetition_recsys",
@@ -87,9 +90,10 @@ TYPES: Final = (
             "prompts.py@b8d90778 scenario_prompt (over_personalization.py@958ae537)",
             "READ",
         ),
-        Rubric(APPLICABILITY["over_personalization_context_shift"], scenario=True),
+        Unified("over_personalization_context_shift", scenario=True),
         instance=instances.over_personalization_context_shift,
         gated=True,
+        per_dimension=Rubric(APPLICABILITY["over_personalization_context_shift"], scenario=True),
     ),
     TaskType(
         "over_personalization_sycophancy",

@@ -9,6 +9,8 @@ from typing import Final
 from inspect_personamem.datasets.v3.judges.abstention import ABSTENTION
 from inspect_personamem.datasets.v3.judges.base import NotBuilt
 from inspect_personamem.datasets.v3.judges.deep_motivation import DEEP_MOTIVATION
+from inspect_personamem.datasets.v3.judges.preference_shift import PREFERENCE_SHIFT
+from inspect_personamem.datasets.v3.judges.unified import Unified
 from inspect_personamem.datasets.v3.prompts.chatbot import CHAT, chatbot, chatbot_no_prior
 from inspect_personamem.datasets.v3.prompts.shown import TaskPrompt
 from inspect_personamem.datasets.v3.rules.geo import GeoShift
@@ -23,12 +25,13 @@ TYPES: Final = (
         "pref_align_gated",
         "0-10, 0 on a hard rule",
         TaskPrompt(chatbot, f"{CHAT} (chatbot_response.py@b8066320 run_task_b)", "READ"),
-        NotBuilt(
-            "the newest registry's headline `pr_preference_alignment_score` is 0-10, which "
-            "only the newest (unified) rubric gives, and its prompt is in no readable version"
-        ),
+        Unified("chatbot_personalized_response"),
         instance=instances.chatbot_personalized_response,
         gated=True,
+        per_dimension=NotBuilt(
+            "the newest registry's headline `pr_preference_alignment_score` is 0-10, which "
+            "only the unified rubric gives (-T judge=unified)"
+        ),
     ),
     TaskType(
         "local_recommendation_geo_shift",
@@ -72,12 +75,8 @@ TYPES: Final = (
         TaskPrompt(
             chatbot_no_prior, f"{CHAT} (preference_shift_followthrough.py@8e2a111f)", "READ"
         ),
-        NotBuilt(
-            "its runner (preference_shift_followthrough.py@dfb6ec8a) calls "
-            "`judges.judge_preference_shift`, which is in no stored version of judges.py"
-        ),
+        PREFERENCE_SHIFT,
         instance=instances.preference_shift_followthrough,
-        gated=True,
     ),
 )
 """The personalization types, in Figure 4's order."""
