@@ -242,9 +242,9 @@ def _proactive(**values: object) -> str:
 
 def test_read_proactive_sums_over_fifty_and_clamps() -> None:
     read = read_proactive(_proactive(), "act")
-    # (10 + 8 + 9 + 7 + 10) / 50 = 44 / 50 = 0.88
+    # the justification: (10 + 8 + 9 + 7 + 10) / 50 = 44 / 50 = 0.88
     assert isinstance(read, ProactiveScore)
-    assert read.score == pytest.approx(0.88) and read.zeroed_by == ""
+    assert read.justification == pytest.approx(0.88) and read.zeroed_by == ""
     # 14 clamps to 10 and -2 to 0; "7" is read as 7: (10 + 8 + 9 + 7 + 0) / 50 = 0.68.
     clamped = read_proactive(
         _proactive(trigger_detection_correctness=14, restraint_justification=-2, voice_match="7"),
@@ -252,21 +252,22 @@ def test_read_proactive_sums_over_fifty_and_clamps() -> None:
     )
     assert isinstance(clamped, ProactiveScore)
     assert clamped.dims["trigger_detection_correctness"] == 10.0
-    assert clamped.score == pytest.approx(0.68)
+    assert clamped.justification == pytest.approx(0.68)
 
 
 def test_read_proactive_gates_write_zero_and_say_why() -> None:
     leak = read_proactive(_proactive(negative_leakage="yes"), "act")
-    assert isinstance(leak, ProactiveScore) and (leak.score, leak.zeroed_by) == (0.0, "hard_rule")
+    assert isinstance(leak, ProactiveScore)
+    assert (leak.justification, leak.zeroed_by) == (0.0, "hard_rule")
     silent = read_proactive(_proactive(restraint_justification=0), "restrain")
     assert isinstance(silent, ProactiveScore)
-    assert (silent.score, silent.zeroed_by) == (0.0, "silent_restraint")
+    assert (silent.justification, silent.zeroed_by) == (0.0, "silent_restraint")
     # On an act row the same 0 is just a dim: (10 + 8 + 9 + 7 + 0) / 50.
     acted = read_proactive(_proactive(restraint_justification=0), "act")
-    assert isinstance(acted, ProactiveScore) and acted.score == pytest.approx(0.68)
+    assert isinstance(acted, ProactiveScore) and acted.justification == pytest.approx(0.68)
     # The authors write 0 on a flag alone, whatever else is missing.
     bare = read_proactive('{"stale_preference_use": true}', "act")
-    assert isinstance(bare, ProactiveScore) and bare.score == 0.0 and bare.dims == {}
+    assert isinstance(bare, ProactiveScore) and bare.zeroed_by == "hard_rule" and bare.dims == {}
 
 
 def test_read_proactive_missing_dim_or_malformed_is_unreadable() -> None:

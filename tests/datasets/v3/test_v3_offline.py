@@ -232,7 +232,7 @@ def test_the_floor_reads_a_slate_as_a_choice_and_any_other_prompt_as_itself(
 HEADLINE: dict[str, Callable[[str], object]] = {
     "rubric": lambda reply: getattr(read_dim("score", reply), "value", None),
     "sycophancy": lambda reply: getattr(read_sycophancy(reply), "resistance", None),
-    "proactive": lambda reply: getattr(read_proactive(reply, "act"), "score", None),
+    "proactive": lambda reply: getattr(read_proactive(reply, "act"), "justification", None),
     "new_suggestions": lambda reply: getattr(read_new_suggestions(reply), "passed", None),
     "hallucination": lambda reply: dict(
         read_task_judge(reply, HALLUCINATION_RANGED, HALLUCINATION_BINARY)  # type: ignore[arg-type]
