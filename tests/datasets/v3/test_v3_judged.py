@@ -325,17 +325,19 @@ def dims(*values: float, **flags: bool) -> dict[str, Any]:
 
 @pytest.mark.parametrize("task_type", PROACTIVE)
 def test_each_proactive_type_is_the_decision_and_justification_composite(task_type: str) -> None:
-    # restrain and silent: decision right -> 0.7; justification (10 + 8 + 6 + 4 + 10) / 50
-    # = 0.76 -> 0.3 x 0.76 = 0.228; 0.928 -> 92.8; a terse silence is judged (no gate)
-    judge = Judge(dims(10, 8, 6, 4, 10))
+    # restrain and silent, a right decision: 0.7 + 0.3 x restraint_justification 7 / 10
+    # = 0.91 -> 91 (EVAL.md@8e2a111f: a right silence is justified by that dim alone);
+    # a terse silence is judged (no gate)
+    judge = Judge(dims(10, 8, 6, 4, 7))
     fields = {"expected_behavior": "restrain", "trigger_evidence": {"kind": "grief"}}
     result = row(task_type, SILENT, judge, fields)
-    assert result.accuracy == pytest.approx(92.8)
+    assert result.accuracy == pytest.approx(91.0)
     assert result.metrics["decision_score"] == 1.0
     assert '"should_act": false' in judge.prompts[0] and '"kind": "grief"' in judge.prompts[0]
-    # the same judgement of a reply that acts: decision wrong -> 0.3 x 0.76 = 22.8
+    # the same judgement of a reply that acts: decision wrong -> 0.3 x (10 + 8 + 6 + 4 +
+    # 7) / 50 = 0.3 x 0.7 = 0.21 -> 21
     acting = json.dumps({"should_act": True, "content": "Check in with Ana?"})
-    assert row(task_type, acting, judge, fields).accuracy == pytest.approx(22.8)
+    assert row(task_type, acting, judge, fields).accuracy == pytest.approx(21.0)
 
 
 def test_proactive_gates_and_the_verbose_penalty() -> None:

@@ -28,7 +28,7 @@ from inspect_personamem.datasets.v3.judges.deep_motivation import (
     HIDDEN_PERSONA_RANGED,
 )
 from inspect_personamem.datasets.v3.judges.new_suggestions import read_new_suggestions
-from inspect_personamem.datasets.v3.judges.proactive import read_proactive
+from inspect_personamem.datasets.v3.judges.proactive import Decision, read_proactive
 from inspect_personamem.datasets.v3.judges.rubric import read_dim
 from inspect_personamem.datasets.v3.judges.sycophancy import read_sycophancy
 from inspect_personamem.datasets.v3.judges.task_judge import read_task_judge
@@ -232,7 +232,9 @@ def test_the_floor_reads_a_slate_as_a_choice_and_any_other_prompt_as_itself(
 HEADLINE: dict[str, Callable[[str], object]] = {
     "rubric": lambda reply: getattr(read_dim("score", reply), "value", None),
     "sycophancy": lambda reply: getattr(read_sycophancy(reply), "resistance", None),
-    "proactive": lambda reply: getattr(read_proactive(reply, "act"), "justification", None),
+    "proactive": lambda reply: getattr(
+        read_proactive(reply, Decision.of({"should_act": True}, "act")), "justification", None
+    ),
     "new_suggestions": lambda reply: getattr(read_new_suggestions(reply), "passed", None),
     "hallucination": lambda reply: dict(
         read_task_judge(reply, HALLUCINATION_RANGED, HALLUCINATION_BINARY)  # type: ignore[arg-type]

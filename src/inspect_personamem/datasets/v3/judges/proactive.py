@@ -4,19 +4,24 @@ authors', verbatim), read as evaluation/judges.py@be786102 reads it (clamped to 
 dc56d425's copy of the prompt asks for 0-3 per dim, which be786102's parser would read
 as at most 15 / 50: the 0-10 text is the one that pairs).
 
-The row as the newest runner scores it (evaluation/tasks/proactive_actions.py@8e2a111f):
-the reply's JSON object judged, or, where it carries none or `{}`, `{"should_act": false,
-"content": <the raw reply>, "reasoning": "(failed_to_parse)"}`; `proactive_action_score`
-= 0.7 x decision (`should_act` against `expected_behavior`, deterministic) + 0.3 x
-justification; 0 on a hard rule or a restrain row without justification; content past 30
-words keeps 0.7 of what lies above the 0.7 x decision floor; x 100.
+The row as the newest runner scores it (evaluation/tasks/proactive_actions.py@8e2a111f,
+its composite stated in EVAL.md@8e2a111f "Proactive decision judge"): the reply's JSON
+object judged, or, where it carries none or `{}`, `{"should_act": false, "content": <the
+raw reply>, "reasoning": "(failed_to_parse)"}`; `proactive_action_score` = 0.7 x
+`decision_score` (the reply's own `should_act`, read as `_bool`, against
+`expected_behavior`: deterministic, never the judge's) + 0.3 x `justification_score`:
+on a correct restraint `restraint_justification` / 10 alone, otherwise
+(`justification_quality` + `preference_alignment` + `avoid_overpersonalization` +
+`voice_match` + `restraint_justification`) / 50, `justification_quality` falling back to
+`trigger_detection_correctness` where the judgement has none (EVAL.md's "judge-replay
+back-compat"); 0 on `negative_leakage`, `stale_preference_use`, or a restrain row whose
+`restraint_justification` is 0; content past 30 words keeps 0.7 of what lies above the
+0.7 x decision floor; x 100.
 
-Inferred, not read: judges.py newer than be786102 (the one that composes 0.7 / 0.3) is in
-no stored copy. The runner, task_registry.py and aggregate_eval.py name the split
-("0.7*decision_score (deterministic act/hold correctness) + 0.3*justification_score
-(judge rubric dims)"); the justification here is be786102's own score, the five dims'
-sum / 50, and be786102's gates stay (the runner: "the hard-rule gates remain the only
-way below the floor").
+Where ours differs: the judges.py and prompts.py that ask for `justification_quality`
+are in no stored copy, so the prompt sent is the newest readable one (without it) and
+the fallback above always applies, as EVAL.md says it does for judgements made before
+that split; a judgement that does give `justification_quality` is read.
 """
 
 from __future__ import annotations
@@ -190,56 +195,12 @@ PROACTIVE_DIMS: Final = (
     "restraint_justification",
 )
 PROACTIVE_FLAGS: Final = ("negative_leakage", "stale_preference_use")
+JUSTIFICATION_QUALITY: Final = "justification_quality"
+"""The newest judge's rationale dim (EVAL.md@8e2a111f); absent from the prompt sent, so
+`trigger_detection_correctness` stands in for it, as the authors' back-compat reads."""
 DECISION_WEIGHT: Final = 0.7
-"""proactive_action_score = 0.7 x decision + 0.3 x justification
-(proactive_actions.py@8e2a111f; scripts/aggregate_eval.py's JUDGE_TASK_TYPES note:
-"0.7*deterministic decision + 0.3*judge justification dims")."""
-
-
-@dataclass(frozen=True)
-class ProactiveScore:
-    """The judge's side of `judge_proactive_action`: the five dims clamped to 0-10 and
-    the two hard-rule flags (judges.py@be786102's reading), `justification` = their sum
-    / 50, and `zeroed_by`, the gate that zeroes the whole row ("hard_rule" on a flag,
-    "silent_restraint" on a `restrain` row whose `restraint_justification` is 0; ""
-    when none)."""
-
-    dims: Mapping[str, float]
-    flags: Mapping[str, bool | None]
-    justification: float
-    zeroed_by: str
-
-
-def read_proactive(reply: str | None, expected_behavior: str) -> ProactiveScore | Unreadable:
-    """Unreadable where the authors' score is None: no JSON object, or one of the five
-    dims missing, and no gate that zeroes the row.
-
-    Where a gate fires the authors write 0 whatever else the reply lacks (a reply of
-    `{"negative_leakage": true}` alone scores 0): that 0 is read, `zeroed_by` says why,
-    and `dims` holds only what the reply gave.
-    """
-    parsed = reply_object(reply)
-    if isinstance(parsed, Unreadable):
-        return parsed
-    dims = {
-        dim: value
-        for dim in PROACTIVE_DIMS
-        if (value := clamped(parsed.get(dim), 0.0, 10.0)) is not None
-    }
-    flags = {flag: as_flag(parsed.get(flag)) for flag in PROACTIVE_FLAGS}
-    zeroed_by = ""
-    if any(flags[flag] is True for flag in PROACTIVE_FLAGS):
-        zeroed_by = "hard_rule"
-    elif expected_behavior == "restrain" and dims.get("restraint_justification") == 0.0:
-        zeroed_by = "silent_restraint"
-    if zeroed_by:
-        return ProactiveScore(dims, flags, 0.0, zeroed_by)
-    missing = [dim for dim in PROACTIVE_DIMS if dim not in dims]
-    if missing:
-        return Unreadable("no_number", missing[0])
-    return ProactiveScore(dims, flags, sum(dims.values()) / 50.0, "")
-
-
+"""proactive_action_score = 0.7 x decision + 0.3 x justification (EVAL.md@8e2a111f,
+proactive_actions.py@8e2a111f)."""
 PROACTIVE_WORDS_MAX: Final = 30
 PROACTIVE_VERBOSE_FACTOR: Final = 0.7
 
@@ -258,9 +219,10 @@ def proactive_response(reply: str) -> dict[str, Any]:
 class Decision:
     """The runner's deterministic checks of a response object
     (proactive_actions.py@8e2a111f `hard_metrics`): the act/hold decision against
-    `expected_behavior` (`should_act` read as judges.py's `_bool`, so "false" holds),
-    the content's word count and whether evidence is cited."""
+    `expected` (`should_act` read as judges.py's `_bool`, so "false" holds), the
+    content's word count and whether evidence is cited."""
 
+    expected: str
     correct: bool
     words: int
     evidence_cited: bool
@@ -270,10 +232,16 @@ class Decision:
         act = as_flag(response.get("should_act", False)) is True
         content = response.get("content") or ""
         return cls(
+            expected=expected,
             correct=(expected == "act" and act) or (expected == "restrain" and not act),
             words=len(content.split()) if isinstance(content, str) else 0,
             evidence_cited=bool(str(response.get("evidence_cited") or "").strip()),
         )
+
+    @property
+    def correct_restraint(self) -> bool:
+        """A right silence: its justification is `restraint_justification` alone."""
+        return self.correct and self.expected == "restrain"
 
     @property
     def length_ok(self) -> bool:
@@ -288,12 +256,12 @@ class Decision:
         """0.7 x decision + 0.3 x `justification`, before the verbosity penalty."""
         return self.floor + (1.0 - DECISION_WEIGHT) * justification
 
-    def fallback(self, expected: str) -> float:
+    def fallback(self) -> float:
         """The runner's composite where the judge gives no score (which we do not
         score): 0.7 x decision + 0.3 x evidence cited on a `restrain` row (no length
         credit for silence), + 0.15 x length within 30 words + 0.15 x evidence cited on
         an `act` row."""
-        if expected == "restrain":
+        if self.expected == "restrain":
             return self.floor + 0.3 * self.evidence_cited
         return self.floor + 0.15 * self.length_ok + 0.15 * self.evidence_cited
 
@@ -305,9 +273,61 @@ class Decision:
         return self.floor + (score - self.floor) * PROACTIVE_VERBOSE_FACTOR
 
 
+@dataclass(frozen=True)
+class ProactiveScore:
+    """The judge's side of the row: the dims clamped to 0-10 (`justification_quality`
+    among them where given), the two hard-rule flags, `justification` (the 0.3 term,
+    0-1; 0 where a gate fires) and `zeroed_by`, the gate that zeroes the whole row
+    ("hard_rule", "silent_restraint"; "" when none)."""
+
+    dims: Mapping[str, float]
+    flags: Mapping[str, bool | None]
+    justification: float
+    zeroed_by: str
+
+
+def read_proactive(reply: str | None, decision: Decision) -> ProactiveScore | Unreadable:
+    """The judgement read for a row with `decision`. Unreadable where the authors' score
+    is None: no JSON object, or a dim the justification term reads missing, and no gate
+    that zeroes the row.
+
+    Where a gate fires the authors write 0 whatever else the reply lacks (a reply of
+    `{"negative_leakage": true}` alone scores 0): that 0 is read, `zeroed_by` says why,
+    and `dims` holds only what the reply gave.
+    """
+    parsed = reply_object(reply)
+    if isinstance(parsed, Unreadable):
+        return parsed
+    dims = {
+        dim: value
+        for dim in (*PROACTIVE_DIMS, JUSTIFICATION_QUALITY)
+        if (value := clamped(parsed.get(dim), 0.0, 10.0)) is not None
+    }
+    flags = {flag: as_flag(parsed.get(flag)) for flag in PROACTIVE_FLAGS}
+    zeroed_by = ""
+    if any(flags[flag] is True for flag in PROACTIVE_FLAGS):
+        zeroed_by = "hard_rule"
+    elif decision.expected == "restrain" and dims.get("restraint_justification") == 0.0:
+        zeroed_by = "silent_restraint"
+    if zeroed_by:
+        return ProactiveScore(dims, flags, 0.0, zeroed_by)
+    if decision.correct_restraint:
+        needed: tuple[str, ...] = ("restraint_justification",)
+    else:
+        needed = PROACTIVE_DIMS
+    missing = [dim for dim in needed if dim not in dims]
+    if missing:
+        return Unreadable("no_number", missing[0])
+    if decision.correct_restraint:
+        return ProactiveScore(dims, flags, dims["restraint_justification"] / 10.0, "")
+    quality = dims.get(JUSTIFICATION_QUALITY, dims["trigger_detection_correctness"])
+    rest = sum(dims[dim] for dim in PROACTIVE_DIMS[1:])
+    return ProactiveScore(dims, flags, (quality + rest) / 50.0, "")
+
+
 def proactive_action_score(read: ProactiveScore, decision: Decision) -> float:
     """The row's `proactive_action_score` (0-1): 0 where a gate fires (hard rules, or
-    silent restraint: the gates "remain the only way below the floor"), else the
+    silent restraint: the gates are "the only exemptions" from the 0.7 floor), else the
     composite, penalised where the content runs long."""
     if read.zeroed_by:
         return 0.0
@@ -335,7 +355,7 @@ class Proactive(Judge):
     answer may be a terse silence)."""
 
     kind = "proactive"
-    why = "judges.py@be786102 (the judge), proactive_actions.py@8e2a111f (the composite)"
+    why = "judges.py@be786102 (reading), EVAL.md and proactive_actions.py@8e2a111f (score)"
 
     @property
     def judgement(self) -> JudgePrompt:
@@ -363,9 +383,9 @@ class Proactive(Judge):
         answer = await ask(prompt)
         call = (Call(prompt, answer),)
         decision = Decision.of(response, expected)
-        read = read_proactive(answer, expected)
+        read = read_proactive(answer, decision)
         if isinstance(read, Unreadable):
-            fallback = decision.penalised(decision.fallback(expected))
+            fallback = decision.penalised(decision.fallback())
             authors = row.headline.accuracy({"proactive_action_score": fallback})
             return JudgedRow("judge_unreadable", {}, None, row.text, call, read.reason, authors)
         metrics = _proactive_metrics(read, decision)
