@@ -319,8 +319,8 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         each event once. Inspect's `--sample-shuffle` reorders the samples after this:
         a persona's queries run out of time order, so a prompt cache shares less, and a
         memory holding events past a query's time is dropped and rebuilt from the
-        persona's start (the Markdown memory writes it again: more calls, and chunks
-        closing elsewhere), never read ahead."""
+        persona's start (the Markdown memory writes it again: more calls), never read
+        ahead."""
         contexts = loaded.contexts
         assert isinstance(contexts, PersonaContexts)
         ends = prefix_ends(questions)
