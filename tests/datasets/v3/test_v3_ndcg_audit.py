@@ -1,8 +1,9 @@
-"""Graded NDCG@5 against the values the authors state of it (AUDIT.md, quoted in
-rules/ranking.py): each simulated here from the formula over a 16-item slate with one
-held-out item, and set beside the stated value within the precision it is stated to.
-The last of them ("7 hard negatives: random ~12%") holds only with a negative NDCG
-floored at 0, which is why the package floors it."""
+"""Graded NDCG@5 against the values the authors state of it (EVAL.md@8e2a111f: the
+held-out item last 0.747, random ~0.793, binary random ~0.18, "clamped [0,1]"; and, as
+issue 49 quotes AUDIT.md, "7 hard negatives: random ~12%"): each simulated here from the
+formula over a 16-item slate with one held-out item, and set beside the stated value
+within the precision it is stated to. The last holds only with a negative NDCG floored
+at 0, as the clamp says."""
 
 from __future__ import annotations
 
@@ -33,13 +34,13 @@ def _random_mean(hard_negatives: int, *, filler: float = 1.0, floor: bool = True
 
 
 def test_the_target_ranked_last_scores_about_0_75() -> None:
-    # stated "~0.75": the top five are fillers, D / (2 + D - 1) = 0.7467
+    # stated 0.747: the top five are fillers, D / (2 + D - 1) = 0.7467
     last = [*range(1, SLATE), HELD_OUT]
-    assert graded_ndcg_at_k(last, {HELD_OUT}, set()) == pytest.approx(0.75, abs=0.005)
+    assert graded_ndcg_at_k(last, {HELD_OUT}, set()) == pytest.approx(0.747, abs=0.0005)
 
 
 def test_a_random_order_without_hard_negatives_scores_about_0_79() -> None:
-    assert _random_mean(0) == pytest.approx(0.79, abs=0.01)
+    assert _random_mean(0) == pytest.approx(0.793, abs=0.005)
 
 
 def test_a_random_order_graded_binary_scores_about_0_18() -> None:

@@ -15,16 +15,15 @@ Sources (bowen-upenn/PersonaMem-v3; full hashes in the shared COMMITS.md):
   no readable version: the stored copies (11d3bf48, c0b43289) predate it. Our
   `graded_ndcg_at_k` is a reconstruction: linear gains, log2 discount, the ideal list
   made of the positives then filler grades (the function is not given the slate size,
-  so it cannot know how many fillers there are). It reproduces the one number the
-  authors state about it: with a filler grade of 1, a slate whose only positive is
-  missed scores ~0.75 ("the graded-NDCG ~75% floor", recompute_ndcg.py@8e2a111f).
-  A negative NDCG is floored at 0 (`floor_at_zero`, on): the four values the authors'
-  AUDIT.md states of this metric on a 16-item slate with one held-out item (target
-  last ~0.75; random ~0.79; binary, filler 0, random ~0.18; "7 hard negatives: random
-  ~12%") all follow from this formula, the last only with the floor (unfloored, a random
-  order over 7 hard negatives averages -0.19; floored, 0.12):
-  tests/datasets/v3/test_v3_ndcg_audit.py simulates each. The function's own text is
-  unread, so the floor is inferred from its stated values, not read. A repeated item
+  so it cannot know how many fillers there are). It reproduces the numbers the
+  authors state about it (EVAL.md@8e2a111f, "Ranking-task headline unification"):
+  grades +2 / +1 / -2, "normalized by the ideal ordering, clamped `[0,1]`"; on a 16-item
+  slate with one held-out item and no hard negative, the held-out item last 0.747 (the
+  "graded-NDCG ~75% floor" of recompute_ndcg.py@8e2a111f) and a random order ~0.793;
+  binary (filler 0) random ~0.18; and, as issue 49 quotes AUDIT.md, "7 hard negatives:
+  random ~12%", which follows only with the clamp (unfloored, -0.19; floored, 0.12).
+  tests/datasets/v3/test_v3_ndcg_audit.py simulates each. A negative NDCG is therefore
+  floored at 0 (`floor_at_zero`, on); the clamp at 1 never acts, as a repeated item
   gains the filler grade after its first place, so no reply scores above the ideal
   (their permutation check dedups, so repeats reach the function).
 """
@@ -121,8 +120,8 @@ def graded_ndcg_at_k(
     non-integer). The ideal list is `min(len(positives), k)` positives followed by filler
     grades up to `k`. NDCG = DCG / ideal DCG, 0 where the ideal is not positive (no
     positives and a filler grade of 0, or `k` <= 0). Where hard negatives lead the value
-    falls below 0, which `floor_at_zero` (the default, as the authors' stated values
-    imply) clamps to 0.
+    falls below 0, which `floor_at_zero` (the default: "clamped `[0,1]`", EVAL.md@8e2a111f)
+    clamps to 0.
     """
     if k <= 0:
         return 0.0
