@@ -209,8 +209,12 @@ def test_try_runs_the_oracle_its_ceiling_and_the_floor_and_writes_the_report(
     top = families[named(shown, "(accuracy=1.0)")]
     # below 1 only where the rubric's maximum counts the telegraph check at 3, which
     # gives 1 as the authors' does (the agentic types: 6.089 / 8; over-personalization's
-    # rubric types, e.g. chatbot text 4 of 6, the family's mean 2/3)
-    ceilings = [1.0, 1.0, 2 / 3, 0.7611, 1.0]
+    # rubric types, e.g. chatbot text 4 of 6, the family's mean 2/3); and in
+    # agentic_proactiveness (36 rows), where two proactive queries of one persona share
+    # their prompt and history, so the oracle answers both with one's gold: the other's
+    # reply acts where it should stay silent, and the decision term (0.7, deterministic,
+    # proactive_actions.py@8e2a111f) is lost however the judge rates it: 1 - 0.7 / 36
+    ceilings = [1.0, 1.0, 2 / 3, 0.7611, 1 - 0.7 / 36]
     order = ("personalization", "recommendation", "over_personalization", "agentic_tasks")
     assert [float(top[family]) for family in (*order, "agentic_proactiveness")] == (
         pytest.approx(ceilings, abs=1e-4)
