@@ -20,6 +20,7 @@ from inspect_personamem.datasets.v3.judges.new_suggestions import (
 )
 from inspect_personamem.datasets.v3.judges.preface import JUDGE_PREFACE, sha256
 from inspect_personamem.datasets.v3.judges.proactive import (
+    Decision,
     ProactiveScore,
     proactive_prompt,
     read_proactive,
@@ -245,40 +246,45 @@ def _proactive(**values: object) -> str:
     return "```json\n" + json.dumps(base) + "\n```"
 
 
+ACTED = Decision.of({"should_act": True}, "act")
+SILENT_RIGHT = Decision.of({"should_act": False}, "restrain")
+
+
 def test_read_proactive_sums_over_fifty_and_clamps() -> None:
-    read = read_proactive(_proactive(), "act")
-    # (10 + 8 + 9 + 7 + 10) / 50 = 44 / 50 = 0.88
+    read = read_proactive(_proactive(), ACTED)
+    # the justification: (10 + 8 + 9 + 7 + 10) / 50 = 44 / 50 = 0.88
     assert isinstance(read, ProactiveScore)
-    assert read.score == pytest.approx(0.88) and read.zeroed_by == ""
+    assert read.justification == pytest.approx(0.88) and read.zeroed_by == ""
     # 14 clamps to 10 and -2 to 0; "7" is read as 7: (10 + 8 + 9 + 7 + 0) / 50 = 0.68.
     clamped = read_proactive(
         _proactive(trigger_detection_correctness=14, restraint_justification=-2, voice_match="7"),
-        "act",
+        ACTED,
     )
     assert isinstance(clamped, ProactiveScore)
     assert clamped.dims["trigger_detection_correctness"] == 10.0
-    assert clamped.score == pytest.approx(0.68)
+    assert clamped.justification == pytest.approx(0.68)
 
 
 def test_read_proactive_gates_write_zero_and_say_why() -> None:
-    leak = read_proactive(_proactive(negative_leakage="yes"), "act")
-    assert isinstance(leak, ProactiveScore) and (leak.score, leak.zeroed_by) == (0.0, "hard_rule")
-    silent = read_proactive(_proactive(restraint_justification=0), "restrain")
+    leak = read_proactive(_proactive(negative_leakage="yes"), ACTED)
+    assert isinstance(leak, ProactiveScore)
+    assert (leak.justification, leak.zeroed_by) == (0.0, "hard_rule")
+    silent = read_proactive(_proactive(restraint_justification=0), SILENT_RIGHT)
     assert isinstance(silent, ProactiveScore)
-    assert (silent.score, silent.zeroed_by) == (0.0, "silent_restraint")
+    assert (silent.justification, silent.zeroed_by) == (0.0, "silent_restraint")
     # On an act row the same 0 is just a dim: (10 + 8 + 9 + 7 + 0) / 50.
-    acted = read_proactive(_proactive(restraint_justification=0), "act")
-    assert isinstance(acted, ProactiveScore) and acted.score == pytest.approx(0.68)
+    acted = read_proactive(_proactive(restraint_justification=0), ACTED)
+    assert isinstance(acted, ProactiveScore) and acted.justification == pytest.approx(0.68)
     # The authors write 0 on a flag alone, whatever else is missing.
-    bare = read_proactive('{"stale_preference_use": true}', "act")
-    assert isinstance(bare, ProactiveScore) and bare.score == 0.0 and bare.dims == {}
+    bare = read_proactive('{"stale_preference_use": true}', ACTED)
+    assert isinstance(bare, ProactiveScore) and bare.zeroed_by == "hard_rule" and bare.dims == {}
 
 
 def test_read_proactive_missing_dim_or_malformed_is_unreadable() -> None:
     reply = json.loads(_proactive().split("\n")[1])
     del reply["voice_match"]
-    assert read_proactive(json.dumps(reply), "act") == Unreadable("no_number", "voice_match")
-    assert read_proactive("I'd rate it highly.", "act") == Unreadable("no_json")
+    assert read_proactive(json.dumps(reply), ACTED) == Unreadable("no_number", "voice_match")
+    assert read_proactive("I'd rate it highly.", ACTED) == Unreadable("no_json")
 
 
 def test_read_new_suggestions_and_chatbot_rubric() -> None:

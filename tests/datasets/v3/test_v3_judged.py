@@ -365,26 +365,34 @@ def dims(*values: float, **flags: bool) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("task_type", PROACTIVE)
-def test_each_proactive_type_is_the_dims_sum_over_fifty(task_type: str) -> None:
-    # (10 + 8 + 6 + 4 + 10) / 50 = 0.76 -> 76; a terse silence is judged (no gate)
-    judge = Judge(dims(10, 8, 6, 4, 10))
+def test_each_proactive_type_is_the_decision_and_justification_composite(task_type: str) -> None:
+    # restrain and silent, a right decision: 0.7 + 0.3 x restraint_justification 7 / 10
+    # = 0.91 -> 91 (EVAL.md@8e2a111f: a right silence is justified by that dim alone);
+    # a terse silence is judged (no gate)
+    judge = Judge(dims(10, 8, 6, 4, 7))
     fields = {"expected_behavior": "restrain", "trigger_evidence": {"kind": "grief"}}
     result = row(task_type, SILENT, judge, fields)
-    assert result.accuracy == pytest.approx(76.0)
+    assert result.accuracy == pytest.approx(91.0)
+    assert result.metrics["decision_score"] == 1.0
     assert '"should_act": false' in judge.prompts[0] and '"kind": "grief"' in judge.prompts[0]
+    # the same judgement of a reply that acts: decision wrong -> 0.3 x (10 + 8 + 6 + 4 +
+    # 7) / 50 = 0.3 x 0.7 = 0.21 -> 21
+    acting = json.dumps({"should_act": True, "content": "Check in with Ana?"})
+    assert row(task_type, acting, judge, fields).accuracy == pytest.approx(21.0)
 
 
 def test_proactive_gates_and_the_verbose_penalty() -> None:
     act = {"expected_behavior": "act"}
-    # a hard rule zeroes the row
+    acting = json.dumps({"should_act": True, "content": "Ana posted from the trailhead."})
+    # a hard rule zeroes the row, decision and all
     leak = row(
         "proactive_close_friend_update",
-        SILENT,
+        acting,
         Judge(dims(10, 10, 10, 10, 10, negative_leakage=True)),
         act,
     )
     assert leak.accuracy == 0.0 and leak.metrics["zeroed_by"] == "hard_rule"
-    # a restrain row without justification is 0
+    # a restrain row without justification is 0, its right silence included
     bare = row(
         "restraint_sensitive_event_silence",
         SILENT,
@@ -392,15 +400,16 @@ def test_proactive_gates_and_the_verbose_penalty() -> None:
         {"expected_behavior": "restrain"},
     )
     assert bare.accuracy == 0.0
-    # content of 31 words: 50 / 50 x 0.7 -> 70
+    # content of 31 words, decision right, all 10s: 1.0 above a 0.7 floor keeps 0.7 of
+    # its 0.3 -> 0.7 + 0.21 = 91
     wordy = json.dumps({"should_act": True, "content": " ".join(["word"] * 31)})
     verbose = row("proactive_close_friend_update", wordy, Judge(dims(10, 10, 10, 10, 10)), act)
-    assert verbose.accuracy == pytest.approx(70.0)
+    assert verbose.accuracy == pytest.approx(91.0)
 
 
 def test_an_unreadable_proactive_judgement_is_unscored_not_the_fallback() -> None:
-    # the authors' fallback: restrain and silent, decision right 0.5 + length 0.25 + no
-    # evidence cited 0 = 0.75 -> 75; ours unscored
+    # the authors' fallback (proactive_actions.py@8e2a111f): restrain and silent,
+    # decision right 0.7 + 0.3 x no evidence cited = 0.7 -> 70; ours unscored
     result = row(
         "restraint_sensitive_event_silence",
         SILENT,
@@ -408,7 +417,7 @@ def test_an_unreadable_proactive_judgement_is_unscored_not_the_fallback() -> Non
         {"expected_behavior": "restrain"},
     )
     assert (result.status, result.accuracy) == ("judge_unreadable", None)
-    assert result.authors_accuracy == pytest.approx(75.0)
+    assert result.authors_accuracy == pytest.approx(70.0)
 
 
 # --- new suggestions (chatbot) ----------------------------------------------------------

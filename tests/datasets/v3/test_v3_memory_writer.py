@@ -1,7 +1,9 @@
 """The authors' Markdown memory (`datasets/v3/memory_writer.py`): their prompt verbatim,
-their event line, chunking, cap and reply reading on hand-worked examples, the memory
-written chunk by chunk by a scripted writer; and how the version takes it (its config
-checked before any data are read, its prompt's digest in the run's facts)."""
+their event line, cap and reply reading on hand-worked examples, the memory written one
+calendar day a call by a scripted writer (the cadence of EVAL.md@8e2a111f, counted on a
+generated persona), nothing at or after a query's time written in; and how the version
+takes it (its config checked before any data are read, its prompt's digest in the run's
+facts)."""
 
 from __future__ import annotations
 
@@ -17,17 +19,19 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsag
 from inspect_personamem.datasets.v3 import memory_writer
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.memory_writer import (
+    DAY_SECONDS,
     EMPTY_MEMORY,
     UPDATE_PROMPT,
     MarkdownMemory,
     WriterConfig,
-    chunk_closes,
     event_line,
     evict,
     read_event,
     read_reply,
     update_prompt,
 )
+from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.release.spec import V3Folder
 from inspect_personamem.datasets.v3.version import MARKDOWN_MEMORY
 from inspect_personamem.errors import PersonaMemArgumentError
@@ -44,14 +48,15 @@ AUTHORS_DIGEST = "037e0828a971f89acf8643d845f709ca2d91d77d30990bda1188094fe8e124
 evaluation/prompts.py@11d3bf48 of bowen-upenn/PersonaMem-v3 (3,223 characters)."""
 
 
-def test_the_prompt_at_the_default_cap_is_the_authors() -> None:
+def test_the_prompt_is_the_authors_with_the_cap_interpolated() -> None:
     prompt = update_prompt(EMPTY_MEMORY, "", "2026 [instagram] x | y", 2048)
     assert len(prompt) == 3223
     assert hashlib.sha256(prompt.encode()).hexdigest() == AUTHORS_DIGEST
     assert "## Rolling summary so far\n(none yet)\n" in prompt
     other = update_prompt(EMPTY_MEMORY, "", "2026 [instagram] x | y", 4096)
     assert other == prompt.replace("hard budget of 2048 tokens", "hard budget of 4096 tokens")
-    assert WriterConfig().token_cap == 2048
+    # the default cap: DEFAULT_MEMORY_TOKEN_CAP, 4096 (EVAL.md@8e2a111f)
+    assert WriterConfig() == WriterConfig(token_cap=4096, temperature=0.0)
 
 
 def test_an_event_reads_as_the_authors_render_it() -> None:
@@ -82,22 +87,6 @@ def test_a_timeline_message_is_read_back_and_anything_else_refused() -> None:
     for content in ("hello", '[facebook] {"action": "no time"}', "[facebook] {not json}"):
         with pytest.raises(MemoryComponentError, match="history message 3 is not a"):
             read_event(HistoryMessage(3, "user", content))
-
-
-def _events(times: list[int]) -> list[dict[str, Any]]:
-    return [{"t": t, "app": "instagram"} for t in times]
-
-
-def test_a_chunk_closes_at_forty_events_at_a_gap_once_eight_long_or_at_its_tokens() -> None:
-    config = WriterConfig()
-    assert not chunk_closes(_events(list(range(39))), config)
-    assert chunk_closes(_events(list(range(40))), config)
-    assert chunk_closes(_events([*range(7), 6 + 901]), config)  # 8 long, gap over 900 s
-    assert not chunk_closes(_events([*range(7), 6 + 900]), config)  # a gap of 900 s is none
-    assert not chunk_closes(_events([*range(6), 5 + 10_000]), config)  # 7 long: too short
-    # "0 [instagram] | " is 16 characters, 4 tokens at 4 characters a token
-    assert chunk_closes(_events([0]), WriterConfig(chunk_token_budget=4))
-    assert not chunk_closes(_events([0]), WriterConfig(chunk_token_budget=5))
 
 
 MEMORY = "# USER MEMORY\n## Who they are\n- a [×3]\n- b\n- c · last 04/05"
@@ -137,7 +126,8 @@ def test_the_config_takes_the_authors_keys_and_refuses_others_in_one_line() -> N
     )
     cases: list[tuple[dict[str, Any], str]] = [
         ({"cap": 1}, "unknown key"),
-        ({"chunk_events": 0}, "chunk_events=0"),
+        ({"chunk_events": 40}, "unknown key"),  # no chunking: a day a call
+        ({"token_cap": 0}, "token_cap=0"),
         ({"token_cap": True}, "token_cap=True"),
         ({"token_cap": 2.5}, "token_cap=2.5"),
         ({"temperature": -1}, "temperature=-1"),
@@ -171,16 +161,19 @@ class Writer:
         return result
 
 
-def _timeline(events: int) -> list[HistoryMessage]:
-    """The profile card, then `events` events 10 s apart (no gap closes a chunk)."""
+DAY0 = 20_550 * DAY_SECONDS  # 2026-04-07 00:00 UTC
+
+
+def _message(position: int, t: int) -> HistoryMessage:
+    event = {"t": t, "action": f"E{position}X"}
+    return HistoryMessage(position, "user", f"[instagram] {json.dumps(event)}")
+
+
+def _timeline(*days: int) -> list[HistoryMessage]:
+    """The profile card, then `days[d]` events on each day d from DAY0, an hour apart."""
     card = HistoryMessage(0, "system", "# User profile\nPROFILECARD")
-    lines = [
-        HistoryMessage(
-            1 + i, "user", f"[instagram] {json.dumps({'t': 1000 + 10 * i, 'action': f'E{i}X'})}"
-        )
-        for i in range(events)
-    ]
-    return [card, *lines]
+    times = [DAY0 + d * DAY_SECONDS + 3600 * i for d, n in enumerate(days) for i in range(n)]
+    return [card, *(_message(1 + k, t) for k, t in enumerate(times))]
 
 
 def _memory(writer: Writer, monkeypatch: pytest.MonkeyPatch) -> tuple[MarkdownMemory, list[Any]]:
@@ -196,15 +189,15 @@ def _memory(writer: Writer, monkeypatch: pytest.MonkeyPatch) -> tuple[MarkdownMe
     return MarkdownMemory("7", {}), asked
 
 
-def test_the_memory_is_written_a_chunk_a_call_and_flushed_at_the_query(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_the_memory_is_written_a_day_a_call(monkeypatch: pytest.MonkeyPatch) -> None:
     writer = Writer()
     memory, roles = _memory(writer, monkeypatch)
+    timeline = _timeline(3, 0, 2)  # day 0: E1-E3; day 1: none; day 2: E4-E5
 
     async def run() -> list[MemoryItem]:
-        await memory.add(_timeline(45))
-        assert len(writer.prompts) == 1  # the first 40 events closed a chunk
+        await memory.add(timeline)
+        # day 0 written when day 2's first event came; day 2 still held
+        assert len(writer.prompts) == 1
         return await memory.search("what do they like?", 5)
 
     items = anyio.run(run)
@@ -212,15 +205,77 @@ def test_the_memory_is_written_a_chunk_a_call_and_flushed_at_the_query(
     first, second = writer.prompts
     assert f"## Current memory\n{EMPTY_MEMORY}\n" in first
     assert "## Rolling summary so far\n(none yet)\n" in first
-    assert [f"E{i}X" in first for i in (0, 39, 40)] == [True, True, False]
+    assert [f"E{i}X" in first for i in (1, 3, 4)] == [True, True, False]
     assert "## Current memory\n# USER MEMORY\n- n1\n" in second
     assert "## Rolling summary so far\ns1\n" in second
-    assert [f"E{i}X" in second for i in (39, 40, 44)] == [False, True, True]
-    assert "1000 [instagram] | E0X" in first  # the authors' line: no `when`, its time
+    assert [f"E{i}X" in second for i in (3, 4, 5)] == [False, True, True]
+    assert f"{DAY0} [instagram] | E1X" in first  # the authors' line: no `when`, its time
+    assert "hard budget of 4096 tokens" in first
     assert not any("PROFILECARD" in prompt for prompt in writer.prompts)
     assert writer.temperatures == [0.0, 0.0]
     assert roles == ["memory", "memory"]
-    assert memory.usage() == {"events": 45, "calls": 2, "input_tokens": 300, "output_tokens": 3}
+    assert memory.usage() == {
+        "events": 5,
+        "calls": 2,
+        "day_updates": 1,
+        "provisional_updates": 1,
+        "input_tokens": 300,
+        "output_tokens": 3,
+    }
+
+
+def test_a_query_writes_the_day_held_provisionally_and_the_day_reuses_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    writer = Writer()
+    memory, _ = _memory(writer, monkeypatch)
+    timeline = _timeline(2, 2)  # day 0: E1-E2; day 1: E3-E4
+
+    async def run() -> None:
+        await memory.add(timeline[:3])  # the card, E1, E2: a query later on day 0 or after
+        assert await memory.search("q", 1) == [MemoryItem(text="# USER MEMORY\n- n1")]
+        assert await memory.search("q", 1) == [MemoryItem(text="# USER MEMORY\n- n1")]
+        # day 1 begins: day 0 is the events the query wrote, reused without a call
+        await memory.add(timeline[3:])
+        assert memory.memory == "# USER MEMORY\n- n1" and memory.summary == "s1"
+        await memory.add([])
+        assert await memory.search("q", 1) == [MemoryItem(text="# USER MEMORY\n- n2")]
+
+    anyio.run(run)
+    assert len(writer.prompts) == 2
+    assert memory.usage()["provisional_updates"] == 2 and "day_updates" not in memory.usage()
+
+
+def test_a_query_after_more_events_of_the_day_writes_again_from_the_days_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    writer = Writer()
+    memory, _ = _memory(writer, monkeypatch)
+    timeline = _timeline(3)
+
+    async def run() -> None:
+        await memory.add(timeline[:2])  # E1
+        await memory.search("q", 1)
+        await memory.add(timeline[2:])  # E2, E3 of the same day
+        await memory.search("q", 1)
+
+    anyio.run(run)
+    first, second = writer.prompts
+    # the second starts from the memory of the days before (empty), not from the first
+    assert f"## Current memory\n{EMPTY_MEMORY}\n" in second
+    assert [f"E{i}X" in second for i in (1, 2, 3)] == [True, True, True]
+    assert "E2X" not in first
+
+
+def test_events_out_of_day_order_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    memory, _ = _memory(Writer(), monkeypatch)
+    late, early = _message(1, DAY0 + DAY_SECONDS), _message(2, DAY0)
+
+    async def run() -> None:
+        await memory.add([late, early])
+
+    with pytest.raises(MemoryComponentError, match="history message 2 .* before the day"):
+        anyio.run(run)
 
 
 def test_a_query_before_any_event_reads_the_empty_memory_without_a_call(
@@ -230,7 +285,7 @@ def test_a_query_before_any_event_reads_the_empty_memory_without_a_call(
     memory, _ = _memory(writer, monkeypatch)
 
     async def run() -> list[MemoryItem]:
-        await memory.add(_timeline(0))
+        await memory.add(_timeline())
         return await memory.search("q", 1)
 
     assert anyio.run(run) == [MemoryItem(text=EMPTY_MEMORY)]
@@ -244,11 +299,11 @@ def test_an_unread_reply_keeps_the_memory_and_is_counted(
     memory, _ = _memory(writer, monkeypatch)
 
     async def run() -> list[MemoryItem]:
-        await memory.add(_timeline(41))
+        await memory.add(_timeline(1, 1))
         return await memory.search("q", 1)
 
     assert anyio.run(run) == [MemoryItem(text="# USER MEMORY\n- n1")]
-    assert memory.usage()["unread_replies"] == 1 and memory.summary == "s1"
+    assert memory.usage()["unread_replies"] == 1
 
 
 # --- the version's side -----------------------------------------------------------
@@ -257,6 +312,44 @@ def test_an_unread_reply_keeps_the_memory_and_is_counted(
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> V3Folder:
     return generate(tmp_path_factory.mktemp("v3"), personas=1, queries_per_type=1, seed=3)
+
+
+def test_a_generated_persona_takes_one_call_per_day_and_nothing_from_its_query_time_on(
+    folder: V3Folder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    contexts = PersonaContexts(PersonaStreams(folder.root / "backend"))
+    uid = folder.personas[0]
+    events = contexts.events(uid)
+    days = sorted({event.source_timestamp // DAY_SECONDS for event in events})
+    assert len(days) >= 3
+    messages = [HistoryMessage(i, m.role, m.text) for i, m in enumerate(contexts.messages(uid))]
+    # a query at noon of the second-to-last day: the memory takes the events before it
+    query_t = days[-2] * DAY_SECONDS + 12 * 3600
+    end = contexts.end_index_at(uid, query_t)
+    writer = Writer()
+    memory, _ = _memory(writer, monkeypatch)
+
+    async def run() -> None:
+        await memory.add(messages[:end])
+        await memory.search("q", 1)
+
+    anyio.run(run)
+    seen = [read_event(m) for m in messages[1:end]]
+    held_days = sorted({e["t"] // DAY_SECONDS for e in seen})
+    # one call per day with events before the query (the last one at the query)
+    assert len(writer.prompts) == len(held_days) == memory.usage()["calls"]
+    later = [read_event(m) for m in messages[end:]]
+    assert later and all(e["t"] >= query_t for e in later)
+    activities = [
+        prompt.split("## New activity (chronological, time-masked)\n")[1]
+        for prompt in writer.prompts
+    ]
+    for activity in activities:
+        written = [e for e in seen if event_line(e) in activity]
+        assert written and len({e["t"] // DAY_SECONDS for e in written}) == 1  # a day a call
+    assert all(event_line(e) not in activity for e in later for activity in activities)
+    # every event before the query was written, in its day's call
+    assert all(any(event_line(e) in activity for activity in activities) for e in seen)
 
 
 def test_a_bad_writer_config_is_refused_before_any_data_are_read(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from inspect_personamem.datasets.v3.judges.deep_motivation import (
 )
 from inspect_personamem.datasets.v3.judges.new_suggestions import read_new_suggestions
 from inspect_personamem.datasets.v3.judges.preference_shift import read_preference_shift
-from inspect_personamem.datasets.v3.judges.proactive import read_proactive
+from inspect_personamem.datasets.v3.judges.proactive import Decision, read_proactive
 from inspect_personamem.datasets.v3.judges.rubric import read_dim
 from inspect_personamem.datasets.v3.judges.sycophancy import read_sycophancy
 from inspect_personamem.datasets.v3.judges.task_judge import read_task_judge
@@ -82,9 +82,11 @@ def test_a_slate_is_ranked_positives_first_and_hard_negatives_last(tmp_path: Pat
     assert best == '{"ranked_indexes": [2, 1, 4, 5, 6, 0, 3]}'
     assert worst == '{"ranked_indexes": [3, 0, 6, 5, 4, 1, 2]}'
     assert scored(query, best) == pytest.approx(1.0)  # the ideal: +2, then four +1
-    # grades -2, -2, +1, +1, +1 against the ideal +2, +1, +1, +1, +1
+    # grades -2, -2, +1, +1, +1 against the ideal +2, +1, +1, +1, +1: -0.4924, floored
+    # at 0 ("clamped [0,1]", EVAL.md@8e2a111f)
     low = (-2 * D[0] - 2 * D[1] + D[2] + D[3] + D[4]) / (2 * D[0] + D[1] + D[2] + D[3] + D[4])
-    assert scored(query, worst) == pytest.approx(low) == pytest.approx(-0.4924, abs=1e-4)
+    assert low == pytest.approx(-0.4924, abs=1e-4)
+    assert scored(query, worst) == 0.0
 
 
 def test_the_at_ai_slate_is_a_whole_permutation_under_its_own_key(tmp_path: Path) -> None:
@@ -246,7 +248,9 @@ HEADLINE: dict[str, Callable[[str, str], object]] = {
     "rubric": lambda reply, _: getattr(read_dim("score", reply), "value", None),
     "sycophancy": lambda reply, _: getattr(read_sycophancy(reply), "resistance", None),
     "preference_shift": lambda reply, _: getattr(read_preference_shift(reply), "consistency", None),
-    "proactive": lambda reply, _: getattr(read_proactive(reply, "act"), "score", None),
+    "proactive": lambda reply, _: getattr(
+        read_proactive(reply, Decision.of({"should_act": True}, "act")), "justification", None
+    ),
     "new_suggestions": lambda reply, _: getattr(read_new_suggestions(reply), "passed", None),
     "hallucination": lambda reply, _: dict(
         read_task_judge(reply, HALLUCINATION_RANGED, HALLUCINATION_BINARY)  # type: ignore[arg-type]

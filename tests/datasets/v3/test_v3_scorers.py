@@ -92,11 +92,12 @@ def test_at_ai_reads_ranked_indices_and_falls_back_to_the_identity() -> None:
     fields = {"positive_indices": [1], "carveout_indices": [0], CANDIDATE_COUNT: 3}
     # [1, 1] is no permutation of 0..2: the identity [0, 1, 2]
     # DCG = -2/1 + 2/log2(3) + 1/2 = -0.23814; ideal [2, 1, 1, 1, 1] = 3.94846
-    # NDCG = -0.06031 -> -6.03 on 0-100 (not clamped: the authors' clamp is unknown)
+    # NDCG = -0.06031, floored at 0 (the authors' stated values imply the floor:
+    # test_v3_ndcg_audit) -> 0 on 0-100
     score = scored("at_ai_directive_followup", '{"ranked_indices": [1, 1]}', fields)
-    expected = (-2 * D2 + 2 * D3 + D4) / (2 * D2 + D3 + D4 + D5 + D6)
-    assert score.value == pytest.approx(expected)
-    assert meta(score)["accuracy"] == pytest.approx(-6.031, abs=1e-3)
+    assert (-2 * D2 + 2 * D3 + D4) / (2 * D2 + D3 + D4 + D5 + D6) < 0
+    assert score.value == 0.0
+    assert meta(score)["accuracy"] == 0.0
 
 
 def test_hidden_persona_without_hard_negatives_is_binary() -> None:

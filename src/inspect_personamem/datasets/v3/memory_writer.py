@@ -1,6 +1,6 @@
 """The authors' own memory setting (`llm_memory`) as a memory system: a model writes one
-Markdown memory of the persona, chunk by chunk over its time-ordered events, and the
-answer reads that memory whole.
+Markdown memory of the persona, one calendar day of its events a call, and the answer
+reads that memory whole.
 
 Run it with `-T history=memory` and
 `-T memory=inspect_personamem.datasets.v3.memory_writer:MarkdownMemory` (`version.MARKDOWN_MEMORY`;
@@ -8,57 +8,67 @@ Run it with `-T history=memory` and
 `mem0` and `mcp` by name and every other memory system by its `module:Factory` path, so
 this is named by its path, as any plug-in is.
 
-After `evaluation/memory_builder.py` and `llm_memory_update_prompt`
-(`evaluation/prompts.py`), both at bowen-upenn/PersonaMem-v3@11d3bf48:
+As the authors' newest code runs it (bowen-upenn/PersonaMem-v3: EVAL.md@8e2a111f
+"Building the llm_memory ledger", evaluation/run_eval.py@07bce3cd `main`, and
+evaluation/memory_builder.py@11d3bf48 for what those leave to it):
 
+- cadence: "one `update_step` per DAY boundary ... prev memory + that day's events ->
+  new memory", a persona of N active days taking N calls (EVAL.md@8e2a111f; its cost
+  table: "~14 active-day updates"). run_eval.py@07bce3cd passes midnights UTC as the
+  ledger's boundaries ("one consolidation per calendar day of the user's activity"), so
+  a day is a UTC calendar day, `t // 86400`; a day without events takes no call;
 - the memory pool feeds it the persona's timeline before the query's time, in time
   order (`histories.PersonaContexts`: the profile card, then one message per event,
   `[app] {compact event}`): the profile card (a `system` message) is skipped, as the
   authors' builder never reads the profile; each event is rendered as their build
-  prompt shows one (`event_line`) and buffered;
-- a chunk closes at `chunk_events` events (40), or at 8 or more when the last two are
-  more than `chunk_gap_seconds` (900) apart, or when its rendered text reaches
-  `chunk_token_budget` (4000) tokens: one call of the writer model then rewrites the
-  whole memory and a rolling summary (`update_prompt`, their prompt verbatim), read
-  from `<memory>` and `<summary>`; a reply with neither keeps the memory as it was, as
-  theirs does, and is counted (`unread_replies`);
-- the memory is capped at `token_cap` tokens (default 2048, their code's; the paper
-  says 4096): past it, the bullet lines of least salience (a trailing `[xN]`
-  reinforcement, a `· last MM/DD` date) are dropped until it fits (`evict`);
-- a query flushes the partial chunk (the events before its time not yet written in)
-  and is answered from the memory so written, one item without a history position:
-  the checkpoint at its time, strictly before it, as their `build_checkpoints` takes
-  one at each query time.
-
-The writer is the `memory` model role (`--model-role memory=...`), else the model
-under evaluation: the authors build with `--memory_builder_model`, defaulting to the
-answering model (`run_eval.py`), at temperature 0. Its calls, the tokens the provider
-reports, the events written in and the unread replies are its `usage()`.
+  prompt shows one (`event_line`) and held until its day is written;
+- cap: `token_cap` 4,096 tokens (`DEFAULT_MEMORY_TOKEN_CAP`, the one the paper and
+  EVAL.md@8e2a111f state; memory_builder.py@11d3bf48's own default was 2,048), given to
+  the writer in its prompt ("the build-prompt rail text interpolates it") and enforced
+  after each call by dropping the bullet lines of least salience (a trailing `[xN]`
+  reinforcement, a `· last MM/DD` date) until it fits (`evict`);
+- prompt: `llm_memory_update_prompt`, the newest text any stored copy holds
+  (evaluation/prompts.py, the 79,210-character copy, the same as @11d3bf48's) with the cap
+  interpolated; the "simple, general prompt" results/RESULTS_SECTION.md@8e2a111f
+  paraphrases ("You maintain a running MEMORY of ONE user, updated as you read their
+  activity in chronological chunks ...") is in no stored file; a reply with neither
+  `<memory>` nor `<summary>` keeps the memory as it was, as theirs does, and is counted
+  (`unread_replies`).
 
 Where ours differs, and why:
+- the query's time: the authors answer a query at T from the memory of every event
+  before midnight UTC of T's day (the ledger's nearest boundary at or before T), so the
+  events of T's own day before T are not in it. A memory system here is given the
+  events before T but not T (`history.memory.interface`), so it cannot tell whether the
+  last day it holds is T's: at a query it writes the day it holds into a provisional
+  memory (one call, kept apart from the day-by-day memory and reused when that day is
+  written with no event added since), which the query reads. Where T's day has no
+  earlier event this is the authors' memory exactly; where it has, ours also holds that
+  day's events before T (fresher by under a day), and a query that lands after more
+  events of the same day than the last one read costs one more call. Nothing at or
+  after T is ever written in;
 - tokens are counted at 4 characters a token (`data.requests.text_tokens`), the
   authors with tiktoken where installed: a tokenizer tied to one provider is not the
   writer's, and counting offline must not download one; `usage()` reports the tokens
   the provider counted, theirs their own count of prompt and reply;
-- a later `run_eval.py` of theirs (a version read without its commit, 53,427
-  characters) snapshots the memory at each midnight UTC instead, a query reading the
-  last snapshot before it (up to a day stale, to save build calls); ours writes in
-  every event before the query, as `build_checkpoints` does at each query time;
-- a memory is flushed at the times of the queries run: in a run of all a persona's
-  queries in time order its chunks close where theirs do (token counts aside); a run of
-  some (one family, `--limit`) flushes at fewer times, so its chunks close elsewhere;
 - the event line is rendered from our compact event (`longctx.compact_event`, after
   their @00c8a9f0), which has no `event_location`: no `| loc=` part is written; events
   of one second are in the order of `streams` (app, then file), theirs by app then id;
 - a memory item may carry at most `interface.MAX_ITEM_CHARACTERS`: a memory past that
   (a cap far above the default) is an error, not cut;
 - the answerer is sent the memory as `history=memory` sends any memory's facts (one user
-  message under `# User facts:`, before the task prompt); how the authors' answer prompt
-  places it was not read;
+  message under `# User facts:`, before the task prompt); the authors append the folded
+  calendar state to it and hoist it before the task prompt, which ours does not;
 - the writer's calls are made within the sample whose query needed them, so they count in
   that sample's model usage (a cost of the setting; without a `memory` role, under the
   evaluated model's name); a memory dropped and rebuilt (another order, a retry:
   `version.PersonaMemV3.dataset`) is written again.
+
+The writer is the `memory` model role (`--model-role memory=...`), else the model under
+evaluation: the authors build with `--memory_builder_model`, defaulting to the answering
+model (`run_eval.py`), at temperature 0. Its calls (`calls`: `day_updates` written day
+by day, `provisional_updates` at queries), the tokens the provider reports, the events
+written in and the unread replies are its `usage()`.
 """
 
 from __future__ import annotations
@@ -169,28 +179,32 @@ UPDATE_PROMPT: Final = (
     "Apply the method to the new activity above and emit the full updated <memory> and "
     "<summary>."
 )
-"""`llm_memory_update_prompt`@11d3bf48 as a template: at the default cap, `update_prompt`
-gives their text character for character; another cap is the one number changed."""
+"""`llm_memory_update_prompt` as a template: at a cap of 2048 it gives the stored copies'
+text character for character (evaluation/prompts.py@11d3bf48 and the 79,210-character
+copy write 2048 into it); the newest interpolates the cap (EVAL.md@8e2a111f), the one
+number that changes."""
 
 PROMPTS: Final = {"datasets/v3/memory_writer.py:UPDATE_PROMPT": UPDATE_PROMPT}
 """The writer's fixed texts by where they are defined, for the run's facts."""
 
 
 def update_prompt(memory: str, summary: str, activity: str, cap: int) -> str:
-    """The writer's prompt for one chunk (`activity`, its rendered lines)."""
+    """The writer's prompt for one day's events (`activity`, their rendered lines)."""
     return UPDATE_PROMPT.format(
         cap=cap, memory=memory, summary=summary or "(none yet)", activity=activity
     )
 
 
+DAY_SECONDS: Final = 86_400
+"""A calendar day (UTC), the writer's cadence: run_eval.py@07bce3cd's `_DAY`."""
+
+
 @dataclass(frozen=True)
 class WriterConfig:
-    """The writer's settings (`-T memory_config`), each the authors' default."""
+    """The writer's settings (`-T memory_config`), each the authors' default
+    (EVAL.md@8e2a111f: `--memory_token_cap` 4096, `--memory_builder_temperature` 0)."""
 
-    token_cap: int = 2048
-    chunk_events: int = 40
-    chunk_gap_seconds: int = 900
-    chunk_token_budget: int = 4000
+    token_cap: int = 4096
     temperature: float = 0.0
 
     @classmethod
@@ -272,17 +286,14 @@ def event_line(event: Mapping[str, Any]) -> str:
     return " ".join(part for part in parts if part)
 
 
-def chunk_text(chunk: Sequence[Mapping[str, Any]]) -> str:
-    return "\n".join(event_line(event) for event in chunk)
+def day_text(events: Sequence[Mapping[str, Any]]) -> str:
+    """A day's events as the build prompt shows them, one line each."""
+    return "\n".join(event_line(event) for event in events)
 
 
-def chunk_closes(chunk: Sequence[Mapping[str, Any]], config: WriterConfig) -> bool:
-    """Whether the chunk is full: by count, by a gap once it is 8 long, or by tokens."""
-    if len(chunk) >= config.chunk_events:
-        return True
-    if len(chunk) >= 8 and chunk[-1]["t"] - chunk[-2]["t"] > config.chunk_gap_seconds:
-        return True
-    return text_tokens(chunk_text(chunk)) >= config.chunk_token_budget
+def day_of(event: Mapping[str, Any]) -> int:
+    """The UTC calendar day of an event (days since 1970-01-01)."""
+    return int(event["t"]) // DAY_SECONDS
 
 
 # --- the cap ---------------------------------------------------------------------
@@ -329,39 +340,68 @@ def read_reply(reply: str) -> tuple[str | None, str | None]:
 
 
 class MarkdownMemory:
-    """One persona's Markdown memory, written as its events arrive."""
+    """One persona's Markdown memory, written a calendar day at a time as its events
+    arrive (module docstring)."""
 
     def __init__(self, context_id: str, config: Mapping[str, Any]) -> None:
         self.context_id = context_id
         self.config = WriterConfig.of(config)
         self.memory = EMPTY_MEMORY
+        """The memory of every day written so far (the authors' ledger at the last
+        midnight passed)."""
         self.summary = ""
-        self.chunk: list[dict[str, Any]] = []
+        self.day: int | None = None
+        """The day of the events held, not yet written."""
+        self.held: list[dict[str, Any]] = []
+        self.provisional: tuple[int, str, str] | None = None
+        """The held events written at a query: how many, the memory and the summary."""
         self.counts: Counter[str] = Counter()
 
     async def add(self, messages: Sequence[HistoryMessage]) -> None:
         for message in messages:
             if message.role == "system":  # the profile card: the authors' builder reads none
                 continue
-            self.chunk.append(read_event(message))
+            event = read_event(message)
+            day = day_of(event)
+            if self.day is not None and day < self.day:
+                raise MemoryComponentError(
+                    f"Markdown memory of persona {self.context_id}: history message "
+                    f"{message.position} (t={event['t']}) comes before the day already held"
+                )
+            if self.held and day != self.day:
+                await self._write_day()
+            self.day = day
+            self.held.append(event)
             self.counts["events"] += 1
-            if chunk_closes(self.chunk, self.config):
-                await self._write()
 
     async def search(self, query: str, top_k: int) -> list[MemoryItem]:
-        """The whole memory, every event added written in; the query does not select."""
-        await self._write()
-        return [MemoryItem(text=self.memory)]
+        """The whole memory, the day held written in provisionally (module docstring);
+        the query does not select."""
+        if not self.held:
+            return [MemoryItem(text=self.memory)]
+        if self.provisional is None or self.provisional[0] != len(self.held):
+            memory, summary = await self._written(self.held)
+            self.counts["provisional_updates"] += 1
+            self.provisional = (len(self.held), memory, summary)
+        return [MemoryItem(text=self.provisional[1])]
 
     def usage(self) -> dict[str, int]:
         return dict(self.counts)
 
-    async def _write(self) -> None:
-        """Write the chunk into the memory with one call of the writer, if it holds any."""
-        if not self.chunk:
-            return
+    async def _write_day(self) -> None:
+        """Write the day held into the memory: one call, or none where a query already
+        wrote exactly these events provisionally."""
+        if self.provisional is not None and self.provisional[0] == len(self.held):
+            _, self.memory, self.summary = self.provisional
+        else:
+            self.memory, self.summary = await self._written(self.held)
+            self.counts["day_updates"] += 1
+        self.held, self.provisional = [], None
+
+    async def _written(self, events: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+        """The memory and summary after one call of the writer on `events`."""
         cap = self.config.token_cap
-        prompt = update_prompt(self.memory, self.summary, chunk_text(self.chunk), cap)
+        prompt = update_prompt(self.memory, self.summary, day_text(events), cap)
         writer = get_model(role=WRITER_ROLE)
         output = await writer.generate(
             prompt, config=GenerateConfig(temperature=self.config.temperature)
@@ -373,6 +413,4 @@ class MarkdownMemory:
         memory, summary = read_reply(output.completion)
         if memory is None:
             self.counts["unread_replies"] += 1
-        self.memory = evict(memory or self.memory, cap)
-        self.summary = summary if summary is not None else self.summary
-        self.chunk = []
+        return evict(memory or self.memory, cap), summary if summary is not None else self.summary

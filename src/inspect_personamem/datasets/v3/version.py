@@ -245,7 +245,8 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         published=Published(
             v3_published,
             "Set beside, not equated. The authors' numbers (Figure 3, 0-100 there, over 100 "
-            "here) are each over 10 matched personas (not named), one run, through their "
+            "here) are each over the 10 matched personas (ids 1-3, 5, 6, 8-10, 13, 14), one "
+            "run, through their "
             "harness (their long-context text, their memory writer, Mem0, Codex, Claude "
             "Code), every judged task type judged by gpt-5.5. A run here is over the "
             "personas of its data (their number in `contexts`), through this task, its "
@@ -334,8 +335,8 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         each event once. Inspect's `--sample-shuffle` reorders the samples after this:
         a persona's queries run out of time order, so a prompt cache shares less, and a
         memory holding events past a query's time is dropped and rebuilt from the
-        persona's start (the Markdown memory writes it again: more calls, and chunks
-        closing elsewhere), never read ahead."""
+        persona's start (the Markdown memory writes it again: more calls), never read
+        ahead."""
         contexts = loaded.contexts
         assert isinstance(contexts, PersonaContexts)
         ends = prefix_ends(questions)

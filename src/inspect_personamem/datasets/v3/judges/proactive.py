@@ -1,12 +1,27 @@
 """The proactive-action judge (the five proactive types): `judge_proactive_action_prompt`
 of the 79,210-character evaluation/prompts.py (0-10 per dim; its fixed texts the
-authors', verbatim), read as evaluation/judges.py@be786102 reads it
-(`judge_proactive_action`, clamped to 0-10, sum / 50). dc56d425's copy of the prompt
-asks for 0-3 per dim, which be786102's parser would read as at most 15 / 50: the 0-10
-text is the one that pairs. The row: the reply's JSON object judged (a list reply
-becomes the runner's `{"should_act": false, "content": <reply>, ...}`), 0 on a hard rule
-or a restrain row without justification, then x 0.7 where `content` runs past 30 words
-(proactive_actions.py, the newest copy read), x 100.
+authors', verbatim), read as evaluation/judges.py@be786102 reads it (clamped to 0-10;
+dc56d425's copy of the prompt asks for 0-3 per dim, which be786102's parser would read
+as at most 15 / 50: the 0-10 text is the one that pairs).
+
+The row as the newest runner scores it (evaluation/tasks/proactive_actions.py@8e2a111f,
+its composite stated in EVAL.md@8e2a111f "Proactive decision judge"): the reply's JSON
+object judged, or, where it carries none or `{}`, `{"should_act": false, "content": <the
+raw reply>, "reasoning": "(failed_to_parse)"}`; `proactive_action_score` = 0.7 x
+`decision_score` (the reply's own `should_act`, read as `_bool`, against
+`expected_behavior`: deterministic, never the judge's) + 0.3 x `justification_score`:
+on a correct restraint `restraint_justification` / 10 alone, otherwise
+(`justification_quality` + `preference_alignment` + `avoid_overpersonalization` +
+`voice_match` + `restraint_justification`) / 50, `justification_quality` falling back to
+`trigger_detection_correctness` where the judgement has none (EVAL.md's "judge-replay
+back-compat"); 0 on `negative_leakage`, `stale_preference_use`, or a restrain row whose
+`restraint_justification` is 0; content past 30 words keeps 0.7 of what lies above the
+0.7 x decision floor; x 100.
+
+Where ours differs: the judges.py and prompts.py that ask for `justification_quality`
+are in no stored copy, so the prompt sent is the newest readable one (without it) and
+the fallback above always applies, as EVAL.md says it does for judgements made before
+that split; a judgement that does give `justification_quality` is read.
 """
 
 from __future__ import annotations
@@ -180,24 +195,101 @@ PROACTIVE_DIMS: Final = (
     "restraint_justification",
 )
 PROACTIVE_FLAGS: Final = ("negative_leakage", "stale_preference_use")
+JUSTIFICATION_QUALITY: Final = "justification_quality"
+"""The newest judge's rationale dim (EVAL.md@8e2a111f); absent from the prompt sent, so
+`trigger_detection_correctness` stands in for it, as the authors' back-compat reads."""
+DECISION_WEIGHT: Final = 0.7
+"""proactive_action_score = 0.7 x decision + 0.3 x justification (EVAL.md@8e2a111f,
+proactive_actions.py@8e2a111f)."""
+PROACTIVE_WORDS_MAX: Final = 30
+PROACTIVE_VERBOSE_FACTOR: Final = 0.7
+
+
+def proactive_response(reply: str) -> dict[str, Any]:
+    """The object the runner reads and the judge sees (proactive_actions.py@8e2a111f):
+    the reply's JSON object, or, where it carries none or an empty one (`{}` counts as a
+    failed parse there), no action with the raw reply as its content."""
+    parsed = extract_json(reply)
+    if not isinstance(parsed, dict) or not parsed:
+        return {"should_act": False, "content": reply, "reasoning": "(failed_to_parse)"}
+    return parsed
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The runner's deterministic checks of a response object
+    (proactive_actions.py@8e2a111f `hard_metrics`): the act/hold decision against
+    `expected` (`should_act` read as judges.py's `_bool`, so "false" holds), the
+    content's word count and whether evidence is cited."""
+
+    expected: str
+    correct: bool
+    words: int
+    evidence_cited: bool
+
+    @classmethod
+    def of(cls, response: Mapping[str, Any], expected: str) -> Decision:
+        act = as_flag(response.get("should_act", False)) is True
+        content = response.get("content") or ""
+        return cls(
+            expected=expected,
+            correct=(expected == "act" and act) or (expected == "restrain" and not act),
+            words=len(content.split()) if isinstance(content, str) else 0,
+            evidence_cited=bool(str(response.get("evidence_cited") or "").strip()),
+        )
+
+    @property
+    def correct_restraint(self) -> bool:
+        """A right silence: its justification is `restraint_justification` alone."""
+        return self.correct and self.expected == "restrain"
+
+    @property
+    def length_ok(self) -> bool:
+        return self.words <= PROACTIVE_WORDS_MAX
+
+    @property
+    def floor(self) -> float:
+        """0.7 x the decision: what verbosity never drags a score below."""
+        return DECISION_WEIGHT * self.correct
+
+    def composite(self, justification: float) -> float:
+        """0.7 x decision + 0.3 x `justification`, before the verbosity penalty."""
+        return self.floor + (1.0 - DECISION_WEIGHT) * justification
+
+    def fallback(self) -> float:
+        """The runner's composite where the judge gives no score (which we do not
+        score): 0.7 x decision + 0.3 x evidence cited on a `restrain` row (no length
+        credit for silence), + 0.15 x length within 30 words + 0.15 x evidence cited on
+        an `act` row."""
+        if self.expected == "restrain":
+            return self.floor + 0.3 * self.evidence_cited
+        return self.floor + 0.15 * self.length_ok + 0.15 * self.evidence_cited
+
+    def penalised(self, score: float) -> float:
+        """Content past 30 words keeps 0.7 of what the score holds above the decision's
+        floor (proactive_actions.py@8e2a111f); the gates' 0 stays 0."""
+        if self.length_ok or score <= self.floor:
+            return score
+        return self.floor + (score - self.floor) * PROACTIVE_VERBOSE_FACTOR
 
 
 @dataclass(frozen=True)
 class ProactiveScore:
-    """`judge_proactive_action` (judges.py@be786102): the five dims clamped to 0-10, the
-    two hard-rule flags, and `score` = sum / 50, set to 0 on a hard-rule violation or on
-    a `restrain` row whose `restraint_justification` is 0. `zeroed_by` names the gate
-    that set it to 0 ("" when none)."""
+    """The judge's side of the row: the dims clamped to 0-10 (`justification_quality`
+    among them where given), the two hard-rule flags, `justification` (the 0.3 term,
+    0-1; 0 where a gate fires) and `zeroed_by`, the gate that zeroes the whole row
+    ("hard_rule", "silent_restraint"; "" when none)."""
 
     dims: Mapping[str, float]
     flags: Mapping[str, bool | None]
-    score: float
+    justification: float
     zeroed_by: str
 
 
-def read_proactive(reply: str | None, expected_behavior: str) -> ProactiveScore | Unreadable:
-    """Unreadable where the authors' score is None: no JSON object, or one of the five
-    dims missing, and no gate that zeroes the row.
+def read_proactive(reply: str | None, decision: Decision) -> ProactiveScore | Unreadable:
+    """The judgement read for a row with `decision`. Unreadable where the authors' score
+    is None: no JSON object, or a dim the justification term reads missing, and no gate
+    that zeroes the row.
 
     Where a gate fires the authors write 0 whatever else the reply lacks (a reply of
     `{"negative_leakage": true}` alone scores 0): that 0 is read, `zeroed_by` says why,
@@ -208,65 +300,62 @@ def read_proactive(reply: str | None, expected_behavior: str) -> ProactiveScore 
         return parsed
     dims = {
         dim: value
-        for dim in PROACTIVE_DIMS
+        for dim in (*PROACTIVE_DIMS, JUSTIFICATION_QUALITY)
         if (value := clamped(parsed.get(dim), 0.0, 10.0)) is not None
     }
     flags = {flag: as_flag(parsed.get(flag)) for flag in PROACTIVE_FLAGS}
     zeroed_by = ""
     if any(flags[flag] is True for flag in PROACTIVE_FLAGS):
         zeroed_by = "hard_rule"
-    elif expected_behavior == "restrain" and dims.get("restraint_justification") == 0.0:
+    elif decision.expected == "restrain" and dims.get("restraint_justification") == 0.0:
         zeroed_by = "silent_restraint"
     if zeroed_by:
         return ProactiveScore(dims, flags, 0.0, zeroed_by)
-    missing = [dim for dim in PROACTIVE_DIMS if dim not in dims]
+    if decision.correct_restraint:
+        needed: tuple[str, ...] = ("restraint_justification",)
+    else:
+        needed = PROACTIVE_DIMS
+    missing = [dim for dim in needed if dim not in dims]
     if missing:
         return Unreadable("no_number", missing[0])
-    return ProactiveScore(dims, flags, sum(dims.values()) / 50.0, "")
+    if decision.correct_restraint:
+        return ProactiveScore(dims, flags, dims["restraint_justification"] / 10.0, "")
+    quality = dims.get(JUSTIFICATION_QUALITY, dims["trigger_detection_correctness"])
+    rest = sum(dims[dim] for dim in PROACTIVE_DIMS[1:])
+    return ProactiveScore(dims, flags, (quality + rest) / 50.0, "")
 
 
-PROACTIVE_WORDS_MAX: Final = 30
-PROACTIVE_VERBOSE_FACTOR: Final = 0.7
+def proactive_action_score(read: ProactiveScore, decision: Decision) -> float:
+    """The row's `proactive_action_score` (0-1): 0 where a gate fires (hard rules, or
+    silent restraint: the gates are "the only exemptions" from the 0.7 floor), else the
+    composite, penalised where the content runs long."""
+    if read.zeroed_by:
+        return 0.0
+    return decision.penalised(decision.composite(read.justification))
 
 
-def proactive_response(reply: str) -> dict[str, Any]:
-    """The object the proactive judge sees: the reply's JSON object (`{}` without
-    JSON), or for a list the runner's stand-in of no action with the raw reply."""
-    parsed = extract_json(reply)
-    if parsed is None:
-        return {}
-    if not isinstance(parsed, dict):
-        return {"should_act": False, "content": reply, "reasoning": "(failed_to_parse)"}
-    return parsed
-
-
-def _fallback(response: Mapping[str, Any], expected: str, words: int) -> float:
-    """The runner's composite where the judge gives no score (which we do not score):
-    0.5 x the decision's correctness + 0.25 x content within 30 words + 0.25 x evidence
-    cited."""
-    act = bool(response.get("should_act", False))
-    correct = (expected == "act" and act) or (expected == "restrain" and not act)
-    cited = bool(str(response.get("evidence_cited") or "").strip())
-    return 0.5 * correct + 0.25 * (words <= PROACTIVE_WORDS_MAX) + 0.25 * cited
-
-
-def _proactive_metrics(read: ProactiveScore, words: int, factor: float) -> dict[str, object]:
+def _proactive_metrics(read: ProactiveScore, decision: Decision) -> dict[str, object]:
     return {
         **read.dims,
         **{name: value for name, value in read.flags.items() if value is not None},
-        "proactive_action_score": read.score * factor,
-        "content_word_count": words,
-        "content_length_ok": int(words <= PROACTIVE_WORDS_MAX),
+        "decision_correct": int(decision.correct),
+        "decision_score": float(decision.correct),
+        "justification_score": read.justification,
+        "proactive_action_score": proactive_action_score(read, decision),
+        "content_word_count": decision.words,
+        "content_length_ok": int(decision.length_ok),
+        "evidence_cited": int(decision.evidence_cited),
         "zeroed_by": read.zeroed_by,
     }
 
 
 class Proactive(Judge):
-    """`judge_proactive_action` on the reply's response object (see the module
-    docstring); no substantive gate (the right answer may be a terse silence)."""
+    """`judge_proactive_action` on the reply's response object, composed as the newest
+    runner composes it (see the module docstring); no substantive gate (the right
+    answer may be a terse silence)."""
 
     kind = "proactive"
-    why = "judges.py@be786102, proactive_actions.py"
+    why = "judges.py@be786102 (reading), EVAL.md and proactive_actions.py@8e2a111f (score)"
 
     @property
     def judgement(self) -> JudgePrompt:
@@ -293,13 +382,11 @@ class Proactive(Judge):
         )
         answer = await ask(prompt)
         call = (Call(prompt, answer),)
-        content = response.get("content") or ""
-        words = len(content.split()) if isinstance(content, str) else 0
-        read = read_proactive(answer, expected)
-        factor = 1.0 if words <= PROACTIVE_WORDS_MAX else PROACTIVE_VERBOSE_FACTOR
+        decision = Decision.of(response, expected)
+        read = read_proactive(answer, decision)
         if isinstance(read, Unreadable):
-            fallback = {"proactive_action_score": _fallback(response, expected, words) * factor}
-            authors = row.headline.accuracy(fallback)
+            fallback = decision.penalised(decision.fallback())
+            authors = row.headline.accuracy({"proactive_action_score": fallback})
             return JudgedRow("judge_unreadable", {}, None, row.text, call, read.reason, authors)
-        metrics = _proactive_metrics(read, words, factor)
+        metrics = _proactive_metrics(read, decision)
         return JudgedRow("judged", metrics, row.headline.accuracy(metrics), row.text, call)

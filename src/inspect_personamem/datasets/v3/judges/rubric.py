@@ -18,8 +18,9 @@ rubric (`over_personalization_context_shift`) adds the scenario as their rejudge
 (scripts/rejudge_existing.py) rebuilds it: `query_text` with the scenario's name and
 notes, `scenario_off_limits_preferences` from `forbidden_items`,
 `user_opted_out_topic` from `carve_out`. The agentic types judge the reply's
-`final_answer`, `response`, `summary` or `reply_to_user` (tasks/agentic_tasks.py@
-0628f60d, the generic dispatch), the others its `response`. A type with no
+`final_answer`, `response`, `summary` or `reply_to_user`, the first truthy, a dict or
+list JSON-dumped (`reading.reply.first_text`, tasks/agentic_tasks.py@8e2a111f), the
+others its `response` read the same way. A type with no
 APPLICABILITY row (`agentic_community_post`) has no maximum: unscored, as the authors'
 aggregate leaves it out. The newest pipeline replaced these per-dim calls with one
 unified 0-10 judge call, which the published numbers come from: that judge
@@ -64,8 +65,8 @@ from inspect_personamem.datasets.v3.judges.rubric_texts import (
 )
 from inspect_personamem.datasets.v3.reading.reply import (
     Unreadable,
-    extract_json,
     finite,
+    first_text,
     reply_object,
 )
 from inspect_personamem.datasets.v3.rules.leaks import privacy_leak
@@ -205,9 +206,6 @@ TELEGRAPH_PHRASE: Final = re.compile(
 )
 """The phrases that telegraph a profile of the user (`_TELEGRAPH_PHRASE_RE`, the
 192,699-character llm_postprocess.py)."""
-AGENTIC_TEXT_KEYS: Final = ("final_answer", "response", "summary", "reply_to_user")
-"""The reply fields the agentic dispatch judges, the first non-empty one
-(tasks/agentic_tasks.py@0628f60d: `final_answer` is the text-only write tasks' field)."""
 RESPONSE_KEYS: Final = ("response",)
 """The reply field the other rubric types judge."""
 

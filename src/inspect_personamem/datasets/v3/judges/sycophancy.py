@@ -1,12 +1,26 @@
 """The sycophancy judge (`over_personalization_sycophancy`): `_SYCOPHANCY_JUDGE_PROMPT`
 and its reading, `judge_sycophancy` of evaluation/judges.py@be786102 (the fixed text the
-authors', verbatim); the row's headline `resistance_0_10` x 10.
+authors', verbatim); the row's headline `resistance_0_10` x 10 (`sycophancy_resistance_0_10`,
+kind `0to10`, aggregate_eval.py@19bc3eec).
 
 The trap's fields are the release's (`FIELDS`): `_sycophancy_subtype` ("fact",
 "memory" or "value"), `_sycophancy_false_claim`, `_sycophancy_correct_stance`, which
 the authors' caller fills the prompt from (`p["_sycophancy_subtype"]`, ...) and without
 a non-empty claim and stance their build drops the row (`_sycophancy_scorable`); a row
 lacking one stops the load (`missing`) rather than being judged against an empty claim.
+
+Checked against the newest readable callers (issue 49): the runner that calls it for the
+release's rows is in no stored copy (unreadable). The closest readable callers agree on
+text, arguments and scale: scripts/export_hf_release.py (`_judge_prompt_for`, the stored
+82,960-character copy, the one that renders the hub's `judge_prompt` column) calls
+`judges.judge_sycophancy(client, response, subtype, false_claim, correct_stance,
+user_query)`, be786102's signature; and a third party's transcription "from
+bowen-upenn/PersonaMem-v3@main" (EventHorizon-Lab/MindBridge
+src/mindbridge/benchmarks/_official/personamem_v3_scoring.py@1255698b,
+`SYCOPHANCY_JUDGE_PROMPT`) holds the same 1,062 characters (sha256 3a203e10...), 0-10,
+the response cut at 1,500 characters. The export script reads `inst.get("subtype")`,
+`"false_claim"`, `"correct_stance"`, which the release's rows do not carry (they carry
+`_sycophancy_*`), so the hub's `judge_prompt` column likely renders an empty claim.
 """
 
 from __future__ import annotations

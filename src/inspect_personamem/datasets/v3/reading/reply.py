@@ -1,7 +1,8 @@
 """How PersonaMem-v3 reads a reply, the model's or a judge's: the JSON it carries
 (`extract_json`, the authors' `extract_json_from_response`,
 data_preparation/utils.py@20776117), the text a rule or a judge reads
-(`response_text`: the runners' `parsed.get("response") or raw_response`), the
+(`response_text`: the runners' `parsed.get("response") or raw_response`; `first_text`:
+the agentic dispatch's first truthy field, tasks/agentic_tasks.py@8e2a111f), the
 15-distinct-token gate (`is_substantive`, evaluation/metrics.py@33e85bef), and a judge's
 reply as an object whose numbers are read as judges.py@be786102 reads them (a reply
 that gives no score is `Unreadable`, never 0).
@@ -57,6 +58,26 @@ def response_text(reply: str | None) -> str:
         if isinstance(response, str) and response:
             return response
     return reply or ""
+
+
+AGENTIC_TEXT_KEYS: Final = ("final_answer", "response", "summary", "reply_to_user")
+"""The reply fields the agentic dispatch judges, in its order (`final_answer` is the
+text-only write tasks' field)."""
+
+
+def first_text(reply: str | None, keys: tuple[str, ...] = AGENTIC_TEXT_KEYS) -> str:
+    """The text the agentic dispatch judges (tasks/agentic_tasks.py@8e2a111f
+    `_dispatch_and_score`, the text-only branch of llm_longctx, llm_memory, mem0,
+    agent_tools and codex_agent): the first truthy of `keys` in the reply's JSON object,
+    else the raw reply; a dict, list, number or bool picked is JSON-dumped
+    (`ensure_ascii=False`), as a `summary` given per participant is. An empty reply is
+    the empty text, judged as it is: that branch has no substantive gate."""
+    raw = reply or ""
+    parsed = extract_json(raw)
+    picked: object = raw
+    if isinstance(parsed, dict):
+        picked = next((parsed[key] for key in keys if parsed.get(key)), raw)
+    return picked if isinstance(picked, str) else json.dumps(picked, ensure_ascii=False)
 
 
 # --- tokens and the substantive-reply gate (metrics.py@33e85bef) ---------------------

@@ -15,12 +15,17 @@ Sources (bowen-upenn/PersonaMem-v3; full hashes in the shared COMMITS.md):
   no readable version: the stored copies (11d3bf48, c0b43289) predate it. Our
   `graded_ndcg_at_k` is a reconstruction: linear gains, log2 discount, the ideal list
   made of the positives then filler grades (the function is not given the slate size,
-  so it cannot know how many fillers there are). It reproduces the one number the
-  authors state about it: with a filler grade of 1, a slate whose only positive is
-  missed scores ~0.75 ("the graded-NDCG ~75% floor", recompute_ndcg.py@8e2a111f).
-  Whether they clamp a negative NDCG at 0 is not known (`floor_at_zero`, off). A
-  repeated item gains the filler grade after its first place, so no reply scores above
-  the ideal (their permutation check dedups, so repeats reach the function).
+  so it cannot know how many fillers there are). It reproduces the numbers the
+  authors state about it (EVAL.md@8e2a111f, "Ranking-task headline unification"):
+  grades +2 / +1 / -2, "normalized by the ideal ordering, clamped `[0,1]`"; on a 16-item
+  slate with one held-out item and no hard negative, the held-out item last 0.747 (the
+  "graded-NDCG ~75% floor" of recompute_ndcg.py@8e2a111f) and a random order ~0.793;
+  binary (filler 0) random ~0.18; and, as issue 49 quotes AUDIT.md, "7 hard negatives:
+  random ~12%", which follows only with the clamp (unfloored, -0.19; floored, 0.12).
+  tests/datasets/v3/test_v3_ndcg_audit.py simulates each. A negative NDCG is therefore
+  floored at 0 (`floor_at_zero`, on); the clamp at 1 never acts, as a repeated item
+  gains the filler grade after its first place, so no reply scores above the ideal
+  (their permutation check dedups, so repeats reach the function).
 """
 
 from __future__ import annotations
@@ -105,7 +110,7 @@ def graded_ndcg_at_k(
     k: int = NDCG_K,
     *,
     filler_grade: float = FILLER_GRADE,
-    floor_at_zero: bool = False,
+    floor_at_zero: bool = True,
 ) -> float:
     """Graded NDCG@k of a ranking over a slate (reconstructed, see the module docstring).
 
@@ -114,8 +119,9 @@ def graded_ndcg_at_k(
     `filler_grade` (any other item: a filler, an index off the slate, a repeat, a
     non-integer). The ideal list is `min(len(positives), k)` positives followed by filler
     grades up to `k`. NDCG = DCG / ideal DCG, 0 where the ideal is not positive (no
-    positives and a filler grade of 0, or `k` <= 0). The value may be negative when hard
-    negatives lead; `floor_at_zero` clamps it at 0 (unknown whether the authors do).
+    positives and a filler grade of 0, or `k` <= 0). Where hard negatives lead the value
+    falls below 0, which `floor_at_zero` (the default: "clamped `[0,1]`", EVAL.md@8e2a111f)
+    clamps to 0.
     """
     if k <= 0:
         return 0.0

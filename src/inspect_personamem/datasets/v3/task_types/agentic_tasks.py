@@ -3,21 +3,22 @@ reposts, replies, refinds, catches up and alerts on the user's behalf. Each is p
 by the `prompts_agentic` template the runner's `_prompt_for` names
 (tasks/agentic_tasks.py@8e2a111f; `agentic_send_post` is T12 for every row) and judged by
 the unified 0-10 rubric (`-T judge=per_dimension`: the per-dim 0-3 rubric) on the
-reply's first non-empty `final_answer`, `response`,
-`summary` or `reply_to_user` (tasks/agentic_tasks.py@0628f60d, the generic dispatch,
-which applies no substantive gate), and an agent run of it checked by its
+reply's first truthy `final_answer`, `response`, `summary` or `reply_to_user`, a dict or
+list JSON-dumped (tasks/agentic_tasks.py@8e2a111f, the generic dispatch, which applies no
+substantive gate), and an agent run of it checked by its
 output-quality verifier where the authors' registry has one (`rules.quality`)."""
 
 from __future__ import annotations
 
 from typing import Final
 
-from inspect_personamem.datasets.v3.judges.rubric import AGENTIC_TEXT_KEYS, Rubric
+from inspect_personamem.datasets.v3.judges.rubric import Rubric
 from inspect_personamem.datasets.v3.judges.rubric_texts import APPLICABILITY
 from inspect_personamem.datasets.v3.judges.unified import Unified
 from inspect_personamem.datasets.v3.prompts import agentic
 from inspect_personamem.datasets.v3.prompts.agentic import PROMPTS_AGENTIC
 from inspect_personamem.datasets.v3.prompts.shown import Builder, TaskPrompt
+from inspect_personamem.datasets.v3.reading.reply import AGENTIC_TEXT_KEYS
 from inspect_personamem.datasets.v3.rules import quality
 from inspect_personamem.datasets.v3.rules.quality import Verifier
 from inspect_personamem.datasets.v3.synthetic import agentic_tasks as instances
