@@ -221,18 +221,6 @@ def _items(value: object) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-def first_text(reply: str, keys: tuple[str, ...]) -> str:
-    """The text a rubric judges: the reply's first non-empty text field of `keys`, else
-    the whole reply."""
-    parsed = extract_json(reply)
-    if isinstance(parsed, dict):
-        for key in keys:
-            value = parsed.get(key)
-            if isinstance(value, str) and value:
-                return value
-    return reply
-
-
 def source_a(fields: Mapping[str, Any], shown: Mapping[str, Any], scenario: bool) -> dict[str, Any]:
     """A rubric's ground truth from the instance: `build_source_a`'s keys it can fill,
     and for the context-shift `scenario` what the authors' rejudge script adds."""

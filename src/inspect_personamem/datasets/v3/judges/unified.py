@@ -49,7 +49,6 @@ from inspect_personamem.datasets.v3.judges.preface import dumps, sha256, table
 from inspect_personamem.datasets.v3.judges.rubric import (
     RESPONSE_KEYS,
     VOICE_SUB_SCORES,
-    first_text,
     query_text,
     source_a,
 )
@@ -88,6 +87,7 @@ from inspect_personamem.datasets.v3.reading.reply import (
     Unreadable,
     as_flag,
     finite,
+    first_text,
     reply_object,
 )
 
