@@ -20,12 +20,15 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from inspect_personamem.cli import main
+from inspect_personamem.datasets.v3.judges.proactive import Proactive
+from inspect_personamem.datasets.v3.judges.task_judge import foil_text
 from inspect_personamem.datasets.v3.offline import answers as offline
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.longctx import event_line
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.scoring.by_rule import RULE_TASKS
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.offline import try_it
 from inspect_personamem.offline.floor import FloorModel
 from inspect_personamem.offline.oracle import OracleModel
@@ -168,6 +171,11 @@ def test_try_runs_the_oracle_its_ceiling_and_the_floor_and_writes_the_report(
     full, agent = scores(runs[oracle, "full", 0.8]), scores(apps)
     for sample in apps.samples or []:
         value = agent[str(sample.id)]
+        if isinstance(TASK_TYPES[sample.metadata["task_type"]].scorer, Proactive):
+            # a persona's proactive queries share one prompt and history
+            # (proactive_actions.py@8e2a111f), so the oracle cannot tell them apart
+            # by what it is shown, and either run may answer one with the other's gold
+            continue
         if value != full[str(sample.id)]:
             gold = sample.metadata[SCORER_KEY].get("example_response")
             assert value == 0.0 and sample.output.completion != gold, sample.id
@@ -262,7 +270,7 @@ def test_nothing_at_or_after_a_query_and_no_answer_reaches_the_models_try_runs(
             fields = meta[SCORER_KEY]
             answers = [
                 fields.get("example_response"),
-                (fields.get("inferior_response") or {}).get("text"),
+                foil_text(fields.get("inferior_response")),
             ]
             for answer in answers:
                 # where the query shows it (a repost's original), the prompt holds it
