@@ -18,12 +18,12 @@ from inspect_personamem.datasets.v3.release.spec import LayoutName
 
 PINNED: dict[tuple[LayoutName, int, int, int], tuple[int, str]] = {
     # (layout, personas, queries_per_type, seed): (files, digest)
-    ("checkout", 2, 2, 3): (25, "2233800dc2605e3fa12f085b5102fefb2f9cab3730072020930ce00e2ecf9afe"),
-    ("hub", 2, 1, 7): (19, "feb78374264eac0a852ab5ea347c9194e015b8b03edeeb3f94f922a2af473556"),
-    ("checkout", 3, 2, 0): (37, "8e8eec49459931808c9aac5663c03ea586984a9d681ed2b5b3e869b8e8e08487"),
+    ("checkout", 2, 2, 3): (25, "3c7a7f81356228bae09cb3dab400263bf623fe65e16edf86d96afe7e01dd344d"),
+    ("hub", 2, 1, 7): (19, "1c46fae7a67dd494de2e5c2c5899e7c92cce8bad14992f09d4d6133784879765"),
+    ("checkout", 3, 2, 0): (37, "4b0a05a719d08e6bdf673c7706e7af8e58e9eb77484115042dc437fc249d29ad"),
     ("checkout", 1, 3, 11): (
         13,
-        "9b8d72c794a396f4ac434782f59cfcf4abe935b9cfe00410a5f2bd951a1423c6",
+        "c589de9a740b97dbba74ede9ba41b224185a563a32d17cc6c0054ab8044a9497",
     ),
 }
 """`test_v3_generator`'s folder (2 personas, 2 queries a type, seed 3); the hub layout as

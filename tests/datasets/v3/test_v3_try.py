@@ -270,7 +270,7 @@ def test_nothing_at_or_after_a_query_and_no_answer_reaches_the_models_try_runs(
             fields = meta[SCORER_KEY]
             answers = [
                 fields.get("example_response"),
-                foil_text(fields.get("inferior_response")),
+                foil_text(fields.get("inferior_response")),  # a text on some types' rows
             ]
             for answer in answers:
                 # where the query shows it (a repost's original), the prompt holds it

@@ -168,8 +168,8 @@ def agentic_send_post(world: World) -> list[Built]:
             "final_state_expected": expected,
             "tool_call": [{"tool": tool, "args": {}}],
             "groundtruth_preference": f"Post about {topic[0]} on {target}",
-            **gold(
-                f"Been thinking about {topic[0]}. {world.text.about(60)}",
+            **gold(  # the gold posts what was said (the verifier asks two shared words)
+                f"Been thinking about {topic[0]}: {said}. {world.text.about(40)}",
                 f"Check out my new post! {world.text.about(20)}",
                 "off_voice",
                 _register(target),
