@@ -18,12 +18,12 @@ from inspect_personamem.datasets.v3.release.spec import LayoutName
 
 PINNED: dict[tuple[LayoutName, int, int, int], tuple[int, str]] = {
     # (layout, personas, queries_per_type, seed): (files, digest)
-    ("checkout", 2, 2, 3): (25, "3c7a7f81356228bae09cb3dab400263bf623fe65e16edf86d96afe7e01dd344d"),
-    ("hub", 2, 1, 7): (19, "1c46fae7a67dd494de2e5c2c5899e7c92cce8bad14992f09d4d6133784879765"),
-    ("checkout", 3, 2, 0): (37, "4b0a05a719d08e6bdf673c7706e7af8e58e9eb77484115042dc437fc249d29ad"),
+    ("checkout", 2, 2, 3): (25, "4bd1912db1e9c27cf2504f9dc462ba57ca2f448397926541a0d5196cad4ce518"),
+    ("hub", 2, 1, 7): (19, "9505521dbf077ec8cda0861af163b58eb6869ee4cb2f61d4b3dcd4250c5911c1"),
+    ("checkout", 3, 2, 0): (37, "8736011a56f63c3212e685775ecf703f75a104778b3bde97e16796fe4f543b0c"),
     ("checkout", 1, 3, 11): (
         13,
-        "c589de9a740b97dbba74ede9ba41b224185a563a32d17cc6c0054ab8044a9497",
+        "33e45e33fc784f7fa8a029cb936a0714e2743b4edb35054f1a0db3d8db13780c",
     ),
 }
 """`test_v3_generator`'s folder (2 personas, 2 queries a type, seed 3); the hub layout as
