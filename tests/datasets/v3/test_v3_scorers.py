@@ -328,18 +328,6 @@ def test_per_family_and_per_type() -> None:
     assert math.isnan(types["type_short_vs_long_term_lifecycle_low"])
 
 
-def test_a_type_the_published_numbers_leave_out_is_shown_per_type_only() -> None:
-    # agentic_group_dm_summary: built into the release, out of the authors' published
-    # numbers (families.OUT_OF_HEADLINE)
-    dropped = [
-        sample("agentic_group_dm_summary", "A", 0.0, 20, family="agentic_tasks"),
-        sample("agentic_group_dm_summary", "B", 0.0, 21, family="agentic_tasks"),
-    ]
-    assert run(v3_accuracy(), [*SCORES, *dropped]) == run(v3_accuracy(), SCORES)
-    assert "family_agentic_tasks" not in run(v3_by_family(), [*SCORES, *dropped])
-    assert run(v3_by_type(), [*SCORES, *dropped])["type_agentic_group_dm_summary"] == 0.0
-
-
 def test_gated_replies_are_counted() -> None:
     assert run(v3_gated(), SCORES) == {"gated": 1, "non_substantive": 1}
 

@@ -143,13 +143,3 @@ FAMILY_CODES: Final = frozenset(
 `task_family` of `TASK_TYPE_META` in `evaluation/task_registry.py` at 03237d09 (with
 `slate_ranking`, which its docstring names). Real rows carry them (persona 105's
 `personalized_recommendation` rows say `e_followup`); a later registry may add codes."""
-
-OUT_OF_HEADLINE: Final[Mapping[str, str]] = {
-    "agentic_group_dm_summary": (
-        "built into the release but left out of the published numbers: "
-        "task_registry.py@8e2a111f DROPPED_TASK_TYPES ('Removed 2026-06-13'), skipped by "
-        "aggregate_eval._load_rows and results/_scripts/render_final_tables.py@8e2a111f"
-    ),
-}
-"""Task types the release holds and the package runs and reports per type, which the
-authors' headline (micro, macro, families) leaves out, and why."""

@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric, value_to_float
 
-from inspect_personamem.datasets.v3.release.families import FAMILIES, OUT_OF_HEADLINE
+from inspect_personamem.datasets.v3.release.families import FAMILIES
 from inspect_personamem.datasets.v3.rules.lifecycle import PHASES
 from inspect_personamem.datasets.v3.rules.mistakes import MistakePrevention, e6_paired
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
@@ -109,12 +109,6 @@ def headline_rows(scores: Sequence[SampleScore]) -> tuple[list[Row], int]:
     return rows, len(left)
 
 
-def published(rows: Sequence[Row]) -> list[Row]:
-    """The rows the authors' published numbers count: all but those of a type they leave
-    out (`families.OUT_OF_HEADLINE`), which the per-type metrics still show."""
-    return [row for row in rows if row.task_type not in OUT_OF_HEADLINE]
-
-
 def _row(score: SampleScore, meta: Mapping[str, Any], value: float) -> Row:
     """The headline row of `score` (or of the pair whose first probe it is)."""
     sample = score.sample_metadata or {}
@@ -172,8 +166,7 @@ def _by(rows: Sequence[Row], key: Callable[[Row], str]) -> dict[str, list[Row]]:
 @metric
 def v3_accuracy() -> Metric:
     """The run's headline, first so that `inspect view` shows it: `accuracy`, the micro
-    mean (every headline row once, but a type the authors' published numbers leave out:
-    `published`; the authors' newest headline), with its `stderr`
+    mean (every headline row once: the authors' newest headline), with its `stderr`
     clustered by persona and `accuracy_low` / `accuracy_high`; the macro (`macro`: the
     mean over task types of each type's mean, their earlier headline) with `_low` and
     `_high`; how many rows (`rows`) and personas (`personas`) they cover, and the
@@ -181,7 +174,6 @@ def v3_accuracy() -> Metric:
 
     def compute(scores: list[SampleScore]) -> Value:
         rows, unpaired = headline_rows(scores)
-        rows = published(rows)
         micro = clustered_mean(rows)
         macro = clustered_mean(rows, lambda row: row.task_type)
         return {
@@ -200,11 +192,10 @@ def v3_accuracy() -> Metric:
 @metric
 def v3_by_family() -> Metric:
     """Per family (`family_<name>`, Figure 4's order): the row-weighted mean of its
-    headline rows (`published`), with `_low` and `_high`; families without a scored row
-    are absent."""
+    headline rows, with `_low` and `_high`; families without a scored row are absent."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        groups = _by(published(headline_rows(scores)[0]), lambda row: row.family)
+        groups = _by(headline_rows(scores)[0], lambda row: row.family)
         values: dict[str, float] = {}
         for family in FAMILIES:
             if family in groups:
