@@ -63,6 +63,7 @@ from inspect_personamem.datasets.v3.judges.rubric_texts import (
     VOICE_MATCH_OUTPUT_BLOCK,
     Applicability,
 )
+from inspect_personamem.datasets.v3.judges.source_a import SOURCE_A_KEY, Version
 from inspect_personamem.datasets.v3.reading.reply import (
     Unreadable,
     finite,
@@ -221,9 +222,19 @@ def _items(value: object) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-def source_a(fields: Mapping[str, Any], shown: Mapping[str, Any], scenario: bool) -> dict[str, Any]:
-    """A rubric's ground truth from the instance: `build_source_a`'s keys it can fill,
-    and for the context-shift `scenario` what the authors' rejudge script adds."""
+def source_a(
+    fields: Mapping[str, Any],
+    shown: Mapping[str, Any],
+    scenario: bool,
+    version: Version = "per_dimension",
+) -> dict[str, Any]:
+    """A rubric's ground truth: the one the sample carries from the persona's backend
+    (`judges.source_a`, the agentic types: `version`'s judge's), else from the
+    instance: `build_source_a`'s keys it can fill, and for the context-shift `scenario`
+    what the authors' rejudge script adds."""
+    built = fields.get(SOURCE_A_KEY)
+    if isinstance(built, Mapping):
+        return dict(built[version])
     slice_ = fields.get("gt_slice")
     avoid = slice_.get("avoid") if isinstance(slice_, dict) else None
     truth: dict[str, Any] = {

@@ -302,8 +302,12 @@ class Unified(Judge):
         return first_text(reply, self.text_keys)
 
     def ground_truth(self, fields: Mapping[str, Any], shown: Mapping[str, Any]) -> dict[str, Any]:
-        """The row's evidence: its query as `query_text`, then `rubric.source_a`'s."""
-        return {"query_text": query_text(shown), **source_a(fields, shown, self.scenario)}
+        """The row's evidence: its query as `query_text`, then `rubric.source_a`'s (whose
+        own `query_text`, the agentic runner's line, replaces it)."""
+        return {
+            "query_text": query_text(shown),
+            **source_a(fields, shown, self.scenario, "unified"),
+        }
 
     async def judge(self, row: Judging, ask: Ask) -> JudgedRow:
         dims = self.dims
