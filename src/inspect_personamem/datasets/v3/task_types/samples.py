@@ -43,7 +43,10 @@ from inspect_personamem.datasets.v3.rules.score import CANDIDATE_COUNT
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES, TaskTypes
 
 
-def _scorer_fields(query: V3Query, persona: Persona) -> dict[str, Any]:
+def scorer_fields(query: V3Query, persona: Persona) -> dict[str, Any]:
+    """What the scorers read of `query` (the sample's `SCORER_KEY`): its scorer-only
+    instance fields and columns, and for an agentic row the judges' Source A built from
+    `persona`, its persona, at the row's time."""
     fields = {
         key: value
         for key, value in query.instance.items()
@@ -115,7 +118,7 @@ def query_to_sample(
         "prompt_provenance": task.provenance,
         "ground_truth_block": bool(shown.ground_truth),
         SHOWN_KEY: shown.read,
-        SCORER_KEY: _scorer_fields(query, contexts.streams.persona(query.user_id)),
+        SCORER_KEY: scorer_fields(query, contexts.streams.persona(query.user_id)),
     }
     return Sample(
         id=query.query_id,
