@@ -50,7 +50,7 @@ line instead; the runner's line is followed here, since the row's `query_text` c
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, Literal
 
 from inspect_personamem.datasets.v3.persona.streams import Event, Persona
@@ -91,7 +91,8 @@ def _source_caption(inst: Mapping[str, Any]) -> str:
     return str(post.get("caption", "")) if isinstance(post, Mapping) else ""
 
 
-QUERY_LINES: Final = {
+QueryLine = Callable[[Mapping[str, Any]], str]
+QUERY_LINES: Final[Mapping[str, QueryLine]] = {
     "agentic_community_post": lambda i: str(i.get("user_query") or _voice_line(i)),
     "agentic_send_post": lambda i: str(i.get("context") or i.get("update") or _voice_line(i)),
     "agentic_dm_digest": lambda i: f"dm digest on {i.get('target_app')}",
