@@ -5,11 +5,12 @@ rules computed without a judge (`rules.leaks.privacy_leak`: `avoid_leak` over th
 +-24 h slice's `avoid` items, `privacy_leak` over `privacy_flagged_prefs`), combined
 by `combine_rubric`: 100 x combined / (3 x the positive dims).
 
-Differences: (1) the ground truth is read from the instance (`top_k_relevant_prefs` as
-`user_top_preferences`, `gt_slice.avoid` as `user_negatives_nearby`,
-`privacy_flagged_prefs`), where the authors rebuild it from the backend
-(`build_source_a`), so the contradictions, style references and friends are absent and
-`stale_preference_use` never fails; (2) the leak similarity is the authors'
+Differences: (1) but for the agentic types, whose Source A is rebuilt from the persona as
+the authors' (`judges.source_a`), the ground truth is read from the instance
+(`top_k_relevant_prefs` as `user_top_preferences`, `gt_slice.avoid` as
+`user_negatives_nearby`, `privacy_flagged_prefs`), where the authors rebuild it from the
+backend (`build_source_a`), so the contradictions, style references and friends are
+absent; `stale_preference_use` never fails; (2) the leak similarity is the authors'
 token-Jaccard fallback, not MiniLM. `telegraph_avoidance` is `telegraph_check` (their
 `_validate_no_creepy_phrasing`, llm_postprocess.py, the stored copy of 192,699
 characters whose commit the index does not show), phrases only: their runners' ground
