@@ -47,6 +47,7 @@ from inspect_personamem.datasets.v3.judges.base import (
     Ask,
     Call,
     Judge,
+    JudgeChoice,
     JudgedRow,
     JudgePrompt,
     Judging,
@@ -64,7 +65,7 @@ from inspect_personamem.datasets.v3.judges.rubric_texts import (
     VOICE_MATCH_OUTPUT_BLOCK,
     Applicability,
 )
-from inspect_personamem.datasets.v3.judges.source_a import SOURCE_A_KEY, Version
+from inspect_personamem.datasets.v3.judges.source_a import SOURCE_A_KEY
 from inspect_personamem.datasets.v3.reading.reply import (
     Unreadable,
     finite,
@@ -227,7 +228,7 @@ def source_a(
     fields: Mapping[str, Any],
     shown: Mapping[str, Any],
     scenario: bool,
-    version: Version = "per_dimension",
+    version: JudgeChoice = "per_dimension",
 ) -> dict[str, Any]:
     """A rubric's ground truth: the one the sample carries from the persona's backend
     (`judges.source_a`, the agentic types: `version`'s judge's), else from the

@@ -51,21 +51,21 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final, Literal
+from typing import Any, Final
 
+from inspect_personamem.datasets.v3.judges.base import JudgeChoice
 from inspect_personamem.datasets.v3.persona.streams import Event, Persona
 from inspect_personamem.datasets.v3.reading.reply import tokenize
 from inspect_personamem.datasets.v3.release.spec import AUTHORS_APPS
 from inspect_personamem.datasets.v3.rules.leaks import jaccard
 
 SOURCE_A_KEY: Final = "source_a"
-"""The scorer metadata key of a row's Source A (one per judge: `Version`)."""
-Version = Literal["unified", "per_dimension"]
+"""The scorer metadata key of a row's Source A (one per judge: `JudgeChoice`)."""
 DAY: Final = 24 * 3600
 TOP_K: Final = 8
 STYLE_LIMIT: Final = 6
 _SOCIAL: Final = ("instagram", "facebook", "threads")
-PRIVACY_TYPES: Final[Mapping[Version, frozenset[str]]] = {
+PRIVACY_TYPES: Final[Mapping[JudgeChoice, frozenset[str]]] = {
     "unified": frozenset({"sensitive_life_event"}),
     "per_dimension": frozenset(
         {
@@ -109,7 +109,7 @@ its instance (`None` rendered as the authors' f-string renders it)."""
 
 def backend_source_a(
     task_type: str, instance: Mapping[str, Any], persona: Persona, t: int
-) -> dict[Version, dict[str, Any]] | None:
+) -> dict[JudgeChoice, dict[str, Any]] | None:
     """A row's Source A for each judge, where the authors rebuild it from the backend (the
     agentic types, `QUERY_LINES`); None for any other type."""
     line = QUERY_LINES.get(task_type)
@@ -122,7 +122,7 @@ def backend_source_a(
     }
 
 
-def build_source_a(persona: Persona, t: int, query: str, version: Version) -> dict[str, Any]:
+def build_source_a(persona: Persona, t: int, query: str, version: JudgeChoice) -> dict[str, Any]:
     """`build_source_a(bq, user_id, t, query_text=query)` of `version`'s rubric (module
     docstring), without `query_text`."""
     profile = persona.profile
@@ -251,7 +251,7 @@ def _negative(interaction: str) -> bool:
 
 
 def _privacy_flagged(
-    profile: Mapping[str, Any], prefs: list[dict[str, Any]], version: Version
+    profile: Mapping[str, Any], prefs: list[dict[str, Any]], version: JudgeChoice
 ) -> list[dict[str, Any]]:
     tags: set[str] = set()
     labels: set[str] = set()
