@@ -8,7 +8,9 @@ Every row is read by the loader (`read_queries`, and the task as `-T history=non
 loads it); every row's sample is built; on every rule-scored row the authors'
 `example_response` scores at the top its rule gives and no lower than its
 `inferior_response`; on every judged row the judge's prompt is built and carries the
-row's own fields. A cell longer than the csv module's 131,072 characters is read; one
+row's own fields (an agentic row: the evidence the authors' judge is given for it, its
+query line and Source A from the persona at the row's time). A cell longer than the csv
+module's 131,072 characters is read; one
 past the reader's bound (`MAX_CELL_CHARS`) is one line naming the file, the line and the
 column. A row the package cannot serve yet is marked in `KNOWN_GAPS` (xfail, strict:
 the mark must go when the row is served), naming the field it lacks. A row of a type the
@@ -310,8 +312,7 @@ def test_the_judge_prompt_carries_the_row(tmp_path: Path, uid: str, query_id: st
         assert QUERY_LINES[query.task_type](query.instance) in text
         assert dumps(evidence["unified"]) in text
         return
-    instance = {**fields, **shown}
-    own = [s for s in strings(instance) if len(s) >= 25 and s != gold]
+    own = [s for s in strings({**fields, **shown}) if len(s) >= 25 and s != gold]
     assert any(s in text for s in own), "the prompt holds none of the row's own fields"
 
 
