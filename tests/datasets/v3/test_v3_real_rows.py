@@ -10,10 +10,10 @@ loads it); every row's sample is built; on every rule-scored row the authors'
 `inferior_response`; on every judged row the judge's prompt is built and carries the
 row's own fields (an agentic row: the evidence the authors' judge is given for it, its
 query line and Source A from the persona at the row's time). A cell longer than the csv
-module's 131,072 characters is read; one
-past the reader's bound (`MAX_CELL_CHARS`) is one line naming the file, the line and the
-column. A row the package cannot serve yet is marked in `KNOWN_GAPS` (xfail, strict:
-the mark must go when the row is served), naming the field it lacks. A row of a type the
+module's 131,072 characters is read; one past the reader's bound (`MAX_CELL_CHARS`) is
+one line naming the file, the line and the column. A row the package cannot serve yet is
+marked in `KNOWN_GAPS` (xfail, strict: the mark must go when the row is served), naming
+the field it lacks. A row of a type the
 release does not hold (`families.NOT_RELEASED`: persona 115's `agentic_wrong_recipient_check`
 of the older build these files are) stops the load of its file in one line saying why;
 the other rows of its file are read without it.
