@@ -13,7 +13,7 @@ from typing import Any
 
 from inspect_personamem.datasets.v3.generator import write_persona as write_persona
 from inspect_personamem.datasets.v3.generator import write_queries as write_queries
-from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.persona.streams import Persona, PersonaStreams
 from inspect_personamem.datasets.v3.prompts.shown import Prompt, Shown
 from inspect_personamem.datasets.v3.release.records import V3Query
 from inspect_personamem.datasets.v3.release.spec import APPS
@@ -157,6 +157,11 @@ def persona_folder(tmp_path: Path, seed: int | None) -> tuple[Path, set[int], se
     ]
     shuffle(calendar)
     return write_persona(tmp_path / "7", PROFILE, apps, calendar), before, after
+
+
+def bare_persona(user_id: str) -> Persona:
+    """A persona with a profile and no event (for a row whose scorer reads none)."""
+    return Persona(user_id, {"user_id": user_id}, (), (), ())
 
 
 def built_prompt(query: V3Query, path: Path) -> tuple[Shown, Prompt]:

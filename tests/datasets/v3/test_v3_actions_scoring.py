@@ -536,7 +536,10 @@ def test_generated_write_rows_pass_with_the_write_on_their_app(
     assert checked["status"] == "ok" and isinstance(right.value, float) and right.value > 0
     assert checked["final_state"] and {result for _, result in checked["final_state"]} == {"pass"}
     assert set(checked["tool_call_rules"].values()) == {"pass"}
-    assert prompts and all(text not in p for p in prompts)  # the judge reads the reply
+    # the judge reads the reply, not the write (whose text the authors' evidence holds as
+    # the query line, `_query_text_for`)
+    judged_texts = [p.split("## Response to judge\n", 1)[1] for p in prompts]
+    assert prompts and all(t.startswith(SUMMARY) and text not in t for t in judged_texts)
     judged = len(prompts)
     wrong = grade(other)
     assert wrong.value == 0.0 and len(prompts) == judged

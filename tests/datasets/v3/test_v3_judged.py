@@ -20,7 +20,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessage
 from inspect_ai.scorer import Score
 from support.helpers import DISPLAY, mock_model, require
-from support.v3_backend import V3_EXCERPTS
+from support.v3_backend import V3_EXCERPTS, bare_persona
 from support.v3_scoring import PROMPT, replied, row_metadata, score_judged
 
 from inspect_personamem.datasets.v3.generator import generate
@@ -36,7 +36,7 @@ from inspect_personamem.datasets.v3.scoring.judged import (
 from inspect_personamem.datasets.v3.scoring.scorers import v3_scorer
 from inspect_personamem.datasets.v3.task_types.base import JudgeChoice
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
-from inspect_personamem.datasets.v3.task_types.samples import _scorer_fields
+from inspect_personamem.datasets.v3.task_types.samples import scorer_fields
 
 # 20+ distinct tokens of 3+ characters: past the gate.
 LONG = (
@@ -563,7 +563,7 @@ def test_a_real_sensitive_event_row_is_judged_and_its_privacy_rule_fires(tmp_pat
     (tmp_path / "queries.csv").write_text(block, encoding="utf-8")
     query = read_queries(tmp_path / "queries.csv")[0]
     assert query.task_type == "over_personalization_sensitive_event"
-    fields = _scorer_fields(query)
+    fields = scorer_fields(query, bare_persona(query.user_id))
     shown = {"user_query": query.instance["user_query"]}
     gold = json.dumps({"response": query.instance["example_response"]})
     # over_personalization (-) at 3 costs 0; telegraph (+) passes: 1 of 3 -> 33.33

@@ -15,7 +15,13 @@ from typing import Any
 import anyio
 import pytest
 from inspect_ai.model import ChatMessage, ChatMessageUser
-from support.v3_backend import built_prompt, prompt_text, query_row, write_queries
+from support.v3_backend import (
+    bare_persona,
+    built_prompt,
+    prompt_text,
+    query_row,
+    write_queries,
+)
 
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.judges.abstention import (
@@ -56,7 +62,7 @@ from inspect_personamem.datasets.v3.scoring.by_rule import RULE_TASKS, rule_scor
 from inspect_personamem.datasets.v3.scoring.judged import judge_row
 from inspect_personamem.datasets.v3.task_types.base import JudgeChoice
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
-from inspect_personamem.datasets.v3.task_types.samples import _scorer_fields
+from inspect_personamem.datasets.v3.task_types.samples import scorer_fields
 from inspect_personamem.errors import PersonaMemArgumentError
 
 D = [1 / math.log2(rank + 1) for rank in range(1, 6)]
@@ -72,7 +78,9 @@ def one_query(tmp_path: Path, task_type: str, instance: dict[str, Any]) -> V3Que
 
 
 def scored(query: V3Query, reply: str) -> float:
-    return rule_score(query.task_type, reply, _scorer_fields(query), query.query_id).raw
+    return rule_score(
+        query.task_type, reply, scorer_fields(query, bare_persona(query.user_id)), query.query_id
+    ).raw
 
 
 def test_a_slate_is_ranked_positives_first_and_hard_negatives_last(tmp_path: Path) -> None:
@@ -287,7 +295,12 @@ def judge_calls(
 
     async def go() -> JudgedRow:
         return await judge_row(
-            query.task_type, reply, _scorer_fields(query), shown.read, ask, choice=choice
+            query.task_type,
+            reply,
+            scorer_fields(query, shown.persona()),
+            shown.read,
+            ask,
+            choice=choice,
         )
 
     return list(anyio.run(go).calls)

@@ -8,10 +8,12 @@ Every row is read by the loader (`read_queries`, and the task as `-T history=non
 loads it); every row's sample is built; on every rule-scored row the authors'
 `example_response` scores at the top its rule gives and no lower than its
 `inferior_response`; on every judged row the judge's prompt is built and carries the
-row's own fields. A cell longer than the csv module's 131,072 characters is read; one
-past the reader's bound (`MAX_CELL_CHARS`) is one line naming the file, the line and the
-column. A row the package cannot serve yet is marked in `KNOWN_GAPS` (xfail, strict:
-the mark must go when the row is served), naming the field it lacks. A row of a type the
+row's own fields (an agentic row: the evidence the authors' judge is given for it, its
+query line and Source A from the persona at the row's time). A cell longer than the csv
+module's 131,072 characters is read; one past the reader's bound (`MAX_CELL_CHARS`) is
+one line naming the file, the line and the column. A row the package cannot serve yet is
+marked in `KNOWN_GAPS` (xfail, strict: the mark must go when the row is served), naming
+the field it lacks. A row of a type the
 release does not hold (`families.NOT_RELEASED`: persona 115's `agentic_wrong_recipient_check`
 of the older build these files are) stops the load of its file in one line saying why;
 the other rows of its file are read without it.
@@ -33,6 +35,8 @@ from inspect_ai.dataset import Sample
 
 from inspect_personamem.datasets.v3.generator import write_persona, write_queries
 from inspect_personamem.datasets.v3.judges.base import Judge
+from inspect_personamem.datasets.v3.judges.preface import dumps
+from inspect_personamem.datasets.v3.judges.source_a import QUERY_LINES, SOURCE_A_KEY
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY, SHOWN_KEY
@@ -54,30 +58,10 @@ KNOWN_GAPS: Final[dict[str, str]] = {}
 """query_id -> the field the package lacks to serve the row: every test of the row is
 expected to fail (strict: the mark goes when the row is served). None of 105's or 229's
 rows here lacks one. A row of a task type the package does not know is a gap too (`gap`)."""
-_EMPTY_TRUTH = (
-    "the per-dimension judge's ground truth is empty for an agentic row (no gt_slice or "
-    "top_k_relevant_prefs): the prompt holds none of the row's fields (issue 49 items 3-4)"
-)
-JUDGE_LACKS: Final[dict[str, str]] = {
-    query_id: _EMPTY_TRUTH
-    for query_id in (
-        "115:0013:t11_0",
-        "115:0014:t9_instagram_to_threads",
-        "115:0018:t19_trending_0",
-        "115:0020:t18_daily_0",
-        "115:0028:t10_instagram_in_thr_115_000",
-        "115:0039:t16_facebook_fa_thr_115_011",
-        "115:0080:t13_0",
-        "115:0015:t8_instagram_24h",
-        "115:0019:t12_instagram_0",
-    )
-} | {
-    "115:0027:t6_facebook_native": (
-        "agentic_community_post has no row in the per-dimension rubric's APPLICABILITY: no "
-        "dimension to judge, so no prompt (issue 49 item 4)"
-    )
-}
-"""query_id -> why the row's judge prompt lacks the row, though the row is served."""
+JUDGE_LACKS: Final[dict[str, str]] = {}
+"""query_id -> why the row's judge prompt lacks the row, though the row is served. None
+does: an agentic row's judge is given the evidence the authors give theirs (Source A from
+the persona at the row's time, `judges.source_a`)."""
 _NO_WARNING = (
     "a warn row whose gold holds none of the authors' warning phrases "
     "(e6_active_mistake_prevention.py@4206dddf `_WARN_PHRASE_RE`), so their rule reads "
@@ -321,6 +305,13 @@ def test_the_judge_prompt_carries_the_row(tmp_path: Path, uid: str, query_id: st
     assert prompts, f"no judge prompt was built for {query.task_type}"
     text = "\n".join(prompts)
     assert judge.shown(gold) in text  # the reply judged
+    evidence = fields.get(SOURCE_A_KEY)
+    if evidence is not None:
+        # the authors' judge is given no field of an agentic row but through its query
+        # line (`_query_text_for`); its evidence is the persona's at the row's time
+        assert QUERY_LINES[query.task_type](query.instance) in text
+        assert dumps(evidence["unified"]) in text
+        return
     own = [s for s in strings({**fields, **shown}) if len(s) >= 25 and s != gold]
     assert any(s in text for s in own), "the prompt holds none of the row's own fields"
 

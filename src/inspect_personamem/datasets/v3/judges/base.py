@@ -20,6 +20,9 @@ from typing import Any, Literal
 from inspect_personamem.datasets.v3.reading.reply import response_text
 from inspect_personamem.datasets.v3.reading.scale import Headline
 
+JudgeChoice = Literal["unified", "per_dimension"]
+"""Which rubric judge scores the rubric types (`-T judge=`)."""
+
 Ask = Callable[[str], Awaitable[str]]
 """A judge call: the prompt -> the judge's reply text."""
 Status = Literal["judged", "rule_zero", "gated", "judge_unreadable", "no_faithful_judge"]

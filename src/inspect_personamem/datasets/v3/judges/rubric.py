@@ -5,11 +5,12 @@ rules computed without a judge (`rules.leaks.privacy_leak`: `avoid_leak` over th
 +-24 h slice's `avoid` items, `privacy_leak` over `privacy_flagged_prefs`), combined
 by `combine_rubric`: 100 x combined / (3 x the positive dims).
 
-Differences: (1) the ground truth is read from the instance (`top_k_relevant_prefs` as
-`user_top_preferences`, `gt_slice.avoid` as `user_negatives_nearby`,
-`privacy_flagged_prefs`), where the authors rebuild it from the backend
-(`build_source_a`), so the contradictions, style references and friends are absent and
-`stale_preference_use` never fails; (2) the leak similarity is the authors'
+Differences: (1) but for the agentic types, whose Source A is rebuilt from the persona as
+the authors' (`judges.source_a`), the ground truth is read from the instance
+(`top_k_relevant_prefs` as `user_top_preferences`, `gt_slice.avoid` as
+`user_negatives_nearby`, `privacy_flagged_prefs`), where the authors rebuild it from the
+backend (`build_source_a`), so the contradictions, style references and friends are
+absent; `stale_preference_use` never fails; (2) the leak similarity is the authors'
 token-Jaccard fallback, not MiniLM. `telegraph_avoidance` is `telegraph_check` (their
 `_validate_no_creepy_phrasing`, llm_postprocess.py, the stored copy of 192,699
 characters whose commit the index does not show), phrases only: their runners' ground
@@ -46,6 +47,7 @@ from inspect_personamem.datasets.v3.judges.base import (
     Ask,
     Call,
     Judge,
+    JudgeChoice,
     JudgedRow,
     JudgePrompt,
     Judging,
@@ -63,6 +65,7 @@ from inspect_personamem.datasets.v3.judges.rubric_texts import (
     VOICE_MATCH_OUTPUT_BLOCK,
     Applicability,
 )
+from inspect_personamem.datasets.v3.judges.source_a import SOURCE_A_KEY
 from inspect_personamem.datasets.v3.reading.reply import (
     Unreadable,
     finite,
@@ -221,9 +224,19 @@ def _items(value: object) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-def source_a(fields: Mapping[str, Any], shown: Mapping[str, Any], scenario: bool) -> dict[str, Any]:
-    """A rubric's ground truth from the instance: `build_source_a`'s keys it can fill,
-    and for the context-shift `scenario` what the authors' rejudge script adds."""
+def source_a(
+    fields: Mapping[str, Any],
+    shown: Mapping[str, Any],
+    scenario: bool,
+    version: JudgeChoice = "per_dimension",
+) -> dict[str, Any]:
+    """A rubric's ground truth: the one the sample carries from the persona's backend
+    (`judges.source_a`, the agentic types: `version`'s judge's), else from the
+    instance: `build_source_a`'s keys it can fill, and for the context-shift `scenario`
+    what the authors' rejudge script adds."""
+    built = fields.get(SOURCE_A_KEY)
+    if isinstance(built, Mapping):
+        return dict(built[version])
     slice_ = fields.get("gt_slice")
     avoid = slice_.get("avoid") if isinstance(slice_, dict) else None
     truth: dict[str, Any] = {

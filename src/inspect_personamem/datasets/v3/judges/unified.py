@@ -24,11 +24,13 @@ where the authors' `bool("false")` is True; a reply with no object, or none of t
 positive dims, is unscored (`judge_unreadable`), where the authors write 0 (what they
 would write is kept as `authors_accuracy`).
 
-The ground truth is `rubric.source_a`'s (from the instance) with the row's query as
-`query_text` first, as the authors' Source A begins and as their re-judging script
-rebuilds it for this judge (scripts/rejudge_existing.py `_build_gt`: the `user_query`,
-the context-shift scenario added to it); their contradictions, style references and
-friends (rebuilt from the backend) are not in the instance and are absent.
+The ground truth is `rubric.source_a`'s with the row's query as `query_text` first, as
+the authors' Source A begins and as their re-judging script rebuilds it for this judge
+(scripts/rejudge_existing.py `_build_gt`: the `user_query`, the context-shift scenario
+added to it). An agentic row's is rebuilt from the persona at the row's time, its query
+line the runner's (`judges.source_a`, agentic_tasks.py@8e2a111f); any other row's is read
+from the instance, which holds no contradictions, style references or friends (theirs
+rebuilt from the backend): those are absent.
 """
 
 from __future__ import annotations
@@ -302,8 +304,12 @@ class Unified(Judge):
         return first_text(reply, self.text_keys)
 
     def ground_truth(self, fields: Mapping[str, Any], shown: Mapping[str, Any]) -> dict[str, Any]:
-        """The row's evidence: its query as `query_text`, then `rubric.source_a`'s."""
-        return {"query_text": query_text(shown), **source_a(fields, shown, self.scenario)}
+        """The row's evidence: its query as `query_text`, then `rubric.source_a`'s (whose
+        own `query_text`, the agentic runner's line, replaces it)."""
+        return {
+            "query_text": query_text(shown),
+            **source_a(fields, shown, self.scenario, "unified"),
+        }
 
     async def judge(self, row: Judging, ask: Ask) -> JudgedRow:
         dims = self.dims

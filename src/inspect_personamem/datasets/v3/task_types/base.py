@@ -19,9 +19,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
 from inspect_personamem.datasets.v3.judges.base import Judge
+from inspect_personamem.datasets.v3.judges.base import JudgeChoice as JudgeChoice
 from inspect_personamem.datasets.v3.prompts.shown import TaskPrompt
 from inspect_personamem.datasets.v3.reading.scale import Headline, ScaleKind
 from inspect_personamem.datasets.v3.release.families import Family
@@ -29,8 +30,6 @@ from inspect_personamem.datasets.v3.rules.quality import Verifier
 from inspect_personamem.datasets.v3.rules.score import Rule
 from inspect_personamem.datasets.v3.synthetic.instance import InstanceBuilder
 
-JudgeChoice = Literal["unified", "per_dimension"]
-"""Which rubric judge scores the rubric types (`-T judge=`)."""
 JUDGE_CHOICES: Final[tuple[JudgeChoice, ...]] = ("unified", "per_dimension")
 """The judges `-T judge=` takes, the default first: `unified`, the one 0-10 judge call
 the published rows were scored with; `per_dimension`, the older 0-3 judge, one call per

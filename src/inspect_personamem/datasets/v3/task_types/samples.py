@@ -13,7 +13,8 @@ the block is None, as the agent modes call it. Our input is the template with
 `history_block=None`, verbatim (`prompts.chatbot`, `prompts.slate`, `prompts.agentic`),
 an agentic one with the query's ground-truth block (`prompts.ground_truth`), which the
 authors' runner builds in every mode (`ground_truth_block` in the metadata: whether the
-prompt has one).
+prompt has one). An agentic row's scorer fields carry the judges' evidence, rebuilt
+from the persona as the authors rebuild it (`judges.source_a`).
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from inspect_personamem.datasets.v3.judges.source_a import SOURCE_A_KEY, backend_source_a
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts, asked_at
-from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.persona.streams import Persona, PersonaStreams
 from inspect_personamem.datasets.v3.prompts.ground_truth import ground_truth_block
 from inspect_personamem.datasets.v3.prompts.shown import (
     SCORER_KEY,
@@ -41,7 +43,10 @@ from inspect_personamem.datasets.v3.rules.score import CANDIDATE_COUNT
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES, TaskTypes
 
 
-def _scorer_fields(query: V3Query) -> dict[str, Any]:
+def scorer_fields(query: V3Query, persona: Persona) -> dict[str, Any]:
+    """What the scorers read of `query` (the sample's `SCORER_KEY`): its scorer-only
+    instance fields and columns, and for an agentic row the judges' Source A built from
+    `persona`, its persona, at the row's time."""
     fields = {
         key: value
         for key, value in query.instance.items()
@@ -52,6 +57,9 @@ def _scorer_fields(query: V3Query) -> dict[str, Any]:
     fields["expected_response_kind"] = query.expected_response_kind
     candidates = query.instance.get("candidates")
     fields[CANDIDATE_COUNT] = len(candidates) if isinstance(candidates, list) else 0
+    evidence = backend_source_a(query.task_type, query.instance, persona, query.ts)
+    if evidence is not None:  # the judge's, never the model's
+        fields[SOURCE_A_KEY] = evidence
     return fields
 
 
@@ -110,7 +118,7 @@ def query_to_sample(
         "prompt_provenance": task.provenance,
         "ground_truth_block": bool(shown.ground_truth),
         SHOWN_KEY: shown.read,
-        SCORER_KEY: _scorer_fields(query),
+        SCORER_KEY: scorer_fields(query, contexts.streams.persona(query.user_id)),
     }
     return Sample(
         id=query.query_id,
