@@ -215,14 +215,13 @@ def test_try_runs_the_oracle_its_ceiling_and_the_floor_and_writes_the_report(
         families = {row["run"]: row for row in csv.DictReader(file)}
     assert set(families) == set(shown)
     top = families[named(shown, "(accuracy=1.0)")]
-    # 1 where the unified judge (the default) tops at 10 of 10 (under the per-dimension
-    # judge the rubric's maximum counts the telegraph check at 3, which gives 1, so its
-    # families' ceilings were 2/3 and 0.7611); below 1 in agentic_proactiveness (36
-    # rows), where two proactive queries of one persona share their prompt and history,
-    # so the oracle answers both with one's gold: the other's reply acts where it should
-    # stay silent, and the decision term (0.7, deterministic, proactive_actions.py@8e2a111f)
-    # is lost however the judge rates it: 1 - 0.7 / 36
-    ceilings = [1.0, 1.0, 1.0, 1.0, 1 - 0.7 / 36]
+    # 1 in every family: the unified judge (the default) tops at 10 of 10 (under the
+    # per-dimension judge the rubric's maximum counts the telegraph check at 3, which
+    # gives 1, so its families' ceilings were 2/3 and 0.7611). Two proactive queries of
+    # a persona at one time share their prompt and history, so the oracle answers both
+    # with one's gold; in the data `try` writes (seed 0) the two pairs that do both
+    # expect a restraint, so either gold is right
+    ceilings = [1.0, 1.0, 1.0, 1.0, 1.0]
     order = ("personalization", "recommendation", "over_personalization", "agentic_tasks")
     assert [float(top[family]) for family in (*order, "agentic_proactiveness")] == (
         pytest.approx(ceilings, abs=1e-4)
