@@ -135,6 +135,10 @@ class Layout:
     backend: str
     where: str
     """Whose layout it is, in words."""
+    marker: str
+    """A file every persona of the layout has beside its queries (the checkout's build
+    audit, the hub's profile): a persona with it and without its queries file lost the
+    file, which `check_folder` refuses rather than leave the persona out."""
 
     def queries_file(self, uid: str) -> str:
         return self.queries.format(uid=uid)
@@ -148,12 +152,19 @@ class Layout:
         return (self.queries_file(uid), *(f"{folder}/{name}" for name in PERSONA_FILES))
 
 
-HUB: Final = Layout("hub", "backend/{uid}/test.json", "backend/{uid}", f"the hub dataset {REPO_ID}")
+HUB: Final = Layout(
+    "hub",
+    "backend/{uid}/test.json",
+    "backend/{uid}",
+    f"the hub dataset {REPO_ID}",
+    "backend/{uid}/profile.json",
+)
 CHECKOUT: Final = Layout(
     "checkout",
     "benchmark/{uid}/queries.csv",
     "backend/{uid}",
     f"a checkout of github.com/{REPO_ID}",
+    "benchmark/{uid}/build_audit.json",
 )
 LAYOUTS: Final = (CHECKOUT, HUB)
 """In the order a folder is tried: a checkout's `benchmark/` decides it."""
@@ -215,6 +226,15 @@ def check_folder(
         raise PersonaMemDataError(f"{root} (given by {given_by}) is not a folder.")
     layout = layout_of(root, given_by)
     found = personas_in(root, layout)
+    lost = sorted(set(personas_in(root, layout, layout.marker)) - set(found), key=_uid_order)
+    if personas is None and lost:  # never a persona dropped without a word
+        uid = lost[0]
+        raise PersonaMemDataError(
+            f"{root} (given by {given_by}) holds persona {uid}'s "
+            f"{layout.marker.format(uid=uid)} but not its {layout.queries_file(uid)} "
+            f"({layout.where}); restore it, or remove the persona's files to run without "
+            "the persona"
+        )
     wanted = found if personas is None else personas
     if not wanted:
         raise PersonaMemDataError(
@@ -243,12 +263,14 @@ def layout_of(root: Path, given_by: str = "-T data_dir") -> Layout:
     )
 
 
-def personas_in(root: Path, layout: Layout) -> tuple[str, ...]:
-    """The personas with a queries file in `root`, numbers in numeric order."""
-    before, after = layout.queries.split("{uid}")
+def personas_in(root: Path, layout: Layout, file: str | None = None) -> tuple[str, ...]:
+    """The personas with a queries file in `root` (or with `file`, a path of the layout
+    with `{uid}`), numbers in numeric order."""
+    pattern = file or layout.queries
+    before, after = pattern.split("{uid}")
     found = [
         path.relative_to(root).as_posix().removeprefix(before).removesuffix(after)
-        for path in root.glob(layout.queries.replace("{uid}", "*"))
+        for path in root.glob(pattern.replace("{uid}", "*"))
         if path.is_file()
     ]
     return tuple(sorted(found, key=_uid_order))
