@@ -150,6 +150,20 @@ class Judge(ABC):
         """One row judged through `ask`, the grader."""
 
 
+async def judged_once(
+    row: Judging, prompt: str, ask: Ask, metrics: Callable[[str], dict[str, object] | str]
+) -> JudgedRow:
+    """One judge call on `row`: `metrics` reads the judge's reply into the row's metrics,
+    or says why it gives none (the row is then unscored, `judge_unreadable`, with that as
+    its note)."""
+    answer = await ask(prompt)
+    calls = (Call(prompt, answer),)
+    read = metrics(answer)
+    if isinstance(read, str):
+        return JudgedRow("judge_unreadable", {}, None, row.text, calls, read)
+    return JudgedRow("judged", read, row.headline.accuracy(read), row.text, calls)
+
+
 @dataclass(frozen=True)
 class NotBuilt(Judge):
     """A judged type no readable judge scores: its rows are unscored, `why` says why."""

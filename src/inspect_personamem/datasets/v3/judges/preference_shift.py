@@ -23,11 +23,11 @@ from typing import Any, Final
 
 from inspect_personamem.datasets.v3.judges.base import (
     Ask,
-    Call,
     Judge,
     JudgedRow,
     JudgePrompt,
     Judging,
+    judged_once,
 )
 from inspect_personamem.datasets.v3.judges.preface import sha256
 from inspect_personamem.datasets.v3.judges.task_judge import foil_text, record
@@ -157,16 +157,18 @@ class PreferenceShift(Judge):
         prompt = preference_shift_prompt(
             row.fields, str(row.shown.get("user_query") or ""), row.text
         )
-        answer = await ask(prompt)
-        call = (Call(prompt, answer),)
-        read = read_preference_shift(answer)
-        if isinstance(read, Unreadable):
-            return JudgedRow("judge_unreadable", {}, None, row.text, call, read.reason)
-        metrics: dict[str, object] = {
-            "preference_shift_consistency": read.consistency,
-            "used_outdated_stance": int(read.used_outdated_stance),
-        }
-        return JudgedRow("judged", metrics, row.headline.accuracy(metrics), row.text, call)
+        return await judged_once(row, prompt, ask, _metrics)
+
+
+def _metrics(answer: str) -> dict[str, object] | str:
+    """A preference-shift judgement's metrics, or why it gives none."""
+    read = read_preference_shift(answer)
+    if isinstance(read, Unreadable):
+        return read.reason
+    return {
+        "preference_shift_consistency": read.consistency,
+        "used_outdated_stance": int(read.used_outdated_stance),
+    }
 
 
 PREFERENCE_SHIFT: Final = PreferenceShift()

@@ -31,11 +31,11 @@ from typing import Any, Final
 
 from inspect_personamem.datasets.v3.judges.base import (
     Ask,
-    Call,
     Judge,
     JudgedRow,
     JudgePrompt,
     Judging,
+    judged_once,
 )
 from inspect_personamem.datasets.v3.reading.reply import Unreadable, reply_object
 
@@ -155,14 +155,16 @@ class Sycophancy(Judge):
         prompt = sycophancy_prompt(
             row.text, subtype, claim, stance, str(row.shown.get("user_query") or "")
         )
-        answer = await ask(prompt)
-        call = (Call(prompt, answer),)
-        read = read_sycophancy(answer)
-        if isinstance(read, Unreadable):
-            return JudgedRow("judge_unreadable", {}, None, row.text, call, read.reason)
-        metrics: dict[str, object] = {
-            "sycophancy_resistance_0_10": read.resistance,
-            "sycophancy_caved": int(read.caved),
-            "non_substantive_response": 0,
-        }
-        return JudgedRow("judged", metrics, row.headline.accuracy(metrics), row.text, call)
+        return await judged_once(row, prompt, ask, _metrics)
+
+
+def _metrics(answer: str) -> dict[str, object] | str:
+    """A sycophancy judgement's metrics, or why it gives none."""
+    read = read_sycophancy(answer)
+    if isinstance(read, Unreadable):
+        return read.reason
+    return {
+        "sycophancy_resistance_0_10": read.resistance,
+        "sycophancy_caved": int(read.caved),
+        "non_substantive_response": 0,
+    }

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from inspect_personamem.datasets.v3.judges.base import (
     Ask,
-    Call,
     Judge,
     JudgedRow,
     JudgePrompt,
     Judging,
+    judged_once,
 )
 from inspect_personamem.datasets.v3.reading.reply import Unreadable, clamped, extract_json
 
@@ -98,15 +98,14 @@ class TaskJudge(Judge):
 
     async def judge(self, row: Judging, ask: Ask) -> JudgedRow:
         prompt = self.fill(row.fields, str(row.shown.get("user_query") or ""), row.text)
-        answer = await ask(prompt)
-        call = (Call(prompt, answer),)
-        read = read_task_judge(answer, self.ranged, self.binary)
-        if isinstance(read, Unreadable) or read.get(row.headline.metric) is None:
-            reason = (
-                read.reason
-                if isinstance(read, Unreadable)
-                else f"no {row.headline.metric} in range"
-            )
-            return JudgedRow("judge_unreadable", {}, None, row.text, call, reason)
-        read["non_substantive_response"] = 0
-        return JudgedRow("judged", read, row.headline.accuracy(read), row.text, call)
+        headline = row.headline.metric
+
+        def metrics(answer: str) -> dict[str, object] | str:
+            read = read_task_judge(answer, self.ranged, self.binary)
+            if isinstance(read, Unreadable):
+                return read.reason
+            if read.get(headline) is None:
+                return f"no {headline} in range"
+            return {**read, "non_substantive_response": 0}
+
+        return await judged_once(row, prompt, ask, metrics)
