@@ -144,7 +144,7 @@ def test_each_selector_is_an_option_of_the_versions_taking_it() -> None:
     found = {flag: [v.key for v in versions] for flag, versions in selector_options().items()}
     assert found == {"--split": ["v1"], "--subset": ["v2"], "--length": ["v2"], "--family": ["v3"]}
     own = {flag: [v.key for v in versions] for flag, (_, versions) in version_options().items()}
-    assert own == {"--history": ["v3"], "--history-layout": ["v3"]}
+    assert own == {"--history": ["v3"], "--history-layout": ["v3"], "--judge": ["v3"]}
 
 
 def test_a_versions_selectors_take_their_defaults_but_the_fixed_one() -> None:
@@ -162,6 +162,7 @@ def test_a_versions_selectors_take_their_defaults_but_the_fixed_one() -> None:
         "family": "all",
         "history": "memory",
         "history_layout": None,
+        "judge": None,
     }
     with pytest.raises(PersonaMemArgumentError, match="^--history is an option of --dataset v3"):
         check_dataset_options(options("v1", split="32k", history="none"))

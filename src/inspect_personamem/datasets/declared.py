@@ -21,7 +21,7 @@ from inspect_ai.model import ChatMessage
 from inspect_ai.tool import ToolInfo
 
 from inspect_personamem.data.known import ChoicePrompt, KnownQuestions
-from inspect_personamem.data.requests import Request
+from inspect_personamem.data.requests import GraderCalls, Request
 
 
 @dataclass(frozen=True)
@@ -208,6 +208,8 @@ class QuestionRequests:
     """How the question file compares with the released one, as a task records it."""
     requests: Sequence[Request]
     """Each question's history (its prefix) and all its input tokens, in file order."""
+    grader: GraderCalls | None = None
+    """The calls to the grader role the run makes (its judges'), where it makes any."""
 
 
 @dataclass(frozen=True)
