@@ -19,8 +19,6 @@ MARKER = re.compile(
     r"<!-- estimate: (?P<args>[^|]+)\| (?P<rows>[^>]+) -->\n```\n(?P<block>.*?)```", re.S
 )
 """A marker, the rows it names, and the block after it."""
-GENERATED = {"personas": 3, "queries_per_type": 2, "seed": 7}
-"""The generated folder the docs' `{generated}` figures are of (as the docs say)."""
 
 FIGURES = [m.groupdict() for m in MARKER.finditer(DOC.read_text(encoding="utf-8"))]
 
@@ -33,7 +31,10 @@ def test_the_docs_quote_figures_of_the_command() -> None:
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return generate(tmp_path_factory.mktemp("docs") / "v3", **GENERATED).root
+    # the folder the docs' `{generated}` figures are of (as the docs say)
+    return generate(
+        tmp_path_factory.mktemp("docs") / "v3", personas=3, queries_per_type=2, seed=7
+    ).root
 
 
 @pytest.mark.slow  # the declared figures are 22,000 requests
