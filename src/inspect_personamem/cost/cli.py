@@ -276,11 +276,10 @@ def render(result: CostEstimate, args: argparse.Namespace, model: Priced, grader
         ("questions", f"{result.questions:,}"),
         (
             "input tokens",
-            f"{cache.input_tokens:,} (every question's whole prompt; of it "
-            f"{result.prefix_tokens:,} a prefix a context's other questions resend, the most "
-            "a prompt cache can serve)",
+            f"{cache.input_tokens:,} ({_input_words(result)}; of it {result.prefix_tokens:,} a "
+            "prefix a context's other questions resend, the most a prompt cache can serve)",
         ),
-        ("output tokens", f"{result.output_tokens:,} (expected: {args.output_tokens} a question)"),
+        ("output tokens", _output_words(result, args.output_tokens)),
         (
             "cacheable share",
             f"{cache.share:.1%} of input tokens (ideal {ideal:.1%}; order={result.order}, "
@@ -309,6 +308,25 @@ def render(result: CostEstimate, args: argparse.Namespace, model: Priced, grader
         rows.append(("total", _total(without, with_caching, result, grader)))
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+
+def _input_words(result: CostEstimate) -> str:
+    """What the input tokens count: each question's prompt, or an agent's whole budget."""
+    if any(request.calls > 1 for request in result.sent):
+        return "each question's whole token budget, as input: an agent's ceiling"
+    return "every question's whole prompt"
+
+
+def _output_words(result: CostEstimate, each: int) -> str:
+    """The output tokens, and what they assume: a question's, or each model call's where
+    a question makes several (an agent's turns)."""
+    calls = sum(request.calls for request in result.sent)
+    if calls == result.questions:
+        return f"{result.output_tokens:,} (expected: {each} a question)"
+    return (
+        f"{result.output_tokens:,} (expected: {each} a model call, {calls:,} calls: every "
+        "turn of an agent's budget used)"
+    )
 
 
 def _price_words(model: str, priced: Priced) -> str:

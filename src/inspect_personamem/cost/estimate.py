@@ -86,7 +86,7 @@ class CostEstimate:
             shares=shares,
             ideal_cached_tokens=ideal_cached_tokens(requests),
             prefix_tokens=sum(r.prefix_tokens for r in requests),
-            output_tokens=output_tokens_per_question * len(requests),
+            output_tokens=output_tokens_per_question * sum(r.calls for r in requests),
             sent=tuple(requests),
             output_tokens_per_question=output_tokens_per_question,
             grader=grader,
@@ -117,7 +117,7 @@ class CostEstimate:
             [r.prefix_tokens - c for r, c in zip(self.sent, cached, strict=True)]
             if caching
             else [0] * len(self.sent),
-            self.output_tokens_per_question,
+            [self.output_tokens_per_question * r.calls for r in self.sent],
         )
 
     def long_context_requests(self, tier: LongContext | None) -> int:
@@ -131,7 +131,8 @@ class CostEstimate:
             return 0.0
         prompts = [tokens for calls in self.grader.prompts for tokens in calls]
         none = [0] * len(prompts)
-        return requests_cost(price, tier, prompts, none, none, self.grader_output_tokens)
+        outputs = [self.grader_output_tokens] * len(prompts)
+        return requests_cost(price, tier, prompts, none, none, outputs)
 
 
 def requests_cost(
@@ -140,18 +141,18 @@ def requests_cost(
     inputs: Sequence[int],
     cached: Sequence[int],
     written: Sequence[int],
-    output_each: int,
+    outputs: Sequence[int],
 ) -> float:
     """US dollars for requests of `inputs` tokens each (of which `cached` read from and
-    `written` to the cache), `output_each` output tokens each: a request over `tier`'s
+    `written` to the cache) and `outputs` output tokens each: a request over `tier`'s
     threshold all at the tier's price, the others at `price` (Inspect's formula)."""
     sums = {False: [0, 0, 0, 0], True: [0, 0, 0, 0]}  # over the threshold -> totals
-    for tokens, read, wrote in zip(inputs, cached, written, strict=True):
+    for tokens, read, wrote, output in zip(inputs, cached, written, outputs, strict=True):
         totals = sums[tier is not None and tokens > tier.above]
         totals[0] += tokens - read - wrote
         totals[1] += read
         totals[2] += wrote
-        totals[3] += output_each
+        totals[3] += output
     over = sums[True]
     standard = tokens_cost(price, *sums[False])
     return standard if tier is None else standard + tokens_cost(tier.price, *over)

@@ -28,6 +28,9 @@ class Request:
     """Where its history ends in its context, in its version's own unit (messages,
     tokens): the question order sends a context's questions by it, ascending, as the
     task does (`data.order.order_records`); equal ends keep their order."""
+    calls: int = 1
+    """Model calls the question makes, each with the run's expected output (an agent's
+    turns; one for a single generation)."""
 
 
 @dataclass(frozen=True)

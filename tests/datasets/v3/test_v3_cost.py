@@ -169,3 +169,17 @@ def test_without_a_folder_the_judges_are_said_not_counted() -> None:
     result = v3("memory")
     assert result.grader is not None and not result.grader.counted
     assert result.grader.words.startswith("not counted: the judges' prompts")
+
+
+def test_the_apps_agent_is_priced_at_its_budgets_ceiling(folder: V3Folder) -> None:
+    """A query's whole token budget as input and every turn of its budget, the authors'
+    (heavy types double); the declared figures have no task types to read it from."""
+    queries = [q for uid in folder.personas for q in read_queries(folder.queries_file(uid))]
+    apps = requests("apps", None, folder)
+    for query, request in zip(queries, apps, strict=True):
+        heavy = TASK_TYPES[query.task_type].heavy
+        assert (request.input_tokens, request.calls) == ((600_000, 30) if heavy else (300_000, 15))
+        assert request.prefix_tokens == 0
+    assert {r.calls for r in apps} == {15, 30}
+    with pytest.raises(PersonaMemArgumentError, match="^--history apps needs --data-dir"):
+        v3("apps")

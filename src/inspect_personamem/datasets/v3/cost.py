@@ -13,7 +13,12 @@ characters a token (the authors' own fallback count):
   all of them a prefix its later queries extend;
 - `history=none`: the task prompt alone, nothing shared;
 - `history=memory`: `MEMORY_TOKENS` a query, the authors' figure for their memory
-  settings (a memory's size is the memory system's, not the data's), nothing shared.
+  settings (a memory's size is the memory system's, not the data's), nothing shared;
+- `history=apps`: the apps agent at the ceiling of its budgets (`agent.setting`: the
+  authors' 300,000 tokens and 15 turns a query, 600,000 and 30 for a heavy type): its
+  whole token budget as input, nothing cached, and each of its turns the run's expected
+  output; a run spends less (the published Opus Claude Code runs, 246.7k tokens a
+  query), and most of an agent's re-sent context is read from a prompt cache.
 
 With a folder, the judges' calls too (`GraderCalls`, priced at the grader's price): each
 judged query's judge (`-T judge=`, `--judge`: the unified 0-10 judge, one call a query;
@@ -43,6 +48,7 @@ from inspect_ai.dataset import Sample
 from inspect_personamem.data.requests import GraderCalls, Request, text_tokens
 from inspect_personamem.datasets.base import Loaded
 from inspect_personamem.datasets.declared import QuestionRequests, ToolOption, Where
+from inspect_personamem.datasets.v3.agent.setting import AgentSetting
 from inspect_personamem.datasets.v3.judges.base import Ask, Judge
 from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY, SHOWN_KEY
@@ -63,7 +69,7 @@ LONG_CONTEXT_TOKENS: Final = 416_000
 """A long-context query's prompt: "≈416-417k tokens" (RESULTS_SECTION.md@32a47dd3)."""
 MEMORY_TOKENS: Final = 4_000
 """A memory setting's prompt: "3-5k" a query (the paper's figure 3 notes, section 6)."""
-HISTORIES: Final = ("full", "none", "memory")
+HISTORIES: Final = ("full", "none", "memory", "apps")
 DECLARED: Final = (
     f"declared figures, no data read: {PERSONAS} personas x {QUERIES} queries, "
     f"{{tokens:,}} tokens a query (the authors' README and RESULTS_SECTION.md; --data-dir "
@@ -73,7 +79,8 @@ OPTIONS: Final = (
     ToolOption(
         "--history",
         "the history the run sends (as -T history): full (the long-context setting), none, "
-        "or memory (the authors' 3-5k tokens a query); default full",
+        "memory (the authors' 3-5k tokens a query) or apps (the apps agent at its budgets' "
+        "ceiling); default full",
         choices=HISTORIES,
     ),
     ToolOption(
@@ -134,6 +141,9 @@ def question_requests(
         end = question.end_index
         if history == "memory":
             requests.append(Request(query.user_id, 0, MEMORY_TOKENS, end))
+        elif history == "apps":
+            budget = AgentSetting().budget(query.task_type)
+            requests.append(Request(query.user_id, 0, budget.tokens or 0, end, budget.turns))
         elif history == "none":
             requests.append(Request(query.user_id, 0, prompt, end))
         else:
@@ -210,11 +220,12 @@ async def _prompts(
 
 def _declared(label: str, history: str, layout: str, family: str) -> QuestionRequests:
     """`PERSONAS` x `QUERIES` requests of the declared size (module docstring)."""
-    if history == "none" or family != "all":
-        given = "--history none" if history == "none" else f"--family {family}"
+    if history in ("none", "apps") or family != "all":
+        given = f"--history {history}" if history in ("none", "apps") else f"--family {family}"
         raise PersonaMemArgumentError(
             f"{given} needs --data-dir: the authors publish no prompt size without the "
-            "history nor rows per family, so the estimate counts them in the data"
+            "history nor rows per family or task type (an agent's budget is its type's), so "
+            "the estimate counts them in the data"
         )
     tokens = LONG_CONTEXT_TOKENS if history == "full" else MEMORY_TOKENS
     shared = tokens if history == "full" and layout == "events" else 0
