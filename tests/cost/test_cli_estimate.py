@@ -176,3 +176,15 @@ def test_a_value_the_chosen_version_does_not_take_is_refused_naming_its_choices(
     assert str(info.value) == "--subset test: --dataset v2 takes benchmark, train, val"
     with pytest.raises(PersonaMemArgumentError, match=r"^--length 1M: --dataset v2 takes 32k, "):
         check_dataset_options(options("v2", length="1M"))
+
+
+def test_grader_options_are_refused_where_the_run_calls_no_grader(
+    small_split: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["estimate", "--split", "32k", "--model", "openai/gpt-4.1", "--data-dir",
+                 str(small_split), "--grader", "openai/gpt-5.5"])  # fmt: skip
+    assert code == 2
+    assert capsys.readouterr().err == (
+        "inspect-personamem estimate: --grader: a v1 run answering by choice calls no grader; "
+        "leave it out\n"
+    )

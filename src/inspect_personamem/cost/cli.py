@@ -205,6 +205,15 @@ def run(args: argparse.Namespace) -> int:
         if path is not None and not path.is_file():
             raise PersonaMemArgumentError(f"{option} {path}: no such file")
     result = estimate(args, selected)
+    for option, value in (
+        ("--grader", args.grader),
+        ("--grader-output-tokens", args.grader_output_tokens),
+    ):
+        if value is not None and result.grader is None:
+            raise PersonaMemArgumentError(
+                f"{option}: a {VERSIONS[args.dataset].key} run answering by choice calls no "
+                "grader; leave it out"
+            )
     overrides = {
         "--price-input": args.price_input,
         "--price-cached-input": args.price_cached_input,
