@@ -3,9 +3,9 @@ purpose, run as its own process over stdio:
 
     python mcp_apps.py MODE --source DIR --after N -- APP_SERVER_ARGUMENTS
 
-It serves the same session and tools as the package's server (`server.session_from`
-and `served`, with `DIR`, the package's source folder, put first on the path as the
-package's own command does), until its N-th call:
+It serves the same session and tools as the package's server (`server.session_from`,
+`tools` and `tool_call`, over `mcp_stdio.serve`), with `DIR`, the package's source
+folder, put first on the path as the package's own command does, until its N-th call:
 
 MODE: `well` behaves; `fail` exits before it serves (status 3, a line on stderr);
 `hang` never answers a call after the first N; `die` exits in its (N+1)-th call;
@@ -18,9 +18,12 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # run as a script: the package is imported from `--source`, in `main`
+    from inspect_personamem.datasets.v3.agent.mcp_stdio import ToolCall
 
 SCRIPT = Path(__file__).resolve()
 
@@ -38,28 +41,24 @@ def stand_in_command(
     return sys.executable, [str(SCRIPT), *options, *served]
 
 
-def misbehaving(
-    tool: Callable[..., Any], mode: str, after: int, calls: list[int]
-) -> Callable[..., Any]:
-    """`tool` (an MCP tool function, its signature kept), misbehaving as `mode` says once
-    `after` calls have been answered."""
-    from mcp.types import CallToolResult, TextContent
+def misbehaving(call: ToolCall, mode: str, after: int) -> ToolCall:
+    """`call` (the server's `tool_call`), misbehaving as `mode` says once `after` calls
+    have been answered."""
+    calls = 0
 
-    def call(**arguments: Any) -> Any:
-        calls[0] += 1
-        if calls[0] > after:
+    def misbehaved(name: str, arguments: Mapping[str, Any]) -> tuple[str, bool]:
+        nonlocal calls
+        calls += 1
+        if calls > after:
             if mode == "hang":
                 time.sleep(3600)
             if mode == "die":
                 os._exit(1)
             if mode == "malformed":
-                return CallToolResult(content=[TextContent(type="text", text="not json {")])
-        return tool(**arguments)
+                return "not json {", False
+        return call(name, arguments)
 
-    wrapped: Any = call
-    for name in ("__name__", "__doc__", "__signature__", "__annotations__"):
-        setattr(wrapped, name, getattr(tool, name))
-    return call
+    return misbehaved
 
 
 def main() -> None:
@@ -73,19 +72,12 @@ def main() -> None:
         print("mcp_apps: told to fail at start", file=sys.stderr)
         raise SystemExit(3)
     sys.path.insert(0, options.source)
-    from mcp.server.mcpserver import MCPServer
-
-    from inspect_personamem.datasets.v3.agent.server import NAME, served, session_from
+    from inspect_personamem.datasets.v3.agent.mcp_stdio import serve
+    from inspect_personamem.datasets.v3.agent.server import NAME, session_from, tool_call, tools
 
     session, writes = session_from(sys.argv[split + 1 :])
-    server = MCPServer(NAME, log_level="WARNING")
-    calls = [0]
-    functions: Mapping[str, Callable[..., str]] = session.functions()
-    for name, function in functions.items():
-        tool = served(session, writes, name, function)
-        tool = misbehaving(tool, options.mode, options.after, calls)
-        server.add_tool(tool, name=name, structured_output=False)
-    server.run()
+    call = misbehaving(tool_call(session, writes), options.mode, options.after)
+    serve(NAME, tools(session), call)
 
 
 if __name__ == "__main__":

@@ -269,7 +269,7 @@ def check_server(backend: Path, metadata: Mapping[str, Any], timeout: int) -> No
         timed_out = isinstance(_leaf(failure[0]), TimeoutError)
         why = f"within {deadline} s" if timed_out else _said(failure[0])
         raise PersonaMemDataError(f"{where} did not start: {why}")
-    offered = set(session_for(PersonaStreams(backend), metadata).functions())
+    offered = set(session_for(PersonaStreams(backend), metadata).offered())
     if set(listed) != offered:
         raise PersonaMemDataError(
             f"{where} lists other tools than the apps offer: "
