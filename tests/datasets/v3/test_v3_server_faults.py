@@ -231,6 +231,8 @@ def test_a_query_whose_server_failed_on_every_try_is_unscored_and_counted(
     assert score.reason == SERVER_FAILED
     assert f"failed on each of its {tries} tries" in str(score.explanation)
     assert sample.limit is None
+    results = faulty_run.log.results
+    assert results is not None and results.scores[0].unscored_samples == 1  # Inspect counts it
     # the report counts it apart, as unscored for its reason: not an error, not a limit
     [report_run] = read_runs([faulty_run.log.location]).runs
     assert (report_run.unscored, report_run.errors, report_run.unanswered) == (
