@@ -18,7 +18,7 @@ from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.labels import which_runs
 from inspect_personamem.report.pairs import FLOOR_MODEL
 from inspect_personamem.report.read.runs import Run
-from inspect_personamem.report.tables import Cell, Table
+from inspect_personamem.report.tables import Cell, Table, joined_note
 
 CAVEATS: dict[str, str] = {
     "subset": "run over part of the split (`--limit`, `--sample-id`); the published numbers "
@@ -70,8 +70,9 @@ def headline(summaries: Sequence[RunSummary]) -> str:
         alike: dict[str, list[str]] = defaultdict(list)
         for s in incomplete:  # runs short in the same way are named once, together
             alike[shortfall(s.run)].append(s.label)
+        every = [s.label for s in summaries]
         line = "; ".join(
-            f"{_which(labels, n)}: {why}{' in each' if len(labels) > 1 else ''}"
+            f"{_which(labels, every)}: {why}{' in each' if len(labels) > 1 else ''}"
             for why, labels in alike.items()
         )
     else:
@@ -85,13 +86,18 @@ def headline(summaries: Sequence[RunSummary]) -> str:
     return f"{line}; not comparable with published numbers: {', '.join(words)}"
 
 
-def _which(labels: Sequence[str], n: int) -> str:
-    """The runs of a clause of the first line: all of them counted, one by its label,
-    some counted and named."""
+def _which(labels: Sequence[str], every: Sequence[str]) -> str:
+    """The runs of a clause of the first line (of `every` run's label): all of them
+    counted, one by its label, some counted and named (the others named instead where
+    they are fewer)."""
+    n = len(every)
     if len(labels) == n:
         return f"All {n} runs" if n > 1 else labels[0]
     if len(labels) == 1:
         return labels[0]
+    if len(labels) > n - len(labels):
+        others = [label for label in every if label not in labels]
+        return f"{len(labels)} of {n} runs (all but {' · '.join(others)})"
     return f"{len(labels)} of {n} runs ({' · '.join(labels)})"
 
 
@@ -190,8 +196,9 @@ def summary_table(summaries: Sequence[RunSummary]) -> Table:
     return Table(
         "summary",
         "Summary",
-        "Each run's accuracy (of a run judged against the preference label: its mean "
-        "score) with its 95% interval, as in `overall`, per dataset and model: a model's "
+        f"{joined_note(summaries)}Each run's accuracy (of a run judged against the "
+        "preference label: its mean score) with its 95% interval, as in `overall`, per "
+        "dataset and model: a model's "
         "no-history runs (`history=none`) first, its upper bounds (`evidence only (upper "
         "bound)`: shown only each question's evidence, a ceiling, not a method) after its "
         "methods, and last the model-free floor "
