@@ -111,12 +111,11 @@ class ReportContext:
         prefix = f"{version.key}_"
         prices = load_prices()
         costs = run_costs([s for s in summaries if s.overall.n], prices)
-        tool_use = tool_use_table(summaries, f"{prefix}tool_use")
         colours = self.figures.palette(summaries)
         chance = self.chance(summaries)
         first = version.reported.at_a_glance
-        drawn = {
-            g.key: self.group_figures(summaries, g, version, colours, chance)
+        drawn: dict[str, list[Section]] = {
+            g.key: [*self.group_figures(summaries, g, version, colours, chance)]
             for g in version.groups
         }
         tables: list[Section] = [
@@ -128,12 +127,12 @@ class ReportContext:
                 section
                 for group in version.groups
                 if group.key != first  # on the first screen: no table twice
-                for section in (
+                for section in [
                     *drawn[group.key],
                     group_table(
                         summaries, group, f"{prefix}{group.metric}", f"Accuracy per {group.title}"
                     ),
-                )
+                ]
             ),
             self.figure(
                 "Accuracy against input tokens per question, no-history runs as reference lines",
@@ -142,23 +141,27 @@ class ReportContext:
                 ),
             ),
             cost_table(costs, gain_pairs(summaries), prices, f"{prefix}cost"),
-            *(
-                [
-                    self.figure(
-                        "Tool use per question with tools: calls, reads, writes, turns",
-                        self.figures.tool_use_figure(
-                            summaries, colours, self.folder, f"{prefix}tool_use", self.title
-                        ),
-                    ),
-                    tool_use,
-                ]
-                if tool_use
-                else []
-            ),
+            *self.tool_use(summaries, prefix, colours),
             *self.retrieval(version, summaries, prefix),
             estimates_table(summaries, version.groups, f"{prefix}estimates"),
         ]
         return [titled(section, version) for section in tables]
+
+    def tool_use(
+        self, summaries: Sequence[RunSummary], prefix: str, colours: Mapping[str, Colour]
+    ) -> list[Section]:
+        """Where any run had tools, its figure and table (`tool_use.tool_use_table`),
+        every run in each; nothing where none had."""
+        table = tool_use_table(summaries, f"{prefix}tool_use")
+        if table is None:
+            return []
+        figure = self.figure(
+            "Tool use per question with tools: calls, reads, writes, turns",
+            self.figures.tool_use_figure(
+                summaries, colours, self.folder, f"{prefix}tool_use", self.title
+            ),
+        )
+        return [figure, table]
 
     def chance(self, summaries: Sequence[RunSummary]) -> float | None:
         """Where the figures draw chance: where every run chose one of four options
