@@ -186,3 +186,10 @@ def test_the_lifecycle_rows_are_reconciled_with_the_viewer_once() -> None:
     assert "30 questions scored, as Inspect's viewer counts them, make 28 rows (1 run)" in note
     assert "viewer" not in overall_table([joined], joined.run.entry, "overall").note
     assert "viewer" not in summary_table(RUNS).note
+
+
+def test_a_run_whose_rows_score_below_zero_is_said_so_in_the_summary() -> None:
+    note = summary_table([summary("old log", -0.5)]).note
+    assert note.startswith("Some rows scored below 0")
+    assert "old log: mean -0.393, 26 of 28 rows below 0, 0.071 on the authors' scale" in note
+    assert not summary_table(RUNS).note.startswith("Some rows")

@@ -18,7 +18,7 @@ from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.labels import which_runs
 from inspect_personamem.report.pairs import FLOOR_MODEL
 from inspect_personamem.report.read.runs import Run
-from inspect_personamem.report.tables import Cell, Table, joined_note
+from inspect_personamem.report.tables import Cell, Table, below_zero, joined_note
 
 CAVEATS: dict[str, str] = {
     "subset": "run over part of the split (`--limit`, `--sample-id`); the published numbers "
@@ -193,10 +193,12 @@ def summary_table(summaries: Sequence[RunSummary]) -> Table:
         )  # fmt: skip
         for s in summary_rows(summaries)
     )
+    said_once = (below_zero(summaries), joined_note(summaries))  # where the counts are shown
+    lead = "".join(f"{text.strip()} " for text in said_once if text)
     return Table(
         "summary",
         "Summary",
-        f"{joined_note(summaries)}Each run's accuracy (of a run judged against the "
+        f"{lead}Each run's accuracy (of a run judged against the "
         "preference label: its mean score) with its 95% interval, as in `overall`, per "
         "dataset and model: a model's "
         "no-history runs (`history=none`) first, its upper bounds (`evidence only (upper "
