@@ -19,6 +19,7 @@ from support.reports import (
     hashed_answer,
     read_csv,
     run,
+    values_in,
 )
 
 from inspect_personamem.datasets.v1.generator import generate_split, write_questions
@@ -107,6 +108,6 @@ def test_topics_with_line_breaks_and_long_topics_match_inspect(tmp_path: Path) -
     [summary] = report.summaries
     assert not any("MISMATCH" in note for note in report.notes)
     assert f"{summary.label}: matches Inspect" in "\n".join(report.notes)
-    topics = set(read_csv(tmp_path / "out", "topics")[0]) - {"run"}
+    topics = values_in(tmp_path / "out", "topics")
     # whole words, as many as fit 1024 characters with the "..."
     assert {"travel Planning", " ".join(["preferences"] * 85) + "..."} <= topics

@@ -116,9 +116,16 @@ def accuracy_of(samples: Sequence[SampleResult]) -> Accuracy:
     )
 
 
+NOT_GIVEN = frozenset({"None", ""})
+"""A group's value where the question has none (PersonaMem-v3's queries without an app
+context), as the samples record it."""
+
+
 def title_of(group: Group, value: str) -> str:
-    """How the report names a value of `group`: its title where it is known, else itself."""
-    return group.values.get(value, value)
+    """How the report names a value of `group`: its title where it is known, `no <group>`
+    where the question has none (`NOT_GIVEN`: never a column headed "None"), else
+    itself."""
+    return f"no {group.title}" if value in NOT_GIVEN else group.values.get(value, value)
 
 
 def by_group(samples: Sequence[SampleResult], group: Group) -> dict[str, Accuracy]:
