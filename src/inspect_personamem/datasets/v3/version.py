@@ -199,6 +199,15 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             choices=JUDGE_CHOICES,
             says_how=True,
         ),
+        Parameter(
+            "skip_bad_personas",
+            False,
+            bool,
+            "A persona whose files cannot be read (a query file missing, empty, unreadable, "
+            "not UTF-8 or malformed; a persona file missing or malformed): false stops the "
+            "load in one line naming it; true leaves it out, named in the log's metadata "
+            "(skipped_personas), a warning and the report.",
+        ),
     )
     groups = (
         Group("family", "family", "task family (the paper's)", values={f: f for f in FAMILIES}),
