@@ -11,6 +11,9 @@ line ends) with `build_audit.json`. With `layout="hub"` it writes the hub's layo
 as `test.json`, one item per row in the shape `testjson` reads (`hub_item`).
 Every file is marked as generated (`data.provenance`), so a run on it is labelled
 `synthetic: ...` and never taken for the release. The same seed writes the same bytes.
+By default a persona's background is a few events a day; `history_tokens=N` grows it,
+once the queries are built, until the long-context history averages N tokens at the
+queries' times (`synthetic.size`; the release's ≈416k at ~220 queries: K = 7).
 
 This module is the driver; the persona itself is built in `synthetic/`: its world (time
 structure, interests, streams, calendar: `synthetic.world`; profile and trending:
