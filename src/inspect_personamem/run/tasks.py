@@ -385,6 +385,7 @@ def personamem_v3(
     system_messages: str = "keep",
     history_layout: str = "authors",
     judge: str = "unified",
+    skip_bad_personas: bool = False,
     keep_history_in_log: bool = False,
     order: str | None = None,
     interleave_block: int = 10,

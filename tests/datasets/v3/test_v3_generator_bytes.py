@@ -2,9 +2,10 @@
 `inspect-personamem try` use (and one with an odd count, where pairs are cut short), a
 digest of every file it writes (path and bytes, the generated-files mark included). A
 change to the generator that moves one byte of what it writes fails here; a deliberate
-one updates the digest and says why. Last updated on purpose for issue 49 item 2: each
-type's `instance_json` now has the real rows' keys and shapes
-(`test_v3_generator_keys`), the repetition types one row per cluster."""
+one updates the digest and says why. Last updated on purpose for issue 52 item 1: query
+times fall on any second of the query window, not on whole hours (`synthetic.world`,
+`test_v3_generator_size`), and the geo-shift timeline starts at a drawn second; the
+background events are drawn by one `World.background_event` (same draws)."""
 
 from __future__ import annotations
 
@@ -18,12 +19,12 @@ from inspect_personamem.datasets.v3.release.spec import LayoutName
 
 PINNED: dict[tuple[LayoutName, int, int, int], tuple[int, str]] = {
     # (layout, personas, queries_per_type, seed): (files, digest)
-    ("checkout", 2, 2, 3): (25, "4bd1912db1e9c27cf2504f9dc462ba57ca2f448397926541a0d5196cad4ce518"),
-    ("hub", 2, 1, 7): (19, "9505521dbf077ec8cda0861af163b58eb6869ee4cb2f61d4b3dcd4250c5911c1"),
-    ("checkout", 3, 2, 0): (37, "8736011a56f63c3212e685775ecf703f75a104778b3bde97e16796fe4f543b0c"),
+    ("checkout", 2, 2, 3): (25, "2ca6d04dfa71e1a84721522aa020f0d04559c04c2783000d0b988689dc94c500"),
+    ("hub", 2, 1, 7): (19, "e8ddaa669496a0adc717c20ac3616c4aac37cf4fcade44e88b2b4ee0190e8f9e"),
+    ("checkout", 3, 2, 0): (37, "0e5d7046f48f2161d14ca8fae607f8a7b9906c7874cf7786342b1d7be955a27f"),
     ("checkout", 1, 3, 11): (
         13,
-        "33e45e33fc784f7fa8a029cb936a0714e2743b4edb35054f1a0db3d8db13780c",
+        "50ab2cdbb18c9eecbd6a46bb9275f48a27cd0535b76a89928eacbe991273d126",
     ),
 }
 """`test_v3_generator`'s folder (2 personas, 2 queries a type, seed 3); the hub layout as

@@ -11,6 +11,9 @@ line ends) with `build_audit.json`. With `layout="hub"` it writes the hub's layo
 as `test.json`, one item per row in the shape `testjson` reads (`hub_item`).
 Every file is marked as generated (`data.provenance`), so a run on it is labelled
 `synthetic: ...` and never taken for the release. The same seed writes the same bytes.
+By default a persona's background is a few events a day; `history_tokens=N` grows it,
+once the queries are built, until the long-context history averages N tokens at the
+queries' times (`synthetic.size`; the release's ≈416k at ~220 queries: K = 7).
 
 This module is the driver; the persona itself is built in `synthetic/`: its world (time
 structure, interests, streams, calendar: `synthetic.world`; profile and trending:
@@ -49,6 +52,7 @@ from inspect_personamem.datasets.v3.synthetic.profile import (
     studio_memory_of,
     trending_of,
 )
+from inspect_personamem.datasets.v3.synthetic.size import fill
 from inspect_personamem.datasets.v3.synthetic.world import World, iso
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES, TaskTypes
 
@@ -127,32 +131,47 @@ def generate(
     seed: int = 0,
     layout: LayoutName = "checkout",
     task_types: TaskTypes = TASK_TYPES,
+    history_tokens: int | None = None,
 ) -> V3Folder:
     """Write `personas` synthetic personas into `folder` in `layout` (a checkout's or the
     hub's) with `queries_per_type` queries of each task type each (the 31 by default, each
-    by its `instance` builder); every file marked as generated. Returns the folder as
-    `spec.check_folder` reads it."""
+    by its `instance` builder); every file marked as generated. With `history_tokens`,
+    each persona's background grows until its queries' long-context history averages
+    that many tokens at their times (`synthetic.size`; the release's is ≈416k); without
+    it, a few background events a day. Returns the folder as `spec.check_folder` reads it."""
     if personas < 1 or queries_per_type < 1:
         raise ValueError("personas and queries_per_type must be at least 1")
+    if history_tokens is not None and history_tokens < 1:
+        raise ValueError("history_tokens must be at least 1 where given")
     rng = random.Random(seed)
     pool = [uid for uid in range(9000, 10000) if str(uid) not in GITHUB_PERSONAS]
     uids = sorted(rng.sample(pool, personas))
     for uid in uids:
         world = World(random.Random(f"{seed}:{uid}"), str(uid), queries_per_type)
-        for path in _write(world, folder, HUB if layout == "hub" else CHECKOUT, task_types):
+        target = HUB if layout == "hub" else CHECKOUT
+        for path in _write(world, folder, target, task_types, history_tokens):
             mark_generated(folder, path, __name__)
     return check_folder(folder, given_by="generate()")
 
 
-def _write(world: World, root: Path, layout: Layout, task_types: TaskTypes) -> list[Path]:
-    """Build the persona (its background, then each type's queries in turn) and write its
-    files in `layout`; return them."""
+def _write(
+    world: World,
+    root: Path,
+    layout: Layout,
+    task_types: TaskTypes,
+    history_tokens: int | None,
+) -> list[Path]:
+    """Build the persona (its background, then each type's queries in turn, then, with
+    `history_tokens`, the background that brings it to that size) and write its files in
+    `layout`; return them."""
     world.background()
     built: list[tuple[str, Built]] = []
     for task, task_type in task_types.items():
         made = task_type.instance(world)
         assert len(made) == world.k, task
         built.extend((task, one) for one in made)
+    if history_tokens is not None:
+        fill(world, [one.query.t for _, one in built], history_tokens)
     built.sort(key=lambda pair: (pair[1].query.t, pair[1].query.iid))
     rows = [_row(world.uid, seq, task, one) for seq, (task, one) in enumerate(built)]
     for events in world.events.values():

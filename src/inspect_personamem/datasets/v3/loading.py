@@ -8,6 +8,7 @@ of where the files came from and how they compare with the release.
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,12 +27,15 @@ from inspect_personamem.datasets.v3.release.spec import (
     DATA_DIR_ENV,
     PERSONA_FILES_READ_IF_PRESENT,
     PERSONAMEM_V3,
+    SKIP_ADVICE,
     V3Folder,
     V3Source,
     check_folder,
 )
 from inspect_personamem.datasets.v3.release.testjson import read_test_json
 from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataError
+
+logger = logging.getLogger(__name__)
 
 ALL: Final = "all"
 """`family=all`: every task family."""
@@ -58,18 +62,19 @@ class V3Question:
         return self.query.query_id
 
 
-def _folder(source: V3Source) -> tuple[V3Folder, str, HubSnapshot | None]:
+def _folder(source: V3Source, skip: bool) -> tuple[V3Folder, str, HubSnapshot | None]:
     """The folder to read (a `data_dir`, else PERSONAMEM_V3_DATA_DIR, else the hub's
-    snapshot, downloaded), where it came from, and the snapshot where it is one."""
+    snapshot, downloaded), where it came from, and the snapshot where it is one; with
+    `skip`, its personas missing a file left out and named (`check_folder`)."""
     if source.data_dir is not None:
         root, given_by = Path(source.data_dir), source.data_dir_option
     elif os.environ.get(DATA_DIR_ENV):
         root, given_by = Path(os.environ[DATA_DIR_ENV]), DATA_DIR_ENV
     else:
         snapshot = download(source)
-        folder = check_folder(snapshot.root, snapshot.personas, given_by=snapshot.where)
+        folder = check_folder(snapshot.root, snapshot.personas, snapshot.where, skip)
         return folder, snapshot.where, snapshot
-    folder = check_folder(root, given_by=given_by)
+    folder = check_folder(root, given_by=given_by, skip=skip)
     return folder, f"local folder {root.resolve()} ({folder.layout.where})", None
 
 
@@ -81,6 +86,9 @@ class V3Settings:
     history_layout: str
     judge: str
     """Which rubric judge scores the rubric types (`task_types.base.JUDGE_CHOICES`)."""
+    skip_bad_personas: bool
+    """Leave out a persona whose files cannot be read, named in the log, rather than
+    stop the load (`load`)."""
 
 
 def load(
@@ -89,8 +97,11 @@ def load(
     """Every persona's queries of the folder (of `family`, unless all), each with its
     point in its persona's history; the streams are read in any case (a query's point
     is counted in events before its time). `history`: the run's history source (None:
-    not said, as by the cost estimate)."""
-    folder, where, snapshot = _folder(source)
+    not said, as by the cost estimate). A persona whose files cannot be read (a file
+    missing, empty, unreadable, not UTF-8 or malformed) stops the load in one line
+    naming it, or, with `skip_bad_personas`, is left out, warned of and named in the
+    metadata (`skipped_personas`), which the log and the report keep."""
+    folder, where, snapshot = _folder(source, own.skip_bad_personas)
     root = folder.root
     family = one_of("family", own.family, FAMILY_CHOICES)
     contexts = PersonaContexts(
@@ -100,15 +111,19 @@ def load(
     questions: list[V3Question] = []
     read: list[ReadFile] = []
     names: list[str] = []
+    skipped = list(folder.skipped)
     for uid in folder.personas:
         path = folder.queries_file(uid)
-        rows = read_queries(path) if folder.layout is CHECKOUT else read_test_json(path, uid)
+        try:
+            rows = _persona_queries(folder, uid, where)
+            asked = [V3Question(q, asked_at(q, contexts).end_index, path) for q in rows]
+        except PersonaMemDataError as ex:  # never a persona dropped without a word
+            line = str(ex) if f"persona {uid}" in str(ex) else f"persona {uid}: {ex}"
+            if not own.skip_bad_personas:
+                raise PersonaMemDataError(line + SKIP_ADVICE) from None
+            skipped.append(line)
+            continue
         name = folder.layout.queries_file(uid)
-        if not rows:  # never a persona dropped without a word
-            raise PersonaMemDataError(
-                f"{path}: persona {uid}'s queries file holds no query ({where}); restore "
-                "it, or remove the persona's files to run without the persona"
-            )
         names.extend(folder.layout.persona_files(uid))
         names.extend(  # read where present (`streams.read_persona`)
             f"{folder.layout.persona_folder(uid)}/{name}"
@@ -118,11 +133,9 @@ def load(
         released = PERSONAMEM_V3.released.get(name)
         if released is not None:
             read.append(_read_file(path, name, released, len(rows)))
-        questions.extend(
-            V3Question(q, asked_at(q, contexts).end_index, path)
-            for q in rows
-            if family == ALL or q.family == family
-        )
+        questions.extend(q for q in asked if family == ALL or q.query.family == family)
+    for line in skipped:
+        logger.warning("PersonaMem-v3: skipped (skip_bad_personas): %s", line)
     if not questions:
         raise PersonaMemDataError(f"{root} ({where}) holds no query of family {family!r}")
     generated = synthetic(source, names)
@@ -155,8 +168,21 @@ def load(
             or f"nothing known of the {len(names)} files read ({folder.layout.where}: no "
             "size, digest or row count of them is published), so none was checked",
             "license": PERSONAMEM_V3.license_note,
+            **({"skipped_personas": skipped} if own.skip_bad_personas else {}),
         },
     )
+
+
+def _persona_queries(folder: V3Folder, uid: str, where: str) -> list[V3Query]:
+    """Persona `uid`'s queries, read and checked; one line where there are none."""
+    path = folder.queries_file(uid)
+    rows = read_queries(path) if folder.layout is CHECKOUT else read_test_json(path, uid)
+    if not rows:
+        raise PersonaMemDataError(
+            f"{path}: persona {uid}'s queries file holds no query ({where}); restore "
+            "it, or remove the persona's files to run without the persona"
+        )
+    return rows
 
 
 def _read_file(path: Path, name: str, released: ReleasedFile, rows: int) -> ReadFile:

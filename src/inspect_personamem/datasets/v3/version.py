@@ -77,6 +77,7 @@ from inspect_personamem.datasets.v3.memory_writer import PROMPTS as WRITER_PROMP
 from inspect_personamem.datasets.v3.memory_writer import WriterConfig
 from inspect_personamem.datasets.v3.offline.agent import act
 from inspect_personamem.datasets.v3.offline.answers import (
+    TRY_OPTIONS,
     choice_prompt,
     is_queries_file,
     judge_reply,
@@ -198,6 +199,15 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             choices=JUDGE_CHOICES,
             says_how=True,
         ),
+        Parameter(
+            "skip_bad_personas",
+            False,
+            bool,
+            "A persona whose files cannot be read (a query file missing, empty, unreadable, "
+            "not UTF-8 or malformed; a persona file missing or malformed): false stops the "
+            "load in one line naming it; true leaves it out, named in the log's metadata "
+            "(skipped_personas), a warning and the report.",
+        ),
     )
     groups = (
         Group("family", "family", "task family (the paper's)", values={f: f for f in FAMILIES}),
@@ -222,8 +232,15 @@ class PersonaMemV3(DatasetVersion[V3Question]):
     (`cost`): the long-context prompt, its shared prefix per layout, or a memory's."""
     trying = Try(
         "generated PersonaMem-v3 personas (every file, each task type twice a persona, three "
-        "personas at least)",
-        lambda options, count, seed: trial(count=count, seed=seed, task=TASK),
+        "personas at least; --queries-per-type and --history-tokens for the release's size)",
+        lambda options, count, seed: trial(
+            count=count,
+            seed=seed,
+            task=TASK,
+            queries_per_type=options["queries_per_type"],
+            history_tokens=options["history_tokens"],
+        ),
+        TRY_OPTIONS,
     )
     """Generated personas, run by the oracle (with and without the history, always right,
     and as an agent over the apps, in process and over MCP) and the floor

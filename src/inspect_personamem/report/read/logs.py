@@ -260,7 +260,7 @@ def _run(
         stored_metrics=stored,
         stored_ids=stored_ids,
         data_release=str(metadata["data_release"]) if "data_release" in metadata else None,
-        data_checked=str(metadata["data_checked"]) if "data_checked" in metadata else None,
+        data_checked=data_checked(metadata),
         data_source=str(metadata["data_source"]) if "data_source" in metadata else None,
         license=str(metadata["license"]) if "license" in metadata else None,
         grader=graded_by(
@@ -272,6 +272,17 @@ def _run(
         batched=batched(header.plan.config),
         logged_facts=facts,
     )
+
+
+def data_checked(metadata: dict[str, Any]) -> str | None:
+    """The task's `data_checked` metadata, and after it the personas the run left out
+    (`skipped_personas`, PersonaMem-v3's `-T skip_bad_personas=true`, each line naming
+    one), so that wherever the report shows what the data were it says whose are not in."""
+    checked = str(metadata["data_checked"]) if "data_checked" in metadata else None
+    skipped = [str(line) for line in metadata.get("skipped_personas") or ()]
+    if not skipped:
+        return checked
+    return f"{checked or 'unknown'}; {len(skipped)} skipped: {'; '.join(skipped)}"
 
 
 def _run_notes(run: Run) -> list[str]:

@@ -56,8 +56,9 @@ from typing import Any, Final
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 
+from inspect_personamem.arg_types import POSITIVE_COUNT
 from inspect_personamem.data.known import Asked, ChoicePrompt, Known, KnownQuestions
-from inspect_personamem.datasets.declared import Trial, TrialRun
+from inspect_personamem.datasets.declared import ToolOption, Trial, TrialRun
 from inspect_personamem.datasets.v3.agent.catalogue import AppToolError
 from inspect_personamem.datasets.v3.agent.session import AppSession
 from inspect_personamem.datasets.v3.agent.setting import ACCESS_MCP, OVERPERS_RAIL
@@ -305,14 +306,42 @@ MIN_PERSONAS: Final = 3
 with personas - 1 degrees of freedom (12.7 with two, 4.3 with three)."""
 
 
-def trial(*, count: int, seed: int, task: str) -> Trial:
-    """Generated personas of `QUERIES_PER_TYPE` queries of each type, at least
-    `MIN_PERSONAS` and enough for `count` queries."""
-    per_persona = QUERIES_PER_TYPE * len(TASK_TYPES)
-    personas = max(MIN_PERSONAS, math.ceil(count / per_persona))
+TRY_OPTIONS: Final = (
+    ToolOption(
+        "--queries-per-type",
+        f"queries of each of the {len(TASK_TYPES)} task types a persona "
+        f"(default {QUERIES_PER_TYPE}; the release has ~220 a persona: 7)",
+        POSITIVE_COUNT,
+    ),
+    ToolOption(
+        "--history-tokens",
+        "grow each persona's background until its queries' long-context history averages "
+        "this many tokens at their times (the release's: ~416000); default: a few events a day",
+        POSITIVE_COUNT,
+    ),
+)
+"""`try`'s own options on v3: the personas' size (`generate`'s `queries_per_type` and
+`history_tokens`)."""
+
+
+def trial(
+    *,
+    count: int,
+    seed: int,
+    task: str,
+    queries_per_type: int | None = None,
+    history_tokens: int | None = None,
+) -> Trial:
+    """Generated personas of `queries_per_type` (default `QUERIES_PER_TYPE`) queries of
+    each type, at least `MIN_PERSONAS` and enough for `count` queries, their history
+    `history_tokens` long at their queries' times where given."""
+    k = queries_per_type or QUERIES_PER_TYPE
+    personas = max(MIN_PERSONAS, math.ceil(count / (k * len(TASK_TYPES))))
 
     def write(folder: Path) -> Path:
-        written = generate(folder, personas=personas, queries_per_type=QUERIES_PER_TYPE, seed=seed)
+        written = generate(
+            folder, personas=personas, queries_per_type=k, seed=seed, history_tokens=history_tokens
+        )
         return written.queries_file(written.personas[0])
 
     return Trial(f"inspect_personamem/{task}", write, "generated", TRIAL_RUNS)

@@ -207,6 +207,9 @@ class V3Folder:
     root: Path
     layout: Layout
     personas: tuple[str, ...]
+    skipped: tuple[str, ...] = ()
+    """Where a bad persona was to be skipped (`check_folder`'s `skip`): one line each,
+    naming the persona and what is wrong with its files."""
 
     def queries_file(self, uid: str) -> Path:
         return self.root / self.layout.queries_file(uid)
@@ -219,35 +222,45 @@ def check_folder(
     root: Path,
     personas: tuple[str, ...] | None = None,
     given_by: str = "-T data_dir",
+    skip: bool = False,
 ) -> V3Folder:
     """`root`'s layout and personas (`personas`, or every one with a queries file), each
-    persona's files there; else one line naming the first missing file."""
+    persona's files there; else one line naming the first missing file, or, with `skip`,
+    the personas missing one left out and named (`V3Folder.skipped`)."""
     if not root.is_dir():
         raise PersonaMemDataError(f"{root} (given by {given_by}) is not a folder.")
     layout = layout_of(root, given_by)
     found = personas_in(root, layout)
     lost = sorted(set(personas_in(root, layout, layout.marker)) - set(found), key=_uid_order)
-    if personas is None and lost:  # never a persona dropped without a word
-        uid = lost[0]
-        raise PersonaMemDataError(
+    bad: dict[str, str] = {}  # never a persona dropped without a word
+    for uid in lost if personas is None else ():
+        bad[uid] = (
             f"{root} (given by {given_by}) holds persona {uid}'s "
             f"{layout.marker.format(uid=uid)} but not its {layout.queries_file(uid)} "
             f"({layout.where}); restore it, or remove the persona's files to run without "
-            "the persona"
+            f"the persona{SKIP_ADVICE}"
         )
     wanted = found if personas is None else personas
-    if not wanted:
-        raise PersonaMemDataError(
-            f"{root} (given by {given_by}) holds no persona's {layout.queries} ({layout.where})."
-        )
     for uid in wanted:
-        for name in layout.persona_files(uid):
-            if not (root / name).is_file():
-                raise PersonaMemDataError(
-                    f"{root} (given by {given_by}) lacks {name}, which persona {uid} needs "
-                    f"({layout.where}: {_needs(layout)})."
-                )
-    return V3Folder(root, layout, tuple(wanted))
+        missing = next((n for n in layout.persona_files(uid) if not (root / n).is_file()), None)
+        if missing is not None:
+            bad[uid] = (
+                f"{root} (given by {given_by}) lacks {missing}, which persona {uid} needs "
+                f"({layout.where}: {_needs(layout)}){SKIP_ADVICE}"
+            )
+    if bad and not skip:
+        raise PersonaMemDataError(bad[min(bad, key=_uid_order)])
+    kept = tuple(uid for uid in wanted if uid not in bad)
+    if not kept:
+        raise PersonaMemDataError(
+            f"{root} (given by {given_by}) holds no persona's {layout.queries} ({layout.where})"
+            + (f"; skipped: {'; '.join(bad.values())}" if bad else ".")
+        )
+    return V3Folder(root, layout, kept, tuple(bad[uid] for uid in sorted(bad, key=_uid_order)))
+
+
+SKIP_ADVICE: Final = " (or -T skip_bad_personas=true to run without it, named in the log)"
+"""What a bad persona's error adds: the run can leave it out where a user says so."""
 
 
 def layout_of(root: Path, given_by: str = "-T data_dir") -> Layout:

@@ -94,8 +94,8 @@ def each(
     make: Callable[[Query], Made],
     times: Sequence[int] | None = None,
 ) -> list[Built]:
-    """`world.k` queries, each at its time in `times` (by default a whole hour drawn in
-    the query window), made by `make`; instance ids `{prefix}_{uid}_{k:02d}`."""
+    """`world.k` queries, each at its time in `times` (by default a second drawn in the
+    query window, `World.query_time`), made by `make`; instance ids `{prefix}_{uid}_{k:02d}`."""
     out = []
     for k in range(world.k):
         t = times[k] if times is not None else world.query_time()

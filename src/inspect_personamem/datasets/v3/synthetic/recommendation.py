@@ -227,7 +227,7 @@ def short_vs_long_term_lifecycle(world: World) -> list[Built]:
     event (`pre`), last after it (`post`)."""
     out: list[Built] = []
     for pair in range((world.k + 1) // 2):
-        t_pre = world.rng.randrange(FIRST_QUERY, LAST_QUERY - 2 * DAY) // HOUR * HOUR
+        t_pre = world.rng.randrange(FIRST_QUERY, LAST_QUERY - 2 * DAY)
         stop = t_pre + 18 * HOUR
         t_post = t_pre + 36 * HOUR
         topic = world.rng.choice(world.others)

@@ -8,7 +8,15 @@ from `START` (2026-04-03 UTC), every app, a few a day, each with `source_timesta
 `update_history`, `hidden_persona_labels`, ...), an `event_location` that follows the
 persona's trips. Queries fall between `FIRST_QUERY` (three days of history in, as the
 authors drop queries before 20% of the history) and `LAST_QUERY` (a day before the last
-events), so every query has events before and after it.
+events), so every query has events before and after it. A query's time is any second
+there, not a whole hour: the real rows' times are (48 of the 49 rows in
+`tests/fixtures/personamem_v3_real/`, e.g. 105 seq 146 at 19:43:45, 147 at 21:24:27,
+160-163 at 22:54:18, 22:55:18, 22:56:18, 22:56:19; 115 seq 9 at 01:23:35, 25 at
+10:56:55; the one on the hour, 115 seq 8 at 20:00:00), so two queries do not share a
+time by chance as the whole hours made them (44% of consecutive queries at 7 a type).
+The release's rows share a time where the authors built them together (105 seq 148 and
+152-155; 115 seq 6-7, 13-15, 18-20, 27-28, 35-36, 76-77: 11 of the fixtures' 23
+consecutive pairs); the generator builds no such batches.
 
 One `World` per persona, drawing from one `random.Random` in a fixed order (the
 background first, then each task type's builder in turn, `instance.InstanceBuilder`):
@@ -127,7 +135,8 @@ class World:
         the last (the decoy of the last query)."""
         span = (LAST_QUERY - FIRST_QUERY) // self.k
         self.delta = min(6 * HOUR, span // 3)
-        starts = [FIRST_QUERY - self.delta + i * span for i in range(self.k + 1)]
+        first = FIRST_QUERY - self.delta + self.rng.randrange(min(HOUR, span // 3))
+        starts = [first + i * span for i in range(self.k + 1)]
         self.segments: list[tuple[int, int]] = [(0, 0)]
         self.segments += [(s, (i + 1) % len(self.cities)) for i, s in enumerate(starts)]
         self.span = span
@@ -161,8 +170,8 @@ class World:
         return t + self.rng.randint(*NEAR)
 
     def query_time(self) -> int:
-        """A whole hour in the query window."""
-        return self.rng.randrange(FIRST_QUERY, LAST_QUERY) // HOUR * HOUR
+        """A second in the query window (`TIMES`)."""
+        return self.rng.randrange(FIRST_QUERY, LAST_QUERY)
 
     # --- events
 
@@ -254,25 +263,23 @@ class World:
         self.events[app].append(item)
         return item
 
+    def background_event(self, app: App, ts: int) -> dict[str, Any]:
+        """A background event of `app` at `ts`: about a liked topic (60%), a disliked one
+        skipped (20%, social apps), or another topic."""
+        roll = self.rng.random()
+        if roll < 0.6:
+            return self.event(app, ts, self.rng.choice(self.liked))
+        if roll < 0.8 and app in SOCIAL:
+            topic = self.rng.choice(self.disliked)
+            return self.event(app, ts, topic, kind="implicit_negative", action="skipped_reel")
+        return self.event(app, ts, self.rng.choice(self.others), kind="implicit_positive")
+
     def background(self) -> None:
         """A few events a day in every app, about liked, disliked and other topics."""
         for day in range(DAYS):
             for app in APPS:
                 for _ in range(PER_DAY[app]):
-                    ts = START + day * DAY + self.rng.randrange(DAY)
-                    roll = self.rng.random()
-                    if roll < 0.6:
-                        self.event(app, ts, self.rng.choice(self.liked))
-                    elif roll < 0.8 and app in SOCIAL:
-                        self.event(
-                            app,
-                            ts,
-                            self.rng.choice(self.disliked),
-                            kind="implicit_negative",
-                            action="skipped_reel",
-                        )
-                    else:
-                        self.event(app, ts, self.rng.choice(self.others), kind="implicit_positive")
+                    self.background_event(app, START + day * DAY + self.rng.randrange(DAY))
         for day in range(DAYS):
             self.calendar_add(START + day * DAY + 8 * HOUR, self.rng.choice(self.liked)[0])
         for mod in list(self.calendar[1:DAYS:3]):
@@ -360,7 +367,7 @@ class World:
         return (label, f"sensitive:{topic}", tags)
 
     def sensitive_times(self) -> list[int]:
-        """`k` query times (whole hours) inside the sensitive event's active window."""
+        """`k` query times (seconds, `TIMES`) inside the sensitive event's active window."""
         lo, hi = self.sensitive_window
         lo, hi = max(lo + DAY, FIRST_QUERY), min(hi, LAST_QUERY)
-        return [self.rng.randrange(lo, hi) // HOUR * HOUR for _ in range(self.k)]
+        return [self.rng.randrange(lo, hi) for _ in range(self.k)]
