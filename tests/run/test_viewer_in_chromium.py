@@ -208,7 +208,8 @@ def test_the_viewer_header_fits_and_the_v1_sample_list_and_score_panel(
 FIRST_SCREEN_OVERLAPS = """(() => {
   const blocks = [...document.querySelectorAll(
       "h1, h2, h3, p, li, img, svg, figure, table, pre, nav")]
-    .filter((e) => !e.parentElement.closest("p, li, figure, table, pre, nav, svg"))
+    .filter((e) => e.checkVisibility()
+      && !e.parentElement.closest("p, li, figure, table, pre, nav, svg"))
     .map((e) => [e, e.getBoundingClientRect()])
     .filter(([, r]) => r.width > 0 && r.height > 0 && r.top < window.innerHeight);
   const hits = [];
@@ -222,4 +223,5 @@ FIRST_SCREEN_OVERLAPS = """(() => {
   return hits;
 })()"""
 """The pairs of a report's first-screen blocks (headings, paragraphs, list items,
-figures, tables), neither inside the other, whose boxes share area."""
+figures, tables; those drawn: a folded note's are not), neither inside the other, whose
+boxes share area."""
