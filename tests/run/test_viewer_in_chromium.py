@@ -199,10 +199,10 @@ def test_the_viewer_header_fits_and_the_v1_sample_list_and_score_panel(
         with chromium_page(chromium, tmp_path / f"profile-{out}") as page:
             page.open(report.index.absolute().as_uri(), WIDTH, 900)
             page.wait_for_text("accuracy")
-            shot = page.screenshot(screens / f"{out}_first_screen.png")
-            print(f"report: {shot}")
+            first = page.screenshot(screens / f"{out}_first_screen.png")
+            print(f"report: {first}")
             drawn_over = page.evaluate(FIRST_SCREEN_OVERLAPS)
-            assert drawn_over == [], f"{out}: {drawn_over} ({shot})"
+            assert drawn_over == [], f"{out}: {drawn_over} ({first})"
 
 
 FIRST_SCREEN_OVERLAPS = """(() => {

@@ -58,7 +58,8 @@ def _inspect_wilson(rows: list[Clustered]) -> dict[str, float]:
         SampleScore(score=Score(value=r.value), sample_id=i, sample_metadata={"c": r.cluster})
         for i, r in enumerate(rows)
     ]
-    return cast(Callable[[list[SampleScore]], Any], ci_wilson(0.95, cluster="c"))(scores)
+    wilson = cast(Callable[[list[SampleScore]], Any], ci_wilson(0.95, cluster="c"))
+    return cast(dict[str, float], wilson(scores))
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -141,7 +141,10 @@ class Estimate:
     personas: int
 
     def named(self, name: str) -> dict[str, float]:
-        """`name`, `name_low`, `name_high`."""
+        """`name`, with `name_low` and `name_high` where there is an interval (none with
+        one persona: the viewer would show "NaN NaN")."""
+        if math.isnan(self.low):
+            return {name: self.value}
         return {name: self.value, f"{name}_low": self.low, f"{name}_high": self.high}
 
     def headline(self, name: str) -> dict[str, float]:
@@ -200,7 +203,8 @@ def v3_accuracy() -> Metric:
 @metric
 def v3_by_family(metric: Metric, group_key: str = "family") -> Metric:
     """Per family (`family_<name>`, Figure 4's order): the row-weighted mean of its
-    headline rows, with `_low` and `_high`; families without a scored row are absent.
+    headline rows, with `_low` and `_high` (`Estimate.named`); families without a scored
+    row are absent.
     `metric` (the headline's, whose estimate each family's is) and `group_key` are
     logged for the viewer, which lists a metric logged with both under "All scoring"."""
 
