@@ -119,8 +119,10 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
             values=CATEGORY_TITLES,
         ),
         Group("topic", "topic", "topic"),
-        Group("distance_to_ref_in_blocks", "sessions", "sessions elapsed", numeric=True),
-        Group("distance_bin", "sessions_bin", "sessions elapsed (bins)"),
+        Group(
+            "distance_to_ref_in_blocks", "sessions", "sessions elapsed", numeric=True, suffix="_ago"
+        ),
+        Group("distance_bin", "sessions_bin", "sessions elapsed (bins)", suffix="_ago"),
     )
     memory_prompts = MappingProxyType({"paper": PAPER})
     reported = Reported(

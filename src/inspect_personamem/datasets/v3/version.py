@@ -409,10 +409,12 @@ class PersonaMemV3(DatasetVersion[V3Question]):
     def metrics(self, scored_as: str) -> list[Metric | dict[str, list[Metric]]]:
         """v3's own (`scorers.v3_metrics`: micro and macro, per family and type, the gated
         replies, the warn/foil paired F1), and per pipeline family and app context."""
+        headline, *others = v3_metrics()
         return [
-            *v3_metrics(),
-            v3_by_metadata("task_family", "pipeline_family"),
-            v3_by_metadata("app_context", "app"),
+            headline,
+            *others,
+            v3_by_metadata(headline, "task_family", "pipeline_family"),
+            v3_by_metadata(headline, "app_context", "app"),
         ]
 
 
