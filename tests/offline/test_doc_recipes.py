@@ -44,7 +44,7 @@ OFFLINE_MODELS = ("personamem/oracle", "personamem/floor")
 def blocks(page: str) -> list[tuple[str, str, bool]]:
     """Each fenced block of a page: its language, its text and whether it is marked a
     recipe (the marker on the line before its fence)."""
-    found = []
+    found: list[tuple[str, str, bool]] = []
     for match in _FENCE.finditer(page):
         before = page[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
         found.append((match[1], match[2], before.strip() == MARK))
@@ -53,7 +53,7 @@ def blocks(page: str) -> list[tuple[str, str, bool]]:
 
 def recipes() -> list[tuple[str, str]]:
     """Every marked block of the docs, by `page#n`."""
-    found = []
+    found: list[tuple[str, str]] = []
     for doc in DOCS:
         page = (ROOT / doc).read_text(encoding="utf-8")
         marked = [text for language, text, mark in blocks(page) if mark and language == "bash"]

@@ -42,7 +42,7 @@ def queries_file(data: Path) -> Path:
 
 
 def run(task: str, data: Path, logs: Path, **eval_args: Any) -> list[EvalLog]:
-    return inspect_eval(  # type: ignore[no-any-return]
+    return inspect_eval(
         task, task_args={"data_dir": str(data), **eval_args.pop("task_args", {})},
         log_dir=str(logs), display=DISPLAY, **eval_args,
     )  # fmt: skip

@@ -124,9 +124,9 @@ def _check_offline_models(
     or one bound to a role) checks it can serve there (`data.known.OfflineModel`), so a
     recipe missing what it needs stops here in one line, before any sample runs. A task
     built outside an eval (a `Task` made in Python) has no model yet: nothing to check."""
-    bound: list[tuple[str | None, Any]] = [(None, _evaluated())]
-    for role, models in model_roles().items():
-        bound.extend((role, model) for model in (models if isinstance(models, list) else [models]))
+    bound: list[tuple[str | None, Model | None]] = [(None, _evaluated())]
+    for name, models in model_roles().items():
+        bound.extend((name, model) for model in (models if isinstance(models, list) else [models]))
     for role, model in bound:
         if model is not None and isinstance(model.api, OfflineModel):
             model.api.check_task(role, version, settings, list(dataset))
