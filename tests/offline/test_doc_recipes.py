@@ -1,9 +1,10 @@
 """Every offline command the docs print runs as printed: each fenced `bash` block marked
 `<!-- offline-recipe -->` is run whole by bash, in a folder holding the data `try` writes
 of each version (where the recipes name it), with only the placeholders a page defines
-filled, `HF_HUB_OFFLINE=1`, `INSPECT_EVAL_LIMIT=3` and a log folder of its own; every log
-it writes must succeed. Every docs line that runs an offline model is in such a block.
-And what the README says of `inspect eval` under Ctrl-C, held with a real SIGINT."""
+filled, `HF_HUB_OFFLINE=1`, every web request sent to a closed port,
+`INSPECT_EVAL_LIMIT=3` and a log folder of its own; every log it writes must succeed.
+Every docs line that runs an offline model is in such a block. And what the README says
+of `inspect eval` under Ctrl-C, held with a real SIGINT."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
+from support.helpers import offline_env
 
 from inspect_personamem.datasets.registry import VERSIONS
 
@@ -115,14 +117,15 @@ def filled(text: str) -> str:
     return text
 
 
-def environment(**more: str) -> dict[str, str]:
-    """This environment with the Python running the tests first on PATH (its `inspect`),
-    the package's source importable, offline."""
-    env = dict(os.environ)
+def environment(folder: Path, **more: str) -> dict[str, str]:
+    """The environment with every web request sent to a closed port (`offline_env`), the
+    Python running the tests first on PATH (its `inspect`) and the package's source
+    importable."""
+    env = offline_env(folder)
     source = str(ROOT / "src")
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONPATH"] = os.pathsep.join(p for p in (source, env.get("PYTHONPATH")) if p)
-    return {**env, "HF_HUB_OFFLINE": "1", **more}
+    return {**env, **more}
 
 
 @pytest.mark.slow  # each recipe runs Inspect in processes of its own
@@ -130,6 +133,7 @@ def environment(**more: str) -> dict[str, str]:
 def test_a_recipe_runs_as_printed(where: str, recipe: str, workspace: Path) -> None:
     logs = workspace / "logs" / re.sub(r"\W", "_", where)
     env = environment(
+        workspace,
         PERSONAMEM_DATA_DIR=str(workspace / PLACEHOLDERS["FOLDER"]),
         INSPECT_EVAL_LIMIT="3",
         INSPECT_LOG_DIR=str(logs),
@@ -165,7 +169,7 @@ def _interrupted(workspace: Path, logs: Path, when: str) -> tuple[int, Any]:
     process = subprocess.Popen(
         command,
         cwd=workspace,
-        env=environment(),
+        env=environment(workspace),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
