@@ -182,6 +182,9 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         named_selection=PERSONAMEM.split_of_questions,
         questions=lambda path, selected: PersonaMemQuestions(path, check_split(selected["split"])),
         choice_prompt=choice_prompt,
+        question_file=lambda arguments, _: PERSONAMEM.questions_file(
+            check_split(str(arguments["split"]))
+        ),
     )
     """The official final user message (question, instruction, options) and the split's
     question file."""

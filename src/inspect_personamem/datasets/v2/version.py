@@ -212,6 +212,9 @@ class PersonaMemV2(DatasetVersion[V2Question]):
             one_of("length", selected["length"], LENGTHS),
         ),
         choice_prompt=choice_prompt,
+        question_file=lambda arguments, _: PERSONAMEM_V2.questions_file(
+            one_of("subset", str(arguments["subset"]), SUBSETS)
+        ),
     )
     """The query and the options message after it; the subset's questions, their
     distances at `length`."""
