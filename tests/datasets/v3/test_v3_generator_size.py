@@ -1,9 +1,11 @@
 """The PersonaMem-v3 generator at a size (`generate(history_tokens=...)`,
 `synthetic.size`) and its query times (`synthetic.world`): a persona's long-context
 history, counted as the package counts v3's tokens, averages the target at its queries'
-times; the queries are the same at every size; query times fall on any second, not on
-whole hours, so consecutive queries do not share a time by chance; `try`'s
-`--queries-per-type` and `--history-tokens` reach the generator."""
+times; the queries are the same at every size; query times share a time where the
+release's do (the authors' batches: agentic types on one grid point, the context-shift
+rows at `t_probe`, the hidden-persona rows at one anchor, as persona 115's rows hold
+them) and else fall on any second, not on whole hours; `try`'s `--queries-per-type` and
+`--history-tokens` reach the generator."""
 
 from __future__ import annotations
 

@@ -32,7 +32,8 @@ all; 115 seq 0, 6 and 7). The generator keeps that structure on its query window
 (`opening`, `probe`, `spread`): every type here makes `k` queries, so the release's
 two agentic counts become grids of `k + 1` (its first `k` points: the types the release
 builds 6 of) and of `k` (those it builds 5 of); the other types draw their own second.
-11 of the fixtures' 23 consecutive pairs share a time.
+20 of the fixtures' 49 rows share their time with another (11 of their 23 consecutive
+pairs); 0.36-0.42 of a generated persona's queries do (`test_v3_generator_size`).
 
 One `World` per persona, drawing from one `random.Random` in a fixed order (the
 background first, then each task type's builder in turn, `instance.InstanceBuilder`):
