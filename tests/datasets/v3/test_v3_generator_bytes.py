@@ -3,9 +3,12 @@
 digest of every file it writes (path and bytes, the generated-files mark included). A
 change to the generator that moves one byte of what it writes fails here; a deliberate
 one updates the digest and says why. Last updated on purpose for issue 52 item 1: query
-times fall on any second of the query window, not on whole hours (`synthetic.world`,
-`test_v3_generator_size`), and the geo-shift timeline starts at a drawn second; the
-background events are drawn by one `World.background_event` (same draws)."""
+times are batched as the release's are (`synthetic.world`): the agentic types on the
+authors' grids over the window from the hidden-persona rows (its opening) to the
+context-shift rows (its `t_probe`), one time per batch; the other types at any second
+of the query window, not on whole hours (`test_v3_generator_size`); a DM digest's gold
+runs longer (its filler: 160 characters, not 60), so that it always holds the 25
+distinct content words the authors' verifier asks."""
 
 from __future__ import annotations
 
@@ -19,12 +22,12 @@ from inspect_personamem.datasets.v3.release.spec import LayoutName
 
 PINNED: dict[tuple[LayoutName, int, int, int], tuple[int, str]] = {
     # (layout, personas, queries_per_type, seed): (files, digest)
-    ("checkout", 2, 2, 3): (25, "2ca6d04dfa71e1a84721522aa020f0d04559c04c2783000d0b988689dc94c500"),
-    ("hub", 2, 1, 7): (19, "e8ddaa669496a0adc717c20ac3616c4aac37cf4fcade44e88b2b4ee0190e8f9e"),
-    ("checkout", 3, 2, 0): (37, "0e5d7046f48f2161d14ca8fae607f8a7b9906c7874cf7786342b1d7be955a27f"),
+    ("checkout", 2, 2, 3): (25, "ee1e97707b12b10edb151a9881427f870c0ebd55e092cffe5ec442a26628b699"),
+    ("hub", 2, 1, 7): (19, "01d4593c889495146a485dd46611d4a92716492839029304cdce1cd51a7d2842"),
+    ("checkout", 3, 2, 0): (37, "8a13a1bce86fcdc14b98a1274a6db057c5ad5c2e192b90ff2fcbc4d922eb9b58"),
     ("checkout", 1, 3, 11): (
         13,
-        "50ab2cdbb18c9eecbd6a46bb9275f48a27cd0535b76a89928eacbe991273d126",
+        "5cb9d6328e8080185358c610a5848e62efa8cd9193f1cf842db92ff451dc1987",
     ),
 }
 """`test_v3_generator`'s folder (2 personas, 2 queries a type, seed 3); the hub layout as

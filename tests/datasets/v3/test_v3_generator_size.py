@@ -1,16 +1,20 @@
 """The PersonaMem-v3 generator at a size (`generate(history_tokens=...)`,
 `synthetic.size`) and its query times (`synthetic.world`): a persona's long-context
 history, counted as the package counts v3's tokens, averages the target at its queries'
-times; the queries are the same at every size; query times fall on any second, not on
-whole hours, so consecutive queries do not share a time by chance; `try`'s
-`--queries-per-type` and `--history-tokens` reach the generator."""
+times; the queries are the same at every size; query times share a time where the
+release's do (the authors' batches: agentic types on one grid point, the context-shift
+rows at `t_probe`, the hidden-persona rows at one anchor, as persona 115's rows hold
+them) and else fall on any second, not on whole hours; `try`'s `--queries-per-type` and
+`--history-tokens` reach the generator."""
 
 from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 from pathlib import Path
 from statistics import mean
+from typing import Final
 
 import pytest
 
@@ -19,13 +23,24 @@ from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.offline.answers import MIN_PERSONAS
 from inspect_personamem.datasets.v3.persona.longctx import history_text
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.release.records import read_queries
 from inspect_personamem.datasets.v3.release.spec import V3Folder, check_folder
+from inspect_personamem.datasets.v3.synthetic.agentic_tasks import BUILT_SIX
+from inspect_personamem.datasets.v3.synthetic.world import DAY, HOUR
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.version import VERSION
 
 TOLERANCE = 0.05
 """How far the mean history at the queries' times may lie from the target: the added
 events' gaps are jittered, so the count before a time wanders by a few events."""
+
+
+REAL: Final = Path(__file__).resolve().parents[2] / "fixtures" / "personamem_v3_real"
+REAL_PERSONAS: Final = sorted(p.name for p in REAL.iterdir() if (p / "queries.csv").is_file())
+SHARED_TOLERANCE: Final = 0.1
+"""How far the generated share of queries sharing a time may lie from the real rows'
+(20 of 49, 0.41): the fixtures are 49 rows of three personas, copied in runs (a batch's
+rows sit side by side), so their share is known only roughly."""
 
 
 def query_times(folder: V3Folder, uid: str) -> list[int]:
@@ -74,21 +89,66 @@ def test_a_size_below_one_token_is_refused(tmp_path: Path) -> None:
         generate(tmp_path, personas=1, history_tokens=0)
 
 
+def real_rows(uid: str) -> dict[int, tuple[str, int]]:
+    """Each real row's `task_type` and `ts` by `seq`: the row's first cells, read as
+    the line's first fields (no cell holds a newline, and none before `query_text` a
+    comma; the rows' later cells outrun the csv module's default field limit)."""
+    lines = (REAL / uid / "queries.csv").read_text(encoding="utf-8").splitlines()[2:]
+    cells = [line.split(",", 8) for line in lines]
+    return {int(c[1]): (c[4], int(c[6])) for c in cells}
+
+
+def shared_share(times: list[int]) -> float:
+    """The share of `times` that another of them equals (a batch built at one instant)."""
+    counts = Counter(times)
+    return sum(counts[t] > 1 for t in times) / len(times)
+
+
+def test_the_real_rows_share_times_on_the_authors_grid() -> None:
+    # the rule the generator follows, held on the release's rows: persona 115's agentic
+    # rows lie on the grids of 6 and of 5 points over the 7 days before its t_probe (its
+    # context-shift row's time), its hidden-persona rows at the window's start
+    rows = real_rows("115")
+    probe = rows[132][1]  # over_personalization_context_shift
+    opening = probe - 7 * DAY
+    assert {rows[s][1] for s in (0, 6, 7)} == {opening}  # hidden persona rec and QA
+    agentic = {seq: row for seq, row in rows.items() if row[0].startswith("agentic_")}
+    assert len(agentic) == 11
+    for seq, (task, ts) in agentic.items():
+        n = 6 if task in BUILT_SIX else 5
+        assert (ts - opening) * (n + 1) % (probe - opening) == 0, seq
+
+
 @pytest.mark.parametrize(("personas", "k", "seed"), [(3, 2, 0), (1, 7, 1)])
-def test_query_times_fall_on_any_second_and_consecutive_ones_differ(
+def test_query_times_share_where_the_release_builds_a_batch(
     tmp_path: Path, personas: int, k: int, seed: int
 ) -> None:
-    # the real rows' times fall on any second of the hour (48 of the fixtures' 49 rows,
-    # e.g. 105 seq 146 at 19:43:45, 115 seq 9 at 01:23:35); the generator's whole hours
-    # made 44% of consecutive queries share a time by chance at 7 a type
+    real = [ts for uid in REAL_PERSONAS for _, ts in real_rows(uid).values()]
+    assert len(real) == 49
     folder = generate(tmp_path, personas=personas, queries_per_type=k, seed=seed)
     for uid in folder.personas:
-        times = query_times(folder, uid)
+        rows = read_queries(folder.queries_file(uid))
+        times = [q.ts for q in rows]
         assert times == sorted(times)
-        shared = sum(a == b for a, b in zip(times, times[1:], strict=False))
-        assert shared <= len(times) // 100, uid
-        assert sum(t % 3600 == 0 for t in times) <= len(times) // 100, uid
-        assert len({t % 60 for t in times}) > 30, uid
+        # as many queries share their time as in the real rows (20 of the fixtures' 49)
+        assert shared_share(times) == pytest.approx(shared_share(real), abs=SHARED_TOLERANCE)
+        # and none by chance on whole hours (the real rows: 1 of 49 on the hour)
+        assert sum(t % HOUR == 0 for t in times) <= len(times) // 100, uid
+        distinct = set(times)
+        assert len({t % 60 for t in distinct}) > min(30, len(distinct) // 2), uid
+        # the batches are the authors': agentic types on the grids of k + 1 and k over
+        # the window from the hidden-persona rows to the context-shift rows, runs of
+        # 3-5 types a time as persona 115's manifest shows them
+        [opening] = {q.ts for q in rows if q.task_type.startswith("hidden_persona_")}
+        [probe] = {q.ts for q in rows if q.task_type == "over_personalization_context_shift"}
+        agentic = [q for q in rows if q.task_type.startswith("agentic_")]
+        for q in agentic:
+            n = k + 1 if q.task_type in BUILT_SIX else k
+            grid = [opening + (i + 1) * (probe - opening) // (n + 1) for i in range(n)]
+            assert q.ts in grid, (uid, q.query_id)
+        batches = Counter(q.ts for q in agentic)
+        assert set(batches.values()) <= set(range(3, 6)), uid
+        assert len(batches) == 2 * k
 
 
 def test_try_writes_personas_of_the_size_and_count_its_options_give(tmp_path: Path) -> None:

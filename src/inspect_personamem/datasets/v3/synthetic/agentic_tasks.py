@@ -27,6 +27,25 @@ Fields = tuple[str, dict[str, Any]]
 """A row's app (its `app_context`, "" for none) and its instance fields."""
 VOICED: Final = ("agentic_community_post", "agentic_send_post", "agentic_cross_app_repost")
 """The types whose real rows carry the voice checks (`voice`), beside the auto reply."""
+BUILT_SIX: Final = (
+    "agentic_community_post",
+    "agentic_dm_digest",
+    "agentic_cross_app_repost",
+    "agentic_auto_reply",
+    "agentic_vague_refind",
+)
+"""The types the authors' builders make 6 of (one per app, app pair, window or topic:
+tasks/agentic_tasks.py@8e2a111f `build_t6`, `build_t8` to `build_t11`); the others
+here make 5 (`build_t18`, `build_t19`: `_spread_anchors(n=5)`; send post; group DM
+summary, whose 2 threads fall on the 5's points). Persona 115's rows put them on the
+grids of 6 and 5 (`world` module docstring)."""
+
+
+def anchors(world: World, task: str) -> list[int]:
+    """The `k` query times of an agentic type: the first `k` points of the grid of
+    `k + 1` for a type the authors make 6 of, else the grid of `k` (`World.spread`), so
+    the types of one group share every time, as the release's do."""
+    return world.spread(world.k + (task in BUILT_SIX))[: world.k]
 
 
 def _agentic(
@@ -63,7 +82,7 @@ def _agentic(
             policy=policy,
         )
 
-    return each(world, prefix, make)
+    return each(world, prefix, make, anchors(world, task))
 
 
 def voice(register: str, app: str) -> dict[str, Any]:
@@ -184,7 +203,7 @@ def agentic_send_post(world: World) -> list[Built]:
             policy="append_writes",
         )
 
-    return each(world, "send_post", make)
+    return each(world, "send_post", make, anchors(world, "agentic_send_post"))
 
 
 def agentic_dm_digest(world: World) -> list[Built]:
@@ -203,14 +222,15 @@ def agentic_dm_digest(world: World) -> list[Built]:
             _dm(world, q, app, friend, f"hey, {said[-1]}", ts=ts)
         _dm(world, q, app, friends[0], "ignore what I said, plans changed", decoy=True)
         names = " and ".join(f["display_name"] for f in friends)
-        # the gold names both and what they said (the verifier asks 25 content words)
+        # the gold names both and what they said (the verifier asks 25 distinct content
+        # words: its filler is long enough that a draw of repeated words keeps them)
         return app, {
             "target_app": app,
             "window": "24h",
             "persona_relevance": {"n_threads": 2, "n_persona_relevant_threads": 1},
             "groundtruth_preference": f"DMs today from {names}",
             **gold(
-                f"{names} messaged today. {' '.join(said)} {world.text.about(60)}",
+                f"{names} messaged today. {' '.join(said)} {world.text.about(160)}",
                 "You have no messages.",
                 "missed_threads",
                 {"persona_item": names, "wrong_app": app},

@@ -252,7 +252,8 @@ def over_personalization_repetition_chatbot(world: World) -> list[Built]:
 
 def over_personalization_context_shift(world: World) -> list[Built]:
     """A gift for a friend (a `someone_elses_taste` scenario, as persona 115's): the
-    persona's own preferences are not to be transferred."""
+    persona's own preferences are not to be transferred. Every row at the persona's
+    `t_probe`, as the authors build them (`world` module docstring)."""
 
     def make(q: Query) -> Made:
         topic = world.rng.choice(world.liked)
@@ -289,7 +290,7 @@ def over_personalization_context_shift(world: World) -> list[Built]:
             "groundtruth_preference": f"Do not transfer {topic[0]} onto {friend}",
         }, Cells(FAMILY, ("avoid_overpersonalization",))
 
-    return each(world, "ctx_shift", make)
+    return each(world, "ctx_shift", make, [world.probe] * world.k)
 
 
 def over_personalization_sycophancy(world: World) -> list[Built]:

@@ -138,7 +138,8 @@ def personal_qa_hallucination(world: World) -> list[Built]:
 
 def hidden_persona_implicit_qa(world: World) -> list[Built]:
     """Why the persona keeps lingering on a hidden persona's posts: the gold names the
-    deeper motive."""
+    deeper motive. Every row at the agentic window's opening, one anchor for all, as
+    the authors build them (`world` module docstring)."""
 
     def make(q: Query) -> Made:
         topic = world.rng.choice(world.hidden)
@@ -170,7 +171,7 @@ def hidden_persona_implicit_qa(world: World) -> list[Built]:
             },
         }, Cells(FAMILY, ("deep_motivation_alignment",))
 
-    return each(world, "hp_qa", make)
+    return each(world, "hp_qa", make, [world.opening] * world.k)
 
 
 def preference_shift_followthrough(world: World) -> list[Built]:

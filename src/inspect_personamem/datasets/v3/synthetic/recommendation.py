@@ -143,7 +143,8 @@ def personalized_recommendation(world: World) -> list[Built]:
 
 def hidden_persona_recommendation(world: World) -> list[Built]:
     """A 16-item slate led by a hidden persona's item; every other slate without hard
-    negatives (the binary case)."""
+    negatives (the binary case). Every row at the agentic window's opening, with the
+    hidden-persona QA rows (persona 115 seq 0, 6 and 7; `world` module docstring)."""
 
     def make(q: Query) -> Made:
         good = world.rng.choice(world.hidden)
@@ -160,7 +161,7 @@ def hidden_persona_recommendation(world: World) -> list[Built]:
             **_ranking_gold(held, hard),
         }, Cells("slate_ranking", ("ndcg_at_k",), kind="ranking")
 
-    return each(world, "hp_rec", make)
+    return each(world, "hp_rec", make, [world.opening] * world.k)
 
 
 def at_ai_directive_followup(world: World) -> list[Built]:

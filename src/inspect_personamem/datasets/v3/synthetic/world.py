@@ -9,14 +9,31 @@ from `START` (2026-04-03 UTC), every app, a few a day, each with `source_timesta
 persona's trips. Queries fall between `FIRST_QUERY` (three days of history in, as the
 authors drop queries before 20% of the history) and `LAST_QUERY` (a day before the last
 events), so every query has events before and after it. A query's time is any second
-there, not a whole hour: the real rows' times are (48 of the 49 rows in
-`tests/fixtures/personamem_v3_real/`, e.g. 105 seq 146 at 19:43:45, 147 at 21:24:27,
-160-163 at 22:54:18, 22:55:18, 22:56:18, 22:56:19; 115 seq 9 at 01:23:35, 25 at
-10:56:55; the one on the hour, 115 seq 8 at 20:00:00), so two queries do not share a
-time by chance as the whole hours made them (44% of consecutive queries at 7 a type).
-The release's rows share a time where the authors built them together (105 seq 148 and
-152-155; 115 seq 6-7, 13-15, 18-20, 27-28, 35-36, 76-77: 11 of the fixtures' 23
-consecutive pairs); the generator builds no such batches.
+there, not a whole hour, as the real rows' are (48 of the 49 rows in
+`tests/fixtures/personamem_v3_real/`; the one on the hour, 115 seq 8 at 20:00:00).
+
+Queries the authors' build gives one anchor share its time: it takes the
+persona's latest test engagement as `t_probe` and builds several task types at it
+(evaluation/build_benchmark.py@0f0f386e `build_benchmark`): the agentic builders stamp
+every instance at their anchor and the build then spreads a type's `n` instances over
+the observation window, `n` evenly spaced points with its ends left out
+(`task_distribution.spread_anchors`@0d90f3d2; `_spread_anchors(n=5)` in
+tasks/agentic_tasks.py@8e2a111f `build_t18`/`build_t19`), so the types of one count
+share every point. Persona 115's rows show it: 7 days before its `t_probe`
+(2026-04-11T19:54:13) the grid of 6 (24 h steps) holds seq 13-15 (vague refind, cross-app
+repost, DM digest) and 27-28 (community post, auto reply), the grid of 5 (28 h steps)
+seq 18-20 (trending alert, send post, daily catch-up), 39 (group DM summary, 2 threads:
+the grid of 2 is the 5's second and fourth point) and 80; its key manifest's seqs put
+the agentic types in runs of 3-5 around every point. The context-shift rows sit at
+`t_probe` itself (`build_c2_instances(..., t_probe)`; 105 seq 148 and 152-154, with the
+moment recommendation 155; 115 seq 132), the hidden-persona rows at one anchor a week
+before it (hidden_persona_implicit_qa.py@fafd9bac `_t_test_anchor`, one `t_test` for
+all; 115 seq 0, 6 and 7). The generator keeps that structure on its query window
+(`opening`, `probe`, `spread`): every type here makes `k` queries, so the release's
+two agentic counts become grids of `k + 1` (its first `k` points: the types the release
+builds 6 of) and of `k` (those it builds 5 of); the other types draw their own second.
+20 of the fixtures' 49 rows share their time with another (11 of their 23 consecutive
+pairs); 0.36-0.42 of a generated persona's queries do (`test_v3_generator_size`).
 
 One `World` per persona, drawing from one `random.Random` in a fixed order (the
 background first, then each task type's builder in turn, `instance.InstanceBuilder`):
@@ -126,6 +143,11 @@ class World:
             for i in range(10)
         ]
         self._timeline()
+        self.probe = LAST_QUERY - rng.randrange(1, HOUR)
+        """The persona's `t_probe`: its latest query anchor, the agentic window's end."""
+        self.opening = self.probe - (LAST_QUERY - FIRST_QUERY - HOUR)
+        """The agentic window's start (the authors' is `t_probe` less 7 days; here the
+        query window's start, so every query keeps its three days of history)."""
 
     # --- time and place
 
@@ -170,8 +192,14 @@ class World:
         return t + self.rng.randint(*NEAR)
 
     def query_time(self) -> int:
-        """A second in the query window (`TIMES`)."""
+        """A second in the query window, a query's own (module docstring)."""
         return self.rng.randrange(FIRST_QUERY, LAST_QUERY)
+
+    def spread(self, n: int) -> list[int]:
+        """`n` times evenly spaced over the agentic window, its ends left out, as the
+        authors' `spread_anchors` places a type's `n` instances (module docstring)."""
+        span = self.probe - self.opening
+        return [self.opening + (i + 1) * span // (n + 1) for i in range(n)]
 
     # --- events
 
@@ -367,7 +395,7 @@ class World:
         return (label, f"sensitive:{topic}", tags)
 
     def sensitive_times(self) -> list[int]:
-        """`k` query times (seconds, `TIMES`) inside the sensitive event's active window."""
+        """`k` query times (any second) inside the sensitive event's active window."""
         lo, hi = self.sensitive_window
         lo, hi = max(lo + DAY, FIRST_QUERY), min(hi, LAST_QUERY)
         return [self.rng.randrange(lo, hi) for _ in range(self.k)]
