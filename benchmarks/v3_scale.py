@@ -8,9 +8,11 @@ Each run is a fresh Python process (`--worker`), so that its figures are its own
 
 - CPU seconds (user + system, `getrusage`: the process's own, and its children's, the
   apps' MCP servers where `apps_transport=mcp`), wall seconds;
-- peak resident memory (`ru_maxrss` of the process; of its largest child apart);
-- the `.eval` log's bytes;
-- under `apps_transport=mcp`, the servers started (children reaped) and their CPU.
+- peak resident memory (`ru_maxrss` of the process);
+- the `.eval` log's bytes.
+
+Under `apps_transport=mcp` the children's CPU is the app servers' (one a query); the
+number of starts is not counted apart (the run's samples bound it).
 
 Settings (`--settings`): `authors` and `events` (`history=full` in each
 `history_layout`), `none` (`history=none`), `apps` (the agent over the apps in process),
@@ -113,7 +115,6 @@ def worker(root: Path, setting: str, logs: Path) -> dict[str, Any]:
         "children_cpu_s": round(children.ru_utime + children.ru_stime, 1),
         "wall_s": round(wall, 1),
         "peak_rss_mb": round(own.ru_maxrss / 1024),
-        "child_peak_rss_mb": round(children.ru_maxrss / 1024),
         "log_mb": round(sum(p.stat().st_size for p in logs.glob("*.eval")) / 1e6, 1),
     }
 
