@@ -1,0 +1,186 @@
+"""PersonaMem-v3 at the release's size (issues 51 and 52): a whole generated persona
+(`generate(history_tokens=...)`: ~416k tokens of history at a query's time, 7 queries
+a task type: 217) run end to end by the offline oracle (`personamem/oracle`, always
+right, bound as the grader too), in each setting, beside a bare Inspect task given the
+same prompts.
+
+Each run is a fresh Python process (`--worker`), so that its figures are its own:
+
+- CPU seconds (user + system, `getrusage`: the process's own, and its children's, the
+  apps' MCP servers where `apps_transport=mcp`), wall seconds;
+- peak resident memory (`ru_maxrss` of the process);
+- the `.eval` log's bytes.
+
+Under `apps_transport=mcp` the children's CPU is the app servers' (one a query); the
+number of starts is not counted apart (the run's samples bound it).
+
+Settings (`--settings`): `authors` and `events` (`history=full` in each
+`history_layout`), `none` (`history=none`), `apps` (the agent over the apps in process),
+`mcp` (the same over the package's MCP server, one process a query), and `bare`: an
+Inspect `Task` whose samples carry, in `Sample.input`, the history the `authors` layout
+sends and the task prompt, solved by `generate()` with the same model and scorer (what
+a task that attaches its history eagerly costs). Inspect's defaults otherwise (adaptive
+concurrency, realtime log), as `inspect eval` runs.
+
+The machine this runs on may be shared: read CPU seconds and peak memory, which load
+distorts little, before wall seconds.
+
+    PYTHONPATH=src python benchmarks/v3_scale.py [--k 1 7 14] [--personas 1]
+        [--history-tokens 416000] [--settings authors events bare] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+
+SETTINGS: dict[str, dict[str, str]] = {
+    "authors": {"history": "full", "history_layout": "authors"},
+    "events": {"history": "full", "history_layout": "events"},
+    "none": {"history": "none"},
+    "apps": {"history": "apps"},
+    "mcp": {"history": "apps", "apps_transport": "mcp"},
+    "bare": {"history": "full", "history_layout": "authors"},
+}
+"""Each setting's task arguments (`bare` builds its samples from the `authors` task's)."""
+
+
+def _queries_file(root: Path) -> Path:
+    """A question file for the oracle (it reads every persona's of the folder)."""
+    return sorted(root.glob("benchmark/*/queries.csv"))[0]
+
+
+@task
+def bare(data_dir: str) -> Task:
+    """The package's samples with the `authors` history copied into each input, solved by
+    `generate()`: the same prompts and scorer, no history source. A task function, so
+    that Inspect builds it with the grader bound (as v3's task needs)."""
+    from inspect_ai.dataset import MemoryDataset
+    from inspect_ai.model import ChatMessageUser
+    from inspect_ai.solver import generate
+
+    from inspect_personamem.data.contexts import sample_history
+    from inspect_personamem.datasets.v3.version import VERSION
+    from inspect_personamem.run.arguments import all_arguments
+    from inspect_personamem.run.tasks import TASKS
+
+    task = TASKS["personamem_v3"](data_dir=data_dir, **SETTINGS["authors"])
+    arguments = all_arguments({"data_dir": data_dir, **SETTINGS["authors"]}, {}, VERSION)
+    loaded = VERSION.load(arguments, True)
+    samples = []
+    for sample in task.dataset:
+        asked = sample.input
+        question = [ChatMessageUser(content=asked)] if isinstance(asked, str) else list(asked)
+        history = list(sample_history(loaded.contexts, sample.metadata or {}))
+        samples.append(sample.model_copy(update={"input": [*history, *question]}))
+    return Task(dataset=MemoryDataset(samples), solver=generate(), scorer=task.scorer)
+
+
+def worker(root: Path, setting: str, logs: Path) -> dict[str, Any]:
+    """One run of `setting` on the personas in `root`; its figures."""
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import get_model
+
+    oracle = get_model("personamem/oracle", questions=str(_queries_file(root)), accuracy=1.0)
+    start = time.perf_counter()
+    (log,) = inspect_eval(
+        bare if setting == "bare" else "inspect_personamem/personamem_v3",
+        task_args={"data_dir": str(root)}
+        if setting == "bare"
+        else {"data_dir": str(root), **SETTINGS[setting]},
+        model=oracle,
+        model_roles={"grader": oracle},
+        display="none",
+        log_dir=str(logs),
+        log_header_only=True,
+    )
+    wall = time.perf_counter() - start
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "status": log.status,
+        "samples": log.results.total_samples if log.results else 0,
+        "accuracy": _accuracy(log),
+        "cpu_s": round(own.ru_utime + own.ru_stime, 1),
+        "children_cpu_s": round(children.ru_utime + children.ru_stime, 1),
+        "wall_s": round(wall, 1),
+        "peak_rss_mb": round(own.ru_maxrss / 1024),
+        "log_mb": round(sum(p.stat().st_size for p in logs.glob("*.eval")) / 1e6, 1),
+    }
+
+
+def _accuracy(log: Any) -> float | None:
+    for score in (log.results.scores if log.results else []) or []:
+        if "accuracy" in score.metrics:
+            return round(float(score.metrics["accuracy"].value), 3)
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--k", type=int, nargs="+", default=[7], help="queries a task type")
+    parser.add_argument("--personas", type=int, default=1)
+    parser.add_argument("--history-tokens", type=int, default=416_000)
+    parser.add_argument("--settings", nargs="+", default=["authors", "events", "bare"])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        root, setting, logs = args.worker
+        print(json.dumps(worker(Path(root), setting, Path(logs))))
+        return
+
+    from inspect_personamem.datasets.v3.generator import generate
+
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in args.k:
+            root = Path(tmp, f"k{k}")
+            generate(
+                root,
+                personas=args.personas,
+                queries_per_type=k,
+                seed=args.seed,
+                history_tokens=args.history_tokens,
+            )
+            for setting in args.settings:
+                logs = Path(tmp, f"logs-k{k}-{setting}")
+                done = subprocess.run(
+                    [sys.executable, __file__, "--worker", str(root), setting, str(logs)],
+                    capture_output=True,
+                    text=True,
+                    env=os.environ,
+                )
+                if done.returncode != 0:
+                    raise RuntimeError(f"{setting} at k={k}: {done.stderr[-3000:]}")
+                row = {
+                    "k": k,
+                    "personas": args.personas,
+                    "setting": setting,
+                    **json.loads(done.stdout.strip().splitlines()[-1]),
+                }
+                print(json.dumps(row), flush=True)
+                results.append(row)
+    report = {
+        "history_tokens": args.history_tokens,
+        "cores": os.cpu_count(),
+        "load": round(os.getloadavg()[0], 2),
+        "runs": results,
+    }
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
