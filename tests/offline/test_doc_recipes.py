@@ -1,10 +1,11 @@
 """Every offline command the docs print runs as printed: each fenced `bash` block marked
 `<!-- offline-recipe -->` is run whole by bash, in a folder holding the data `try` writes
 of each version (where the recipes name it), with only the placeholders a page defines
-filled, `HF_HUB_OFFLINE=1`, every web request sent to a closed port,
-`INSPECT_EVAL_LIMIT=3` and a log folder of its own; every log it writes must succeed.
-Every docs line that runs an offline model is in such a block. And what the README says
-of `inspect eval` under Ctrl-C, held with a real SIGINT."""
+filled, `HF_HUB_OFFLINE=1`, every web request sent to a closed port, `pip install` of an
+extra checked and not run (`pip_stand_in`), `INSPECT_EVAL_LIMIT=3` and a log folder of
+its own; every log it writes must succeed. Every docs command that runs offline is in
+such a block, or, a `try` command, run as printed by its own test. And what the README
+says of `inspect eval` under Ctrl-C, held with a real SIGINT."""
 
 from __future__ import annotations
 
@@ -20,45 +21,35 @@ from typing import Any
 
 import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
+from support.doc_commands import (
+    PAGES,
+    ROOT,
+    SHELLS,
+    TRIED,
+    TRY,
+    blocks,
+    commands,
+    is_offline,
+    pip_stand_in,
+    random_models,
+    read,
+)
 from support.helpers import offline_env
 
 from inspect_personamem.datasets.registry import VERSIONS
 
-ROOT = Path(__file__).resolve().parents[2]
-DOCS = (
-    "README.md",
-    "docs/offline.md",
-    "docs/open-answers.md",
-    "docs/personamem-v2.md",
-    "docs/personamem-v3.md",
-    "docs/memory-and-retrieval.md",
-)
-MARK = "<!-- offline-recipe -->"
-_FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 DATA = {"v1": "personamem-try/data", "v2": "personamem-v2-try/data", "v3": "personamem-v3-try/data"}
 """Where each version's data are, as the recipes name them: where `try` (`--out`) writes."""
 PLACEHOLDERS = {"FOLDER": "personamem"}
 """What a page defines a placeholder as: `-T data_dir=FOLDER`, a folder of the split's
 files (offline.md, "The shortcut floor")."""
-OFFLINE_MODELS = ("personamem/oracle", "personamem/floor")
-
-
-def blocks(page: str) -> list[tuple[str, str, bool]]:
-    """Each fenced block of a page: its language, its text and whether it is marked a
-    recipe (the marker on the line before its fence)."""
-    found: list[tuple[str, str, bool]] = []
-    for match in _FENCE.finditer(page):
-        before = page[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
-        found.append((match[1], match[2], before.strip() == MARK))
-    return found
 
 
 def recipes() -> list[tuple[str, str]]:
     """Every marked block of the docs, by `page#n`."""
     found: list[tuple[str, str]] = []
-    for doc in DOCS:
-        page = (ROOT / doc).read_text(encoding="utf-8")
-        marked = [text for language, text, mark in blocks(page) if mark and language == "bash"]
+    for doc in PAGES:
+        marked = [text for language, text, mark in blocks(read(doc)) if mark and language == "bash"]
         found.extend((f"{doc}#{n}", text) for n, text in enumerate(marked, 1))
     return found
 
@@ -66,28 +57,52 @@ def recipes() -> list[tuple[str, str]]:
 RECIPES = recipes()
 
 
-def test_every_offline_command_of_the_docs_is_a_recipe() -> None:
-    """A docs command line that runs an offline model is in a marked block, and the
-    recipes cover v1, v2 and v3: choosing, answering openly, an agent, the Markdown
-    memory."""
-    for doc in DOCS:
-        page = (ROOT / doc).read_text(encoding="utf-8")
-        for language, text, mark in blocks(page):
-            if language == "bash" and any(model in text for model in OFFLINE_MODELS):
-                assert mark, f"{doc}: an offline command outside a recipe: {text[:120]!r}"
+def test_every_offline_command_of_the_docs_is_run_as_printed() -> None:
+    """A command of any page that runs offline (`try`, the offline models, a random model
+    a page saves) is in a marked block, or, for a `try` command, run as printed by the
+    test `TRIED` names (which holds its text); and the recipes cover v1, v2 and v3:
+    choosing, answering openly, scoring the options' likelihood, an agent in process and
+    over MCP, the Markdown memory."""
+    saved = random_models()
+    assert saved, "the page saving a random model (offline.md) names its folder"
+    for doc in PAGES:
+        for language, text, mark in blocks(read(doc)):
+            for command in commands(text) if language in SHELLS else []:
+                if TRY in command:
+                    assert command in TRIED, f"{doc}: a try command no test runs: {command!r}"
+                    assert command in read(TRIED[command]), (TRIED[command], command)
+                elif is_offline(command, saved):
+                    assert mark, f"{doc}: an offline command outside a recipe: {command!r}"
     every = "\n".join(text for _, text in RECIPES)
     for needed in (
         "inspect_personamem/personamem_32k --model personamem/oracle",
         "inspect_personamem/personamem_32k --model personamem/floor",
         "-T answer=open --model-role grader=personamem/oracle",
+        "-T answer=logprob",
         "-T history=tools",
         "inspect_personamem/personamem_v2_32k --model personamem/oracle",
         "inspect_personamem/personamem_v3 --model personamem/oracle",
         "inspect_personamem/personamem_v3 --model personamem/floor",
         "-T history=apps",
+        "-T apps_transport=mcp",
         "memory_writer:MarkdownMemory",
     ):
         assert needed in every, needed
+
+
+def test_a_new_offline_command_outside_a_recipe_is_found() -> None:
+    """The check above sees an offline command wherever a block prints it: continued,
+    after a comment line, in any shell language, a random model by its folder."""
+    saved = random_models()
+    page = "```sh\n# one\ninspect eval t \\\n    --model personamem/floor\n```\n"
+    [(language, text, mark)] = blocks(page)
+    assert language in SHELLS and not mark
+    assert [is_offline(c, saved) for c in commands(text)] == [True]
+    tiny = f"inspect eval t --model hf/local -M model_path=$PWD/{sorted(saved)[0]}"
+    assert is_offline(tiny, saved) and not is_offline("inspect eval t --model openai/gpt-4o", saved)
+    assert commands("inspect-personamem try --dataset v3   # six runs\n") == [
+        "inspect-personamem try --dataset v3"
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -102,8 +117,8 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
         trial = trying.trial({option.dest: None for option in trying.options}, 60, 0)
         trial.write((folder / where).absolute())
     shutil.copytree(folder / DATA["v1"], folder / PLACEHOLDERS["FOLDER"])
-    for doc in DOCS:
-        for language, text, _ in blocks((ROOT / doc).read_text(encoding="utf-8")):
+    for doc in PAGES:
+        for language, text, _ in blocks(read(doc)):
             named = re.match(r"# (\w+\.py)\n", text)
             if language == "python" and named:
                 (folder / named[1]).write_text(text, encoding="utf-8")
@@ -119,11 +134,12 @@ def filled(text: str) -> str:
 
 def environment(folder: Path, **more: str) -> dict[str, str]:
     """The environment with every web request sent to a closed port (`offline_env`), the
-    Python running the tests first on PATH (its `inspect`) and the package's source
-    importable."""
+    Python running the tests first on PATH (its `inspect`), after the stand-in for `pip
+    install` of an extra (`pip_stand_in`), and the package's source importable."""
     env = offline_env(folder)
     source = str(ROOT / "src")
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    first = (pip_stand_in(folder), Path(sys.executable).parent, env.get("PATH", ""))
+    env["PATH"] = os.pathsep.join(str(p) for p in first)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (source, env.get("PYTHONPATH")) if p)
     return {**env, **more}
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from support.doc_commands import pip_stand_in, printed
 from support.helpers import REAL_QUESTIONS, ROOT, offline_env, require
 
 from inspect_personamem.cli import main
@@ -46,10 +49,26 @@ def run_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def run_printed(tmp_path: Path, command: str) -> subprocess.CompletedProcess[str]:
+    """A command as the docs print it, run by bash in `tmp_path`, offline, the
+    environment's `inspect-personamem` first on PATH after the `pip install` stand-in."""
+    env = offline_env(tmp_path)
+    first = (pip_stand_in(tmp_path), CLI.parent, env["PATH"])
+    return subprocess.run(
+        ["bash", "-e", "-c", command],
+        env={**env, "PATH": os.pathsep.join(str(p) for p in first)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.report
 def test_try_command_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
-    done = run_cli(tmp_path, "--questions-count", "30")
+    """The README's command (and docs/offline.md's) as printed."""
+    done = run_printed(tmp_path, printed('pip install -e ".[report]" && inspect-personamem try'))
     assert done.returncode == 0, done.stderr
     out = tmp_path / "personamem-try"
     logs = [read_eval_log(info) for info in list_eval_logs(str(out / "logs"))]
@@ -117,13 +136,18 @@ def test_try_command_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.report
 def test_try_command_asks_the_real_questions(tmp_path: Path) -> None:
+    """docs/offline.md's command as printed, in a folder holding the real question file."""
     real = require(REAL_QUESTIONS)
-    done = run_cli(tmp_path, "--questions", str(real), "--limit", "40", "--out", "real")
+    shutil.copy(real, tmp_path / "questions_32k.csv")
+    command = printed("inspect-personamem try --questions questions_32k.csv --limit 60")
+    done = run_printed(tmp_path, command)
     assert done.returncode == 0, done.stderr
-    copied = tmp_path / "real" / "data" / "questions_32k.csv"
+    out = tmp_path / "personamem-try"
+    copied = out / "data" / "questions_32k.csv"
     assert copied.read_bytes() == real.read_bytes()
-    logs = [read_eval_log(info) for info in list_eval_logs(str(tmp_path / "real" / "logs"))]
-    assert [len(log.samples or []) for log in logs] == [40] * 8  # the re-graded run too
+    logs = [read_eval_log(info) for info in list_eval_logs(str(out / "logs"))]
+    limit = int(command.split("--limit ")[1])
+    assert [len(log.samples or []) for log in logs] == [limit] * 8  # the re-graded run too
     # the runs that read the generated histories are on synthetic data; those that read
     # the real question file alone are not
     releases = {

@@ -10,6 +10,7 @@ import csv
 import dataclasses
 import json
 import math
+import shlex
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
+from support.doc_commands import printed
 
 from inspect_personamem.cli import main
 from inspect_personamem.datasets.v3.judges.proactive import Proactive
@@ -42,8 +44,9 @@ def texts(messages: list[ChatMessage]) -> str:
 
 @pytest.fixture(scope="module")
 def tried(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str], list[EvalLog]]:
-    """`try --dataset v3` run once, its runs keeping the history in their logs, and
-    every input its models were sent."""
+    """`try --dataset v3` run once, as the docs print it (in this process, by the
+    command's own entry point, to record what its models are sent), its runs keeping the
+    history in their logs, and every input its models were sent."""
     sent: list[str] = []
     patch = pytest.MonkeyPatch()
     for model in (OracleModel, FloorModel):
@@ -66,11 +69,14 @@ def tried(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str], li
         for run in offline.TRIAL_RUNS
     )
     patch.setattr(offline, "TRIAL_RUNS", kept)
-    out = tmp_path_factory.mktemp("try") / "out"
+    folder = tmp_path_factory.mktemp("try")
+    patch.chdir(folder)
+    command = printed("inspect-personamem try --dataset v3")  # as docs/offline.md prints it
     try:
-        assert main(["try", "--dataset", "v3", "--out", str(out), "--questions-count", "62"]) == 0
+        assert main(shlex.split(command)[1:]) == 0
     finally:
         patch.undo()
+    out = folder / "personamem-try"
     logs = [read_eval_log(info) for info in list_eval_logs(str(out / "logs"))]
     return out, sent, logs
 
