@@ -144,7 +144,7 @@ def test_each_selector_is_an_option_of_the_versions_taking_it() -> None:
     found = {flag: [v.key for v in versions] for flag, versions in selector_options().items()}
     assert found == {"--split": ["v1"], "--subset": ["v2"], "--length": ["v2"], "--family": ["v3"]}
     own = {flag: [v.key for v in versions] for flag, (_, versions) in version_options().items()}
-    assert own == {"--history": ["v3"], "--history-layout": ["v3"]}
+    assert own == {"--history": ["v3"], "--history-layout": ["v3"], "--judge": ["v3"]}
 
 
 def test_a_versions_selectors_take_their_defaults_but_the_fixed_one() -> None:
@@ -162,6 +162,7 @@ def test_a_versions_selectors_take_their_defaults_but_the_fixed_one() -> None:
         "family": "all",
         "history": "memory",
         "history_layout": None,
+        "judge": None,
     }
     with pytest.raises(PersonaMemArgumentError, match="^--history is an option of --dataset v3"):
         check_dataset_options(options("v1", split="32k", history="none"))
@@ -175,3 +176,15 @@ def test_a_value_the_chosen_version_does_not_take_is_refused_naming_its_choices(
     assert str(info.value) == "--subset test: --dataset v2 takes benchmark, train, val"
     with pytest.raises(PersonaMemArgumentError, match=r"^--length 1M: --dataset v2 takes 32k, "):
         check_dataset_options(options("v2", length="1M"))
+
+
+def test_grader_options_are_refused_where_the_run_calls_no_grader(
+    small_split: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["estimate", "--split", "32k", "--model", "openai/gpt-4.1", "--data-dir",
+                 str(small_split), "--grader", "openai/gpt-5.5"])  # fmt: skip
+    assert code == 2
+    assert capsys.readouterr().err == (
+        "inspect-personamem estimate: --grader: a v1 run answering by choice calls no grader; "
+        "leave it out\n"
+    )

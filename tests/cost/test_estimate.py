@@ -9,10 +9,11 @@ from inspect_ai.model import ModelCost
 from support.helpers import mock_model, run_task
 
 from inspect_personamem.cli import main
-from inspect_personamem.cost.estimate import CostEstimate, Plan, estimate
-from inspect_personamem.cost.prices import load_prices
+from inspect_personamem.cost.estimate import CostEstimate, Plan, _estimate, estimate
+from inspect_personamem.cost.prices import LongContext, load_prices
 from inspect_personamem.cost.prompt_cache import CacheSettings, ideal_cached_tokens
 from inspect_personamem.cost.usage import logged_usage
+from inspect_personamem.data.requests import GraderCalls, Request
 from inspect_personamem.datasets.declared import Where
 from inspect_personamem.datasets.registry import version
 from inspect_personamem.datasets.v1.cost import requests_for
@@ -126,3 +127,52 @@ def test_compare_reads_the_usage_the_provider_reported(
     assert f"input tokens   {usage.input:,} (cached 0 = 0.0%" in out
     assert "cost           not logged (Inspect logs it where it has the price" in out
     assert "given on the command line" in out
+
+
+def test_a_request_over_a_long_context_threshold_is_priced_whole_at_the_tier() -> None:
+    """Two contexts' requests, one over 200k input tokens: it alone, input and output, at
+    the tier's prices; caching splits each request's prefix into reads and writes."""
+    requests = [Request("a", 100_000, 150_000), Request("b", 250_000, 300_000)]
+    result = _estimate("t", "s", "d", requests, Plan("file", settings=CacheSettings(1, 1, None)))
+    price = ModelCost(input=3.0, input_cache_read=0.3, input_cache_write=3.75, output=15.0)
+    tier = LongContext(200_000, ModelCost(input=6, input_cache_read=0.6, input_cache_write=7.5,
+                                          output=22.5))  # fmt: skip
+    out = result.output_tokens_per_question
+    assert result.long_context_requests(tier) == 1
+    assert result.cost(price, caching=False, tier=tier) == pytest.approx(
+        (150_000 * 3 + out * 15 + 300_000 * 6 + out * 22.5) / 1e6
+    )
+    assert result.cost(price, caching=False) == pytest.approx((450_000 * 3 + 2 * out * 15) / 1e6)
+    # nothing shared across contexts: each prefix written, the rest input
+    assert result.cost(price, caching=True, tier=tier) == pytest.approx(
+        (50_000 * 3 + 100_000 * 3.75 + out * 15 + 50_000 * 6 + 250_000 * 7.5 + out * 22.5) / 1e6
+    )
+
+
+def test_the_graders_calls_follow_the_questions_sent_and_are_priced_each() -> None:
+    """`--limit` keeps the calls of the questions it sends; a call over the tier's
+    threshold is priced at the tier."""
+    requests = [Request("a", 0, 10, 1), Request("a", 0, 10, 0), Request("b", 0, 10, 0)]
+    calls = GraderCalls([(100,), (), (300_000, 50)], "judges")
+    plan = Plan("grouped", limit=2, grader_output_tokens=10)
+    result = _estimate("t", "s", "d", requests, plan, calls)
+    assert result.grader is not None  # grouped: a's end 0, a's end 1
+    assert list(result.grader.prompts) == [(), (100,)]
+    price = ModelCost(input=1.0, input_cache_read=0.1, input_cache_write=1.0, output=2.0)
+    assert result.grader_cost(price) == pytest.approx((100 + 10 * 2) / 1e6)
+    whole = _estimate("t", "s", "d", requests, Plan(grader_output_tokens=10), calls)
+    tier = LongContext(200_000, ModelCost(input=5, input_cache_read=1, input_cache_write=5,
+                                          output=7))  # fmt: skip
+    assert whole.grader_cost(price, tier) == pytest.approx(
+        (150 * 1 + 2 * 10 * 2 + 300_000 * 5 + 10 * 7) / 1e6
+    )
+
+
+def test_a_model_without_a_price_is_said_to_have_none(
+    small_split: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["estimate", "--split", "32k", "--model", "openai/o1", "--data-dir", str(small_split)])
+    rows = dict(line.split("  ", 1) for line in capsys.readouterr().out.splitlines())
+    rows = {name: value.strip() for name, value in rows.items()}
+    assert rows["price"].startswith("no price for openai/o1 in inspect_personamem/cost/")
+    assert rows["cost"] == "no price" and "$" not in "".join(rows.values())

@@ -68,6 +68,7 @@ def test_prices_command_prints_the_path_and_the_table(
     printed = tmp_path / "standard.yaml"
     printed.write_text(capsys.readouterr().out)
     assert load_prices(printed).prices == load_prices().prices
+    assert load_prices(printed).tiers == load_prices().tiers  # printed with their tiers
     main(["prices", "--batch"])
     out = capsys.readouterr().out
     batch = tmp_path / "batch.yaml"
@@ -81,3 +82,40 @@ def test_prices_command_prints_the_path_and_the_table(
     assert all(line.startswith("# ") for line in out.splitlines()[:6])
     assert "https://docs.anthropic.com/en/docs/build-with-claude/batch-processing" in out
     assert yaml.safe_load(out).keys() == prices.keys()  # nothing else for Inspect to read
+    assert load_prices(batch).tiers["openai/gpt-5.5"].price.input == 5.0  # the tier halved
+
+
+def test_the_table_prices_the_models_the_docs_name_with_their_tiers_and_pages() -> None:
+    table = load_prices()
+    gpt, sonnet = table.price("openai/gpt-5.5"), table.price("anthropic/claude-sonnet-4-6")
+    assert (gpt.input, gpt.input_cache_read, gpt.output) == (5.0, 0.5, 30.0)
+    assert (sonnet.input, sonnet.input_cache_read, sonnet.input_cache_write) == (3.0, 0.3, 3.75)
+    assert table.tier("anthropic/claude-sonnet-4-6") is None  # its 1M window at one price
+    tier = table.tier("openai/gpt-5.5-2026-04-23")  # a dated version takes its model's tier
+    assert tier is not None and tier.above == 272_000 and tier.price.input == 10.0
+    sonnet_4 = table.tier("anthropic/claude-sonnet-4")
+    assert sonnet_4 is not None and (sonnet_4.above, sonnet_4.price.output) == (200_000, 22.5)
+    assert table.note("openai/gpt-5.5").startswith(
+        "inspect_personamem/cost/model_costs.yaml, as of 2026-11-29; https://"
+    )
+    assert table.entry("openai/o1") is None  # named by the docs, no price found
+
+
+def test_inspect_reads_the_entries_as_it_reads_any_cost_config() -> None:
+    """Inspect makes `ModelCost(**entry)` of each entry: the keys it does not know (the
+    tier, the date, the page) are left out, the standard prices kept."""
+    for name, entry in yaml.safe_load(prices_path().read_text()).items():
+        assert ModelCost(**entry) == load_prices().prices[name]
+
+
+def test_a_tier_without_its_threshold_is_refused_in_one_line(tmp_path: Path) -> None:
+    own = tmp_path / "prices.yaml"
+    own.write_text("x/y: {input: 1, output: 2, input_cache_read: 0.1, input_cache_write: 1, "
+                   "long_context: {input: 2, output: 3, input_cache_read: 0.2, "
+                   "input_cache_write: 2}}\n")  # fmt: skip
+    with pytest.raises(ValueError, match="x/y: long_context.above: a positive token count"):
+        load_prices(own)
+    own.write_text("x/y: {input: 1, output: 2, input_cache_read: 0.1, input_cache_write: 1, "
+                   "long_context: {above: 5, input: 2}}\n")  # fmt: skip
+    with pytest.raises(ValueError, match="x/y: long_context: output: Field required"):
+        load_prices(own)

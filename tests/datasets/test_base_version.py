@@ -68,9 +68,9 @@ def test_another_versions_selector_is_refused_naming_this_ones() -> None:
     assert V1.refuses_selector("--length") == "PersonaMem (v1) has its length in --split"
 
 
-def test_metrics_are_accuracy_its_error_and_one_per_group() -> None:
+def test_metrics_are_accuracy_its_interval_its_error_and_one_per_group() -> None:
     groups = len(V1.groups)
-    assert len(V1.metrics("chosen")) == 3 + groups
+    assert len(V1.metrics("chosen")) == 4 + groups
     assert len(V1.group_metrics()) == groups == 4
-    assert "grader" in repr(V1.metrics("graded")[2])
+    assert "grader" in repr(V1.metrics("graded")[3])
     assert V1.scored_as("graded", {}) == "graded" and V1.label_words({}) == []

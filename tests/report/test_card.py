@@ -114,7 +114,8 @@ def test_a_card_per_model_and_setting_holds_its_schema_and_the_reports_numbers(
     assert full["schema"] == SCHEMA == json.loads(SCHEMA_FILE.read_text())["$id"]
     assert full["overall"]["accuracy"] == pytest.approx(mean(list(expected.values.values())))
     assert full["questions"] == {
-        "in_split": 24, "planned": 24, "scored": 24, "errored": 0, "unanswered": 0, "epochs": 1,
+        "in_split": 24, "planned": 24, "scored": 24, "rows": 24, "errored": 0, "unanswered": 0,
+        "epochs": 1,
     }  # fmt: skip
     assert full["model"] == {
         "name": ORACLE,

@@ -19,6 +19,7 @@ from support.reports import (
     hashed_answer,
     read_csv,
     run,
+    values_in,
 )
 
 from inspect_personamem.datasets.v1.generator import generate_split, write_questions
@@ -107,6 +108,38 @@ def test_topics_with_line_breaks_and_long_topics_match_inspect(tmp_path: Path) -
     [summary] = report.summaries
     assert not any("MISMATCH" in note for note in report.notes)
     assert f"{summary.label}: matches Inspect" in "\n".join(report.notes)
-    topics = set(read_csv(tmp_path / "out", "topics")[0]) - {"run"}
+    topics = values_in(tmp_path / "out", "topics")
     # whole words, as many as fit 1024 characters with the "..."
     assert {"travel Planning", " ".join(["preferences"] * 85) + "..."} <= topics
+
+
+def test_a_log_written_before_the_interval_and_the_ago_names_still_matches(
+    logs: Logs, tmp_path: Path
+) -> None:
+    log = read_eval_log(logs.locations["a_none"])
+    assert log.results is not None
+    metrics = log.results.scores[0].metrics
+    ci_low = metrics["ci_low"].value
+    renamed = {
+        name.removesuffix("_ago") if name.startswith("sessions") else name: metric
+        for name, metric in metrics.items()
+        if name not in ("ci_low", "ci_high")
+    }
+    assert any(name.startswith("sessions_") and name[-1].isdigit() for name in renamed)
+    log.results.scores[0].metrics = renamed
+    write_eval_log(log, str(tmp_path / "older.json"))
+    report = build_report([tmp_path / "older.json"], tmp_path / "out")
+    [note] = [n for n in report.notes if "Inspect" in n and "metrics" in n]
+    assert "matches Inspect" in note and "MISMATCH" not in note
+    # and the report's interval is the one a newer log holds
+    [summary] = report.summaries
+    assert summary.overall.low == ci_low
+
+
+def test_a_stored_interval_that_differs_is_flagged(logs: Logs, tmp_path: Path) -> None:
+    log = read_eval_log(logs.locations["a_none"])
+    assert log.results is not None
+    log.results.scores[0].metrics["ci_high"].value -= 0.05
+    write_eval_log(log, str(tmp_path / "edited.json"))
+    report = build_report([tmp_path / "edited.json"], tmp_path / "out")
+    assert any("MISMATCH in 1 of" in note and "ci_high stored" in note for note in report.notes)

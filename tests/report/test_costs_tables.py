@@ -54,4 +54,6 @@ def test_dollars_per_point_are_the_extra_dollars_over_the_no_history_run_per_poi
 def test_the_note_says_which_prices_and_of_when() -> None:
     assert "prices of `prices.yaml` (a table given;" in cost_table([], [], PRICES).note
     shipped = PriceTable({}, "the shipped table", True)
-    assert f"(as of {SHIPPED_AS_OF};" in cost_table([], [], shipped).note
+    assert f"(as of {SHIPPED_AS_OF}, or the date an entry gives; standard prices" in (
+        cost_table([], [], shipped).note
+    )

@@ -49,12 +49,12 @@ def test_the_first_line_names_every_incomplete_run_and_a_subset_as_not_comparabl
     interrupted = expected_from_log(logs.locations["b_interrupted"])
     [limited] = set(labels) - {"a_full", "a_errors", "b_interrupted"}
     assert errors.errors and interrupted.errors
+    never = QUESTIONS - len(interrupted.values) - interrupted.errors
     assert line == (
-        "Incomplete runs: "
-        f"{labels['a_errors']} ({len(errors.values)} of {QUESTIONS} scored, "
-        f"{errors.errors} errored); "
-        f"{labels['b_interrupted']} (status error, {len(interrupted.values)} of {QUESTIONS} "
-        f"scored, {interrupted.errors} errored); "
+        f"{labels['a_errors']}: {QUESTIONS - len(errors.values)} of {QUESTIONS} questions "
+        "unscored (errored); "
+        f"{labels['b_interrupted']}: status error, {QUESTIONS - len(interrupted.values)} of "
+        f"{QUESTIONS} questions unscored ({interrupted.errors} errored, {never} never run); "
         "not comparable with published numbers: subset (1 of 4)"
     )  # the limited run is complete: every question it asked was scored
 
@@ -70,10 +70,23 @@ def test_the_first_line_names_every_incomplete_run_and_a_subset_as_not_comparabl
 
 
 def test_runs_short_in_the_same_way_are_named_once_together() -> None:
-    def summary(label: str, *shortfalls: str) -> RunSummary:
+    """One clause per way runs are short: which runs (all counted, some counted and
+    named, one by its label) and what is short and why, `in each` where several share
+    it; not one bold line per run that reads as if one run were short."""
+
+    def summary(label: str, scored: int = 186, planned: int = 186, **more: Any) -> RunSummary:
+        unscored = more.get("unscored", {})
+        shortfalls = ["short"] if scored < planned or more.get("status") else []
         run: Any = SimpleNamespace(
             complete=not shortfalls,
-            shortfalls=list(shortfalls),
+            shortfalls=shortfalls,
+            status=more.get("status") or "success",
+            planned=planned,
+            scored_questions=scored,
+            errors=more.get("errors", 0),
+            unscored=unscored,
+            unscored_total=sum(unscored.values()),
+            unanswered=0,
             subset="",
             unreleased="",
             synthetic="",
@@ -82,18 +95,26 @@ def test_runs_short_in_the_same_way_are_named_once_together() -> None:
         )
         return cast(RunSummary, SimpleNamespace(run=run, label=label))
 
-    unjudged = ("156 of 186 scored", "30 unscored (judge_not_built)")
+    unjudged = {"scored": 156, "unscored": {"judge_not_built": 30}}
+    every = [
+        summary(label, **unjudged)  # type: ignore[arg-type]
+        for label in ("oracle, full history", "floor, no history", "oracle, no history")
+    ]
+    assert headline(every) == ("All 3 runs: 30 of 186 questions unscored (judge not built) in each")
     summaries = [
-        summary("oracle, full history", *unjudged),
-        summary("floor, no history", *unjudged),
+        every[0],
+        every[1],
         summary("oracle, apps agent"),
-        summary("oracle, apps agent over MCP", "48 of 54 scored", "6 unscored (judge_not_built)"),
-        summary("oracle, no history", *unjudged),
+        summary("oracle, apps agent over MCP", 48, 54, errors=2, unscored={"judge_not_built": 4}),
+        every[2],
+        summary("oracle, cut", 10, 54, status="error"),
     ]
     assert headline(summaries) == (
-        "Incomplete runs: oracle, full history · floor, no history · oracle, no history "
-        "(156 of 186 scored, 30 unscored (judge_not_built)); oracle, apps agent over MCP "
-        "(48 of 54 scored, 6 unscored (judge_not_built))"
+        "3 of 6 runs (oracle, full history · floor, no history · oracle, no history): "
+        "30 of 186 questions unscored (judge not built) in each; "
+        "oracle, apps agent over MCP: 6 of 54 questions unscored (2 errored, "
+        "4 judge not built); oracle, cut: status error, 44 of 54 questions unscored "
+        "(never run)"
     )
 
 

@@ -24,6 +24,7 @@ from support.reports import (
     published_gpt_4o,
     read_csv,
     run,
+    runs_in,
 )
 
 from inspect_personamem.cli import main
@@ -90,7 +91,7 @@ def test_a_limited_run_is_marked_a_subset_and_kept_out_of_the_published_comparis
     subset = [s.label for s in report.summaries if s.overall.n == 10]
     assert len(subset) == 1 and "subset 10/24" in subset[0]
     for name in ("overall", "runs", "categories", "sessions", "topics", "estimates"):
-        labels = {row["run"] for row in read_csv(tmp_path / "out", name)}
+        labels = runs_in(tmp_path / "out", name)
         assert subset[0] in labels, name
         assert sum("subset" in label for label in labels) == 1, name
     assert report.headline == (
@@ -135,7 +136,7 @@ def test_a_run_on_other_data_is_marked_and_kept_out_of_the_published_comparison(
     other = labels["a_full"]
     assert other == "mockllm/model-a, full history, not released data"
     for name in ("overall", "runs", "categories", "gain", "sessions", "topics", "estimates"):
-        assert other in {row["run"] for row in read_csv(out, name)}, name
+        assert other in runs_in(out, name), name
     data = {row["run"]: row["data"] for row in read_csv(out, "runs")}
     assert data == {
         other: "not released",

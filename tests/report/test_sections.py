@@ -18,22 +18,27 @@ from inspect_personamem.report.tables import Table
 pytest.importorskip("matplotlib", reason="needs the report extra: pip install -e '.[report]'")
 
 from inspect_personamem.report import figures  # noqa: E402
+from inspect_personamem.report.html_page import FigureFile  # noqa: E402
 
 
 def test_a_version_without_sections_of_its_own_gets_the_common_ones(
     logs: Logs, tmp_path: Path
 ) -> None:
     """The common sections (`ReportContext.common`): overall, runs, a table per group
-    with its title and every value's column (known ones by title), the cost beside
-    accuracy with its dollars per point gained, and every estimate, each named after
-    the version's key and titled after its name."""
+    with its title and every value's column (known ones by title), the figure of a group
+    with known values before its table, the cost beside accuracy with its dollars per
+    point gained (and its figure), and every estimate, each named after the version's
+    key and titled after its name."""
     version = VERSIONS["v1"]
     runs = [run for run in read_runs([logs.folder]).runs if run.entry is version]
     summaries = [summarise(run, label) for run, label in zip(runs, run_labels(runs), strict=True)]
     context = ReportContext(figures, tmp_path, tmp_path / "figures", "", {}, Inclusion(), [])
     sections = context.common(version, summaries)
-    assert all(isinstance(section, Table) for section in sections)
     tables = {section.name: section for section in sections if isinstance(section, Table)}
+    drawn = [section.files[0].name for section in sections if isinstance(section, FigureFile)]
+    known = [f"v1_{group.metric}.png" for group in version.groups if group.values]
+    assert drawn == [*known, "v1_cost.png"]  # v1 declares no at-a-glance group
+    assert all((tmp_path / "figures" / name).is_file() for name in drawn)
     by_group = [f"v1_{group.metric}" for group in version.groups]
     assert list(tables) == ["v1_overall", "v1_runs", *by_group, "v1_cost", "v1_estimates"]
     assert tables["v1_cost"].columns[-3:] == ("accuracy", "gain", "USD per point")

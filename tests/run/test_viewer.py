@@ -9,6 +9,9 @@ import pytest
 from inspect_ai.log import EvalLog, headline_metric
 from support.helpers import mock_model, run_task
 
+from inspect_personamem.run.viewer import HEADER
+from inspect_personamem.scoring.intervals import INTERVAL_NAMES
+
 
 @pytest.fixture
 def answered_c(small_split: Path, tmp_path: Path) -> EvalLog:
@@ -57,3 +60,20 @@ def test_the_score_panel_names_the_correct_options_text(answered_c: EvalLog) -> 
         assert score.explanation is not None
         assert score.explanation.endswith(f"({letter.strip('() ')}): {sample.choices[index]}")
         assert score.answer == "(c)"
+
+
+@pytest.mark.slow  # a run read through the viewer's data
+def test_the_header_holds_the_result_and_the_breakdowns_read_whole(answered_c: EvalLog) -> None:
+    """What `inspect view` draws from the metrics: those without a `group_key` in its
+    header card (`HEADER` first), the rest under "All scoring" with their trailing
+    digits stripped, so none of theirs ends in one."""
+    assert answered_c.results is not None
+    metrics = answered_c.results.scores[0].metrics
+    header = [name for name, m in metrics.items() if "group_key" not in m.params]
+    assert header == [*HEADER, "unparsed"]
+    assert all(metrics[name].name == name for name in header)  # no registry prefix
+    breakdowns = [name for name, m in metrics.items() if "group_key" in m.params]
+    assert any(name.startswith("sessions_") for name in breakdowns)
+    assert [name for name in breakdowns if name[-1].isdigit() or "None" in name] == []
+    low, high = (metrics[name].value for name in INTERVAL_NAMES)
+    assert 0.0 <= low <= metrics["accuracy"].value <= high <= 1.0

@@ -21,7 +21,9 @@ from inspect_ai.model import (
     ModelOutput,
     ModelUsage,
     get_model,
+    get_model_info,
     modelapi,
+    set_model_info,
 )
 from inspect_ai.scorer import CORRECT
 from inspect_ai.tool import ToolChoice, ToolInfo
@@ -145,6 +147,11 @@ def test_a_cost_limit_leaves_questions_unscored(small_split: Path, tmp_path: Pat
     args = {"data_dir": str(small_split)}
     with serve_chat(oracle_answers(small_split / "questions_32k.csv", 0.8)) as server:
         model = get_model("openai/gpt-4.1", base_url=server.url, api_key="stand-in")
+        # Inspect keeps a priced run's costs for the process: unprice the model, as a
+        # fresh process has it, whichever test ran here before
+        unpriced = get_model_info("openai/gpt-4.1")
+        assert unpriced is not None
+        set_model_info("openai/gpt-4.1", unpriced.model_copy(update={"cost": None}))
         with pytest.raises(Exception, match="cost_limit requires cost data.*--model-cost-config"):
             run_task(TASK, model, tmp_path / "unpriced", args, cost_limit=0.01)
         priced = run_task(TASK, model, tmp_path / "priced", args, model_cost_config=costs)

@@ -164,6 +164,26 @@ def read_csv(report_dir: Path, name: str) -> list[dict[str, str]]:
         return list(csv.DictReader(file))
 
 
+def runs_in(report_dir: Path, name: str) -> set[str]:
+    """The runs a table shows: its `run` column, or, for a group of more values than
+    `tables.TRANSPOSE_AT` (a row per value), its columns after the first."""
+    with (report_dir / "tables" / f"{name}.csv").open(encoding="utf-8") as file:
+        header, *rows = list(csv.reader(file))
+    if header[0] == "run":
+        return {row[0] for row in rows}
+    return set(header[1:])
+
+
+def values_in(report_dir: Path, name: str) -> set[str]:
+    """The values of its group a table shows: its columns after `run`, or, for a group
+    of more values than `tables.TRANSPOSE_AT` (a row per value), its first column."""
+    with (report_dir / "tables" / f"{name}.csv").open(encoding="utf-8") as file:
+        header, *rows = list(csv.reader(file))
+    if header[0] == "run":
+        return set(header[1:])
+    return {row[0] for row in rows}
+
+
 def close(cell: str, value: float) -> bool:
     if math.isnan(value):
         return cell == ""

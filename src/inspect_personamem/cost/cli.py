@@ -2,7 +2,10 @@
 
 A dataset version (`--dataset`, the registry's first the default) by its selectors
 (`datasets.base.DatasetVersion.selectors`), each an option; the one a task per value
-fixes is required, the others take their default.
+fixes is required, the others take their default. Where the run calls a grader
+(PersonaMem-v3's judges), the grader's calls are priced too, at `--grader`'s price, and
+the total is the model's and the grader's. A model the price table does not know is
+said to have no price (never $0).
 """
 
 from __future__ import annotations
@@ -29,6 +32,11 @@ if TYPE_CHECKING:
     from inspect_ai.model import ModelCost
 
     from inspect_personamem.cost.estimate import CostEstimate
+    from inspect_personamem.cost.prices import LongContext, PriceTable
+
+DEFAULT_GRADER = "openai/gpt-5.5"
+"""The grader priced unless `--grader` names another: the v3 authors' judge
+(`run_eval.py`@07bce3cd's default `--judge_model`)."""
 
 
 def offered() -> dict[str, DatasetVersion[Any]]:
@@ -96,6 +104,17 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help=f"contexts interleaved at a time (as -T interleave_block; {INTERLEAVE_BLOCK})",
     )
     parser.add_argument("--output-tokens", type=COUNT, default=300, help="expected per question")
+    parser.add_argument(
+        "--grader",
+        help=f"the model bound to the grader role, where the run calls one (v3's judges; "
+        f"default {DEFAULT_GRADER}, the authors' judge)",
+    )
+    parser.add_argument(
+        "--grader-output-tokens",
+        type=COUNT,
+        default=None,
+        help="expected output tokens a grader call (default 600: a verdict with its reasoning)",
+    )
     parser.add_argument(
         "--limit", type=POSITIVE_COUNT, help="only the first N questions (as inspect eval --limit)"
     )
@@ -186,6 +205,15 @@ def run(args: argparse.Namespace) -> int:
         if path is not None and not path.is_file():
             raise PersonaMemArgumentError(f"{option} {path}: no such file")
     result = estimate(args, selected)
+    for option, value in (
+        ("--grader", args.grader),
+        ("--grader-output-tokens", args.grader_output_tokens),
+    ):
+        if value is not None and result.grader is None:
+            raise PersonaMemArgumentError(
+                f"{option}: a {VERSIONS[args.dataset].key} run answering by choice calls no "
+                "grader; leave it out"
+            )
     overrides = {
         "--price-input": args.price_input,
         "--price-cached-input": args.price_cached_input,
@@ -195,21 +223,36 @@ def run(args: argparse.Namespace) -> int:
     if given and len(given) < len(overrides):
         missing = ", ".join(name for name in overrides if name not in given)
         raise SystemExit(f"estimate: {', '.join(given)} given without {missing}: give all three")
+    table = load_prices(args.prices)
     if given:
-        price = ModelCost(
-            input=args.price_input,
-            input_cache_read=args.price_cached_input,
-            input_cache_write=args.price_input,
-            output=args.price_output,
+        price: Priced = (
+            ModelCost(
+                input=args.price_input,
+                input_cache_read=args.price_cached_input,
+                input_cache_write=args.price_input,
+                output=args.price_output,
+            ),
+            None,
+            "given on the command line",
         )
-        price_note = "given on the command line"
     else:
-        table = load_prices(args.prices)
-        price, price_note = table.price(args.model), table.note(args.model)
-    print(render(result, args, price, price_note))
+        price = priced(table, args.model)
+    print(render(result, args, price, priced(table, args.grader or DEFAULT_GRADER)))
     if args.compare:
         print(logged_usage(args.compare).render(result))
     return 0
+
+
+Priced = tuple["ModelCost | None", "LongContext | None", str]
+"""A model's price (None: the table has none), its long-context tier, and where the price
+comes from (or, without one, why)."""
+
+
+def priced(table: PriceTable, model: str) -> Priced:
+    """`model`'s price in `table`, its tier and note; no price where it has none."""
+    if table.entry(model) is None:
+        return None, None, f"no price for {model} in {table.source} (--prices FILE)"
+    return table.price(model), table.tier(model), table.note(model)
 
 
 def estimate(args: argparse.Namespace, selected: dict[str, Any]) -> CostEstimate:
@@ -224,25 +267,28 @@ def estimate(args: argparse.Namespace, selected: dict[str, Any]) -> CostEstimate
         CacheSettings(args.concurrency, args.latency, args.cache_ttl),
         args.output_tokens,
         args.limit,
+        *([] if args.grader_output_tokens is None else [args.grader_output_tokens]),
     )
     where = Where(args.data_dir, args.repo_id, args.revision, data_dir_option="--data-dir")
     return estimate(VERSIONS[args.dataset], selected, where, plan)
 
 
-def render(
-    result: CostEstimate, args: argparse.Namespace, price: ModelCost, price_note: str
-) -> str:
-    """The estimate as an aligned plain-text table."""
+def render(result: CostEstimate, args: argparse.Namespace, model: Priced, grader: Priced) -> str:
+    """The estimate as an aligned plain-text table: the model's requests, their price and
+    cost, the grader's calls where the run makes any, and the total."""
     cache = result.cache
     ideal = result.ideal_cached_tokens / cache.input_tokens if cache.input_tokens else 0.0
-    write = price.input_cache_write
-    writes = f", cache write {write:.3f}" if write != price.input else ""
+    price, tier, note = model
     rows = [
         ("split", f"{result.label} ({result.source})"),
         ("data", result.data_release),
         ("questions", f"{result.questions:,}"),
-        ("input tokens", f"{cache.input_tokens:,} (history {result.prefix_tokens:,})"),
-        ("output tokens", f"{result.output_tokens:,} (expected: {args.output_tokens} a question)"),
+        (
+            "input tokens",
+            f"{cache.input_tokens:,} ({_input_words(result)}; of it {result.prefix_tokens:,} a "
+            "prefix a context's other questions resend, the most a prompt cache can serve)",
+        ),
+        ("output tokens", _output_words(result, args.output_tokens)),
         (
             "cacheable share",
             f"{cache.share:.1%} of input tokens (ideal {ideal:.1%}; order={result.order}, "
@@ -250,30 +296,127 @@ def render(
             f"{args.cache_ttl:g} s cache lifetime)",
         ),
         *_order_rows(result),
-        (
-            "price",
-            f"{args.model}: input {price.input:.3f}, cached input {price.input_cache_read:.3f}"
-            f"{writes}, output {price.output:.3f} USD per 1M tokens ({price_note})",
-        ),
-        ("cost without caching", f"${result.cost(price, caching=False):,.2f}"),
-        ("cost with caching", f"${result.cost(price, caching=True):,.2f}"),
-        *_batch_rows(result, args.model, price),
+        ("price", _price_words(args.model, model)),
     ]
+    if price is None:
+        rows += [("cost", "no price")]
+        without = with_caching = None
+    else:
+        without = result.cost(price, caching=False, tier=tier)
+        with_caching = result.cost(price, caching=True, tier=tier)
+        if tier is not None:
+            rows.append(("long context", _tier_words(tier, result.long_context_requests(tier))))
+        rows += [
+            ("cost without caching", f"${without:,.2f}"),
+            ("cost with caching", f"${with_caching:,.2f}"),
+            *_batch_rows(result, args.model, price, tier),
+        ]
+    judges = _grader_rows(result, args, grader)
+    rows += judges
+    if judges and result.grader is not None and result.grader.counted:
+        rows.append(("total", _total(without, with_caching, result, grader)))
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
 
 
-def _batch_rows(result: CostEstimate, model: str, price: ModelCost) -> list[tuple[str, str]]:
+def _input_words(result: CostEstimate) -> str:
+    """What the input tokens count: each question's prompt, or an agent's whole budget."""
+    if any(request.calls > 1 for request in result.sent):
+        return "each question's whole token budget, as input: an agent's ceiling"
+    return "every question's whole prompt"
+
+
+def _output_words(result: CostEstimate, each: int) -> str:
+    """The output tokens, and what they assume: a question's, or each model call's where
+    a question makes several (an agent's turns)."""
+    calls = sum(request.calls for request in result.sent)
+    if calls == result.questions:
+        return f"{result.output_tokens:,} (expected: {each} a question)"
+    return (
+        f"{result.output_tokens:,} (expected: {each} a model call, {calls:,} calls: every "
+        "turn of an agent's budget used)"
+    )
+
+
+def _price_words(model: str, priced: Priced) -> str:
+    price, _, note = priced
+    if price is None:
+        return note
+    write = price.input_cache_write
+    writes = f", cache write {write:.3f}" if write != price.input else ""
+    return (
+        f"{model}: input {price.input:.3f}, cached input {price.input_cache_read:.3f}"
+        f"{writes}, output {price.output:.3f} USD per 1M tokens ({note})"
+    )
+
+
+def _tier_words(tier: LongContext, requests: int) -> str:
+    p = tier.price
+    return (
+        f"a request over {tier.above:,} input tokens is priced whole at input {p.input:.3f}, "
+        f"cached input {p.input_cache_read:.3f}, output {p.output:.3f}: {requests:,} of them"
+    )
+
+
+def _grader_rows(
+    result: CostEstimate, args: argparse.Namespace, grader: Priced
+) -> list[tuple[str, str]]:
+    """The grader's calls, tokens, price and cost; none where the run calls no grader."""
+    calls = result.grader
+    if calls is None:
+        return []
+    if not calls.counted:
+        return [("grader calls", calls.words)]
+    name = args.grader or DEFAULT_GRADER
+    price, tier, _ = grader
+    output = result.grader_output_tokens * calls.calls
+    rows = [
+        (
+            "grader calls",
+            f"{calls.calls:,} for {calls.judged:,} of the {result.questions:,} questions "
+            f"({calls.words})",
+        ),
+        (
+            "grader tokens",
+            f"input {calls.input_tokens:,} (the judges' prompts), output {output:,} "
+            f"(expected: {result.grader_output_tokens} a call)",
+        ),
+        ("grader price", _price_words(name, grader)),
+    ]
+    cost = "no price" if price is None else f"${result.grader_cost(price, tier):,.2f}"
+    return [*rows, ("grader cost", f"{cost} (no caching)")]
+
+
+def _total(
+    without: float | None, cached: float | None, result: CostEstimate, grader: Priced
+) -> str:
+    """The model's and the grader's cost together; no price where either has none."""
+    price, tier, _ = grader
+    if without is None or cached is None or price is None:
+        return "no price (a model without one)"
+    judged = result.grader_cost(price, tier)
+    return (
+        f"${without + judged:,.2f} without caching, ${cached + judged:,.2f} with it (the "
+        "model's and the grader's)"
+    )
+
+
+def _batch_rows(
+    result: CostEstimate, model: str, price: ModelCost, tier: LongContext | None
+) -> list[tuple[str, str]]:
     """The run's cost under `--batch`, without caching and with the share simulated
     above (cache hits in a batch are best-effort), by the provider's batch terms."""
     from inspect_personamem.cost.batch import batch_terms
+    from inspect_personamem.cost.prices import LongContext
 
     provider = model.split("/", 1)[0]
     terms = batch_terms(model)
     if terms is None:
         return [("batch cost", f"no batch terms known for {provider}")]
     batch = terms.price(price)
-    without, cached = result.cost(batch, caching=False), result.cost(batch, caching=True)
+    batch_tier = None if tier is None else LongContext(tier.above, terms.price(tier.price))
+    without = result.cost(batch, caching=False, tier=batch_tier)
+    cached = result.cost(batch, caching=True, tier=batch_tier)
     return [
         (
             "batch cost",

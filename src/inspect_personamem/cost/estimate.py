@@ -4,7 +4,10 @@ Reads the question file a dataset version's selectors name (located as the task 
 it; no context or history file is needed), counts input tokens from the file's own
 token counts (the version's `requests`), simulates prompt caching for the order asked
 for (and, for comparison, every other), and prices the run with and without caching
-(prices from `prices.py`).
+(prices from `prices.py`): each request at its model's long-context tier where its input
+is over the tier's threshold, the rest at the standard price. Where the version's run
+calls a grader (PersonaMem-v3's judges), the grader's calls are priced apart, each at its
+own size, none cached.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 
 from inspect_ai.model import ModelCost
 
-from inspect_personamem.cost.prices import tokens_cost
+from inspect_personamem.cost.prices import LongContext, tokens_cost
 from inspect_personamem.cost.prompt_cache import (
     CacheResult,
     CacheSettings,
@@ -23,7 +26,7 @@ from inspect_personamem.cost.prompt_cache import (
     simulate,
 )
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, ORDERS, order_records
-from inspect_personamem.data.requests import Request
+from inspect_personamem.data.requests import GraderCalls, Request
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.declared import Where
 from inspect_personamem.errors import PersonaMemArgumentError
@@ -47,7 +50,16 @@ class CostEstimate:
     the same settings."""
     ideal_cached_tokens: int
     prefix_tokens: int
+    """Tokens of the requests' shareable prefixes: the most a prompt cache can serve (the
+    history where a context's questions share it; none where they share nothing)."""
     output_tokens: int
+    sent: tuple[Request, ...] = ()
+    """The requests, in the order sent."""
+    output_tokens_per_question: int = 0
+    grader: GraderCalls | None = None
+    """The grader's calls, where the run makes any."""
+    grader_output_tokens: int = 0
+    """Expected output tokens of a grader call."""
 
     @classmethod
     def of(
@@ -60,6 +72,8 @@ class CostEstimate:
         cache: CacheResult,
         shares: dict[SampleOrder, float],
         output_tokens_per_question: int,
+        grader: GraderCalls | None = None,
+        grader_output_tokens: int = 0,
     ) -> CostEstimate:
         """The estimate of `requests`, sent in `order`, which cache as `cache` says."""
         return cls(
@@ -72,7 +86,11 @@ class CostEstimate:
             shares=shares,
             ideal_cached_tokens=ideal_cached_tokens(requests),
             prefix_tokens=sum(r.prefix_tokens for r in requests),
-            output_tokens=output_tokens_per_question * len(requests),
+            output_tokens=output_tokens_per_question * sum(r.calls for r in requests),
+            sent=tuple(requests),
+            output_tokens_per_question=output_tokens_per_question,
+            grader=grader,
+            grader_output_tokens=grader_output_tokens,
         )
 
     def better_order(self) -> SampleOrder | None:
@@ -85,16 +103,65 @@ class CostEstimate:
         best = max(self.shares, key=lambda order: self.shares[order])
         return best if self.shares[best] > self.cache.share + 0.05 else None
 
-    def cost(self, price: ModelCost, caching: bool) -> float:
-        """US dollars for the run, with or without prompt caching. With it, the cached
-        share of the history is read from the cache and the rest of the history written
+    def cost(self, price: ModelCost, caching: bool, tier: LongContext | None = None) -> float:
+        """US dollars for the run, with or without prompt caching, each request at `tier`'s
+        price where its input is over the tier's threshold. With caching, the cached share
+        of each request's prefix is read from the cache and the rest of the prefix written
         to it (at the input price where a provider charges nothing more for writes)."""
-        if not caching:
-            return tokens_cost(price, self.cache.input_tokens, 0, 0, self.output_tokens)
-        cached = self.cache.cached_tokens
-        written = self.prefix_tokens - cached
-        uncached = self.cache.input_tokens - cached - written
-        return tokens_cost(price, uncached, cached, written, self.output_tokens)
+        cached = self.cache.cached if caching else (0,) * len(self.sent)
+        return requests_cost(
+            price,
+            tier,
+            [r.input_tokens for r in self.sent],
+            cached,
+            [r.prefix_tokens - c for r, c in zip(self.sent, cached, strict=True)]
+            if caching
+            else [0] * len(self.sent),
+            [self.output_tokens_per_question * r.calls for r in self.sent],
+        )
+
+    def long_context_requests(self, tier: LongContext | None) -> int:
+        """How many requests `tier` prices (their input over its threshold)."""
+        return 0 if tier is None else sum(r.input_tokens > tier.above for r in self.sent)
+
+    def grader_cost(self, price: ModelCost, tier: LongContext | None = None) -> float:
+        """US dollars for the grader's calls, each uncached, at `tier` where it is over the
+        threshold; 0 where the run makes none."""
+        if self.grader is None:
+            return 0.0
+        prompts = [tokens for calls in self.grader.prompts for tokens in calls]
+        none = [0] * len(prompts)
+        outputs = [self.grader_output_tokens] * len(prompts)
+        return requests_cost(price, tier, prompts, none, none, outputs)
+
+
+def requests_cost(
+    price: ModelCost,
+    tier: LongContext | None,
+    inputs: Sequence[int],
+    cached: Sequence[int],
+    written: Sequence[int],
+    outputs: Sequence[int],
+) -> float:
+    """US dollars for requests of `inputs` tokens each (of which `cached` read from and
+    `written` to the cache) and `outputs` output tokens each: a request over `tier`'s
+    threshold all at the tier's price, the others at `price` (Inspect's formula)."""
+    sums = {False: [0, 0, 0, 0], True: [0, 0, 0, 0]}  # over the threshold -> totals
+    for tokens, read, wrote, output in zip(inputs, cached, written, outputs, strict=True):
+        totals = sums[tier is not None and tokens > tier.above]
+        totals[0] += tokens - read - wrote
+        totals[1] += read
+        totals[2] += wrote
+        totals[3] += output
+    over = sums[True]
+    standard = tokens_cost(price, *sums[False])
+    return standard if tier is None else standard + tokens_cost(tier.price, *over)
+
+
+GRADER_OUTPUT_TOKENS = 600
+"""A judge call's expected output tokens: a fenced JSON verdict with its reasoning, and
+a reasoning model's hidden tokens, which are billed as output (an assumption: the
+authors' judge calls set no output budget that was read)."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +175,8 @@ class Plan:
     settings: CacheSettings = CacheSettings()
     output_tokens_per_question: int = 300
     limit: int | None = None
+    grader_output_tokens: int = GRADER_OUTPUT_TOKENS
+    """Expected output tokens of a grader call (its verdict, with its reasoning)."""
 
 
 def estimate(
@@ -120,17 +189,29 @@ def estimate(
     if version.estimate is None:
         raise PersonaMemArgumentError(f"{version.name} declares no requests to estimate")
     asked = version.estimate.requests(selected, where)
-    return _estimate(asked.label, asked.source, asked.data_release, asked.requests, plan)
+    return _estimate(
+        asked.label, asked.source, asked.data_release, asked.requests, plan, asked.grader
+    )
 
 
 def _estimate(
-    label: str, source: str, data_release: str, requests: Sequence[Request], plan: Plan
+    label: str,
+    source: str,
+    data_release: str,
+    requests: Sequence[Request],
+    plan: Plan,
+    grader: GraderCalls | None = None,
 ) -> CostEstimate:
     """The estimate of `requests` sent in the plan's order, beside every other order's
     share. The order reads a request as it reads a question: its history, and where that
     ends (in tokens, which grow with a history's messages)."""
     by_order = {o: order_records(requests, o, plan.interleave_block)[: plan.limit] for o in ORDERS}
     caching = {o: simulate(sent, plan.settings) for o, sent in by_order.items()}
+    if grader is not None and grader.counted:  # the calls of the questions sent, in order
+        at = {id(request): index for index, request in enumerate(requests)}
+        calls = [grader.prompts[at[id(request)]] for request in by_order[plan.order]]
+        grader = GraderCalls(calls, grader.words)
+
     return CostEstimate.of(
         label,
         source,
@@ -140,4 +221,6 @@ def _estimate(
         caching[plan.order],
         {o: result.share for o, result in caching.items()},
         plan.output_tokens_per_question,
+        grader,
+        plan.grader_output_tokens,
     )

@@ -5,13 +5,20 @@ Inspect's `ModelCost`, US dollars per million tokens), so the one file serves
 `inspect eval --model-cost-config` (Inspect then logs each call's cost and can enforce
 `--cost-limit`), the estimate before a run and the report after it; all of them price
 tokens with Inspect's own `compute_model_cost`.
+
+An entry may say more than Inspect reads (Inspect's `ModelCost` ignores other keys):
+`as_of` and `page`, when and where its prices were read (else the table's
+`SHIPPED_AS_OF` and the provider's `PRICING_PAGES`), and `long_context`, the prices a
+provider charges for a whole request whose input is over `above` tokens (its
+long-context tier: `LongContext`). Inspect knows no tiers, so the cost it logs for such
+a request is the standard one; the estimate prices the tier (`PriceTable.tier`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.resources import files as package_files
 from pathlib import Path
 from typing import Any
@@ -25,7 +32,8 @@ from inspect_personamem.errors import PersonaMemArgumentError, PersonaMemDataErr
 PRICES_FILE = "model_costs.yaml"
 """The shipped table's name in this package (`cost/`)."""
 SHIPPED_AS_OF = "2025-06"
-"""When the shipped table's prices were read off the providers' pages."""
+"""When the shipped table's prices were read off the providers' pages, where an entry
+gives no `as_of` of its own."""
 PRICING_PAGES = {
     "openai": "https://platform.openai.com/docs/pricing",
     "anthropic": "https://www.anthropic.com/pricing",
@@ -44,38 +52,71 @@ def prices_path() -> Path:
 
 
 @dataclass(frozen=True)
+class LongContext:
+    """A provider's long-context tier: a request whose input (cached or not) is over
+    `above` tokens is priced, all of it, output too, at `price`."""
+
+    above: int
+    price: ModelCost
+
+
+@dataclass(frozen=True)
+class Read:
+    """When and where an entry's prices were read (None: the table's own)."""
+
+    as_of: str | None = None
+    page: str | None = None
+
+
+@dataclass(frozen=True)
 class PriceTable:
     prices: dict[str, ModelCost]
     source: str
     """The file the prices were read from, as the notes name it."""
     shipped: bool
     """Whether it is the table shipped with the package (dated, its sources known)."""
+    tiers: Mapping[str, LongContext] = field(default_factory=dict)
+    """Entry -> its long-context tier, where its provider charges one."""
+    read: Mapping[str, Read] = field(default_factory=dict)
+    """Entry -> when and where its prices were read, where it says."""
 
-    def price(self, model: str) -> ModelCost:
-        """The price of `model`: an exact entry, else the entry it extends with a date
-        or `-latest` (so `openai/gpt-4.1-2025-04-14` takes `openai/gpt-4.1`)."""
+    def entry(self, model: str) -> str | None:
+        """The entry that prices `model`: its own, else the one it extends with a date or
+        `-latest` (so `openai/gpt-4.1-2025-04-14` takes `openai/gpt-4.1`); None without."""
         if model in self.prices:
-            return self.prices[model]
+            return model
         matches = [
             name
             for name in self.prices
             if model.startswith(name) and _DATED.match(model, len(name)) is not None
         ]
-        if not matches:
+        return max(matches, key=len) if matches else None
+
+    def price(self, model: str) -> ModelCost:
+        """The price of `model` (`entry`); a one-line error naming the known ones where
+        the table has none."""
+        name = self.entry(model)
+        if name is None:
             known = ", ".join(sorted(self.prices))
             raise PersonaMemArgumentError(
                 f"No price for {model!r} in {self.source}; known: {known}. Pass --prices FILE "
                 "or --price-input/--price-cached-input/--price-output."
             )
-        return self.prices[max(matches, key=len)]
+        return self.prices[name]
+
+    def tier(self, model: str) -> LongContext | None:
+        """`model`'s long-context tier; None where its entry has none (or it has no entry)."""
+        name = self.entry(model)
+        return None if name is None else self.tiers.get(name)
 
     def note(self, model: str) -> str:
         """Where `model`'s price comes from: the file, and for the shipped table its
-        date and the provider's pricing page."""
+        date and the page it was read from."""
         if not self.shipped:
             return self.source
-        page = PRICING_PAGES.get(model.split("/", 1)[0])
-        return f"{self.source}, as of {SHIPPED_AS_OF}" + (f"; {page}" if page else "")
+        read = self.read.get(self.entry(model) or "", Read())
+        page = read.page or PRICING_PAGES.get(model.split("/", 1)[0])
+        return f"{self.source}, as of {read.as_of or SHIPPED_AS_OF}" + (f"; {page}" if page else "")
 
 
 def load_prices(path: Path | None = None) -> PriceTable:
@@ -87,28 +128,63 @@ def load_prices(path: Path | None = None) -> PriceTable:
     expected = "{model: {input, output, input_cache_read, input_cache_write}}"
     if not isinstance(data, dict):
         raise PersonaMemDataError(f"{source}: expected an Inspect model cost config, {expected}")
-    prices = {}
-    for name, cost in data.items():
-        try:
-            prices[str(name)] = ModelCost.model_validate(cost)
-        except ValidationError as ex:
-            problem = ex.errors()[0]
-            field = ".".join(map(str, problem["loc"])) or "its value"
-            raise PersonaMemDataError(
-                f"{source}: {name}: {field}: {problem['msg']} (expected an Inspect model "
-                f"cost config, {expected})"
-            ) from None
-    return PriceTable(prices=prices, source=source, shipped=path is None)
+    prices: dict[str, ModelCost] = {}
+    tiers: dict[str, LongContext] = {}
+    read: dict[str, Read] = {}
+    for key, cost in data.items():
+        name = str(key)
+        prices[name] = _cost(cost, f"{source}: {name}", expected)
+        if not isinstance(cost, dict):
+            continue
+        if (tier := cost.get("long_context")) is not None:
+            above = tier.get("above") if isinstance(tier, dict) else None
+            if not isinstance(above, int) or above <= 0:
+                raise PersonaMemDataError(
+                    f"{source}: {name}: long_context.above: a positive token count needed "
+                    f"(expected {{above, input, output, input_cache_read, input_cache_write}})"
+                )
+            tiers[name] = LongContext(
+                above, _cost(tier, f"{source}: {name}: long_context", expected)
+            )
+        if "as_of" in cost or "page" in cost:
+            read[name] = Read(_text(cost.get("as_of")), _text(cost.get("page")))
+    return PriceTable(prices, source, path is None, tiers, read)
 
 
-def config_text(prices: Mapping[str, ModelCost], comment: str) -> str:
+def _cost(value: Any, where: str, expected: str) -> ModelCost:
+    """`value` as a `ModelCost`, or a one-line error naming `where` and the field."""
+    try:
+        return ModelCost.model_validate(value)
+    except ValidationError as ex:
+        problem = ex.errors()[0]
+        named = ".".join(map(str, problem["loc"])) or "its value"
+        raise PersonaMemDataError(
+            f"{where}: {named}: {problem['msg']} (expected an Inspect model cost config, "
+            f"{expected})"
+        ) from None
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def config_text(
+    prices: Mapping[str, ModelCost], comment: str, tiers: Mapping[str, LongContext] | None = None
+) -> str:
     """`prices` as an Inspect model cost config (YAML, one model a line, the shipped
-    table's form), with `comment` above."""
+    table's form), with `comment` above, and each entry's long-context tier of `tiers`
+    (which Inspect ignores)."""
     lines = [f"# {line}" for line in comment.splitlines()]
     for name, cost in prices.items():
-        values = ", ".join(f"{key}: {value:g}" for key, value in cost.model_dump().items())
+        values = _values(cost)
+        if tiers and (tier := tiers.get(name)) is not None:
+            values += f", long_context: {{above: {tier.above}, {_values(tier.price)}}}"
         lines.append(f"{name}: {{{values}}}")
     return "\n".join(lines)
+
+
+def _values(cost: ModelCost) -> str:
+    return ", ".join(f"{key}: {value:g}" for key, value in cost.model_dump().items())
 
 
 def tokens_cost(

@@ -34,24 +34,31 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run(args: argparse.Namespace) -> int:
     from inspect_personamem.cost.batch import BATCH_TERMS, batch_table
-    from inspect_personamem.cost.prices import config_text, load_prices, prices_path
+    from inspect_personamem.cost.prices import LongContext, config_text, load_prices, prices_path
 
     if args.path:
         print(prices_path())
         return 0
     table = load_prices(args.prices)
     if not args.batch:
-        print(config_text(table.prices, f"The prices of {table.source}."))
+        print(config_text(table.prices, f"The prices of {table.source}.", table.tiers))
         return 0
     terms = "\n".join(
         f"  {provider}: {t.words()} ({', '.join(t.pages())})" for provider, t in BATCH_TERMS.items()
     )
+    batch = batch_table(table.prices)
+    tiers = {
+        name: LongContext(tier.above, batch_table({name: tier.price})[name])
+        for name, tier in table.tiers.items()
+        if name in batch
+    }
     print(
         config_text(
-            batch_table(table.prices),
+            batch,
             f"The prices of {table.source} under each provider's batch terms (models of "
             f"other providers left out):\n{terms}\nFor `inspect eval --batch ... "
             "--model-cost-config FILE`.",
+            tiers,
         )
     )
     return 0

@@ -38,6 +38,8 @@ class CacheResult:
     cached_tokens: int
     input_tokens: int
     duration_s: float
+    cached: tuple[int, ...] = ()
+    """Each request's cached tokens, in the order run."""
 
     @property
     def share(self) -> float:
@@ -61,6 +63,7 @@ def simulate(requests: Sequence[Request], settings: CacheSettings) -> CacheResul
     entries: dict[str, list[list[float]]] = {}  # context -> [[prefix tokens, last used]]
     cached = 0
     total = 0
+    each: list[int] = []
     for index, request in enumerate(requests):
         start = heapq.heappop(slots)
         while finishing and finishing[0][0] <= start:
@@ -76,11 +79,13 @@ def simulate(requests: Sequence[Request], settings: CacheSettings) -> CacheResul
                 best[0], request.prefix_tokens
             ):
                 best = entry
+        hit = int(min(best[0], request.prefix_tokens)) if best is not None else 0
         if best is not None:
-            cached += int(min(best[0], request.prefix_tokens))
             best[1] = start
+        cached += hit
+        each.append(hit)
         total += request.input_tokens
         end = start + settings.latency_s
         heapq.heappush(slots, end)
         heapq.heappush(finishing, (end, index))
-    return CacheResult(cached_tokens=cached, input_tokens=total, duration_s=max(slots))
+    return CacheResult(cached, total, max(slots), tuple(each))

@@ -5,6 +5,7 @@ this shared layer, below both, so that a version's readers need not import the t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 CHARS_PER_TOKEN = 4.0
@@ -27,6 +28,38 @@ class Request:
     """Where its history ends in its context, in its version's own unit (messages,
     tokens): the question order sends a context's questions by it, ascending, as the
     task does (`data.order.order_records`); equal ends keep their order."""
+    calls: int = 1
+    """Model calls the question makes, each with the run's expected output (an agent's
+    turns; one for a single generation)."""
+
+
+@dataclass(frozen=True)
+class GraderCalls:
+    """The calls a run makes to the model bound to the grader role (PersonaMem-v3's
+    judges), as the cost estimate sees them: each call's input tokens, and what is not
+    judged, in words."""
+
+    prompts: Sequence[tuple[int, ...]]
+    """Each question's calls' prompts, in tokens, in the order of the requests (none for
+    a question not judged; a query's judge may make several)."""
+    words: str
+    """Which judges, and what makes no call (a rule-scored type, a gated reply, a type no
+    readable judge scores); where they are not counted, why."""
+    counted: bool = True
+    """False where the calls could not be counted (`prompts` is then empty)."""
+
+    @property
+    def calls(self) -> int:
+        return sum(len(calls) for calls in self.prompts)
+
+    @property
+    def judged(self) -> int:
+        """The questions judged (those with a call)."""
+        return sum(bool(calls) for calls in self.prompts)
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(sum(calls) for calls in self.prompts)
 
 
 def text_tokens(text: str, chars_per_token: float = CHARS_PER_TOKEN) -> int:

@@ -43,7 +43,12 @@ from inspect_personamem.parameters import (
     TaskSettings,
     settings_of,
 )
-from inspect_personamem.scoring.metrics import accuracy_by, grader_metrics, unparsed
+from inspect_personamem.scoring.metrics import (
+    accuracy_by,
+    ci95,
+    grader_metrics,
+    unparsed,
+)
 
 CHOSEN = "chosen"
 """The `scored_as` of answers read as an option letter (an answer's default): the
@@ -72,6 +77,18 @@ class Group:
     values: Mapping[str, str] = field(default_factory=dict)
     """Known values -> how the report names them, in the order it shows them (values
     not listed follow, sorted)."""
+    suffix: str = ""
+    """What each metric name ends with (`_ago`), for values that end in a digit: the
+    viewer strips trailing digits from a breakdown's names (`sessions_1` and
+    `sessions_2` would both read `sessions_`)."""
+
+    def metric_name(self, value: str) -> str:
+        """The log's metric of one value: `<metric>_<value><suffix>`."""
+        return f"{self.metric}_{value}{self.suffix}"
+
+    def legacy_name(self, value: str) -> str:
+        """The name logs written before `suffix` gave the value (`<metric>_<value>`)."""
+        return f"{self.metric}_{value}"
 
 
 def option_flag(name: str) -> str:
@@ -254,16 +271,21 @@ class DatasetVersion(ABC, Generic[Q]):
         return answer_scored_as
 
     def metrics(self, scored_as: str) -> list[Metric | dict[str, list[Metric]]]:
-        """The task's metrics: accuracy, its standard error clustered by `cluster`, what
-        was not read (or the grader's figures), and accuracy per group."""
+        """The task's metrics: the result (`headline`), what was not read (or the
+        grader's figures), and accuracy per group."""
         own: list[Metric] = [unparsed()] if scored_as == CHOSEN else grader_metrics(self.cluster)
-        return [accuracy(), stderr(cluster=self.cluster), *own, *self.group_metrics()]
+        return [*self.headline(), *own, *self.group_metrics()]
+
+    def headline(self) -> list[Metric]:
+        """Accuracy, its 95% interval and its standard error, each clustered by
+        `cluster`: the first of the viewer's header (`run/viewer.py`)."""
+        return [accuracy(), ci95(self.cluster), stderr(cluster=self.cluster)]
 
     def group_metrics(self) -> list[Metric | dict[str, list[Metric]]]:
         """Accuracy per value of each group."""
         return [
             accuracy_by(
-                accuracy(), g.key, f"{g.metric}_{{group_name}}", g.mean_of_values, tuple(g.values)
+                accuracy(), g.key, g.metric_name("{group_name}"), g.mean_of_values, tuple(g.values)
             )
             for g in self.groups
         ]

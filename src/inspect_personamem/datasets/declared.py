@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage
 from inspect_ai.tool import ToolInfo
 
 from inspect_personamem.data.known import ChoicePrompt, KnownQuestions
-from inspect_personamem.data.requests import Request
+from inspect_personamem.data.requests import GraderCalls, Request
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,8 @@ class QuestionRequests:
     """How the question file compares with the released one, as a task records it."""
     requests: Sequence[Request]
     """Each question's history (its prefix) and all its input tokens, in file order."""
+    grader: GraderCalls | None = None
+    """The calls to the grader role the run makes (its judges'), where it makes any."""
 
 
 @dataclass(frozen=True)
@@ -337,6 +340,19 @@ class Offline:
     (PersonaMem-v3's apps), given the question file it reads and where the agent
     stands (`Agentic`): the call to make, or None once it has made every call it would
     (it then replies); None: the version offers no tools of its own."""
+    question_file: Callable[[Mapping[str, Any], Sequence[Sample]], str] | None = None
+    """The question file a task with these arguments reads (its path in the data
+    folder), given the task's samples: what the one-line error of an oracle given none
+    names (`-M questions=`); None: the error names none."""
+    gold: Callable[[Sequence[Sample]], KnownQuestions] | None = None
+    """What the oracle, bound as the grader without a question file, knows from the
+    task's samples for this version's own judge prompts (`judge`); None: the version's
+    grader needs no question file (its grader prompt shows the candidates) or the
+    version sends its grader no prompts of its own."""
+    write: Callable[[str], str | None] | None = None
+    """The offline models' reply to this version's own memory writer's prompt (the
+    reply of an offline writer, so that a memory setting runs offline), None where a
+    prompt is none of its writer's; None: the version has no writer of its own."""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,10 @@ Ties go to the earlier letter. It answers the `answer=choice` prompts of every d
 version of the registry, each read by the version (`DatasetVersion.offline.choice_prompt`:
 PersonaMem's official final user message, for one), and answers in the version's form;
 not the authors' RAG prompt (`memory_prompt=paper`), and not `answer=logprob`, where no
-model writes an answer.
+model writes an answer. It answers a version's own memory writer's prompt as that
+version's offline writer (`Offline.write`: PersonaMem-v3's Markdown memory). As each task
+is built it checks its role there (`check_task`): it grades nothing, and answers by
+choosing with the official prompt, each refused otherwise in one line naming the fix.
 
     inspect eval inspect_personamem/personamem_32k --model personamem/floor -M rule=longest
 """
@@ -30,20 +33,26 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
+from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from inspect_personamem.data.known import ChoicePrompt
+from inspect_personamem.data.known import ChoicePrompt, OfflineModel
+from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.interface import HistoryMessage
+from inspect_personamem.history.memory.prompts import OFFICIAL
 from inspect_personamem.history.memory.retrievers import BM25Retriever
+from inspect_personamem.history.table import Prompted
+from inspect_personamem.offline.oracle import written
 from inspect_personamem.offline.reply import offline_output
+from inspect_personamem.parameters import TaskSettings
 
 RULES = ("longest", "question", "history", "random")
 
 
-class FloorModel(ModelAPI):
+class FloorModel(ModelAPI, OfflineModel):
     """Picks an option by a rule that needs no model (see the module docstring)."""
 
     def __init__(
@@ -70,6 +79,40 @@ class FloorModel(ModelAPI):
         self.rule = rule
         self.seed = int(seed)
 
+    def check_task(
+        self,
+        role: str | None,
+        version: DatasetVersion[Any],
+        settings: TaskSettings,
+        samples: Sequence[Sample],
+    ) -> None:
+        """It grades nothing, and answers only by choosing with the official prompt of a
+        version that declares what the offline models read (module docstring)."""
+        if role == "grader":
+            raise PersonaMemArgumentError(
+                "personamem/floor picks an option by a rule and grades nothing: bind a "
+                "grader that grades, e.g. --model-role grader=personamem/oracle"
+            )
+        if role is not None:  # the memory role: it writes as the offline writer
+            return
+        answer = settings.point.answer.name
+        history = settings.history
+        prompt = history.memory_prompt if isinstance(history, Prompted) else OFFICIAL
+        if version.offline is None:
+            raise PersonaMemArgumentError(
+                f"personamem/floor answers no {version.name} task: that version declares "
+                "nothing for the offline models"
+            )
+        wrong = [f"answer={answer}"] if answer != "choice" else []
+        wrong += [f"memory_prompt={prompt}"] if prompt != OFFICIAL else []
+        if wrong:
+            fixes = ["-T answer=choice"] if answer != "choice" else []
+            fixes += ["no -T memory_prompt"] if prompt != OFFICIAL else []
+            raise PersonaMemArgumentError(
+                f"personamem/floor answers by choosing, from the official prompt, and this "
+                f"task has {' and '.join(wrong)}: run it with {' and '.join(fixes)}"
+            )
+
     async def generate(
         self,
         input: list[ChatMessage],
@@ -77,6 +120,9 @@ class FloorModel(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
+        memory = written(input)
+        if memory is not None:
+            return offline_output(self.model_name, memory, input)
         asked = _choice_prompt(input)
         history = input[: -asked.messages]
         index = await choose(self.rule, asked.question, asked.options, history, self.seed)

@@ -8,10 +8,17 @@ message alone (`answer=open`), it replies with the text of the correct candidate
 (`--model-role grader=personamem/oracle`, no question file needed), it gives the right
 verdict, read off the candidates (`offline/grading.py`): the candidate whose text the
 reply is, or whose own sentences it alone holds, else none; with `-M grading=first`, a
-grader all position, it names the first candidate shown. Given a question file, it also
-judges the prompts of that version's own judges (`Offline.judge`: PersonaMem-v3's
-judged types), as the version declares. Inspect finds it by its
-provider name, `personamem` (registered in `_registry.py`):
+grader all position, it names the first candidate shown. It also judges the prompts of a
+version's own judges (`Offline.judge`: PersonaMem-v3's judged types), as the version
+declares, knowing the gold from its question file or, given none, from the task's
+samples (`Offline.gold`, read as the task is built). It answers a version's own memory
+writer's prompt as that version's offline writer (`Offline.write`: PersonaMem-v3's
+Markdown memory), under evaluation or bound to the `memory` role.
+
+As each task is built it checks its role there (`data.known.OfflineModel`,
+`check_task`): under evaluation it needs the task's own question file, and says which
+(`Offline.question_file`) in one line where it has none or another version's. Inspect
+finds it by its provider name, `personamem` (registered in `_registry.py`):
 
     inspect eval inspect_personamem/personamem_32k --model personamem/oracle \\
         -M questions=$PWD/data/questions_32k.csv -M accuracy=0.8 -T data_dir=data
@@ -55,6 +62,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from inspect_ai.dataset import Sample
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -65,7 +73,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from inspect_personamem.data.known import Known, KnownQuestions
+from inspect_personamem.data.known import Known, KnownQuestions, OfflineModel
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.declared import Agentic, Offline
 from inspect_personamem.datasets.registry import VERSIONS
@@ -73,7 +81,7 @@ from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.tools import READ, SEARCH, shown_positions
 from inspect_personamem.offline.grading import GRADINGS, verdict_answer
 from inspect_personamem.offline.reply import offline_output, offline_tool_call
-from inspect_personamem.parameters import Parameter
+from inspect_personamem.parameters import Parameter, TaskSettings
 from inspect_personamem.scoring.grader.prompt import read_grader_prompt
 
 NAME = "personamem/oracle"
@@ -167,7 +175,28 @@ def _probability(name: str, value: Any) -> float:
     return number
 
 
-class OracleModel(ModelAPI):
+def written(input: Sequence[ChatMessage]) -> str | None:
+    """The reply of a version's offline memory writer where `input` is its writer's
+    prompt (`Offline.write`); None where it is none."""
+    for version in VERSIONS.values():
+        write = version.offline.write if version.offline is not None else None
+        reply = write(input[-1].text) if write is not None and input else None
+        if reply is not None:
+            return reply
+    return None
+
+
+def question_file_named(offline: Offline, settings: TaskSettings, samples: Sequence[Sample]) -> str:
+    """The question file an oracle under evaluation is to be given for a task, as the
+    argument to pass: absolute in the task's data folder where `-T data_dir` names one."""
+    named = "the task's question file"
+    if offline.question_file is not None:
+        named = offline.question_file(settings.arguments, samples)
+    folder = settings.source.data_dir
+    return str(Path(folder).absolute() / named) if folder else f"DATA_FOLDER/{named}"
+
+
+class OracleModel(ModelAPI, OfflineModel):
     """Answers every version's questions right with probability `accuracy` (with a
     history) or `accuracy_without_history` (no history before the question), less
     `decay` for each step back of the fact the question needs (see the module
@@ -214,9 +243,45 @@ class OracleModel(ModelAPI):
         self.source = None if questions is None else _question_file(questions)
         given = {name: str(value) for name, value in model_args.items() if value is not None}
         read = None if self.source is None else _questions(self.source, given)
+        self.offline = None if read is None else read[0]
         self.judge = None if read is None else read[0].judge
         self.act = None if read is None else read[0].act
         self.questions = None if read is None else read[1]
+        self.gold: KnownQuestions | None = None
+        """What it knows, as the grader, of the judged replies of the tasks it grades
+        (`Offline.gold`), where its question file is none of theirs."""
+        self._graded: list[Sample] = []
+
+    def check_task(
+        self,
+        role: str | None,
+        version: DatasetVersion[Any],
+        settings: TaskSettings,
+        samples: Sequence[Sample],
+    ) -> None:
+        """Under evaluation: the task's own question file, else a one-line error naming
+        it. As the grader of a version whose judges need the gold (`Offline.gold`) and no
+        question file of that version: the gold, read from the task's samples."""
+        offline = version.offline
+        if role is None:
+            if offline is None:
+                raise PersonaMemArgumentError(
+                    f"{NAME} answers no {version.name} task: that version declares nothing "
+                    "for the offline models"
+                )
+            if self.offline is not offline:
+                given = "no -M questions" if self.source is None else f"-M questions={self.source}"
+                whose = "" if self.offline is None else " (another version's question file)"
+                raise PersonaMemArgumentError(
+                    f"{NAME} answers from the question file the task reads, and was given "
+                    f"{given}{whose}: add -M questions="
+                    f"{question_file_named(offline, settings, samples)} (an absolute path)"
+                )
+        elif role == "grader" and offline is not None and offline.gold is not None:
+            if self.offline is offline:
+                return  # its question file is the task's: it knows the gold
+            self._graded.extend(samples)
+            self.gold, self.judge = offline.gold(self._graded), offline.judge
 
     async def generate(
         self,
@@ -225,18 +290,22 @@ class OracleModel(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
+        memory = written(input)
+        if memory is not None:
+            return offline_output(self.model_name, memory, input)
         graded = read_grader_prompt(input[-1].text)
         if graded is not None:
             return offline_output(self.model_name, verdict_answer(self.grading(graded)), input)
-        if self.questions is None:
-            raise PersonaMemArgumentError(
-                f"{NAME} needs the question file it answers: -M questions=PATH "
-                "(only as a grader does it need none)"
-            )
-        if self.judge is not None:
-            judgement = self.judge(input[-1].text, self.questions)
+        known = self.gold or self.questions
+        if self.judge is not None and known is not None:
+            judgement = self.judge(input[-1].text, known)
             if judgement is not None:
                 return offline_output(self.model_name, judgement, input)
+        if self.questions is None:  # only where a task was built outside an eval
+            raise PersonaMemArgumentError(
+                f"{NAME} answers from the question file the task reads: add "
+                "-M questions=PATH (absolute); as the grader it needs none"
+            )
         prompt, exchange = split_exchange(input)
         asked = self.questions.find_after(prompt, exchange)
         question = asked.question or "\n\n".join(m.text for m in prompt[-asked.messages :])

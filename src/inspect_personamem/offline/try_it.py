@@ -9,7 +9,9 @@ question's evidence alone (the upper bound), with what BM25 retrieves of the his
 (which needs no model or download) and with the oracle searching and reading the
 history itself through tools (`history=tools`); grades the open full-history run's
 replies again with a second offline grader, as a user re-grades a run (Inspect's
-`score`), and writes the report, with the two gradings side by side. A version may
+`score`), and writes the report, with the two gradings side by side; it exits 0 only
+where every run is complete (the report's `Run.complete`: succeeded, every question
+scored), 1 where one is not or fails, 130 where interrupted. A version may
 declare runs of its own instead (`Trial.runs`: PersonaMem-v3's oracle with and without
 the history, the oracle always right and the floor). Nothing it prints measures a real
 model.
@@ -175,6 +177,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"report: {report.index}")
     print(f"report says: {report.headline}")
     print(f"next: inspect view --log-dir {logs}")
+    incomplete = [s.label for s in report.summaries if not s.run.complete]
+    if incomplete:
+        print(f"incomplete: {'; '.join(incomplete)}: exit status 1")
+        return 1
     return 0
 
 

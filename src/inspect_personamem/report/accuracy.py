@@ -1,36 +1,26 @@
 """Accuracy and its 95% interval, recomputed from a run's per-question scores.
 
-The estimators are Inspect's own metrics, called on the scores read from the log:
-`accuracy()`, `stderr(cluster=...)` clustered by the run's version's `cluster`
-(questions that share a history are not independent; the number `inspect view`
-shows, checked against the log) and
-`ci_wilson(0.95, cluster=...)`: a Wilson score interval over the effective sample size
-(Korn-Graubard: n over the design effect of the clustering, never more than n) with
-Student's t at (contexts - 1) degrees of freedom. Unlike mean ± t × stderr it stays
-inside [0, 1] and is not a point at 0 or 1 (4 questions all right in 4 contexts:
-[0.28, 1], not [1, 1]), and it widens with the correlation of questions over one history.
-Where a question's score lies outside [0, 1] (PersonaMem-v3's graded NDCG can be below
-0), there is no proportion to bound: the interval is mean ± t(contexts - 1) × the
-clustered error (`scoring.intervals.t_quantile`), as the version's own metrics draw it.
+The estimates are the ones the run's log holds (`scoring.intervals.interval`, which the
+log's `ci_low` / `ci_high` and PersonaMem-v3's metrics are computed by): the mean, its
+standard error clustered by the run's version's `cluster` (questions that share a
+history are not independent; Inspect's `stderr(cluster=...)`, the number `inspect view`
+shows, checked against the log) and a Wilson score interval over the effective sample
+size (Korn-Graubard: n over the design effect of the clustering, never more than n)
+with Student's t at (contexts - 1) degrees of freedom, Inspect's `ci_wilson(0.95,
+cluster=...)`. Unlike mean ± t × stderr it stays inside [0, 1] and is not a point at
+0 or 1 (4 questions all right in 4 contexts: [0.28, 1], not [1, 1]), and it widens
+with the correlation of questions over one history. Where a question's score lies
+outside [0, 1] (PersonaMem-v3's graded NDCG can be below 0), there is no proportion to
+bound: the interval is mean ± t(contexts - 1) × the clustered error.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, replace
-from typing import Final, cast
-
-from inspect_ai.scorer import (
-    Metric,
-    SampleScore,
-    Score,
-    Value,
-    accuracy,
-    ci_wilson,
-    stderr,
-)
+from typing import Final
 
 from inspect_personamem.answer.table import ANSWERS
 from inspect_personamem.datasets.base import JUDGED, Group
@@ -41,13 +31,8 @@ from inspect_personamem.scoring.grader.correction import (
     TrialCounts,
     corrected_by_trials,
 )
-from inspect_personamem.scoring.intervals import LEVEL, t_quantile
+from inspect_personamem.scoring.intervals import Clustered, interval
 from inspect_personamem.scoring.metrics import group_order
-
-CLUSTER_KEY = "context"
-"""The metadata key Inspect's clustered metrics are given each question's
-`SampleResult.context_id` under (any name serves: only its values count)."""
-
 
 OPTION_SCORINGS: Final = frozenset({*(a.scored_as for a in ANSWERS.values()), JUDGED})
 """How a run's answers are scored where an answer is read as one option (the answers'
@@ -58,7 +43,8 @@ own ways, and v2's judge of the label): the unparsed share means something there
 class Accuracy:
     """Accuracy over some questions, with its clustered standard error and interval.
 
-    The interval is Inspect's cluster-adjusted Wilson interval (`ci_wilson`). With fewer
+    The interval is the cluster-adjusted Wilson interval (`scoring.intervals.interval`,
+    Inspect's `ci_wilson`). With fewer
     than two contexts the clustered error cannot be estimated:
     Inspect gives 0 (kept in `stderr`, to check against the log), while the tables show
     `shown_stderr` and the interval as NaN (blank), not a false zero width.
@@ -78,47 +64,36 @@ class Accuracy:
         return self.stderr if self.contexts >= 2 else math.nan
 
 
-def apply_metric(metric: Metric, scores: list[SampleScore]) -> Value:
-    """Call an Inspect metric on scores (its type also allows a deprecated signature)."""
-    return cast(Callable[[list[SampleScore]], Value], metric)(scores)
-
-
 NO_ESTIMATE = Accuracy(0, 0, math.nan, math.nan, math.nan, math.nan)
 """What a group without questions gets (drawn as a gap, shown as a dash)."""
 
 
 def accuracy_of(samples: Sequence[SampleResult]) -> Accuracy:
-    """Accuracy, clustered standard error and 95% interval of `samples`."""
+    """Accuracy, clustered standard error and 95% interval of `samples`
+    (`scoring.intervals.interval`, as the log's metrics compute them)."""
     if not samples:
         return NO_ESTIMATE
-    scores = [
-        SampleScore(
-            score=Score(value=sample.value),
-            sample_id=sample.id,
-            sample_metadata={CLUSTER_KEY: sample.context_id},
-        )
-        for sample in samples
-    ]
-    contexts = len({sample.context_id for sample in samples})
-    mean = float(cast(float, apply_metric(accuracy(), scores)))
-    error = float(cast(float, apply_metric(stderr(cluster=CLUSTER_KEY), scores)))
-    low = high = math.nan  # Inspect's interval needs two contexts
-    if contexts >= 2 and all(0 <= sample.value <= 1 for sample in samples):
-        interval = cast(
-            dict[str, float], apply_metric(ci_wilson(LEVEL, cluster=CLUSTER_KEY), scores)
-        )
-        low, high = float(interval["lower"]), float(interval["upper"])
-    elif contexts >= 2 and error:  # a score below 0 (v3's NDCG): no proportion
-        half = t_quantile(contexts - 1) * error
-        low, high = mean - half, mean + half
+    estimate = interval([Clustered(s.context_id, "", s.value) for s in samples])
     return Accuracy(
-        n=len(samples), contexts=contexts, accuracy=mean, stderr=error, low=low, high=high
+        n=estimate.rows,
+        contexts=estimate.clusters,
+        accuracy=estimate.value,
+        stderr=estimate.stderr,
+        low=estimate.low,
+        high=estimate.high,
     )
 
 
+NOT_GIVEN = frozenset({"None", ""})
+"""A group's value where the question has none (PersonaMem-v3's queries without an app
+context), as the samples record it."""
+
+
 def title_of(group: Group, value: str) -> str:
-    """How the report names a value of `group`: its title where it is known, else itself."""
-    return group.values.get(value, value)
+    """How the report names a value of `group`: its title where it is known, `no <group>`
+    where the question has none (`NOT_GIVEN`: never a column headed "None"), else
+    itself."""
+    return f"no {group.title}" if value in NOT_GIVEN else group.values.get(value, value)
 
 
 def by_group(samples: Sequence[SampleResult], group: Group) -> dict[str, Accuracy]:

@@ -163,7 +163,8 @@ def build_report(
 
 def at_a_glance(by_version: Mapping[str, Sequence[RunSummary]]) -> list[Table]:
     """Under the summary, per version with runs that declares one (`Reported.at_a_glance`),
-    its runs' accuracy per value of that group (`<key>_at_a_glance`)."""
+    its runs' accuracy per value of that group (`<key>_<metric>`, the table its part of
+    the page then leaves out: `ReportContext.common`)."""
     tables = []
     for key, mine in by_version.items():
         version = VERSIONS[key]
@@ -171,7 +172,7 @@ def at_a_glance(by_version: Mapping[str, Sequence[RunSummary]]) -> list[Table]:
         if mine and name is not None:
             group = next(g for g in version.groups if g.key == name)
             title = f"{version.name}: accuracy per {group.title}"
-            tables.append(group_table(mine, group, f"{key}_at_a_glance", title))
+            tables.append(group_table(mine, group, f"{key}_{group.metric}", title))
     return tables
 
 

@@ -9,10 +9,11 @@ touch the run; the task version and the sha256 of every fixed text it sent a mod
 the task wrote them into the log (`run/facts.py`; the installed package's for an older
 log, and the card says so: `facts_from`); the model with the arguments and generation
 settings that change it; the grader of open answers with its trials; the questions in the split,
-planned and scored; accuracy with its 95% interval, overall and per value of each of
-its version's groups, beside the same model's no-history run and the model-free floor
-(paired over the questions both scored; `THIS_RUN` where the run is one of those
-itself); and the cost.
+planned and scored, and the rows the accuracy is over (fewer where PersonaMem-v3 joins a
+lifecycle pair's two probes into one); accuracy with its 95% interval (the log's
+`ci_low`, `ci_high`), overall and per value of each of its version's groups, beside
+the same model's no-history run and the model-free floor (paired over the questions
+both scored; `THIS_RUN` where the run is one of those itself); and the cost.
 
 Every number is the report's (`RunSummary`, `gain_pairs`, `floor_pairs`, `run_costs`).
 Only a complete run on the released data gets a card: a log that is not (interrupted,
@@ -266,7 +267,8 @@ def card(
         "questions": {
             "in_split": run.dataset_size,
             "planned": run.planned,
-            "scored": summary.overall.n,
+            "scored": run.scored_questions,
+            "rows": summary.overall.n,
             "errored": run.errors,
             "unanswered": run.unanswered,
             "epochs": run.epochs,

@@ -22,6 +22,7 @@ from typing import Any
 from inspect_personamem.datasets.base import CHOSEN, DatasetVersion
 from inspect_personamem.report.accuracy import RunSummary, on_questions
 from inspect_personamem.report.read.samples import READ
+from inspect_personamem.scoring.intervals import INTERVAL_NAMES
 from inspect_personamem.scoring.metrics import TRIAL_METRICS, corrected_metrics, trial_shares
 
 TOLERANCE = 1e-9
@@ -90,11 +91,14 @@ def recomputed_metrics(summary: RunSummary) -> dict[str, float]:
     `judge_unread` and `empty_reply`, are recomputed as Inspect computes them: from the
     first epoch (Inspect keeps the first epoch's score metadata); the grader's or
     judge's calibration from the questions' counts, an open run's trial shares and
-    corrected accuracy by the metrics' own functions; each value of each group of the
-    run's version (`<metric>_<value>`), and the mean over the values of its
+    corrected accuracy by the metrics' own functions; the accuracy's 95% interval
+    (`ci_low`, `ci_high`: compared where the log holds it); each value of each group of
+    the run's version (`Group.metric_name`), and the mean over the values of its
     `mean_group` (`category_macro`).
     """
-    metrics = {"accuracy": summary.overall.accuracy, "stderr": summary.overall.stderr}
+    overall = summary.overall
+    metrics = {"accuracy": overall.accuracy, "stderr": overall.stderr}
+    metrics.update(zip(INTERVAL_NAMES, (overall.low, overall.high), strict=True))
     if summary.run.judged:
         metrics.update(_judged(summary))
     elif summary.run.grader is not None:
@@ -105,8 +109,19 @@ def recomputed_metrics(summary: RunSummary) -> dict[str, float]:
         if group.mean_of_values:
             metrics[group.mean_of_values] = summary.mean_of(group)
         by = summary.groups.get(group.key, {})
-        metrics.update({f"{group.metric}_{value}": e.accuracy for value, e in by.items()})
+        metrics.update({group.metric_name(value): e.accuracy for value, e in by.items()})
     return metrics
+
+
+def legacy_names(summary: RunSummary) -> dict[str, str]:
+    """The recomputed metrics' names -> the names logs written before them gave them,
+    where they differ (`Group.legacy_name`: `sessions_1` for `sessions_1_ago`)."""
+    return {
+        group.metric_name(value): group.legacy_name(value)
+        for group in summary.run.entry.groups
+        for value in summary.groups.get(group.key, {})
+        if group.metric_name(value) != group.legacy_name(value)
+    }
 
 
 def _first_epochs(summary: RunSummary, counted: Callable[[str], bool]) -> float:
@@ -180,8 +195,11 @@ def check(summary: RunSummary) -> Check:
         )
     mismatches: list[str] = []
     compared = 0
+    legacy = legacy_names(summary)
     for name, value in recomputed_metrics(summary).items():
-        stored_value = stored.get(name)
+        stored_value = stored.get(name, stored.get(legacy.get(name, name)))
+        if stored_value is None and name in INTERVAL_NAMES:
+            continue  # a log written before the interval was a metric of its own
         if stored_value is None:
             mismatches.append(f"{name} not stored (recomputed {value:.4f})")
             continue

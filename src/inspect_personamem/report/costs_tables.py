@@ -88,4 +88,9 @@ def cost_table(
 
 def _as_of(prices: PriceTable) -> str:
     """When the table's prices were read, where known."""
-    return f"as of {SHIPPED_AS_OF}" if prices.shipped else "a table given"
+    if not prices.shipped:
+        return "a table given"
+    return (
+        f"as of {SHIPPED_AS_OF}, or the date an entry gives; standard prices, a model's "
+        "long-context tier not applied"
+    )

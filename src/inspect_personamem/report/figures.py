@@ -33,7 +33,8 @@ from inspect_personamem.report.retrieval import (
     shown_value,
     use_by_value,
 )
-from inspect_personamem.report.tables import values_of
+from inspect_personamem.report.tables import shown_values
+from inspect_personamem.report.tool_use import PER_QUESTION, per_question
 
 DPI = 100
 SIZES: dict[str, tuple[float, float]] = {
@@ -43,6 +44,7 @@ SIZES: dict[str, tuple[float, float]] = {
     "cost": (11.0, 6.5),
     "choice_open": (15.0, 6.0),
     "evidence": (15.0, 6.5),
+    "tool_use": (11.0, 6.0),
 }
 """Figure kind -> size in inches; pixels are these times DPI (a version's own figures
 give theirs in its package)."""
@@ -86,16 +88,25 @@ def errors(estimates: Sequence[Accuracy]) -> list[list[float]]:
     return [below, above]
 
 
-def group_axis(axes: Axes, keys: Sequence[str], titles: Mapping[str, str]) -> None:
+def group_axis(
+    axes: Axes, keys: Sequence[str], titles: Mapping[str, str], chance: float | None = CHANCE
+) -> None:
     """An axis of bars per value (`bars`): known values by their `titles` (question
-    types), others by their names."""
+    types), others by their names; a dotted line at `chance` (4 options; none where the
+    runs choose no option)."""
     axes.set_xticks(range(len(keys)))
     shown = [titles.get(k, k.replace("_", " ")) for k in keys]
     axes.set_xticklabels([textwrap.fill(title, 16) for title in shown], fontsize=9)
     axes.set_ylim(0, TOP)
     axes.set_ylabel("accuracy")
-    axes.axhline(CHANCE, color="grey", linestyle=":", linewidth=1, label="chance (4 options)")
+    chance_line(axes, chance)
     axes.grid(axis="y", alpha=0.3)
+
+
+def chance_line(axes: Axes, chance: float | None) -> None:
+    """A dotted line at `chance`, where there is one."""
+    if chance is not None:
+        axes.axhline(chance, color="grey", linestyle=":", linewidth=1, label="chance (4 options)")
 
 
 def bars(axes: Axes, series: Sequence[tuple[str, list[Accuracy] | list[float], Colour]]) -> None:
@@ -130,13 +141,18 @@ def run_series(
 
 def _bars_figure(
     size: str, series: Series, by: tuple[Sequence[str], Mapping[str, str]], heading: str,
-    folder: Path, stem: str,
+    folder: Path, stem: str, chance: float | None = CHANCE,
 ) -> list[Path]:  # fmt: skip
     """A figure of grouped bars over `by` (values, and their titles), saved."""
     figure = Figure(figsize=SIZES[size], layout="constrained")
     axes = figure.subplots()
     bars(axes, series)
-    group_axis(axes, *by)
+    group_axis(axes, *by, chance)
+    heights = [v.accuracy if isinstance(v, Accuracy) else v for _, vs, _ in series for v in vs]
+    lowest = min((h for h in heights if not math.isnan(h)), default=0.0)
+    if lowest < 0:  # a mean of scores below 0 (`tables.below_zero`): drawn, not called accuracy
+        axes.set_ylim(lowest - 0.05, TOP)
+        axes.set_ylabel("mean score (below 0: not an accuracy)")
     axes.set_title(heading)
     legend(figure, axes)
     return save(figure, folder, stem)
@@ -149,13 +165,18 @@ def group_figure(
     folder: Path,
     stem: str,
     title: str,
+    part: tuple[str, Sequence[str]] | None = None,
+    chance: float | None = CHANCE,
 ) -> list[Path]:
-    """Accuracy per value of `group` (`tables.values_of`), runs side by side (the
-    paper's Figure 3: per question type)."""
-    keys = values_of(summaries, group)
+    """Accuracy per value of `group` some run has (`tables.shown_values`), runs side by
+    side (the paper's Figure 3: per question type); with `part` (its name, its values)
+    those values alone, the part named in the title (a task family's task types); a
+    chance line where `chance` is given."""
+    keys = list(part[1]) if part else shown_values(summaries, group)
     series = run_series(summaries, group.key, keys, colours)
-    heading = titled(f"Accuracy per {group.title} (95% intervals)", title)
-    return _bars_figure("categories", series, (keys, group.values), heading, folder, stem)
+    within = f": {part[0]}" if part else ""
+    heading = titled(f"Accuracy per {group.title}{within} (95% intervals)", title)
+    return _bars_figure("categories", series, (keys, group.values), heading, folder, stem, chance)
 
 
 def methods_figure(
@@ -316,10 +337,16 @@ def lines_figure(
 
 
 def cost_figure(
-    costs: Sequence[RunCost], colours: Mapping[str, Colour], folder: Path, title: str
+    costs: Sequence[RunCost],
+    colours: Mapping[str, Colour],
+    folder: Path,
+    title: str,
+    stem: str = "cost",
+    chance: float | None = CHANCE,
 ) -> list[Path]:
     """Accuracy against input tokens per question (the model's and the memory system's),
-    one point per run; each no-history run a dashed reference line in its colour."""
+    one point per run; each no-history run a dashed reference line in its colour; a
+    chance line where `chance` is given."""
     figure = Figure(figsize=SIZES["cost"], layout="constrained")
     axes = figure.subplots()
     for c in costs:
@@ -337,11 +364,42 @@ def cost_figure(
     axes.set_ylabel("accuracy")
     axes.set_ylim(0, TOP)
     axes.set_xlim(left=0)
-    axes.axhline(CHANCE, color="grey", linestyle=":", linewidth=1, label="chance (4 options)")
+    chance_line(axes, chance)
     axes.grid(alpha=0.3)
     axes.set_title(titled("Accuracy against input tokens per question (95% intervals)", title))
     legend(figure, axes)
-    return save(figure, folder, "cost")
+    return save(figure, folder, stem)
+
+
+def tool_use_figure(
+    summaries: Sequence[RunSummary],
+    colours: Mapping[str, Colour],
+    folder: Path,
+    stem: str,
+    title: str,
+) -> list[Path]:
+    """What each run's model did with its tools, per question (`tool_use.PER_QUESTION`:
+    calls, reads, writes, turns), a bar per run; a run without tools is in the legend,
+    marked so, with no bar, so that every run is seen."""
+    figure = Figure(figsize=SIZES["tool_use"], layout="constrained")
+    axes = figure.subplots()
+    series: Series = [
+        (s.label, list(per_question(s).values()), colours[s.label])
+        for s in summaries
+        if s.run.tool_use
+    ]
+    bars(axes, series)
+    for s in summaries:  # in the legend, with no bar
+        if not s.run.tool_use:
+            axes.bar([], [], color=colours[s.label], label=f"{s.label} (no tools)")
+    axes.set_xlim(-0.5, len(PER_QUESTION) - 0.5)
+    axes.set_xticks(range(len(PER_QUESTION)))
+    axes.set_xticklabels([f"{measure} per question" for measure in PER_QUESTION], fontsize=9)
+    axes.set_ylabel("mean per question with tools")
+    axes.grid(axis="y", alpha=0.3)
+    axes.set_title(titled("Tool use: what each run's model read and wrote", title))
+    legend(figure, axes)
+    return save(figure, folder, stem)
 
 
 USE_SHARES: tuple[tuple[str, Callable[[EvidenceUse], float], str], ...] = (

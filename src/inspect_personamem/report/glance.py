@@ -18,7 +18,7 @@ from inspect_personamem.report.accuracy import RunSummary
 from inspect_personamem.report.labels import which_runs
 from inspect_personamem.report.pairs import FLOOR_MODEL
 from inspect_personamem.report.read.runs import Run
-from inspect_personamem.report.tables import Cell, Table
+from inspect_personamem.report.tables import Cell, Table, below_zero, joined_note
 
 CAVEATS: dict[str, str] = {
     "subset": "run over part of the split (`--limit`, `--sample-id`); the published numbers "
@@ -58,20 +58,23 @@ def caveats(run: Run) -> dict[str, str]:
 
 
 def headline(summaries: Sequence[RunSummary]) -> str:
-    """The report's first line: whether every run is complete (else which are not, and
-    why: runs short in the same way named together, ` · ` apart, since a label holds
-    commas), then in which ways runs are not comparable with published numbers, where any
-    is (with how many runs, where not all)."""
+    """The report's first line: whether every run is complete, else, in one clause per
+    way runs are short, which runs (`All 6 runs`, `2 of 6 runs (A · B)`, or the one run's
+    label; ` · ` apart, since a label holds commas) and what is short and why
+    (`shortfall`), `in each` where several share it; then in which ways runs are not
+    comparable with published numbers, where any is (with how many runs, where not
+    all)."""
     incomplete = [s for s in summaries if not s.run.complete]
     n = len(summaries)
     if incomplete:
-        alike: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        alike: dict[str, list[str]] = defaultdict(list)
         for s in incomplete:  # runs short in the same way are named once, together
-            alike[tuple(s.run.shortfalls)].append(s.label)
-        said = "; ".join(
-            f"{' · '.join(labels)} ({', '.join(why)})" for why, labels in alike.items()
+            alike[shortfall(s.run)].append(s.label)
+        every = [s.label for s in summaries]
+        line = "; ".join(
+            f"{_which(labels, every)}: {why}{' in each' if len(labels) > 1 else ''}"
+            for why, labels in alike.items()
         )
-        line = f"Incomplete runs: {said}"
     else:
         line = f"All {n} run{'s' if n != 1 else ''} complete"
     kinds = _by_kind(summaries)
@@ -81,6 +84,46 @@ def headline(summaries: Sequence[RunSummary]) -> str:
         kind if len(runs) == n else f"{kind} ({len(runs)} of {n})" for kind, runs in kinds.items()
     ]
     return f"{line}; not comparable with published numbers: {', '.join(words)}"
+
+
+def _which(labels: Sequence[str], every: Sequence[str]) -> str:
+    """The runs of a clause of the first line (of `every` run's label): all of them
+    counted, one by its label, some counted and named (the others named instead where
+    they are fewer)."""
+    n = len(every)
+    if len(labels) == n:
+        return f"All {n} runs" if n > 1 else labels[0]
+    if len(labels) == 1:
+        return labels[0]
+    if len(labels) > n - len(labels):
+        others = [label for label in every if label not in labels]
+        return f"{len(labels)} of {n} runs (all but {' · '.join(others)})"
+    return f"{len(labels)} of {n} runs ({' · '.join(labels)})"
+
+
+def shortfall(run: Run) -> str:
+    """What a run lacks, in one clause: its status where not success, then how many of
+    its planned questions went unscored and why (errored, each reason its scorer gave,
+    stopped by an Inspect limit, never run: an interrupted run), `12 of 186 questions
+    unscored (judge not built)`. Counts are of questions as the viewer counts them
+    (before a version joins some into rows)."""
+    parts = [f"status {run.status}"] if run.status != "success" else []
+    why = [
+        *([f"{run.errors} errored"] if run.errors else []),
+        *(f"{count} {reason.replace('_', ' ')}" for reason, count in sorted(run.unscored.items())),
+        *([f"{run.unanswered} stopped by an Inspect limit"] if run.unanswered else []),
+    ]
+    missing = run.planned - run.scored_questions
+    counted = run.errors + run.unscored_total + run.unanswered
+    if missing > counted:
+        why.append(f"{missing - counted} never run")
+    if missing > 0:
+        alone = len(why) == 1 and why[0].split(" ", 1)[0] == str(missing)
+        causes = why[0].split(" ", 1)[1] if alone else ", ".join(why)
+        parts.append(f"{missing} of {run.planned} questions unscored ({causes})")
+    elif why:  # every question scored in some epoch, some epochs not
+        parts.append(f"sample epochs unscored ({', '.join(why)})")
+    return ", ".join(parts) or ", ".join(run.shortfalls)
 
 
 def _by_kind(summaries: Sequence[RunSummary]) -> dict[str, list[RunSummary]]:
@@ -150,11 +193,14 @@ def summary_table(summaries: Sequence[RunSummary]) -> Table:
         )  # fmt: skip
         for s in summary_rows(summaries)
     )
+    said_once = (below_zero(summaries), joined_note(summaries))  # where the counts are shown
+    lead = "".join(f"{text.strip()} " for text in said_once if text)
     return Table(
         "summary",
         "Summary",
-        "Each run's accuracy (of a run judged against the preference label: its mean "
-        "score) with its 95% interval, as in `overall`, per dataset and model: a model's "
+        f"{lead}Each run's accuracy (of a run judged against the "
+        "preference label: its mean score) with its 95% interval, as in `overall`, per "
+        "dataset and model: a model's "
         "no-history runs (`history=none`) first, its upper bounds (`evidence only (upper "
         "bound)`: shown only each question's evidence, a ceiling, not a method) after its "
         "methods, and last the model-free floor "

@@ -12,15 +12,16 @@ tables and figures here.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspect_personamem.cost.prices import load_prices
-from inspect_personamem.datasets.base import DatasetVersion
-from inspect_personamem.report.accuracy import RunSummary
+from inspect_personamem.datasets.base import DatasetVersion, Group
+from inspect_personamem.report.accuracy import OPTION_SCORINGS, RunSummary, title_of
 from inspect_personamem.report.costs import run_costs
 from inspect_personamem.report.costs_tables import cost_table
 from inspect_personamem.report.graded_tables import grader_tables
@@ -33,13 +34,18 @@ from inspect_personamem.report.retrieval_tables import (
     memory_cost_table,
 )
 from inspect_personamem.report.tables import (
+    TRANSPOSE_AT,
     Table,
     estimates_table,
     group_table,
     overall_table,
     runs_table,
+    shown_values,
 )
 from inspect_personamem.report.tool_use import tool_use_table
+
+if TYPE_CHECKING:  # figures.py needs matplotlib, loaded by the report when it draws
+    from inspect_personamem.report.figures import Colour
 
 Section = Table | FigureFile
 """What the page shows, in order: a table or a figure."""
@@ -97,29 +103,105 @@ class ReportContext:
         """The sections every version's runs get, named `<key>_<table>` and titled after
         the version: overall, the graders of open answers, their trials and their agreement
         (where a grader named candidates: `graded_tables.grader_tables`), the runs, accuracy
-        per value of each group, each run's cost beside its accuracy and per point gained
+        per value of each group (but the one the first screen shows, `Reported.at_a_glance`:
+        no table twice), each run's cost beside its accuracy and per point gained
         over its no-history run (`costs_tables.cost_table`), what the runs with tools did
         with them beside every run (`tool_use.tool_use_table`, where any had tools), what
         the retrieval runs' memories did (`retrieval`), every estimate."""
         prefix = f"{version.key}_"
         prices = load_prices()
         costs = run_costs([s for s in summaries if s.overall.n], prices)
+        colours = self.figures.palette(summaries)
+        chance = self.chance(summaries)
+        first = version.reported.at_a_glance
+        drawn: dict[str, list[Section]] = {
+            g.key: [*self.group_figures(summaries, g, version, colours, chance)]
+            for g in version.groups
+        }
         tables: list[Section] = [
             overall_table(summaries, version, f"{prefix}overall"),
+            *drawn.get(first or "", []),  # its table is on the first screen
             *grader_tables(summaries, prefix),
             runs_table(summaries, f"{prefix}runs"),
             *(
-                group_table(
-                    summaries, group, f"{prefix}{group.metric}", f"Accuracy per {group.title}"
-                )
+                section
                 for group in version.groups
+                if group.key != first  # on the first screen: no table twice
+                for section in [
+                    *drawn[group.key],
+                    group_table(
+                        summaries, group, f"{prefix}{group.metric}", f"Accuracy per {group.title}"
+                    ),
+                ]
+            ),
+            self.figure(
+                "Accuracy against input tokens per question, no-history runs as reference lines",
+                self.figures.cost_figure(
+                    costs, colours, self.folder, self.title, f"{prefix}cost", chance
+                ),
             ),
             cost_table(costs, gain_pairs(summaries), prices, f"{prefix}cost"),
-            *filter(None, [tool_use_table(summaries, f"{prefix}tool_use")]),
+            *self.tool_use(summaries, prefix, colours),
             *self.retrieval(version, summaries, prefix),
             estimates_table(summaries, version.groups, f"{prefix}estimates"),
         ]
         return [titled(section, version) for section in tables]
+
+    def tool_use(
+        self, summaries: Sequence[RunSummary], prefix: str, colours: Mapping[str, Colour]
+    ) -> list[Section]:
+        """Where any run had tools, its figure and table (`tool_use.tool_use_table`),
+        every run in each; nothing where none had."""
+        table = tool_use_table(summaries, f"{prefix}tool_use")
+        if table is None:
+            return []
+        figure = self.figure(
+            "Tool use per question with tools: calls, reads, writes, turns",
+            self.figures.tool_use_figure(
+                summaries, colours, self.folder, f"{prefix}tool_use", self.title
+            ),
+        )
+        return [figure, table]
+
+    def chance(self, summaries: Sequence[RunSummary]) -> float | None:
+        """Where the figures draw chance: where every run chose one of four options
+        (`accuracy.OPTION_SCORINGS`), none where a run is scored otherwise (PersonaMem-v3's
+        rules and judges: no option to guess)."""
+        options = all(s.run.scored_as in OPTION_SCORINGS for s in summaries)
+        return float(self.figures.CHANCE) if options else None
+
+    def group_figures(
+        self,
+        summaries: Sequence[RunSummary],
+        group: Group,
+        version: DatasetVersion[Any],
+        colours: Mapping[str, Colour],
+        chance: float | None,
+    ) -> list[FigureFile]:
+        """Every run's accuracy per value of `group` with intervals, where the group has
+        known values (`Group.values`; none for a group of free names): one figure, or,
+        for more values than `TRANSPOSE_AT`, one per part (`figure_parts`: a task family's
+        task types)."""
+        if not group.values:
+            return []
+        stem = f"{version.key}_{group.metric}"
+        parts = figure_parts(summaries, group, version.groups)
+        return [
+            self.figure(
+                f"Accuracy per {group.title}" + (f": {part[0]}" if part else ""),
+                self.figures.group_figure(
+                    summaries,
+                    group,
+                    colours,
+                    self.folder,
+                    f"{stem}_{i}_{self.figures.slug(part[0])}" if part else stem,
+                    self.title,
+                    part,
+                    chance,
+                ),  # fmt: skip
+            )
+            for i, part in enumerate(parts, start=1)
+        ]
 
     def retrieval(
         self, version: DatasetVersion[Any], summaries: Sequence[RunSummary], prefix: str
@@ -162,6 +244,38 @@ class ReportContext:
             ),
             memory_cost_table(runs, f"{prefix}memory_cost"),
         ]
+
+
+def figure_parts(
+    summaries: Sequence[RunSummary], group: Group, groups: Sequence[Group]
+) -> list[tuple[str, list[str]] | None]:
+    """How the values of `group` some run has (`shown_values`) are drawn: in one figure
+    (`[None]`) up to `TRANSPOSE_AT` of them; past that, one figure per value of another
+    group with known values that holds each of them whole (every question of a task type
+    is of one family), named by its title, else in parts of `TRANSPOSE_AT`."""
+    values = shown_values(summaries, group)
+    if len(values) <= TRANSPOSE_AT:
+        return [None]
+    samples = [sample for s in summaries for sample in s.run.samples]
+    for outer in groups:
+        if outer is group or not outer.values or len(outer.values) >= len(values):
+            continue
+        within: dict[str, set[str]] = defaultdict(set)
+        for sample in samples:
+            within[sample.groups[group.key]].add(sample.groups[outer.key])
+        if all(len(found) == 1 for found in within.values()):
+            by = {v: next(iter(within[v])) for v in values}
+            return [
+                (title_of(outer, o), [v for v in values if by[v] == o])
+                for o in shown_values(summaries, outer)
+            ]
+    return [
+        (
+            f"{start + 1}-{min(start + TRANSPOSE_AT, len(values))} of {len(values)}",
+            values[start : start + TRANSPOSE_AT],
+        )
+        for start in range(0, len(values), TRANSPOSE_AT)
+    ]
 
 
 def titled(section: Section, version: DatasetVersion[Any]) -> Section:

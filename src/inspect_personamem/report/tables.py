@@ -142,20 +142,36 @@ def overall_table(
         "compares every recomputed number with the metrics Inspect stored in the log (the "
         "notes above give the details)."
         + (UPPER_BOUND_NOTE if any(s.run.upper_bound for s in summaries) else "")
-        + (JOINED_NOTE if any(s.run.scored_questions != s.overall.n for s in summaries) else "")
-        + version.reported.judged_note,
+        + version.reported.judged_note
+        + (f" {below}" if (below := below_zero(summaries)) else ""),
         columns,
         rows,
     )
 
 
-JOINED_NOTE = (
-    " Where the dataset counts several questions as one row (PersonaMem-v3's lifecycle "
-    "probes, a pre and a post making one row), `questions scored` counts rows, as its "
-    "headline does; a probe whose partner was not scored counts nowhere (the notes say "
-    "how many)."
-)
-"""What the overall table adds where a run's rows are fewer than its scored questions."""
+def joined_note(summaries: Sequence[RunSummary]) -> str:
+    """Where a run's rows are fewer than its scored questions (a dataset that counts
+    several questions as one row: PersonaMem-v3's lifecycle probes, a pre and a post
+    making one row), what `questions scored` counts, with each such count of questions
+    (the one Inspect's viewer shows) beside its rows, said once, where the summary shows
+    the count; empty where every row is one question."""
+    alike: dict[tuple[int, int, int], int] = {}
+    for s in summaries:
+        if s.run.scored_questions != s.overall.n:
+            key = (s.run.scored_questions, s.overall.n, len(s.run.parts_left))
+            alike[key] = alike.get(key, 0) + 1
+    if not alike:
+        return ""
+    counts = "; ".join(
+        f"{questions} questions scored, as Inspect's viewer counts them, make {rows} rows"
+        + (f", {left} probes whose partner was not scored counting nowhere" if left else "")
+        + f" ({runs} run{'s' if runs > 1 else ''})"
+        for (questions, rows, left), runs in alike.items()
+    )
+    return (
+        "`questions scored` counts rows, as the headline does: a lifecycle probe's pre and "
+        f"post questions make one row (PersonaMem-v3): {counts}. "
+    )
 
 
 RUNS_COLUMNS = (
@@ -210,13 +226,68 @@ def values_of(summaries: Sequence[RunSummary], group: Group) -> list[str]:
     return [*known, *sorted(present - set(known), key=lambda value: group_order(value, known))]
 
 
+TRANSPOSE_AT = 12
+"""A group of more values than this is shown with a row per value and a column per
+run (PersonaMem-v3's 31 task types would make a table thousands of pixels wide): the
+table's width is bounded by its number of runs."""
+
+
+def shown_values(summaries: Sequence[RunSummary], group: Group) -> list[str]:
+    """The values of `group` some run has a question of (`values_of`, in its order): a
+    table or figure shows no value that is empty for every run."""
+    return [
+        v
+        for v in values_of(summaries, group)
+        if any(v in s.groups.get(group.key, {}) for s in summaries)
+    ]
+
+
+BELOW_ZERO = (
+    "Some rows scored below 0 (a graded NDCG@5 with hard negatives ranked first, in a log "
+    "made before the scorer floored it at 0, as the authors clamp it to [0, 1]: "
+    "EVAL.md@8e2a111f), so a cell is a mean score, not an accuracy: "
+)
+"""What a group table opens its note with where any of its rows scored below 0."""
+
+
+def below_zero(summaries: Sequence[RunSummary], group: Group | None = None) -> str:
+    """Where any scored row of `summaries` is below 0, per run and value of `group`
+    (all its rows where None) holding such rows: its mean, how many rows are below 0,
+    and what the authors' scale makes of it (each row clamped at 0, then the mean);
+    empty where none is below 0."""
+    said = []
+    for s in summaries:
+        by: dict[str, list[float]] = {}
+        for sample in s.run.samples:
+            by.setdefault(sample.groups[group.key] if group else "all", []).append(sample.value)
+        for value, scores in by.items():
+            if any(score < 0 for score in scores):
+                where = f" · {title_of(group, value)}" if group else ""
+                said.append(
+                    f"{s.label}{where}: mean {math.fsum(scores) / len(scores):.3f}, "
+                    f"{sum(score < 0 for score in scores)} of {len(scores)} rows below 0, "
+                    f"{math.fsum(max(0.0, x) for x in scores) / len(scores):.3f} on the "
+                    "authors' scale"
+                )
+    return f"{BELOW_ZERO}{'; '.join(said)}." if said else ""
+
+
 def group_table(
     summaries: Sequence[RunSummary], group: Group, name: str, title: str, note: str = ""
 ) -> Table:
-    """One row per run, one column per value of `group` (`values_of`); for a group
-    averaged over its values (`Group.mean_of_values`) the macro average and the
-    questions scored after them."""
-    values = values_of(summaries, group)
+    """One row per run, one column per value of `group` some run has (`shown_values`;
+    the known values no run has named in the note); for a group averaged over its values
+    (`Group.mean_of_values`) the macro average and the questions scored after them. A
+    group of more than `TRANSPOSE_AT` values is transposed: a row per value (then the
+    macro average and the questions), a column per run."""
+    values = shown_values(summaries, group)
+    absent = [title_of(group, v) for v in group.values if v not in values]
+    if absent:
+        note = f"{note} No run has a question of: {', '.join(absent)}.".strip()
+    below = below_zero(summaries, group)
+    if below:
+        title = title.replace("Accuracy", "Mean score", 1)
+        note = f"{below} {note}".strip()
     mean = ("macro average", "questions") if group.mean_of_values else ()
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
@@ -227,6 +298,11 @@ def group_table(
         for s in summaries
     )
     columns = ("run", *(title_of(group, value) for value in values), *mean)
+    if len(values) > TRANSPOSE_AT:
+        columns, rows = (
+            (group.title, *(s.label for s in summaries)),
+            tuple((heading, *(row[i] for row in rows)) for i, heading in enumerate(columns[1:], 1)),
+        )
     return Table(name, title, note, columns, rows)
 
 

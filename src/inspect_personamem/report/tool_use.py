@@ -20,6 +20,18 @@ def _mean(values: Sequence[int | None]) -> float:
     return math.fsum(known) / len(known) if known else math.nan
 
 
+PER_QUESTION = ("calls", "reads", "writes", "turns")
+"""What a run's model did with its tools, each a mean per question with tools
+(`per_question`)."""
+
+
+def per_question(summary: RunSummary) -> dict[str, float]:
+    """Each measure of `PER_QUESTION` -> its mean over the run's questions with tools
+    (NaN where none is known: a run without tools)."""
+    used = summary.run.tool_use
+    return {measure: _mean([getattr(use, measure) for use in used]) for measure in PER_QUESTION}
+
+
 def tool_use_table(summaries: Sequence[RunSummary], name: str) -> Table | None:
     """A row per run (those without tools blank beside their accuracy), where any of
     `summaries` used tools; None where none did."""
@@ -35,10 +47,7 @@ def tool_use_table(summaries: Sequence[RunSummary], name: str) -> Table | None:
                 s.overall.n,
                 s.overall.accuracy,
                 len(used) or None,
-                _mean([use.calls for use in used]),
-                _mean([use.reads for use in used]),
-                _mean([use.writes for use in used]),
-                _mean([use.turns for use in used]),
+                *per_question(s).values(),
                 sum(out.values()) if used else None,
                 sum(out.values()) / len(used) if used else math.nan,
                 ", ".join(f"{budget} {count}" for budget, count in sorted(out.items())),

@@ -12,11 +12,15 @@ from pathlib import Path
 from typing import Any, Final
 
 from inspect_ai import Task
+from inspect_ai.dataset import Dataset
+from inspect_ai.model import Model, get_model, model_roles
 
+from inspect_personamem.data.known import OfflineModel
 from inspect_personamem.data.order import order_records
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.seen import Past
+from inspect_personamem.parameters import TaskSettings
 from inspect_personamem.run.arguments import all_arguments, checked_settings
 from inspect_personamem.run.facts import FACTS, run_facts
 from inspect_personamem.run.viewer import HEADLINE, viewer_config
@@ -91,6 +95,7 @@ def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Ta
         added = point.answer.sample_metadata(ids, settings.answer)
         for sample in dataset:
             sample.metadata = {**(sample.metadata or {}), **added[str(sample.id)]}
+    _check_offline_models(version, settings, dataset)
     scored_as = version.scored_as(point.answer.scored_as, settings.arguments)
     scorer = version.scorer(settings)
     return Task(
@@ -110,6 +115,30 @@ def build_task(version: DatasetVersion[Any], arguments: Mapping[str, Any]) -> Ta
             FACTS: run_facts(version, point, settings.arguments),
         },
     )
+
+
+def _check_offline_models(
+    version: DatasetVersion[Any], settings: TaskSettings, dataset: Dataset
+) -> None:
+    """Each offline model the eval building this task binds (the model under evaluation,
+    or one bound to a role) checks it can serve there (`data.known.OfflineModel`), so a
+    recipe missing what it needs stops here in one line, before any sample runs. A task
+    built outside an eval (a `Task` made in Python) has no model yet: nothing to check."""
+    bound: list[tuple[str | None, Model | None]] = [(None, _evaluated())]
+    for name, models in model_roles().items():
+        bound.extend((name, model) for model in (models if isinstance(models, list) else [models]))
+    for role, model in bound:
+        if model is not None and isinstance(model.api, OfflineModel):
+            model.api.check_task(role, version, settings, list(dataset))
+
+
+def _evaluated() -> Model | None:
+    """The model under evaluation where an eval is building the task (Inspect's ambient
+    model, `get_model()`); None outside one."""
+    try:
+        return get_model()
+    except ValueError:  # "No model specified": a task built outside an eval
+        return None
 
 
 def _warn_of_relative_paths(arguments: Mapping[str, Any]) -> None:

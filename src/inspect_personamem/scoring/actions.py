@@ -1,9 +1,10 @@
 """What an agent answering a question did (`Actions`), as its history source keeps it in
 the sample's metadata (`ACTIONS`) while it runs: its tool calls, reads, writes made on
-the user's behalf, turns, budget, and whether and why it stopped. A version's agent
-writes it (PersonaMem-v3's apps, `history=apps`); the scorer, the metrics and the report
-read it here, by field. Its JSON in the log is a log field: its keys and their order
-do not change.
+the user's behalf, turns, budget, whether and why it stopped, and the faults of the
+server that served its tools (each try it was retried after). A version's agent writes
+it (PersonaMem-v3's apps, `history=apps`); the scorer, the metrics and the report read
+it here, by field. Its JSON in the log is a log field: its keys and their order do not
+change (`retries` and `faults` came last, and a record without them reads as none).
 """
 
 from __future__ import annotations
@@ -47,6 +48,16 @@ class Actions:
     """Whether the agent replied (its turns ended within its budget)."""
     stopped: str | None = None
     """Why it did not finish, in one line, where it says."""
+    retries: int = 0
+    """Times the question was tried again, from its start, on a fresh server, after a
+    fault of the server that served its tools (PersonaMem-v3 over MCP)."""
+    faults: list[str] = field(default_factory=list)
+    """Each such fault, one line, in order: one per failed try."""
+
+    @property
+    def server_failed(self) -> bool:
+        """Whether its server failed on its last try too: no reply, for want of tools."""
+        return not self.finished and len(self.faults) > self.retries
 
     def json(self) -> dict[str, Any]:
         """The record as the log keeps it (keys in this order)."""
@@ -61,6 +72,8 @@ class Actions:
             "out_of_budget": self.out_of_budget,
             "finished": self.finished,
             "stopped": self.stopped,
+            "retries": self.retries,
+            "faults": self.faults,
         }
 
     @classmethod
@@ -81,6 +94,8 @@ class Actions:
             out_of_budget=record.get("out_of_budget") or None,
             finished=bool(record.get("finished")),
             stopped=record.get("stopped"),
+            retries=int(record.get("retries") or 0),
+            faults=list(record.get("faults") or ()),
         )
 
     def counts(self) -> dict[str, Any]:
@@ -92,4 +107,5 @@ class Actions:
             "turns": self.turns,
             "out_of_budget": self.out_of_budget,
             "finished": self.finished,
+            "retries": self.retries,
         }

@@ -1,11 +1,12 @@
-"""Metrics shown in `inspect view`: overall, what was not read, the grader's, and
-accuracy per group.
+"""Metrics shown in `inspect view`: overall with its 95% interval, what was not read,
+the grader's, and accuracy per group.
 
 Names are flat in the log, so each group has its own prefix (`<prefix>_<value>`; a
 dataset version declares its groups, `datasets.base.Group`). `stderr` is clustered by
 the history questions share: questions over one history are not independent, and
-treating them as such understates the error. `inspect view` shows a group's values in
-the order the metric returns them, so they are sorted (`group_order`).
+treating them as such understates the error; `ci95` gives the interval the
+report and the card give (`scoring.intervals.interval`). `inspect view` shows a group's
+values in the order the metric returns them, so they are sorted (`group_order`).
 A question stopped by an Inspect limit before the model replied is scored with
 Inspect's unscored sentinel (see `scorer.py`): Inspect leaves it out of every metric
 here and counts it in the log's `unscored_samples`.
@@ -38,6 +39,7 @@ from inspect_personamem.scoring.grader.correction import (
     right_share,
 )
 from inspect_personamem.scoring.grader.trials import TRIAL_COUNTS, TrialKind
+from inspect_personamem.scoring.intervals import INTERVAL_NAMES, Clustered, interval
 
 
 @metric
@@ -48,15 +50,48 @@ def unparsed() -> Metric:
     the first epoch's share.
     """
 
-    def compute(scores: list[SampleScore]) -> float:
-        if not scores:
-            return float("nan")
+    def compute(scores: list[SampleScore]) -> Value:
         failed = sum(
             1 for s in scores if (s.score.metadata or {}).get("status", "single") != "single"
         )
-        return failed / len(scores)
+        # a mapping, so that the viewer names it `unparsed`, not by its registry name
+        return {"unparsed": failed / len(scores) if scores else float("nan")}
 
     return compute
+
+
+@metric
+def ci95(cluster: str | None = None) -> Metric:
+    """The run's accuracy's 95% interval (`ci_low`, `ci_high`), its questions clustered
+    by the sample metadata `cluster` (None: each its own): the one interval the
+    viewer, the report and the card show (`scoring.intervals.interval`, Inspect's
+    `ci_wilson` for scores in [0, 1]); NaN with fewer than two clusters."""
+
+    to_float = value_to_float()
+
+    def compute(scores: list[SampleScore]) -> Value:
+        rows = [
+            Clustered(
+                str((s.sample_metadata or {}).get(cluster) if cluster else s.sample_id),
+                "",
+                to_float(s.score.value),
+            )
+            for s in scores
+        ]
+        estimate = interval(rows)
+        return dict(zip(INTERVAL_NAMES, (estimate.low, estimate.high), strict=True))
+
+    return compute
+
+
+NO_VALUE = "unset"
+"""How a group names the questions whose metadata has no value for it (PersonaMem-v3's
+queries outside any app context)."""
+
+
+def group_value(value: object) -> str:
+    """A sample's metadata value as a group names it: as text, `NO_VALUE` for none."""
+    return NO_VALUE if value is None else str(value)
 
 
 def group_order(group: str, known: Sequence[str] = ()) -> tuple[int, float, str]:
@@ -87,7 +122,10 @@ def accuracy_by(
     Its `metric` (the run's accuracy) is logged among its parameters, as Inspect's
     `grouped` logs its own: `inspect view` reads a metric logged with a `group_key` and
     a `metric` as a breakdown, and shows it apart from the run's result (under "All
-    scoring"), so the header holds accuracy, its standard error and what was not read.
+    scoring"), so the header holds the result alone (`run/viewer.py`). The viewer
+    strips trailing digits from a breakdown's names (`sessions_1` reads `sessions_`),
+    so a group whose values end in one names them with a `name_template` that ends in
+    words (`sessions_{group_name}_ago`).
     """
     inner = cast(
         MetricProtocol,
@@ -99,13 +137,13 @@ def accuracy_by(
             name_template=name_template,
         ),
     )
-    prefix = name_template.removesuffix("{group_name}")
+    prefix, _, suffix = name_template.partition("{group_name}")
 
     def compute(scores: list[SampleScore]) -> Value:
         values = cast(dict[str, Value], inner(scores))
         names = sorted(
             (name for name in values if name != all_label),
-            key=lambda name: group_order(name.removeprefix(prefix), known),
+            key=lambda name: group_order(name.removeprefix(prefix).removesuffix(suffix), known),
         )
         if all_label in values:
             names.append(all_label)

@@ -41,7 +41,9 @@ def answered(factory: Callable[P, Scoring]) -> Callable[P, Scorer]:
 
         async def score(state: TaskState, target: Target) -> Score:
             if not replied(state):
-                return unanswered(stopped(state))
+                actions = Actions.read(state.metadata)
+                failed = actions is not None and actions.server_failed
+                return unanswered(stopped(state), SERVER_FAILED if failed else STOPPED)
             scored = await inner(state, target)
             scored.metadata = {**(scored.metadata or {}), **history_record(state)}
             return scored
@@ -123,13 +125,17 @@ def stopped(state: TaskState) -> str | None:
 
 STOPPED = "stopped_before_reply"
 """The `reason` of an unanswered question's score: Inspect stopped it (a limit)."""
+SERVER_FAILED = "server_failed"
+"""The `reason` of a question whose agent's tool server failed on every try it was given
+(`Actions.server_failed`): no reply, and no Inspect limit stopped it."""
 
 
-def unanswered(why: str | None = None) -> Score:
+def unanswered(why: str | None = None, reason: str = STOPPED) -> Score:
     """The score of a question the model never replied to: not an answer; `why`: what
-    stopped it, where its record of turns says (else an Inspect limit did)."""
+    stopped it, where its record of turns says (else an Inspect limit did); `reason`,
+    which of `STOPPED` and `SERVER_FAILED`."""
     return Score.unscored(
-        reason=STOPPED,
+        reason=reason,
         explanation=(
             f"Not answered: {why}, so it is not scored."
             if why

@@ -140,7 +140,9 @@ def test_the_command(small_v2: Path, capsys: pytest.CaptureFixture[str]) -> None
     )
     assert lines[2] == f"questions             {len(records)}"
     history = sum(history_column(r, "128k") for r in records)
-    assert lines[3].startswith("input tokens          ") and f"(history {history:,})" in lines[3]
+    assert (
+        lines[3].startswith("input tokens          ") and f"of it {history:,} a prefix" in lines[3]
+    )
     assert "; order=file, 1 concurrent, 20 s a request, 300 s cache lifetime)" in lines[5]
     assert lines[6].startswith("by order              interleaved ")
     assert lines[-4].startswith("cost without caching  $")

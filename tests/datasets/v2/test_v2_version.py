@@ -76,12 +76,13 @@ def test_a_judged_run_is_scored_and_labelled_as_judged() -> None:
 
 
 def test_a_judged_run_reports_the_judges_figures_instead_of_the_unparsed_share() -> None:
-    """accuracy, its clustered stderr, one figure metric, then one per group (7)."""
+    """accuracy, its interval, its clustered stderr, one figure metric, then one per
+    group (7)."""
     groups = len(VERSION.groups)
     assert groups == 7
-    assert len(VERSION.metrics(JUDGED)) == 3 + groups
-    assert len(VERSION.metrics("chosen")) == 3 + groups
-    judged, chosen = VERSION.metrics(JUDGED)[2], VERSION.metrics("chosen")[2]
+    assert len(VERSION.metrics(JUDGED)) == 4 + groups
+    assert len(VERSION.metrics("chosen")) == 4 + groups
+    judged, chosen = VERSION.metrics(JUDGED)[3], VERSION.metrics("chosen")[3]
     assert "judge_figures" in repr(judged) and "unparsed" in repr(chosen)
 
 

@@ -12,12 +12,15 @@ from inspect_ai.model import ModelCost
 from inspect_personamem.cli import main
 from inspect_personamem.cost.estimate import CostEstimate, Plan, estimate
 from inspect_personamem.cost.prompt_cache import CacheSettings
-from inspect_personamem.data.requests import Request, text_tokens
+from inspect_personamem.data.requests import GraderCalls, Request, text_tokens
 from inspect_personamem.datasets.declared import Where
 from inspect_personamem.datasets.v3.generator import generate
+from inspect_personamem.datasets.v3.judges.base import Judge
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.release.records import read_queries
 from inspect_personamem.datasets.v3.release.spec import DATA_DIR_ENV, V3Folder
+from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.version import VERSION
 from inspect_personamem.errors import PersonaMemArgumentError
 
@@ -130,3 +133,53 @@ def test_the_command_prices_a_folder_and_names_it_synthetic(
     # two personas, nine files each: queries, profile, four apps, ai_studio, calendar, trending
     assert "(18 files) written by inspect_personamem.datasets.v3.generator" in rows["data"]
     assert rows["questions"] == "62"
+
+
+def grader(folder: V3Folder, judge: str) -> tuple[list[Request], GraderCalls]:
+    assert VERSION.estimate is not None
+    selected = {"family": "all", "history": "none", "history_layout": None, "judge": judge}
+    asked = VERSION.estimate.requests(selected, Where(folder.root))
+    assert asked.grader is not None
+    return list(asked.requests), asked.grader
+
+
+def test_the_judges_calls_are_counted_from_each_rows_prompts(folder: V3Folder) -> None:
+    """Unified: one call for each query of a type a built judge scores (the gate aside);
+    per_dimension: one a rubric dimension, so more calls than queries; each prompt holds
+    the row's gold reply, so is longer than it."""
+    requests, unified = grader(folder, "unified")
+    queries = [q for uid in folder.personas for q in read_queries(folder.queries_file(uid))]
+    assert len(unified.prompts) == len(requests) == len(queries)
+    judged = {q.task_type for q in queries if isinstance(TASK_TYPES[q.task_type].scorer, Judge)}
+    for query, calls in zip(queries, unified.prompts, strict=True):
+        scorer = TASK_TYPES[query.task_type].scorer
+        if not isinstance(scorer, Judge) or not scorer.built:
+            assert calls == ()
+            continue
+        assert len(calls) <= 1
+        gold = text_tokens(scorer.shown(scorer.replies(query.instance)[0]))
+        assert all(tokens > gold for tokens in calls)
+    assert 0 < unified.judged <= len(judged) * 2 and unified.calls == unified.judged
+    _, per_dimension = grader(folder, "per_dimension")
+    assert per_dimension.calls > per_dimension.judged
+    assert "judge=per_dimension" in per_dimension.words
+
+
+def test_without_a_folder_the_judges_are_said_not_counted() -> None:
+    result = v3("memory")
+    assert result.grader is not None and not result.grader.counted
+    assert result.grader.words.startswith("not counted: the judges' prompts")
+
+
+def test_the_apps_agent_is_priced_at_its_budgets_ceiling(folder: V3Folder) -> None:
+    """A query's whole token budget as input and every turn of its budget, the authors'
+    (heavy types double); the declared figures have no task types to read it from."""
+    queries = [q for uid in folder.personas for q in read_queries(folder.queries_file(uid))]
+    apps = requests("apps", None, folder)
+    for query, request in zip(queries, apps, strict=True):
+        heavy = TASK_TYPES[query.task_type].heavy
+        assert (request.input_tokens, request.calls) == ((600_000, 30) if heavy else (300_000, 15))
+        assert request.prefix_tokens == 0
+    assert {r.calls for r in apps} == {15, 30}
+    with pytest.raises(PersonaMemArgumentError, match="^--history apps needs --data-dir"):
+        v3("apps")

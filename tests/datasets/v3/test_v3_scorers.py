@@ -11,7 +11,7 @@ from typing import Any, cast
 import anyio
 import pytest
 from inspect_ai._util.registry import registry_info
-from inspect_ai.scorer import SampleScore, Score, Target, Value, stderr
+from inspect_ai.scorer import SampleScore, Score, Target, Value, ci_wilson, stderr
 from support.v3_scoring import replied, row_metadata
 
 from inspect_personamem.datasets.v3.rules.score import CANDIDATE_COUNT
@@ -258,7 +258,8 @@ def test_the_lifecycle_pair_is_made_from_its_two_probes() -> None:
 def test_accuracy_is_the_micro_first_then_the_macro_with_clustered_intervals() -> None:
     values = run(v3_accuracy(), SCORES)
     # the headline comes first: `inspect view` shows a run's first metric
-    assert list(values)[:4] == ["accuracy", "accuracy_low", "accuracy_high", "stderr"]
+    # (and its 95% interval, under every version's names)
+    assert list(values)[:5] == ["accuracy", "ci_low", "ci_high", "stderr", "macro"]
     # micro: (1 + 0.5 + 1 + 0 + 1 + 0.5) / 6 = 0.6667
     assert values["accuracy"] == pytest.approx(4 / 6)
     # macro: rec (1 + 0 + 0.5) / 3 = 0.5, geo (0.5 + 1) / 2 = 0.75, lifecycle 1 -> 0.75
@@ -268,10 +269,22 @@ def test_accuracy_is_the_micro_first_then_the_macro_with_clustered_intervals() -
     # A 0.333 - 0.167 + 0.333 = 0.5, B -0.667 + 0.333 = -0.333, C -0.167;
     # sqrt((0.25 + 0.1111 + 0.0278) x 3 / 2) / 6 = 0.12729; t(2) = 4.303
     assert values["stderr"] == pytest.approx(0.12729, abs=1e-5)
-    half = 0.12729 * 4.3027
-    assert values["accuracy_low"] == pytest.approx(4 / 6 - half, abs=1e-4)
-    assert values["accuracy_high"] == pytest.approx(4 / 6 + half, abs=1e-4)
-    assert values["macro_low"] < 0.75 < values["macro_high"]
+    # Wilson's with t(2): effective size 2/9 / 0.12729^2 = 13.7, capped at the 6 rows;
+    # t^2 / n = 3.0855: middle (2/3 + 1.5428) / 4.0855 = 0.5408, half
+    # 4.3027 x sqrt(2/9 / 6 + 18.513 / 144) / 4.0855 = 0.4286 (Inspect's `ci_wilson`)
+    assert values["ci_low"] == pytest.approx(0.1122, abs=1e-4)
+    assert values["ci_high"] == pytest.approx(0.9694, abs=1e-4)
+    rows, _ = headline_rows(SCORES)
+    wilson = cast(Any, ci_wilson(0.95, cluster="u"))(
+        [
+            SampleScore(score=Score(value=row.value), sample_id=i, sample_metadata={"u": row.user})
+            for i, row in enumerate(rows)
+        ]
+    )
+    assert (values["ci_low"], values["ci_high"]) == pytest.approx(
+        (wilson["lower"], wilson["upper"])
+    )
+    assert 0 <= values["macro_low"] < 0.75 < values["macro_high"] <= 1
 
 
 def test_the_micro_error_is_inspect_s_clustered_stderr() -> None:
@@ -292,24 +305,25 @@ def test_one_persona_gives_no_interval() -> None:
     # the logged stderr is 0 there, as Inspect's `stderr` (the report checks it against it)
     values = run(v3_accuracy(), [sample("personalized_recommendation", "A", 0.5, 1)])
     assert (values["accuracy"], values["stderr"]) == (0.5, 0.0)
-    assert math.isnan(values["accuracy_low"])
+    assert math.isnan(values["ci_low"])
 
 
-def test_no_spread_gives_no_interval() -> None:
+def test_no_spread_gives_no_error() -> None:
     # two personas, each type one row: the macro's deviations are all 0
     rows = [Row("A", "personalized_recommendation", 0.8), Row("B", GEO, 1.0)]
     macro = clustered_mean(rows, lambda row: row.task_type)
-    assert macro.value == pytest.approx(0.9)
-    assert math.isnan(macro.low) and math.isnan(macro.high)
-    # the micro has spread: 0.9 -+ t(1) x 0.1 (deviations -0.1, +0.1:
-    # sqrt(0.02 x 2) / 2 = 0.1); t(1) = 12.706
+    assert macro.value == pytest.approx(0.9) and math.isnan(macro.stderr)
+    # no error to size it by: Wilson's over the 2 rows, as Inspect's `ci_wilson` does
+    assert 0 <= macro.low < 0.9 < macro.high <= 1
+    # the micro has spread (deviations -0.1, +0.1: sqrt(0.02 x 2) / 2 = 0.1), and its
+    # interval stays inside [0, 1] where mean -+ t(1) x 0.1 would reach 2.17
     micro = clustered_mean(rows)
     assert micro.stderr == pytest.approx(0.1)
-    assert micro.high == pytest.approx(0.9 + 0.1 * 12.7062, abs=1e-4)
+    assert 0 <= micro.low < 0.9 < micro.high <= 1
 
 
 def test_per_family_and_per_type() -> None:
-    families = run(v3_by_family(), SCORES)
+    families = run(v3_by_family(v3_accuracy()), SCORES)
     # recommendation: rec 1, 0, 0.5 and lifecycle 1 -> 0.625; personalization: 0.5, 1
     assert families["family_recommendation"] == pytest.approx(0.625)
     assert families["family_personalization"] == pytest.approx(0.75)
@@ -320,12 +334,12 @@ def test_per_family_and_per_type() -> None:
         "family_personalization_low",
         "family_personalization_high",
     ]
-    types = run(v3_by_type(), SCORES)
+    types = run(v3_by_type(v3_accuracy()), SCORES)
     assert types["type_personalized_recommendation"] == pytest.approx(0.5)
     assert types["type_local_recommendation_geo_shift"] == pytest.approx(0.75)
     # one pair from one persona: a value without an interval
     assert types["type_short_vs_long_term_lifecycle"] == 1.0
-    assert math.isnan(types["type_short_vs_long_term_lifecycle_low"])
+    assert "type_short_vs_long_term_lifecycle_low" not in types
 
 
 def test_gated_replies_are_counted() -> None:
@@ -382,9 +396,9 @@ def test_the_scorer_s_own_scores_feed_the_metrics() -> None:
 
 
 def test_per_metadata_value_over_the_headline_rows() -> None:
-    # app per sample: A's rec and pre probe "feed", the rest none (metadata None -> "None");
+    # app per sample: A's rec and pre probe "feed", the rest none (metadata None -> "unset");
     # A's pair (1) takes its first probe's app: feed = rec 1, pair 1 -> 1;
-    # None = A geo 0.5, B rec 0, B geo 1, C rec 0.5 -> 0.5 (B's lone probe counts nowhere)
+    # unset = A geo 0.5, B rec 0, B geo 1, C rec 0.5 -> 0.5 (B's lone probe counts nowhere)
     apps = {"A:0001:i1": "feed", "A:0003:i3": "feed"}
     scores = [
         SampleScore(
@@ -394,10 +408,11 @@ def test_per_metadata_value_over_the_headline_rows() -> None:
         )
         for s in SCORES
     ]
-    values = run(v3_by_metadata("app_context", "app"), scores)
+    values = run(v3_by_metadata(v3_accuracy(), "app_context", "app"), scores)
     assert values["app_feed"] == 1.0
-    assert values["app_None"] == pytest.approx(0.5)
-    assert list(values)[::3] == ["app_None", "app_feed"]
+    assert values["app_unset"] == pytest.approx(0.5)
+    # feed's rows are one persona's: no interval, rather than "NaN NaN"
+    assert list(values) == ["app_feed", "app_unset", "app_unset_low", "app_unset_high"]
 
 
 def test_a_rule_scored_reply_is_read_and_the_version_scores_by_rules() -> None:

@@ -169,8 +169,8 @@ def test_a_toy_type_runs_end_to_end_by_its_rule(contexts: PersonaContexts) -> No
         scores.append(SampleScore(score=score, sample_id=sample.id, sample_metadata=meta))
     assert run(v3_accuracy(), scores)["accuracy"] == pytest.approx(0.5)
     assert run(v3_accuracy(), scores)["rows"] == 2
-    assert run(v3_by_type(), scores)["type_toy_echo"] == pytest.approx(0.5)
-    assert run(v3_by_family(), scores)["family_personalization"] == pytest.approx(0.5)
+    assert run(v3_by_type(v3_accuracy()), scores)["type_toy_echo"] == pytest.approx(0.5)
+    assert run(v3_by_family(v3_accuracy()), scores)["family_personalization"] == pytest.approx(0.5)
     assert missing_field(TOY.name, {}, REGISTRY) == "field `groundtruth`: empty"
     assert known_replies(query(1, TOY), REGISTRY) == (SECRET, "no idea")
 

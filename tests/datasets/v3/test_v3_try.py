@@ -211,7 +211,7 @@ def test_try_runs_the_oracle_its_ceiling_and_the_floor_and_writes_the_report(
     for row in agents.values():
         assert float(row["reads per question"]) >= 1 and row["out of budget"] == "0"
     # under it, on the first screen, each run's accuracy per family
-    with (out / "report" / "tables" / "v3_at_a_glance.csv").open(encoding="utf-8") as file:
+    with (out / "report" / "tables" / "v3_family.csv").open(encoding="utf-8") as file:
         families = {row["run"]: row for row in csv.DictReader(file)}
     assert set(families) == set(shown)
     top = families[named(shown, "(accuracy=1.0)")]

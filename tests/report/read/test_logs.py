@@ -115,8 +115,8 @@ def test_samples_stopped_by_a_limit_are_counted_not_scored(logs: Logs, tmp_path:
     assert (summary.run.unanswered, summary.run.limits) == (len(stopped), {"message": len(stopped)})
     assert not summary.run.complete
     assert report.headline == (
-        f"Incomplete runs: {summary.label} ({len(answered)} of {QUESTIONS} scored, "
-        f"{len(stopped)} not answered: stopped by an Inspect limit)"
+        f"{summary.label}: {len(stopped)} of {QUESTIONS} questions unscored "
+        "(stopped by an Inspect limit)"
     )
     assert close(str(summary.overall.accuracy), accuracy)
     [row] = read_csv(tmp_path / "out", "overall")

@@ -119,8 +119,10 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
             values=CATEGORY_TITLES,
         ),
         Group("topic", "topic", "topic"),
-        Group("distance_to_ref_in_blocks", "sessions", "sessions elapsed", numeric=True),
-        Group("distance_bin", "sessions_bin", "sessions elapsed (bins)"),
+        Group(
+            "distance_to_ref_in_blocks", "sessions", "sessions elapsed", numeric=True, suffix="_ago"
+        ),
+        Group("distance_bin", "sessions_bin", "sessions elapsed (bins)", suffix="_ago"),
     )
     memory_prompts = MappingProxyType({"paper": PAPER})
     reported = Reported(
@@ -180,6 +182,9 @@ class PersonaMemV1(DatasetVersion[QuestionRecord]):
         named_selection=PERSONAMEM.split_of_questions,
         questions=lambda path, selected: PersonaMemQuestions(path, check_split(selected["split"])),
         choice_prompt=choice_prompt,
+        question_file=lambda arguments, _: PERSONAMEM.questions_file(
+            check_split(str(arguments["split"]))
+        ),
     )
     """The official final user message (question, instruction, options) and the split's
     question file."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from inspect_ai.dataset import Dataset
-from inspect_ai.scorer import Metric, Scorer, accuracy, stderr
+from inspect_ai.scorer import Metric, Scorer
 
 from inspect_personamem.answer.table import OpenSettings
 from inspect_personamem.data.contexts import Contexts, sample_history
@@ -212,6 +212,9 @@ class PersonaMemV2(DatasetVersion[V2Question]):
             one_of("length", selected["length"], LENGTHS),
         ),
         choice_prompt=choice_prompt,
+        question_file=lambda arguments, _: PERSONAMEM_V2.questions_file(
+            one_of("subset", str(arguments["subset"]), SUBSETS)
+        ),
     )
     """The query and the options message after it; the subset's questions, their
     distances at `length`."""
@@ -315,7 +318,7 @@ class PersonaMemV2(DatasetVersion[V2Question]):
         """As every version's; a judged run reports the judge's figures."""
         if scored_as != JUDGED:
             return super().metrics(scored_as)
-        return [accuracy(), stderr(cluster=self.cluster), judge_figures(), *self.group_metrics()]
+        return [*self.headline(), judge_figures(), *self.group_metrics()]
 
     def label_words(self, settings: Settings) -> list[str]:
         return ["preference judge"] if self.own_settings(settings).judge == "preference" else []

@@ -32,9 +32,10 @@ the authors' harness). Its folders, from the bottom up:
   and type, each with an interval clustered by persona; the lifecycle pairs and the
   warn/foil paired F1 joined over the samples; the gated replies counted).
 - `agent/`: the persona's apps at a query's time as tools (`catalogue`, `store`, `reads`,
-  `writes`, `session`, `inspect_tools`; `server`: the same over MCP) and the apps agent
-  (`setting`, `served`: `history=apps`, a history source v3 adds, in process or over
-  MCP, within the authors' budgets; each query's `actions`).
+  `writes`, `session`, `inspect_tools`; `server`: the same over MCP, in `mcp_stdio`'s
+  protocol) and the apps agent (`setting`, `served`: `history=apps`, a history source
+  v3 adds, in process or over MCP, within the authors' budgets; each query's
+  `actions`).
 - `offline/`: what the offline models read (`answers`: each query's top-scoring and low
   replies, the judge's offline judgements, a prompt as the floor reads it, `try`'s
   runs; `agent`: the oracle as an agent over the apps).

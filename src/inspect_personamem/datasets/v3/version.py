@@ -78,12 +78,15 @@ from inspect_personamem.datasets.v3.memory_writer import WriterConfig
 from inspect_personamem.datasets.v3.offline.agent import act
 from inspect_personamem.datasets.v3.offline.answers import (
     TRY_OPTIONS,
+    JudgedGold,
     choice_prompt,
     is_queries_file,
     judge_reply,
+    question_file,
     questions,
     trial,
 )
+from inspect_personamem.datasets.v3.offline.writer import written_reply
 from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.published import v3_published
@@ -253,11 +256,17 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         choice_prompt=choice_prompt,
         judge=judge_reply,
         act=act,
+        question_file=question_file,
+        gold=JudgedGold,
+        write=written_reply,
     )
     """A persona's `queries.csv` with its folder's others, each query's top and low
     replies (`offline.known_replies`); the floor's reading of a v3 prompt; the oracle's
     judgement of v3's judge prompts (`offline.judge_reply`); the oracle as an agent over
-    the apps (`oracle_agent.act`)."""
+    the apps (`oracle_agent.act`); the question file to name (`offline.question_file`);
+    the gold of the judged replies from the task's samples, for the oracle grading
+    without a question file (`offline.JudgedGold`); the offline Markdown memory writer
+    (`offline.writer`)."""
     reported = Reported(
         published=Published(
             v3_published,
@@ -409,10 +418,12 @@ class PersonaMemV3(DatasetVersion[V3Question]):
     def metrics(self, scored_as: str) -> list[Metric | dict[str, list[Metric]]]:
         """v3's own (`scorers.v3_metrics`: micro and macro, per family and type, the gated
         replies, the warn/foil paired F1), and per pipeline family and app context."""
+        headline, *others = v3_metrics()
         return [
-            *v3_metrics(),
-            v3_by_metadata("task_family", "pipeline_family"),
-            v3_by_metadata("app_context", "app"),
+            headline,
+            *others,
+            v3_by_metadata(headline, "task_family", "pipeline_family"),
+            v3_by_metadata(headline, "app_context", "app"),
         ]
 
 

@@ -103,6 +103,7 @@ def log_files(paths: Sequence[str | Path]) -> list[str]:
 def read_runs(paths: Sequence[str | Path]) -> ReadResult:
     """The PersonaMem runs in `paths`, oldest first; other tasks' logs are skipped."""
     result = ReadResult(runs=[], notes=[])
+    said: dict[str, dict[str, None]] = {}  # a run's note -> the logs it is said of, once
     files = log_files(paths)
     if not files:
         raise ReportError(f"no Inspect logs (.eval or .json) in {', '.join(map(str, paths))}")
@@ -131,7 +132,14 @@ def read_runs(paths: Sequence[str | Path]) -> ReadResult:
             continue
         for run in runs:
             result.runs.append(run)
-            result.notes.extend(_run_notes(run))
+            for note in _run_notes(run):
+                said.setdefault(note, {})[f"{Path(run.location).name} ({run.model})"] = None
+    result.notes.extend(
+        f"{next(iter(where))}: {note}"
+        if len(where) == 1
+        else f"{len(where)} logs ({', '.join(where)}): {note}"
+        for note, where in said.items()
+    )
     result.runs.sort(key=lambda run: run.created)
     return result
 
@@ -278,38 +286,37 @@ def data_checked(metadata: dict[str, Any]) -> str | None:
 
 
 def _run_notes(run: Run) -> list[str]:
-    where = f"{Path(run.location).name} ({run.model})"
+    """What the notes say of a run's log, without naming it (`read_runs` names the logs
+    each is said of, once for all of them)."""
     notes: list[str] = []
     if run.status != "success" or run.scored_questions < run.planned:
         notes.append(
-            f"{where}: status {run.status}, {run.scored_questions} of {run.planned} questions "
+            f"status {run.status}, {run.scored_questions} of {run.planned} questions "
             "scored; partial results are reported as such"
         )
     if run.unscored:
         reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(run.unscored.items()))
         notes.append(
-            f"{where}: {run.unscored_total} sample(s) left unscored by the scorer ({reasons}); "
+            f"{run.unscored_total} sample(s) left unscored by the scorer ({reasons}); "
             "left out of the scores, never counted as 0"
         )
     if run.parts_left:
         notes.append(
-            f"{where}: {len(run.parts_left)} question(s) scored as part of a row made of several "
+            f"{len(run.parts_left)} question(s) scored as part of a row made of several "
             "(a lifecycle probe's pair) whose other part was not scored: counted nowhere, "
             "as the task's metrics leave them"
         )
     if run.errors:
-        notes.append(f"{where}: {run.errors} sample(s) ended in an error and have no score")
+        notes.append(f"{run.errors} sample(s) ended in an error and have no score")
     if run.unanswered:
         limits = ", ".join(f"{limit} limit: {count}" for limit, count in sorted(run.limits.items()))
         notes.append(
-            f"{where}: {run.unanswered} sample(s) not answered: stopped by an Inspect limit "
+            f"{run.unanswered} sample(s) not answered: stopped by an Inspect limit "
             f"({limits}) before the model replied; left out of the scores, as Inspect's "
             "metrics leave them out"
         )
     if run.described_by:
-        notes.append(f"{where}: {run.described_by}")
+        notes.append(f"{run.described_by}")
     if run.epochs > 1:
-        notes.append(
-            f"{where}: {run.epochs} epochs; each question counts once, with its mean over epochs"
-        )
+        notes.append(f"{run.epochs} epochs; each question counts once, with its mean over epochs")
     return notes

@@ -17,7 +17,7 @@ from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.report.errors import ReportError
 from inspect_personamem.report.read.tool_use import RECORDED
 from inspect_personamem.scoring.grader.correction import TrialCounts
-from inspect_personamem.scoring.metrics import trial_record
+from inspect_personamem.scoring.metrics import group_value, trial_record
 from inspect_personamem.scoring.rows import Part, joined
 
 READ = frozenset({"single", "named", "read"})
@@ -355,7 +355,7 @@ def sample_result(
     evidence, retrieval = recorded.get("evidence"), recorded.get("retrieval")
     return SampleResult(
         id=str(first.id),
-        groups={key: str(metadata[key]) for key in keys},
+        groups={key: group_value(metadata[key]) for key in keys},
         context_id=str(metadata[cluster]),
         value=sum(_to_float(score.value) for score in scores) / len(scores),
         statuses={status: count / len(scores) for status, count in statuses.items()},

@@ -2,12 +2,19 @@
 package's MCP server over stdio (`apps_transport=mcp`: `server.py`, one process per
 persona and query time, through Inspect's `mcp_server_stdio()`).
 
-A fault of the MCP server (it does not start, does not answer a call within
-`tool_timeout`, dies, or answers what is not one JSON text) is never handed to the
-model as a tool's error, which it could read as "no results": the query stops with one
-line naming the server, the persona and the query (`AppServerError`, the sample's
-error), and is not scored. Whether the server starts and lists the tools the apps
-offer is checked once as the task is made, for its first query (`check_server`).
+A fault of the MCP server (it does not start, dies, does not answer a call within
+`tool_timeout`, answers what is not one JSON text, or fails as it stops) is never handed
+to the model as a tool's error, which it could read as "no results": the try ends, and
+the query is tried again from its start on a fresh server (a fresh session at its time:
+no write of the failed try is seen), up to `RETRIES` times. Each fault is one line
+naming the server, the persona and the query, kept in the record (`faults`, `retries`).
+A query whose server failed on every try ends without a reply, never an error of the
+sample: the scorer leaves it unscored (`scoring.scorer.SERVER_FAILED`) and the run goes
+on, whatever Inspect's `fail_on_error` says. An Inspect limit, a cancellation or the
+model's own error is no fault of the server: it is not retried. Whether the server
+starts and lists the tools the apps offer is checked once as the task is made, for its
+first query (`check_server`, its start tried as often): a server that starts on no try,
+or lists other tools, stops the run before any sample.
 """
 
 from __future__ import annotations
@@ -38,11 +45,13 @@ from inspect_personamem.scoring.actions import ACTIONS, Actions, Budget
 START_TIMEOUT: Final = 120
 """Seconds the MCP server has to start and list its tools (a Python process importing
 the package, several at once on a busy machine), or `tool_timeout` where longer."""
+RETRIES: Final = 2
+"""Times a query is tried again, each on a fresh server, after its server's fault."""
 
 
 class AppServerError(RuntimeError):
     """A fault of the apps' MCP server during a query: one line naming the server, the
-    persona and the query; the sample ends in this error and is not scored."""
+    persona and the query; it ends the query's try (`over_mcp`), never the sample."""
 
 
 @dataclass
@@ -80,14 +89,35 @@ async def in_process(
 async def over_mcp(
     state: TaskState, streams: PersonaStreams, budget: Budget, timeout: int, run: Run
 ) -> TaskState:
-    """The query answered with the apps its own MCP server serves; the writes the server
-    made read back into the record after."""
-    metadata = state.metadata
+    """The query answered with the apps its own MCP server serves, tried again from its
+    start on a fresh server after a fault (`RETRIES`); where every try failed, the state
+    without a reply, its record saying why (`Actions.server_failed`)."""
+    asked, output = list(state.messages), state.output
+    faults: list[str] = []
+    while True:
+        state.messages, state.output = list(asked), output
+        actions = Recorded("mcp", None, budget, state=state, retries=len(faults), faults=faults)
+        try:
+            return await _tried(state, streams, timeout, run, actions)
+        except AppServerError as fault:
+            faults.append(str(fault))
+            if len(faults) > RETRIES:  # a try with a fault is no answer, even one replied
+                actions.finished = False
+                actions.stopped = f"its server failed on each of its {len(faults)} tries: {fault}"
+                actions.write()
+                return state
+
+
+async def _tried(
+    state: TaskState, streams: PersonaStreams, timeout: int, run: Run, actions: Recorded
+) -> TaskState:
+    """One try: the query's server started, the agent's turns with its tools, and the
+    writes the server made read back into the record after."""
     with tempfile.TemporaryDirectory(prefix="personamem-apps-") as folder:
         writes = Path(folder) / "writes.jsonl"
-        command, args = server_command(streams.backend, metadata, writes)
-        server = Server(shlex.join([command, *args]), metadata, timeout)
-        actions = Recorded("mcp", server.line, budget, state=state)
+        command, args = server_command(streams.backend, state.metadata, writes)
+        server = Server(shlex.join([command, *args]), state.metadata, timeout)
+        actions.server = server.line
         actions.write()
         try:
             client = mcp_server_stdio(command=command, args=args)
@@ -101,19 +131,34 @@ async def _served(
     state: TaskState, client: Any, server: Server, actions: Recorded, run: Run
 ) -> TaskState:
     """Start the query's server (within its start deadline), list its tools and answer
-    with them; the server stopped after."""
-    with anyio.CancelScope() as scope:
-        scope.deadline = anyio.current_time() + server.start_timeout
-        async with AsyncExitStack() as stack:
-            try:
-                await stack.enter_async_context(client)
-                listed = await client.tools()
-            except Exception as ex:
-                raise server.fault(actions, "did not start", ex) from ex
-            scope.deadline = math.inf
-            tools = [recorded(tool, actions, server) for tool in listed]
-            return await run(state, tools, actions)
-    raise server.fault(actions, f"did not start within {server.start_timeout} s")
+    with them; the server stopped after. What the agent's turns raise is theirs (an
+    Inspect limit, the model's error) unless it holds a fault of the server; anything
+    else raised while the server is up, or as it stops, is a fault (`AppServerError`)."""
+    theirs: list[Exception] = []
+    try:
+        with anyio.CancelScope() as scope:
+            scope.deadline = anyio.current_time() + server.start_timeout
+            async with AsyncExitStack() as stack:
+                try:
+                    await stack.enter_async_context(client)
+                    listed = await client.tools()
+                except Exception as ex:
+                    raise server.fault(actions, "did not start", ex) from ex
+                scope.deadline = math.inf
+                tools = [recorded(tool, actions, server) for tool in listed]
+                try:
+                    return await run(state, tools, actions)
+                except Exception as ex:
+                    theirs.append(ex)
+                    raise
+        raise server.fault(actions, f"did not start within {server.start_timeout} s")
+    except Exception as ex:
+        fault = found(ex)
+        if fault is ex or (fault is None and any(ex is one for one in theirs)):
+            raise
+        if fault is not None:
+            raise fault from None
+        raise server.fault(actions, "failed", ex) from ex
 
 
 @dataclass(frozen=True)
@@ -242,9 +287,10 @@ def found(ex: BaseException) -> AppServerError | None:
 
 def check_server(backend: Path, metadata: Mapping[str, Any], timeout: int) -> None:
     """Start the server of a query (the run's first), list its tools and stop it, as the
-    task is made: one line naming the server command, the persona and the query where it
-    does not start within `START_TIMEOUT` seconds (or `timeout`, where longer) or lists
-    other tools than the apps offer."""
+    task is made, started again where it fails (`RETRIES` times, as a query's): one line
+    naming the server command, the persona and the query where it does not start within
+    `START_TIMEOUT` seconds (or `timeout`, where longer) on any try, or lists other tools
+    than the apps offer."""
     command, args = server_command(backend, metadata)
     server = Server(shlex.join([command, *args]), metadata, timeout)
     where, deadline = server.where(), server.start_timeout
@@ -257,10 +303,14 @@ def check_server(backend: Path, metadata: Mapping[str, Any], timeout: int) -> No
                 listed.extend(ToolDef(tool).name for tool in await server.tools())
 
     def thread() -> None:  # a loop of its own: the task may be made inside Inspect's
-        try:
-            anyio.run(start)
-        except BaseException as ex:  # noqa: BLE001 - said in one line below
-            failure.append(ex)
+        for _ in range(1 + RETRIES):
+            failure.clear()
+            listed.clear()
+            try:
+                anyio.run(start)
+                return
+            except BaseException as ex:  # noqa: BLE001 - said in one line below
+                failure.append(ex)
 
     runner = threading.Thread(target=thread, name="personamem-v3 app server check")
     runner.start()
@@ -268,8 +318,8 @@ def check_server(backend: Path, metadata: Mapping[str, Any], timeout: int) -> No
     if failure:
         timed_out = isinstance(_leaf(failure[0]), TimeoutError)
         why = f"within {deadline} s" if timed_out else _said(failure[0])
-        raise PersonaMemDataError(f"{where} did not start: {why}")
-    offered = set(session_for(PersonaStreams(backend), metadata).functions())
+        raise PersonaMemDataError(f"{where} did not start on any of {1 + RETRIES} tries: {why}")
+    offered = set(session_for(PersonaStreams(backend), metadata).offered())
     if set(listed) != offered:
         raise PersonaMemDataError(
             f"{where} lists other tools than the apps offer: "

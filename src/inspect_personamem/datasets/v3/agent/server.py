@@ -1,7 +1,7 @@
 """The persona's apps at one query's time as an MCP server over stdio: one process per
-persona and query time, serving exactly `session.AppSession.functions()` (one server for
-every app, where the authors start one per app: `evaluation/mcp_servers/`@1549bc98,
-`mcp_config_builder.py`@02263749):
+persona and query time, serving exactly the session's offered tools
+(`session.AppSession.offered()`; one server for every app, where the authors start one
+per app: `evaluation/mcp_servers/`@1549bc98, `mcp_config_builder.py`@02263749):
 
     python -m inspect_personamem.datasets.v3.agent.server --backend DIR --user UID \\
         --at T --allowed MCP_TOOLS_ALLOWED --policy STATE_WRITE_POLICY [--writes PATH]
@@ -11,23 +11,21 @@ which does not: see below). `DIR` is a release's `backend/` folder (the persona'
 in `DIR/UID/`), `T` the query's time (unix seconds), `--allowed` and `--policy` the
 row's `mcp_tools_allowed` and `state_write_policy` (which writes are offered:
 `catalogue.allowed_writes`).
-A tool's result is the same text as `AppSession.call`'s (canonical JSON); a refused call is an
-MCP tool error (`isError`) whose text is the `AppToolError`'s message. Arguments the
-listed schema does not take are the SDK's to handle before the session sees them: one of
-the wrong JSON type is refused with the SDK's message (as Inspect refuses it in-process,
-with its own), and one the tool does not take is dropped (the SDK's argument model
-ignores extra keys; the session, called directly, refuses it). With `--writes PATH`,
-each write's record is appended to PATH as one JSON line as it is made (the authors'
+A tool's result is the same text as `AppSession.call`'s (canonical JSON); a refused call
+is an MCP tool error (`isError`) whose text is the `AppToolError`'s message, whatever
+the arguments: the session checks them itself (an unknown one, a missing one, one of the
+wrong JSON type, each refused with its own message). With `--writes PATH`, each write's
+record is appended to PATH as one JSON line as it is made (the authors'
 `writes.jsonl`), so that a client reads the records back. Bad arguments (a missing
 folder, an unknown persona, a time that is no integer, a policy or tool name not known)
 exit with status 2 and one line on stderr naming what is wrong, before the server
 starts.
 
-The `mcp` package comes with the `memory` extra; it is imported in `main` only, so
-`server_command` (what a client starts, for a sample) works without it. The server
-imports no Inspect: an `apps_transport=mcp` run starts one per sample, and Inspect's import was
-most of a start. The apps' modules serve without it (only `inspect_tools.py` imports
-it), and the command `server_command` gives makes Inspect unimportable in the process
+A start costs what serving needs (an `apps_transport=mcp` run starts one per sample,
+about 22,000 for the release): the protocol is `mcp_stdio.py`'s, in the standard
+library, not the `mcp` SDK's (whose import was most of a start), and the server imports
+no Inspect (only `inspect_tools.py` of the apps' modules imports it). The command
+`server_command` gives makes Inspect unimportable in the process
 (`sys.modules["inspect_ai"] = None`), so that `errors.py` takes its plain errors (the
 server prints its errors itself, as one line, never through Inspect) and a later import
 of Inspect on this path fails loudly instead of slowing every start. Measured with
@@ -38,16 +36,14 @@ tools".
 from __future__ import annotations
 
 import argparse
-import inspect
 import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Any, Final, NoReturn
 
-from pydantic import Field
-
-from inspect_personamem.datasets.v3.agent.catalogue import TOOLS, AppToolError, dumps
+from inspect_personamem.datasets.v3.agent.catalogue import TOOLS, AppToolError, Kind, Param, dumps
+from inspect_personamem.datasets.v3.agent.mcp_stdio import ToolCall, serve
 from inspect_personamem.datasets.v3.agent.session import AppSession
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.errors import PersonaMemDataError
@@ -123,49 +119,62 @@ def session_from(argv: Sequence[str] | None = None) -> tuple[AppSession, Path | 
     return session, options.writes
 
 
-def served(
-    session: AppSession, writes: Path | None, name: str, function: Callable[..., str]
-) -> Callable[..., Any]:
-    """`function` as the MCP tool `name`: its signature with each parameter's
-    description, its text as the result, an `AppToolError` as an error result; the
-    call's new writes appended to `writes`."""
-    from mcp.types import CallToolResult, TextContent
+def tools(session: AppSession) -> list[dict[str, Any]]:
+    """The session's offered tools as MCP lists them: each one's name, its docstring
+    (its text and its arguments') as the description, and its arguments' JSON schema
+    (each one's type, description and default; an optional one without a default may
+    be null)."""
+    return [
+        {
+            "name": name,
+            "description": TOOLS[name].docstring(),
+            "inputSchema": {
+                "type": "object",
+                "properties": {p.name: _schema(p) for p in TOOLS[name].params},
+                "required": [p.name for p in TOOLS[name].params if p.required],
+            },
+        }
+        for name in session.offered()
+    ]
 
-    def tool(**arguments: Any) -> CallToolResult:
+
+def _schema(param: Param) -> dict[str, Any]:
+    schema: dict[str, Any] = dict(_JSON_TYPES[param.kind])
+    if param.default is None:
+        schema = {"anyOf": [schema, {"type": "null"}]}
+    if not param.required:
+        schema["default"] = param.default
+    return schema | {"description": param.doc}
+
+
+_JSON_TYPES: Final[dict[Kind, dict[str, Any]]] = {
+    "str": {"type": "string"},
+    "int": {"type": "integer"},
+    "strs": {"type": "array", "items": {"type": "string"}},
+}
+
+
+def tool_call(session: AppSession, writes: Path | None) -> ToolCall:
+    """A call to the session's tool: `AppSession.call`'s text, or an `AppToolError`'s
+    message as a refusal; the call's new writes appended to `writes`."""
+
+    def call(name: str, arguments: Mapping[str, Any]) -> tuple[str, bool]:
         made = len(session.writes)
         try:
-            text, failed = function(**arguments), False
+            text, refused = session.call(name, arguments), False
         except AppToolError as error:
-            text, failed = error.message, True
+            text, refused = error.message, True
         if writes is not None and len(session.writes) > made:
             with writes.open("a", encoding="utf-8") as file:
                 file.writelines(dumps(r) + "\n" for r in session.writes[made:])
-        return CallToolResult(content=[TextContent(type="text", text=text)], is_error=failed)
+        return text, refused
 
-    docs = {p.name: p.doc for p in TOOLS[name].params}
-    signature = inspect.signature(function)
-    parameters = [
-        p.replace(annotation=Annotated[p.annotation, Field(description=docs[p.name])])
-        for p in signature.parameters.values()
-    ]
-    typed: Any = tool
-    typed.__name__ = name
-    typed.__doc__ = function.__doc__
-    typed.__signature__ = signature.replace(parameters=parameters, return_annotation=CallToolResult)
-    typed.__annotations__ = {p.name: p.annotation for p in parameters}
-    return tool
+    return call
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     session, writes = session_from(argv)
-    try:
-        from mcp.server.mcpserver import MCPServer
-    except ImportError:
-        _fail("the mcp package is missing: pip install 'inspect-personamem[memory]'")
-    server = MCPServer(NAME, log_level="WARNING")
-    for name, function in session.functions().items():
-        server.add_tool(served(session, writes, name, function), name=name, structured_output=False)
-    server.run()
+    serve(NAME, tools(session), tool_call(session, writes))
 
 
 if __name__ == "__main__":

@@ -8,8 +8,7 @@ writes its `mcp_tools_allowed` and `state_write_policy` allow (`catalogue.allowe
 `session.call(name, arguments)` gives a tool's result as canonical JSON text (`dumps`);
 a bad call raises `AppToolError`, whose message the model reads: an unknown tool, a
 write not offered, an argument the tool does not take, a missing one or one of the wrong
-type. `session.functions()` gives the offered tools as typed Python callables (for MCP
-and any other client).
+type. `session.offered()` names the tools it offers, in the catalogue's order.
 """
 
 from __future__ import annotations
@@ -71,17 +70,6 @@ class AppSession(AppStore):
             raise AppToolError(f"{name} is not offered for this query (it allows no such write)")
         run = (WRITES if spec.write else READS)[spec.action]
         return dumps(run(self, spec.app, _checked(spec, arguments)))
-
-    def functions(self) -> dict[str, Callable[..., str]]:
-        """The offered tools as typed callables (keyword arguments), each returning
-        `call`'s text: for MCP servers and other clients that read signatures."""
-        return {name: self._function(TOOLS[name]) for name in self.offered()}
-
-    def _function(self, spec: ToolSpec) -> Callable[..., str]:
-        def function(**arguments: Any) -> str:
-            return self.call(spec.name, arguments)
-
-        return typed(function, spec, str)
 
 
 def session_for(streams: PersonaStreams, metadata: Mapping[str, Any]) -> AppSession:

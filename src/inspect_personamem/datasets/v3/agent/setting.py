@@ -33,8 +33,9 @@ persona's queries, run in order).
 A query whose agent ran out of its budget has no reply: the budget is an Inspect limit
 (the token cap Inspect's `token_limit`; the turn budget is checked as each turn ends,
 and raised as Inspect's `turn` limit, so no turn past it is generated), the sample's
-`limit` says which, and the scorer leaves it unscored (`scoring.scorer.replied`). The
-MCP server's faults stop the query in one line (`served.py`).
+`limit` says which, and the scorer leaves it unscored (`scoring.scorer.replied`). A
+fault of the MCP server ends the query's try, never the run: the query is tried again
+on a fresh server, and left unscored where every try failed (`served.py`).
 
 Per sample, `state.metadata["actions"]` records what the agent did
 (`scoring.actions.Actions`).

@@ -25,7 +25,9 @@ JudgeChoice = Literal["unified", "per_dimension"]
 
 Ask = Callable[[str], Awaitable[str]]
 """A judge call: the prompt -> the judge's reply text."""
-Status = Literal["judged", "rule_zero", "gated", "judge_unreadable", "no_faithful_judge"]
+Status = Literal[
+    "judged", "rule_zero", "gated", "judge_unreadable", "no_faithful_judge", "offline_stand_in"
+]
 Judgement = Mapping[str, object]
 
 
@@ -78,6 +80,10 @@ class JudgePrompt:
     reply_field: str
     top: Judgement
     low: Judgement
+    gold_field: str | None = None
+    """The field showing the gold reply, where the prompt shows it (the offline
+    stand-in's, `stand_in`): the oracle's judgement is then the top one where the reply
+    is that gold; None: where the reply is one of the top replies it knows."""
 
     def fields(self, prompt: str) -> dict[str, str] | None:
         """The text each of the template's fields holds in `prompt` (the first where a

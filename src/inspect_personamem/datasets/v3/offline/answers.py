@@ -30,11 +30,15 @@ apps (`offline.agent`), the first read it made: the one whose apps, at its perso
 time, give that call that result. Without either (`history=none`, or retrieved items)
 the first is answered: no model could tell them apart either.
 
-Bound as the grader with a v3 question file, the oracle judges the judged types'
-prompts (`judge_reply`): it finds the reply in the judge prompt by the template's own
-text (`judges`), and gives the top judgement, in the keys that prompt's reader reads,
-where the reply is a query's top one (its `example_response`, as the prompt shows it),
-else the lowest: so the oracle scores top on the judged types and the floor low.
+Bound as the grader, the oracle judges the judged types' prompts (`judge_reply`): it
+finds the reply in the judge prompt by the template's own text (`judges`), and gives
+the top judgement, in the keys that prompt's reader reads, where the reply is a query's
+top one (its `example_response`, as the prompt shows it), else the lowest: so the
+oracle scores top on the judged types and the floor low. It knows the top replies from
+its question file, or, given none, from the task's samples (`JudgedGold`, read as the
+task is built: the scorer-side fields every sample carries). The offline stand-in's
+prompt (`judges.stand_in`, for the types no faithful judge scores) shows the gold
+itself, which the reply is or is not.
 
 `trial` is what `inspect-personamem try --dataset v3` writes and runs (`TRIAL_RUNS`).
 
@@ -54,6 +58,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 
 from inspect_personamem.arg_types import POSITIVE_COUNT
@@ -64,9 +69,12 @@ from inspect_personamem.datasets.v3.agent.session import AppSession
 from inspect_personamem.datasets.v3.agent.setting import ACCESS_MCP, OVERPERS_RAIL
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.judges.base import Judge, JudgePrompt
+from inspect_personamem.datasets.v3.judges.stand_in import STAND_IN
 from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts, asked_at
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.release.records import V3Query, read_queries
+from inspect_personamem.datasets.v3.release.spec import CHECKOUT
 from inspect_personamem.datasets.v3.rules.ranking import ranking_reply
 from inspect_personamem.datasets.v3.task_types.base import JUDGE_CHOICES, TaskType
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES, TaskTypes
@@ -129,6 +137,39 @@ def _digest(texts: Sequence[str]) -> str:
 def is_queries_file(path: Path) -> str | None:
     """`all` (every family) for a persona's `queries.csv`; None for any other name."""
     return "all" if path.name == QUERIES_FILE else None
+
+
+def question_file(arguments: Mapping[str, Any], samples: Sequence[Sample]) -> str:
+    """The question file `-M questions` names for a task over `samples`: its first
+    persona's `queries.csv`, in a checkout's layout (the oracle reads its folder's
+    others)."""
+    persona = (samples[0].metadata or {}).get("user_id", "{uid}") if samples else "{uid}"
+    return CHECKOUT.queries_file(str(persona))
+
+
+class JudgedGold(KnownQuestions):
+    """The judged queries' top replies, as their judge prompts show them, read from a
+    task's samples (their type and scorer-side fields): what the oracle bound as the
+    grader needs of the task to judge its judge prompts (`judge_reply`) where it is
+    given no question file. It answers no query."""
+
+    def __init__(self, samples: Sequence[Sample], task_types: TaskTypes = TASK_TYPES) -> None:
+        super().__init__(Path("."))
+        self.top_shown: set[str] = set()
+        for sample in samples:
+            metadata = sample.metadata or {}
+            task = task_types.get(str(metadata.get("task_type")))
+            fields = metadata.get(SCORER_KEY)
+            if task is None or not isinstance(fields, Mapping):
+                continue
+            for judge in _judges(task):
+                self.top_shown.add(judge.shown(judge.replies(fields)[0]))
+
+    def find(self, input: Sequence[ChatMessage]) -> Asked:
+        raise PersonaMemArgumentError(
+            "personamem/oracle: given no -M questions, it knows the gold of the task's "
+            "judged replies as its grader, and answers no query"
+        )
 
 
 class V3Questions(KnownQuestions):
@@ -238,29 +279,32 @@ def choice_prompt(input: Sequence[ChatMessage]) -> ChoicePrompt | None:
     return ChoicePrompt(text, options, 1, replies)
 
 
-JUDGE_PROMPTS: Final[tuple[JudgePrompt, ...]] = tuple(
-    {
+JUDGE_PROMPTS: Final[tuple[JudgePrompt, ...]] = (
+    *{
         judgement.template: judgement
         for task in TASK_TYPES.values()
         for judge in _judges(task)
         if (judgement := judge.judgement) is not None
-    }.values()
+    }.values(),
+    STAND_IN,
 )
 """Every judge prompt `judged.py` sends, under either `-T judge=`, with the judgements
 the oracle answers it: the unified rubric's, a per-dim rubric dim's, sycophancy's,
 preference shift's, the proactive action's, new suggestions', personal-QA
-hallucination's and hidden-persona QA's (each judge's `judgement`)."""
+hallucination's and hidden-persona QA's (each judge's `judgement`), and the offline
+stand-in's (`judges.stand_in`)."""
 
 
 def judge_reply(prompt: str, questions: KnownQuestions) -> str | None:
     """The oracle's judgement of a v3 judge prompt (`Offline.judge`): the top one where
     the reply it shows is one of `questions`' top replies, else the lowest, as a fenced
     JSON object; None where `prompt` is no v3 judge's."""
-    top = questions.top_shown if isinstance(questions, V3Questions) else set()
+    top = questions.top_shown if isinstance(questions, V3Questions | JudgedGold) else set()
     for kind in JUDGE_PROMPTS:
         fields = kind.fields(prompt)
         if fields is not None:
-            best = fields[kind.reply_field] in top
+            reply = fields[kind.reply_field]
+            best = reply in top if kind.gold_field is None else reply == fields[kind.gold_field]
             verdict = {
                 **(kind.top if best else kind.low),
                 "reasoning": "the oracle's top reply" if best else "not the oracle's top reply",

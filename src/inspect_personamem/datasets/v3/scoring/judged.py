@@ -8,7 +8,9 @@ The 15-distinct-token gate (`reading.reply.is_substantive`) comes first where th
 type is `gated` (its runner applies it or was not read; issue 38: such replies score 0):
 a shorter text scores 0 without a call (`gated`). Elsewhere the reply is judged whatever
 its length. A type no readable judge scores (`judges.base.NotBuilt`: the
-`NO_FAITHFUL_JUDGE` types) is unscored with its reason.
+`NO_FAITHFUL_JUDGE` types) is unscored with its reason, but where the grader is one of
+the package's offline models (`data.known.OfflineModel`): it is then scored by the
+offline stand-in (`judges.stand_in`: the gold or not, 100 or 0, no gate), named so.
 
 An agent run (`actions` in the sample's metadata) of an agentic or proactive row is
 first checked as the authors' runner checks an `mcp_agent` run (`verifiers.py`, with the
@@ -35,7 +37,9 @@ from inspect_ai.model import Model
 from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
 
+from inspect_personamem.data.known import OfflineModel
 from inspect_personamem.datasets.v3.judges.base import Ask, Judge, JudgedRow, Judging
+from inspect_personamem.datasets.v3.judges.stand_in import StandIn
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY, SHOWN_KEY
 from inspect_personamem.datasets.v3.reading.reply import is_substantive
 from inspect_personamem.datasets.v3.scoring.verifiers import STATUS_OK, check_actions
@@ -66,11 +70,13 @@ CHECKED_FAMILIES: Final = frozenset({"agentic_tasks", "agentic_proactiveness"})
 actions are checked for (`verifiers.check_actions`)."""
 
 
-def _judge(task: TaskType, choice: JudgeChoice) -> Judge:
+def _judge(task: TaskType, choice: JudgeChoice, stand_in: bool = False) -> Judge:
+    """The type's judge under `choice`; the offline stand-in where none is built and
+    `stand_in` (the grader is an offline model)."""
     scorer = task.scorer_for(choice)
     if not isinstance(scorer, Judge):
         raise ValueError(f"{task.name!r} is not a judged PersonaMem-v3 task type")
-    return scorer
+    return StandIn(scorer.why) if stand_in and not scorer.built else scorer
 
 
 async def judge_row(
@@ -82,12 +88,14 @@ async def judge_row(
     actions: Mapping[str, Any] | None = None,
     task_types: TaskTypes = TASK_TYPES,
     choice: JudgeChoice = DEFAULT_JUDGE,
+    stand_in: bool = False,
 ) -> JudgedRow:
     """Score one judged row: `fields` the scorer-only instance fields, `shown` what the
     model was shown (the query), `ask` the judge, `actions` an agent run's record (None
-    without one), `choice` the rubric judge (`-T judge=`). See the module docstring."""
+    without one), `choice` the rubric judge (`-T judge=`), `stand_in` whether the grader
+    is an offline model. See the module docstring."""
     task = task_types[task_type]
-    judge = _judge(task, choice)
+    judge = _judge(task, choice, stand_in)
     text = judge.text(reply)
     if actions is None or task.family not in CHECKED_FAMILIES:
         return await _judged(task, judge, text, reply, fields, shown, ask)
@@ -111,8 +119,10 @@ async def _judged(
     ask: Ask,
 ) -> JudgedRow:
     """The gate where the type has it, else the type's judge (`text`: the judge's text
-    of `reply`)."""
-    if judge.built and task.gated and not is_substantive(text):
+    of `reply`). The offline stand-in compares with the gold and gates nothing: a gold
+    may be shorter than the gate (the generator's repetition golds are)."""
+    gate = judge.built and task.gated and not isinstance(judge, StandIn)
+    if gate and not is_substantive(text):
         metrics: dict[str, object] = {"non_substantive_response": 1}
         return JudgedRow("gated", metrics, task.headline.accuracy(metrics), text)
     return await judge.judge(Judging(text, reply, fields, shown, task.headline), ask)
@@ -145,9 +155,10 @@ async def judged_score(
     fields = state.metadata.get(SCORER_KEY) or {}
     shown = state.metadata.get(SHOWN_KEY) or {}
     actions = state.metadata.get(ACTIONS_KEY)
-    judge = _judge(task_types[task_type], choice)
+    stand_in = isinstance(model.api, OfflineModel)
+    judge = _judge(task_types[task_type], choice, stand_in)
     row = await judge_row(
-        task_type, reply, fields, shown, asker(model), actions, task_types, choice
+        task_type, reply, fields, shown, asker(model), actions, task_types, choice, stand_in
     )
     metadata: dict[str, Any] = {
         **base,

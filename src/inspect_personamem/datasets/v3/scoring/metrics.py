@@ -4,10 +4,15 @@ once: the authors' newest headline, aggregate_eval@19bc3eec "ALL (micro,
 row-weighted)"; `inspect view`'s headline), then the macro (the mean over task types of
 each type's mean: their earlier one), per family (row-weighted within the family, as
 their by-class roll-ups are; the families are the paper's, `release.families.FAMILIES`,
-where theirs group tasks otherwise) and per task type. The interval is the mean's
-clustered standard error (for the macro, that of the mean of type means, linearised:
-`scoring.intervals`, which the report's paired differences use too), times Student's t
-with personas - 1 degrees of freedom; NaN with fewer than two personas or no spread.
+where theirs group tasks otherwise) and per task type. The interval is
+`scoring.intervals.interval`, the one the report and the card give: Wilson's over the
+effective size of the clustered standard error (for the macro, that of the mean of
+type means, linearised) with Student's t at personas - 1 degrees of freedom, inside
+[0, 1]; mean ± t x the error where a row lies below 0 (graded NDCG); NaN with fewer
+than two personas. The breakdowns (per family, type, pipeline family, app) are logged
+as Inspect's `grouped` logs its own (with a `group_key` and a `metric`), so that the
+viewer lists them under "All scoring" and its header holds the result alone
+(`run/viewer.py`).
 
 A row is a scored sample of a known task type (its family as its score names it,
 `scorers._base`, else as `TASK_TYPES` does), or a lifecycle pair: the metrics join each
@@ -35,7 +40,8 @@ from inspect_personamem.datasets.v3.release.families import FAMILIES
 from inspect_personamem.datasets.v3.rules.lifecycle import PHASES
 from inspect_personamem.datasets.v3.rules.mistakes import MistakePrevention, e6_paired
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
-from inspect_personamem.scoring.intervals import Clustered, stratified_mean
+from inspect_personamem.scoring.intervals import INTERVAL_NAMES, Clustered, interval
+from inspect_personamem.scoring.metrics import group_value
 from inspect_personamem.scoring.rows import Part, joined
 
 
@@ -135,25 +141,28 @@ class Estimate:
     personas: int
 
     def named(self, name: str) -> dict[str, float]:
-        """`name`, `name_low`, `name_high`."""
+        """`name`, with `name_low` and `name_high` where there is an interval (none with
+        one persona: the viewer would show "NaN NaN")."""
+        if math.isnan(self.low):
+            return {name: self.value}
         return {name: self.value, f"{name}_low": self.low, f"{name}_high": self.high}
+
+    def headline(self, name: str) -> dict[str, float]:
+        """`name` with its interval as every version's headline names it (`ci_low`,
+        `ci_high`)."""
+        return {name: self.value} | dict(zip(INTERVAL_NAMES, (self.low, self.high), strict=True))
 
 
 def clustered_mean(rows: Sequence[Row], stratum: Callable[[Row], str] | None = None) -> Estimate:
     """The mean over strata of each stratum's mean (one stratum, `stratum` None: the
-    plain mean), with its standard error clustered by persona
-    (`scoring.intervals.stratified_mean`: for the plain mean, Inspect's
-    `stderr(cluster=...)` exactly) and t(G - 1) times it either side (G personas). No
-    interval (NaN) where the error is 0: one persona, or no spread to go by (every
-    stratum a single row, or every value alike), as `report.differences` leaves such a
-    row without one."""
+    plain mean), with its standard error clustered by persona (for the plain mean,
+    Inspect's `stderr(cluster=...)` exactly; NaN where it is 0: one persona, or no
+    spread to go by) and its 95% interval (`scoring.intervals.interval`: the report's
+    and the card's; NaN with one persona)."""
     key = stratum or (lambda row: "")
-    mean = stratified_mean([Clustered(row.user, key(row), row.value) for row in rows])
-    half = mean.half_width()
+    mean = interval([Clustered(row.user, key(row), row.value) for row in rows])
     error = mean.stderr or math.nan
-    return Estimate(
-        mean.value, mean.value - half, mean.value + half, error, mean.rows, mean.clusters
-    )
+    return Estimate(mean.value, mean.low, mean.high, error, mean.rows, mean.clusters)
 
 
 def _by(rows: Sequence[Row], key: Callable[[Row], str]) -> dict[str, list[Row]]:
@@ -166,18 +175,20 @@ def _by(rows: Sequence[Row], key: Callable[[Row], str]) -> dict[str, list[Row]]:
 @metric
 def v3_accuracy() -> Metric:
     """The run's headline, first so that `inspect view` shows it: `accuracy`, the micro
-    mean (every headline row once: the authors' newest headline), with its `stderr`
-    clustered by persona and `accuracy_low` / `accuracy_high`; the macro (`macro`: the
+    mean (every headline row once: the authors' newest headline), with its 95% interval
+    (`ci_low`, `ci_high`) and `stderr` clustered by persona; the macro (`macro`: the
     mean over task types of each type's mean, their earlier headline) with `_low` and
-    `_high`; how many rows (`rows`) and personas (`personas`) they cover, and the
-    lifecycle probes left without their partner (`lifecycle_unpaired`). All 0-1."""
+    `_high`; how many rows (`rows`: a lifecycle pair of two scored probes counts once,
+    so rows are fewer than the viewer's scored samples by the pairs) and personas
+    (`personas`) they cover, and the lifecycle probes left without their partner
+    (`lifecycle_unpaired`). All but the counts 0-1."""
 
     def compute(scores: list[SampleScore]) -> Value:
         rows, unpaired = headline_rows(scores)
         micro = clustered_mean(rows)
         macro = clustered_mean(rows, lambda row: row.task_type)
         return {
-            **micro.named("accuracy"),
+            **micro.headline("accuracy"),
             # Inspect's `stderr` writes 0 where it cannot be estimated; so does this
             "stderr": 0.0 if math.isnan(micro.stderr) else micro.stderr,
             **macro.named("macro"),
@@ -190,9 +201,12 @@ def v3_accuracy() -> Metric:
 
 
 @metric
-def v3_by_family() -> Metric:
+def v3_by_family(metric: Metric, group_key: str = "family") -> Metric:
     """Per family (`family_<name>`, Figure 4's order): the row-weighted mean of its
-    headline rows, with `_low` and `_high`; families without a scored row are absent."""
+    headline rows, with `_low` and `_high` (`Estimate.named`); families without a scored
+    row are absent.
+    `metric` (the headline's, whose estimate each family's is) and `group_key` are
+    logged for the viewer, which lists a metric logged with both under "All scoring"."""
 
     def compute(scores: list[SampleScore]) -> Value:
         groups = _by(headline_rows(scores)[0], lambda row: row.family)
@@ -206,10 +220,10 @@ def v3_by_family() -> Metric:
 
 
 @metric
-def v3_by_type() -> Metric:
+def v3_by_type(metric: Metric, group_key: str = "task_type") -> Metric:
     """Per task type (`type_<name>`, Figure 4's order, then any type beyond the 31 by
     name): the mean of its headline rows, with `_low` and `_high`; types without a scored
-    row are absent."""
+    row are absent. `metric` and `group_key` as `v3_by_family`'s."""
 
     def compute(scores: list[SampleScore]) -> Value:
         groups = _by(headline_rows(scores)[0], lambda row: row.task_type)
@@ -223,13 +237,14 @@ def v3_by_type() -> Metric:
 
 
 @metric
-def v3_by_metadata(key: str, prefix: str) -> Metric:
-    """Per value of the sample metadata `key` (`<prefix>_<value>`, the value as text, as
-    the report names it): the mean of its headline rows (a lifecycle pair's value its
-    first probe's), with `_low` and `_high` clustered by persona."""
+def v3_by_metadata(metric: Metric, group_key: str, prefix: str) -> Metric:
+    """Per value of the sample metadata `group_key` (`<prefix>_<value>`, the value as
+    text as the report names it, `scoring.metrics.group_value`: `unset` for none): the
+    mean of its headline rows (a lifecycle pair's value its first probe's), with `_low`
+    and `_high` clustered by persona. `metric` as `v3_by_family`'s."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        groups = _by(headline_rows(scores)[0], lambda row: str(row.sample.get(key)))
+        groups = _by(headline_rows(scores)[0], lambda row: group_value(row.sample.get(group_key)))
         values: dict[str, float] = {}
         for name, rows in sorted(groups.items()):
             values |= clustered_mean(rows).named(f"{prefix}_{name}")
@@ -292,5 +307,13 @@ def v3_paired_f1() -> Metric:
 
 
 def v3_metrics() -> list[Metric]:
-    """The v3 scorer's metrics."""
-    return [v3_accuracy(), v3_by_family(), v3_by_type(), v3_gated(), v3_paired_f1()]
+    """The v3 scorer's metrics: the headline first (the viewer's header), its
+    breakdowns, the gated replies and the warn/foil pairs."""
+    headline = v3_accuracy()
+    return [
+        headline,
+        v3_by_family(headline),
+        v3_by_type(headline),
+        v3_gated(),
+        v3_paired_f1(),
+    ]
