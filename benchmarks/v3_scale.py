@@ -11,12 +11,20 @@ Each run is a fresh Python process (`--worker`), so that its figures are its own
 - peak resident memory (`ru_maxrss` of the process);
 - the `.eval` log's bytes.
 
-Under `apps_transport=mcp` the children's CPU is the app servers' (one a query); the
-number of starts is not counted apart (the run's samples bound it).
+Under `apps_transport=mcp` the children's CPU is the app servers'; each server start is
+also counted directly: the worker wraps the server command (`served.server_command`, in
+its own process only) so that every server process appends, to a file of the run's, its
+CPU when it starts serving (the start's cost: interpreter, imports, session) and, as it
+exits, its whole CPU and peak RSS (`VmHWM`). Starts are told apart as the task's check
+at build (`check`, no writes file) and a query's try (`query`); a process with no exit
+record was stopped by a signal before `atexit` ran.
 
 Settings (`--settings`): `authors` and `events` (`history=full` in each
 `history_layout`), `none` (`history=none`), `apps` (the agent over the apps in process),
-`mcp` (the same over the package's MCP server, one process a query), and `bare`: an
+`mcp` (the same over the package's MCP server, one process a query), `memory`
+(`history=memory` with the authors' Markdown memory, `memory_writer:MarkdownMemory`,
+written by the oracle as the offline writer: the evaluated model, as no `memory` role
+is bound), and `bare`: an
 Inspect `Task` whose samples carry, in `Sample.input`, the history the `authors` layout
 sends and the task prompt, solved by `generate()` with the same model and scorer (what
 a task that attaches its history eagerly costs). Inspect's defaults otherwise (adaptive
@@ -50,6 +58,10 @@ SETTINGS: dict[str, dict[str, str]] = {
     "none": {"history": "none"},
     "apps": {"history": "apps"},
     "mcp": {"history": "apps", "apps_transport": "mcp"},
+    "memory": {
+        "history": "memory",
+        "memory": "inspect_personamem.datasets.v3.memory_writer:MarkdownMemory",
+    },
     "bare": {"history": "full", "history_layout": "authors"},
 }
 """Each setting's task arguments (`bare` builds its samples from the `authors` task's)."""
@@ -86,11 +98,87 @@ def bare(data_dir: str) -> Task:
     return Task(dataset=MemoryDataset(samples), solver=generate(), scorer=task.scorer)
 
 
+RECORDER = """
+import atexit as _atexit, json as _json, os as _os, resource as _resource
+def _cpu():
+    used = _resource.getrusage(_resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
+def _record(**fields):
+    with open({path!r}, "a") as out:
+        out.write(_json.dumps({{"pid": _os.getpid(), **fields}}) + "\\n")
+def _exited():
+    status = open("/proc/self/status").read().split("VmHWM:")[1].split()[0]
+    _record(cpu_s=_cpu(), peak_kb=int(status))
+_atexit.register(_exited)
+import {module} as _server
+_serve = _server.serve
+def _ready(*args, **kwargs):
+    _record(kind={kind!r}, ready_cpu_s=_cpu())
+    return _serve(*args, **kwargs)
+_server.serve = _ready
+main()
+"""
+"""Code run in an app server's process in place of its final `main()`: one line as it
+starts serving (its CPU so far: the start's cost), one as it exits (its whole CPU and
+peak RSS)."""
+
+
+def count_starts(record: Path) -> None:
+    """Wrap the MCP setting's server command (in this process) so that each server
+    process appends its start's and its exit's figures to `record`."""
+    from inspect_personamem.datasets.v3.agent import served
+    from inspect_personamem.datasets.v3.agent.server import MODULE
+
+    command = served.server_command
+
+    def recorded(*args: Any, **kwargs: Any) -> tuple[str, list[str]]:
+        executable, arguments = command(*args, **kwargs)
+        flag, code, *options = arguments
+        if flag != "-c" or not code.endswith("main()"):
+            raise RuntimeError(f"the server command changed shape: {arguments[:2]}")
+        kind = "check" if "--writes" not in options else "query"
+        hook = RECORDER.format(path=str(record), module=MODULE, kind=kind)
+        return executable, [flag, code.removesuffix("main()") + hook, *options]
+
+    served.server_command = recorded
+
+
+def starts(record: Path) -> dict[str, Any]:
+    """The server starts `record` holds: how many of each kind, and their CPU (at the
+    start of serving, and whole) and peak RSS, as mean and max."""
+    if not record.exists():
+        return {"server_starts": 0}
+    by_pid: dict[int, dict[str, Any]] = {}
+    for line in record.read_text().splitlines():
+        fields = json.loads(line)
+        by_pid.setdefault(fields.pop("pid"), {}).update(fields)
+    rows = list(by_pid.values())
+    ready = [r["ready_cpu_s"] for r in rows if "ready_cpu_s" in r]
+    whole = [r["cpu_s"] for r in rows if "cpu_s" in r]
+    peaks = [r["peak_kb"] / 1024 for r in rows if "peak_kb" in r]
+    return {
+        "server_starts": len(rows),
+        "server_starts_by_kind": {
+            kind: sum(1 for r in rows if r.get("kind") == kind) for kind in ("check", "query")
+        },
+        "servers_without_exit_record": len(rows) - len(whole),
+        "server_start_cpu_s_mean": round(sum(ready) / len(ready), 3) if ready else None,
+        "server_start_cpu_s_max": round(max(ready), 3) if ready else None,
+        "server_cpu_s_mean": round(sum(whole) / len(whole), 3) if whole else None,
+        "server_cpu_s_total": round(sum(whole), 1),
+        "server_peak_rss_mb_mean": round(sum(peaks) / len(peaks)) if peaks else None,
+    }
+
+
 def worker(root: Path, setting: str, logs: Path) -> dict[str, Any]:
     """One run of `setting` on the personas in `root`; its figures."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import get_model
 
+    record = logs / "server-starts.jsonl"
+    if SETTINGS[setting].get("apps_transport") == "mcp":
+        logs.mkdir(parents=True, exist_ok=True)
+        count_starts(record)
     oracle = get_model("personamem/oracle", questions=str(_queries_file(root)), accuracy=1.0)
     start = time.perf_counter()
     (log,) = inspect_eval(
@@ -116,6 +204,7 @@ def worker(root: Path, setting: str, logs: Path) -> dict[str, Any]:
         "wall_s": round(wall, 1),
         "peak_rss_mb": round(own.ru_maxrss / 1024),
         "log_mb": round(sum(p.stat().st_size for p in logs.glob("*.eval")) / 1e6, 1),
+        **(starts(record) if SETTINGS[setting].get("apps_transport") == "mcp" else {}),
     }
 
 
