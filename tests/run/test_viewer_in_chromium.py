@@ -67,7 +67,7 @@ def v3_runs(tmp_path: Path) -> list[EvalLog]:
     apps: 60 queries of each, drawn across the personas."""
     trying = VERSIONS["v3"].trying
     assert trying is not None
-    trial = trying.trial({}, 60, 0)
+    trial = trying.trial({option.dest: None for option in trying.options}, 60, 0)
     data = tmp_path / "v3data"
     questions = trial.write(data)
     oracle = get_model("personamem/oracle", questions=str(questions))
