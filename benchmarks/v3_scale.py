@@ -127,9 +127,9 @@ def count_starts(record: Path) -> None:
     """Wrap the MCP setting's server command (in this process) so that each server
     process appends its start's and its exit's figures to `record`."""
     from inspect_personamem.datasets.v3.agent import served
-    from inspect_personamem.datasets.v3.agent.server import MODULE
+    from inspect_personamem.datasets.v3.agent.server import MODULE, server_command
 
-    command = served.server_command
+    command = server_command
 
     def recorded(*args: Any, **kwargs: Any) -> tuple[str, list[str]]:
         executable, arguments = command(*args, **kwargs)
@@ -140,7 +140,7 @@ def count_starts(record: Path) -> None:
         hook = RECORDER.format(path=str(record), module=MODULE, kind=kind)
         return executable, [flag, code.removesuffix("main()") + hook, *options]
 
-    served.server_command = recorded
+    served.server_command = recorded  # type: ignore[attr-defined]  # its imported copy
 
 
 def starts(record: Path) -> dict[str, Any]:
