@@ -209,10 +209,12 @@ def test_the_oracle_reads_writes_its_reply_and_replies(
     sharing = V3Questions(path).by_prompt[prompt_text(query, path)]
     if len(sharing) > 1:  # the proactive prompt is the persona's, one for its five types
         # (proactive_actions.py@8e2a111f): no agent can tell the rows apart before it
-        # reads, so the oracle's first read is the first row's; its result names the row
-        first = sharing[0][0]
-        assert first.query_id != query.query_id and read_apps(first) != read_apps(query)
-        reads = [(listing(read_apps(first)[0])[0], {}), *reads[1:]]
+        # reads, so the oracle first makes the reads that tell them apart (each a read
+        # with no argument, once), then the row's own (a proactive row writes nothing)
+        separating = made[: len(made) - len(reads)]
+        assert separating and all(name in READ_TOOLS and not a for name, a in separating)
+        assert len({name for name, _ in separating}) == len(separating)
+        reads = [*separating, *reads]
     assert made[: len(reads)] == reads and reply == gold
     written = made[len(reads) :]
     # each write recorded in the session, its arguments with the defaults filled
@@ -288,3 +290,61 @@ def test_the_oracle_always_right_reaches_its_gold_through_the_apps(tmp_path: Pat
             writes += 1
     # every agentic row with a write (send_post, repost, auto-reply) made it, twice each
     assert judged > 0 and writes == 3 * 2
+
+
+PROACTIVE = (
+    "proactive_close_friend_update",
+    "restraint_sensitive_event_silence",
+    "proactive_friend_feed_react",
+    "proactive_trending_feed_react",
+    "proactive_overactive_check",
+)
+
+
+def test_the_oracle_tells_apart_proactive_rows_a_first_read_does_not(tmp_path: Path) -> None:
+    """A persona's proactive rows share one prompt; rows close in time may share the
+    first read of one row's app (nothing in it changed between them) though another
+    app tells them apart. The oracle always right reaches each row's gold wherever any
+    read tells it from every row of another gold (the 0.3 of a `restrain` row answered
+    as an `act` one, seen under `history=apps` at the release's size)."""
+    types = {name: TASK_TYPES[name] for name in PROACTIVE}
+    written = generate(
+        tmp_path, personas=1, queries_per_type=7, seed=1, history_tokens=20_000, task_types=types
+    )
+    path = written.queries_file(written.personas[0])
+    queries = read_queries(path)
+    oracle = OracleModel("personamem/oracle", questions=str(path), accuracy=1.0)
+    reads = [
+        (name, {}) for app in sorted({TOOLS[n].app for n in READ_TOOLS}) for name in listing(app)
+    ]
+
+    def seen(query: V3Query) -> list[str | None]:
+        session = session_of(path, query)
+        return [session.call(name, arguments) for name, arguments in reads]
+
+    views = {query.query_id: seen(query) for query in queries}
+    separable = shared_first = 0
+    for query in queries:
+        gold = known_replies(query)[0]
+        twins = [
+            other
+            for other in queries
+            if views[other.query_id] == views[query.query_id] and known_replies(other)[0] != gold
+        ]
+        if twins:  # no read tells them apart: no agent could answer both right
+            continue
+        separable += 1
+        prompt: list[ChatMessage] = [
+            ChatMessageUser(content=AGENT_FRAMING + prompt_text(query, path))
+        ]
+        made, reply = run_agent(oracle, prompt, session_of(path, query))
+        assert reply == gold, query.query_id
+        first = listing(read_apps(queries[0])[0])[0]
+        shared_first += any(
+            views[o.query_id][reads.index((first, {}))]
+            == views[query.query_id][reads.index((first, {}))]
+            and known_replies(o)[0] != gold
+            for o in queries
+        )
+    # the case in point: rows the first row's first read leaves together, yet separable
+    assert separable > 0 and shared_first > 0

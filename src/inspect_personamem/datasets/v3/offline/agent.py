@@ -2,7 +2,12 @@
 `personamem/oracle` calls when a PersonaMem-v3 run offers it the apps as tools
 (`-T history=apps`, in process or `apps_transport=mcp`), before it replies.
 
-Per query it makes one plan (`agent_calls`), then its calls one a turn, in order:
+Per query it makes one plan, then its calls one a turn, in order. Where the prompt is
+several queries' (a persona's proactive rows share one), no reply is known before a
+read tells them apart: the plan starts with the reads that do (`separating_reads`:
+their apps, at their times, answer them differently; the first read of one row's apps
+may not, where nothing in that app changed between two rows), and the reads made name
+the query (`answers.V3Questions.query_of`). Then the query's own (`agent_calls`):
 
 - reads: every listing read of each app where the query's evidence lies (the
   generator's `_generated_evidence`, which the oracle reads from the question file and
@@ -84,6 +89,36 @@ def agent_calls(query: V3Query, tools: Sequence[ToolInfo], reply: str) -> list[C
     return calls
 
 
+def separating_reads(questions: V3Questions, agentic: Agentic) -> list[Call]:
+    """The reads that tell apart the queries sharing `agentic`'s prompt (module
+    docstring): of the offered reads that take no argument, in their order, each one
+    that splits a group of them the reads before it leave together (their apps, at
+    their times, answering it differently), until none is left or no read splits one.
+    Empty where the prompt is one query's. The same for every query sharing the prompt,
+    as it is all the oracle knows before it reads."""
+    sharing = [query for query, _ in questions.sharing(agentic.prompt)]
+    reads = [
+        tool.name
+        for tool in agentic.tools
+        if tool.name in READ_TOOLS and not tool.parameters.required
+    ]
+    groups = [sharing] if len(sharing) > 1 else []
+    chosen: list[Call] = []
+    for name in reads:
+        if not groups:
+            break
+        split: list[list[V3Query]] = []
+        for group in groups:
+            by_answer: dict[str | None, list[V3Query]] = {}
+            for query in group:
+                by_answer.setdefault(questions.answer(query, name, {}), []).append(query)
+            split += by_answer.values()
+        if len(split) > len(groups):
+            chosen.append((name, {}))
+        groups = [group for group in split if len(group) > 1]
+    return chosen
+
+
 def act(questions: KnownQuestions, agentic: Agentic) -> Call | None:
     """The oracle's next call (`Offline.act`): the first of its plan it has not made (a
     call made is a tool result in the exchange), None once all are (or where the
@@ -91,6 +126,6 @@ def act(questions: KnownQuestions, agentic: Agentic) -> Call | None:
     if not isinstance(questions, V3Questions):
         return None
     query, _ = questions.query_of(agentic.prompt, agentic.exchange)
-    calls = agent_calls(query, agentic.tools, agentic.reply)
+    calls = separating_reads(questions, agentic) + agent_calls(query, agentic.tools, agentic.reply)
     made = sum(isinstance(message, ChatMessageTool) for message in agentic.exchange)
     return calls[made] if made < len(calls) else None

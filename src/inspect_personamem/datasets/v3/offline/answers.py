@@ -26,8 +26,9 @@ after the agent settings' framing where they send one: `AGENT_FRAMING`); where s
 queries share a prompt's words (a persona's repeated asks, its proactive rows, the same
 template across personas) the history before it tells them apart: the one whose history, as either
 layout sends it (`histories.LAYOUTS`), is the messages before it; as an agent over the
-apps (`offline.agent`), the first read it made: the one whose apps, at its persona and
-time, give that call that result. Without either (`history=none`, or retrieved items)
+apps (`offline.agent`), the reads it made (its first ones chosen to tell the queries
+sharing the prompt apart): the one whose apps, at its persona and time, give each of
+those calls its result. Without either (`history=none`, or retrieved items)
 the first is answered: no model could tell them apart either.
 
 Bound as the grader, the oracle judges the judged types' prompts (`judge_reply`): it
@@ -64,7 +65,7 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 from inspect_personamem.arg_types import POSITIVE_COUNT
 from inspect_personamem.data.known import Asked, ChoicePrompt, Known, KnownQuestions
 from inspect_personamem.datasets.declared import ToolOption, Trial, TrialRun
-from inspect_personamem.datasets.v3.agent.catalogue import AppToolError
+from inspect_personamem.datasets.v3.agent.catalogue import READ_TOOLS, AppToolError
 from inspect_personamem.datasets.v3.agent.session import AppSession
 from inspect_personamem.datasets.v3.agent.setting import ACCESS_MCP, OVERPERS_RAIL
 from inspect_personamem.datasets.v3.generator import generate
@@ -108,21 +109,22 @@ def known_replies(query: V3Query, task_types: TaskTypes = TASK_TYPES) -> tuple[s
     return task_types[query.task_type].scorer.replies(query.instance)
 
 
-def first_read(exchange: Sequence[ChatMessage]) -> tuple[str, dict[str, Any], str] | None:
-    """The first call of `exchange` that gave a result (no error): its tool, arguments
-    and result text; None where none did."""
+def reads_made(exchange: Sequence[ChatMessage]) -> list[tuple[str, dict[str, Any], str]]:
+    """The reads of `exchange` that gave a result (no error), in order: each one's tool,
+    arguments and result text."""
     calls = {
         call.id: call
         for message in exchange
         if isinstance(message, ChatMessageAssistant)
         for call in message.tool_calls or ()
     }
-    for message in exchange:
-        if isinstance(message, ChatMessageTool) and message.error is None:
-            call = calls.get(message.tool_call_id or "")
-            if call is not None:
-                return call.function, call.arguments, message.text
-    return None
+    return [
+        (call.function, call.arguments, message.text)
+        for message in exchange
+        if isinstance(message, ChatMessageTool) and message.error is None
+        if (call := calls.get(message.tool_call_id or "")) is not None
+        and call.function in READ_TOOLS
+    ]
 
 
 def _unframed(text: str) -> str:
@@ -193,6 +195,7 @@ class V3Questions(KnownQuestions):
                 for judge in _judges(task):
                     self.top_shown.add(judge.shown(replies[0]))
         self._histories: dict[str, dict[str, tuple[V3Query, Known]]] = {}
+        self._answers: dict[tuple[str, str, str], str | None] = {}
 
     def find(self, input: Sequence[ChatMessage]) -> Asked:
         return self.find_after(input, ())
@@ -205,7 +208,7 @@ class V3Questions(KnownQuestions):
         self, prompt: Sequence[ChatMessage], exchange: Sequence[ChatMessage] = ()
     ) -> tuple[V3Query, Known]:
         """The query `prompt` asks, with what the oracle knows of it: of those sharing
-        its words, the one whose apps give the first read of `exchange` its result, else
+        its words, the first whose apps give every read of `exchange` its result, else
         the one whose history is the messages before it, else the first."""
         last = _unframed(prompt[-1].text)
         found = self.by_prompt.get(last)
@@ -217,17 +220,28 @@ class V3Questions(KnownQuestions):
             )
         if len(found) == 1:
             return found[0]
-        read = first_read(exchange)
-        if read is not None:
-            matching = (pair for pair in found if self._reads(pair[0], *read))
+        reads = reads_made(exchange)
+        if reads:
+            matching = (pair for pair in found if all(self._reads(pair[0], *r) for r in reads))
             return next(matching, found[0])
         if len(prompt) > 1:
             digest = _digest([m.text for m in prompt[:-1]])
             return self._by_history(last, found).get(digest, found[0])
         return found[0]
 
-    def _reads(self, query: V3Query, tool: str, arguments: Mapping[str, Any], text: str) -> bool:
-        """Whether the apps at `query`'s persona and time answer the call with `text`."""
+    def sharing(self, prompt: Sequence[ChatMessage]) -> list[tuple[V3Query, Known]]:
+        """The queries whose prompt is `prompt`'s last message (none for another)."""
+        return self.by_prompt.get(_unframed(prompt[-1].text), [])
+
+    def answer(self, query: V3Query, tool: str, arguments: Mapping[str, Any]) -> str | None:
+        """What the apps at `query`'s persona and time answer the call with; None for an
+        error (computed once a call)."""
+        key = (query.query_id, tool, json.dumps(arguments, sort_keys=True))
+        if key not in self._answers:
+            self._answers[key] = self._answer(query, tool, arguments)
+        return self._answers[key]
+
+    def _answer(self, query: V3Query, tool: str, arguments: Mapping[str, Any]) -> str | None:
         session = AppSession(
             self.streams.visible(query.user_id, query.ts),
             mcp_tools_allowed=query.mcp_tools_allowed,
@@ -235,9 +249,13 @@ class V3Questions(KnownQuestions):
             query_id=query.query_id,
         )
         try:
-            return session.call(tool, arguments) == text
+            return session.call(tool, arguments)
         except AppToolError:
-            return False
+            return None
+
+    def _reads(self, query: V3Query, tool: str, arguments: Mapping[str, Any], text: str) -> bool:
+        """Whether the apps at `query`'s persona and time answer the call with `text`."""
+        return self.answer(query, tool, arguments) == text
 
     def _by_history(
         self, prompt: str, found: list[tuple[V3Query, Known]]
