@@ -14,7 +14,8 @@ from typing import Any
 
 import anyio
 import pytest
-from inspect_ai.model import ChatMessage, ChatMessageUser
+from inspect_ai.model import ChatMessage, ChatMessageUser, get_model
+from support.helpers import run_task
 from support.v3_backend import (
     bare_persona,
     built_prompt,
@@ -63,6 +64,7 @@ from inspect_personamem.datasets.v3.scoring.judged import judge_row
 from inspect_personamem.datasets.v3.task_types.base import JudgeChoice
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.task_types.samples import scorer_fields
+from inspect_personamem.datasets.v3.version import MARKDOWN_MEMORY
 from inspect_personamem.errors import PersonaMemArgumentError
 
 D = [1 / math.log2(rank + 1) for rank in range(1, 6)]
@@ -340,3 +342,38 @@ def test_the_offline_judge_reads_only_v3_judge_prompts(folder: V3Folder) -> None
     query, path = queries(folder)[0]
     assert judge_reply(prompt_text(query, path), known) is None
     assert judge_reply("You are an expert judge evaluating nothing.", known) is None
+
+
+def test_the_oracle_tells_apart_proactive_rows_by_the_memory_it_wrote(tmp_path: Path) -> None:
+    """`-T history=memory` with the Markdown memory the oracle writes (as the model under
+    evaluation): a persona's proactive rows share one prompt, and the memory message
+    before it is no layout's history, so the oracle finds the row by the time the memory
+    is dated by (its last event's). Always right and bound as the grader, every row
+    scores 1 (each was answered as the persona's first proactive row before: a
+    `restrain` row at 0.3)."""
+    written = generate(
+        tmp_path / "data", personas=1, queries_per_type=3, seed=1, history_tokens=20_000
+    )
+    oracle = get_model(
+        "personamem/oracle",
+        questions=str(written.queries_file(written.personas[0])),
+        accuracy=1.0,
+    )
+    log = run_task(
+        "inspect_personamem/personamem_v3",
+        oracle,
+        tmp_path / "logs",
+        {
+            "data_dir": str(tmp_path / "data"),
+            "family": "agentic_proactiveness",
+            "history": "memory",
+            "memory": MARKDOWN_MEMORY,
+        },
+        model_roles={"grader": oracle},
+    )
+    assert log.status == "success"
+    scores = {
+        sample.id: next(iter((sample.scores or {}).values())).value for sample in log.samples or []
+    }
+    restrain = [i for i in scores if "restraint" in str(i) or "overactive" in str(i)]
+    assert restrain and scores == dict.fromkeys(scores, 1.0)

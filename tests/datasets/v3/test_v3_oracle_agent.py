@@ -314,37 +314,23 @@ def test_the_oracle_tells_apart_proactive_rows_a_first_read_does_not(tmp_path: P
     path = written.queries_file(written.personas[0])
     queries = read_queries(path)
     oracle = OracleModel("personamem/oracle", questions=str(path), accuracy=1.0)
-    reads = [
-        (name, {}) for app in sorted({TOOLS[n].app for n in READ_TOOLS}) for name in listing(app)
-    ]
-
-    def seen(query: V3Query) -> list[str | None]:
-        session = session_of(path, query)
-        return [session.call(name, arguments) for name, arguments in reads]
-
-    views = {query.query_id: seen(query) for query in queries}
+    reads = [name for app in sorted({TOOLS[n].app for n in READ_TOOLS}) for name in listing(app)]
+    views = {q.query_id: [session_of(path, q).call(name, {}) for name in reads] for q in queries}
+    # the read the oracle made first before: the listing of the first row's first app
+    first = reads.index(listing(read_apps(queries[0])[0])[0])
     separable = shared_first = 0
     for query in queries:
         gold = known_replies(query)[0]
-        twins = [
-            other
-            for other in queries
-            if views[other.query_id] == views[query.query_id] and known_replies(other)[0] != gold
-        ]
-        if twins:  # no read tells them apart: no agent could answer both right
-            continue
+        others = [other for other in queries if known_replies(other)[0] != gold]
+        if any(views[o.query_id] == views[query.query_id] for o in others):
+            continue  # no read tells them apart: no agent could answer both right
         separable += 1
         prompt: list[ChatMessage] = [
             ChatMessageUser(content=AGENT_FRAMING + prompt_text(query, path))
         ]
-        made, reply = run_agent(oracle, prompt, session_of(path, query))
-        assert reply == gold, query.query_id
-        first = listing(read_apps(queries[0])[0])[0]
+        assert run_agent(oracle, prompt, session_of(path, query))[1] == gold, query.query_id
         shared_first += any(
-            views[o.query_id][reads.index((first, {}))]
-            == views[query.query_id][reads.index((first, {}))]
-            and known_replies(o)[0] != gold
-            for o in queries
+            views[o.query_id][first] == views[query.query_id][first] for o in others
         )
     # the case in point: rows the first row's first read leaves together, yet separable
     assert separable > 0 and shared_first > 0

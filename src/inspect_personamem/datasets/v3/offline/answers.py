@@ -28,8 +28,10 @@ template across personas) the history before it tells them apart: the one whose 
 layout sends it (`histories.LAYOUTS`), is the messages before it; as an agent over the
 apps (`offline.agent`), the reads it made (its first ones chosen to tell the queries
 sharing the prompt apart): the one whose apps, at its persona and time, give each of
-those calls its result. Without either (`history=none`, or retrieved items)
-the first is answered: no model could tell them apart either.
+those calls its result; under the Markdown memory the oracle wrote (`offline.writer`),
+the one whose last event before it is the one the memory is dated by. Without any
+(`history=none`, or retrieved items) the first is answered: no model could tell them
+apart either. Queries with no event between them are told apart by none.
 
 Bound as the grader, the oracle judges the judged types' prompts (`judge_reply`): it
 finds the reply in the judge prompt by the template's own text (`judges`), and gives
@@ -71,6 +73,8 @@ from inspect_personamem.datasets.v3.agent.setting import ACCESS_MCP, OVERPERS_RA
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.judges.base import Judge, JudgePrompt
 from inspect_personamem.datasets.v3.judges.stand_in import STAND_IN
+from inspect_personamem.datasets.v3.memory_writer import event_line, read_event
+from inspect_personamem.datasets.v3.offline.writer import activity_time, last_seen
 from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaContexts, asked_at
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
@@ -81,6 +85,7 @@ from inspect_personamem.datasets.v3.task_types.base import JUDGE_CHOICES, TaskTy
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES, TaskTypes
 from inspect_personamem.datasets.v3.task_types.samples import query_prompt
 from inspect_personamem.errors import PersonaMemArgumentError
+from inspect_personamem.history.memory.interface import HistoryMessage, MemoryComponentError
 
 QUERIES_FILE: Final = "queries.csv"
 """A persona's query file's name in a checkout (`spec.CHECKOUT`)."""
@@ -209,7 +214,8 @@ class V3Questions(KnownQuestions):
     ) -> tuple[V3Query, Known]:
         """The query `prompt` asks, with what the oracle knows of it: of those sharing
         its words, the first whose apps give every read of `exchange` its result, else
-        the one whose history is the messages before it, else the first."""
+        the one whose history is the messages before it, else the one whose last event
+        dates the memory before it (`writer.last_seen`), else the first."""
         last = _unframed(prompt[-1].text)
         found = self.by_prompt.get(last)
         if not found:
@@ -226,7 +232,11 @@ class V3Questions(KnownQuestions):
             return next(matching, found[0])
         if len(prompt) > 1:
             digest = _digest([m.text for m in prompt[:-1]])
-            return self._by_history(last, found).get(digest, found[0])
+            by_history = self._by_history(last, found)
+            seen = last_seen(prompt[-2].text)
+            if digest in by_history or seen is None:
+                return by_history.get(digest, found[0])
+            return self._by_last_seen(last, found).get(seen, found[0])
         return found[0]
 
     def sharing(self, prompt: Sequence[ChatMessage]) -> list[tuple[V3Query, Known]]:
@@ -256,6 +266,31 @@ class V3Questions(KnownQuestions):
     def _reads(self, query: V3Query, tool: str, arguments: Mapping[str, Any], text: str) -> bool:
         """Whether the apps at `query`'s persona and time answer the call with `text`."""
         return self.answer(query, tool, arguments) == text
+
+    def _by_last_seen(
+        self, prompt: str, found: list[tuple[V3Query, Known]]
+    ) -> dict[str, tuple[V3Query, Known]]:
+        """The queries sharing `prompt`, by the time of the last event of the history
+        each is sent after (either layout), as the offline writer dates the memory it
+        writes of it (`writer.last_seen`; computed once per prompt)."""
+        key = f"last seen\x00{prompt}"
+        table = self._histories.get(key)
+        if table is None:
+            table = {}
+            for query, known in found:
+                for contexts in self.contexts.values():
+                    events = [
+                        m
+                        for m in contexts.history(query.user_id, known.end_index or 0)
+                        if m.role != "system"
+                    ]
+                    try:  # a layout whose messages are no `[app] {event}` is no memory's
+                        event = read_event(HistoryMessage(0, events[-1].role, events[-1].text))
+                    except (IndexError, MemoryComponentError):
+                        continue
+                    table.setdefault(activity_time(event_line(event)), (query, known))
+            self._histories[key] = table
+        return table
 
     def _by_history(
         self, prompt: str, found: list[tuple[V3Query, Known]]

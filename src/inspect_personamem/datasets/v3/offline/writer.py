@@ -14,6 +14,7 @@ the plumbing (cadence, the time mask, the cap, the prompt) needs checked.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from inspect_personamem.datasets.v3.judges.base import JudgePrompt
@@ -23,6 +24,21 @@ _PROMPT: Final = JudgePrompt(UPDATE_PROMPT, "activity", {}, {})
 """The writer's prompt, read field by field (`JudgePrompt.fields`)."""
 _OPENING: Final = UPDATE_PROMPT[: UPDATE_PROMPT.index("{")]
 NONE_YET: Final = "(none yet)"
+
+
+_LAST_SEEN: Final = re.compile(r"^# USER MEMORY \(last activity seen: ([^)\n]*)\)", re.MULTILINE)
+
+
+def activity_time(line: str) -> str:
+    """An activity line's time (`memory_writer.event_line`: what precedes its `[app]`)."""
+    return line.split(" [", 1)[0]
+
+
+def last_seen(text: str) -> str | None:
+    """The time the offline writer dated a memory in `text` by (its last activity
+    line's); None where `text` holds no memory so dated."""
+    found = _LAST_SEEN.search(text)
+    return found[1] if found else None
 
 
 def written_reply(prompt: str) -> str | None:
@@ -37,7 +53,7 @@ def written_reply(prompt: str) -> str | None:
     memory = fields["memory"].rstrip()
     head, _, rest = memory.partition("\n")
     if lines and head.startswith("# USER MEMORY"):
-        head = f"# USER MEMORY (last activity seen: {lines[-1].split(' [', 1)[0]})"
+        head = f"# USER MEMORY (last activity seen: {activity_time(lines[-1])})"
     body = rest.rstrip()
     if body.endswith(NONE_YET):
         body = body.removesuffix(NONE_YET).rstrip()
