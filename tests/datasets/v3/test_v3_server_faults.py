@@ -62,9 +62,9 @@ FAULTS: Mapping[str, Fault] = {
     "hidden_persona_recommendation": Fault("hang"),  # its first call, the first server
 }
 """A query of each type (rule-scored, but for the post, scored by its checks) and its
-server's fault. The run's first query (whose server is checked as the task is made) is
-the one left alone; `test_a_server_killed_as_the_task_is_checked_is_started_again`
-kills the check's."""
+server's fault. The server checked as the task is made (the dataset's first query's,
+whichever type it is) is the package's own, left alone;
+`test_a_server_killed_as_the_task_is_checked_is_started_again` kills the check's."""
 KILLED_AFTER = "at_ai_directive_followup"
 
 
@@ -105,8 +105,8 @@ def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
         backend: Path, metadata: Mapping[str, Any], writes: Path | None = None
     ) -> tuple[str, list[str]]:
         own = server_command(backend, metadata, writes)
-        task_type = types[str(metadata["query_id"])]
-        fault = FAULTS[task_type]
+        task_type = types.get(str(metadata["query_id"]))  # None: the check's, if not chosen
+        fault = FAULTS[task_type] if task_type is not None else Fault(None)
         if fault.mode is None:
             return own
         once = work / f"{task_type}.once" if fault.once else None
