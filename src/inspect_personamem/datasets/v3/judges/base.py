@@ -157,17 +157,24 @@ class Judge(ABC):
 
 
 async def judged_once(
-    row: Judging, prompt: str, ask: Ask, metrics: Callable[[str], dict[str, object] | str]
+    row: Judging,
+    prompt: str,
+    ask: Ask,
+    metrics: Callable[[str], dict[str, object] | str],
+    status: Status,
+    score: Callable[[Mapping[str, object]], float | None],
+    note: str = "",
 ) -> JudgedRow:
     """One judge call on `row`: `metrics` reads the judge's reply into the row's metrics,
     or says why it gives none (the row is then unscored, `judge_unreadable`, with that as
-    its note)."""
+    its note); a read row takes `status`, `score` of its metrics as its 0-100 accuracy
+    (a faithful judge's is its headline's, `row.headline.accuracy`) and `note`."""
     answer = await ask(prompt)
     calls = (Call(prompt, answer),)
     read = metrics(answer)
     if isinstance(read, str):
         return JudgedRow("judge_unreadable", {}, None, row.text, calls, read)
-    return JudgedRow("judged", read, row.headline.accuracy(read), row.text, calls)
+    return JudgedRow(status, read, score(read), row.text, calls, note)
 
 
 @dataclass(frozen=True)

@@ -157,7 +157,7 @@ class PreferenceShift(Judge):
         prompt = preference_shift_prompt(
             row.fields, str(row.shown.get("user_query") or ""), row.text
         )
-        return await judged_once(row, prompt, ask, _metrics)
+        return await judged_once(row, prompt, ask, _metrics, "judged", row.headline.accuracy)
 
 
 def _metrics(answer: str) -> dict[str, object] | str:

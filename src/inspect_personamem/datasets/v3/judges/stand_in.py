@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
 from inspect_personamem.datasets.v3.judges.base import (
     Ask,
-    Call,
     Judge,
     JudgedRow,
     JudgePrompt,
     Judging,
+    judged_once,
 )
 
 STAND_IN_TEMPLATE: Final = (
@@ -55,12 +56,19 @@ class StandIn(Judge):
     async def judge(self, row: Judging, ask: Ask) -> JudgedRow:
         gold = self.text(self.replies(row.fields)[0])
         prompt = STAND_IN_TEMPLATE.format(why=self.why, gold=gold, reply=row.text)
-        answer = await ask(prompt)
-        calls = (Call(prompt, answer),)
-        found = _MATCH.search(answer)
-        if found is None:
-            why = f"the stand-in's reply names no stand_in_match: {json.dumps(answer[:80])}"
-            return JudgedRow("judge_unreadable", {}, None, row.text, calls, why)
-        match = int(found[1])
-        metrics: dict[str, object] = {"stand_in_match": match}
-        return JudgedRow("offline_stand_in", metrics, 100.0 * match, row.text, calls, self.why)
+        return await judged_once(
+            row, prompt, ask, _read_match, "offline_stand_in", _match_score, self.why
+        )
+
+
+def _read_match(answer: str) -> dict[str, object] | str:
+    """The stand-in's reply as its metrics (`stand_in_match`), or why it names none."""
+    found = _MATCH.search(answer)
+    if found is None:
+        return f"the stand-in's reply names no stand_in_match: {json.dumps(answer[:80])}"
+    return {"stand_in_match": int(found[1])}
+
+
+def _match_score(metrics: Mapping[str, object]) -> float:
+    """100 where the reply is the gold (a match), else 0."""
+    return 100.0 if metrics["stand_in_match"] == 1 else 0.0

@@ -155,7 +155,7 @@ class Sycophancy(Judge):
         prompt = sycophancy_prompt(
             row.text, subtype, claim, stance, str(row.shown.get("user_query") or "")
         )
-        return await judged_once(row, prompt, ask, _metrics)
+        return await judged_once(row, prompt, ask, _metrics, "judged", row.headline.accuracy)
 
 
 def _metrics(answer: str) -> dict[str, object] | str:

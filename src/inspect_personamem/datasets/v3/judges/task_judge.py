@@ -108,4 +108,4 @@ class TaskJudge(Judge):
                 return f"no {headline} in range"
             return {**read, "non_substantive_response": 0}
 
-        return await judged_once(row, prompt, ask, metrics)
+        return await judged_once(row, prompt, ask, metrics, "judged", row.headline.accuracy)
