@@ -143,6 +143,7 @@ def test_the_stand_in_only_under_an_offline_grader() -> None:
         judge_row(task_type, gold, fields, {}, asking('{"stand_in_match": 1}'), stand_in=True)
     )
     assert (offline.status, offline.accuracy) == ("offline_stand_in", 100.0)
+    assert offline.metrics == {"stand_in_match": 1} and offline.note  # why no judge is built
     (prompt,) = sent
     # the oracle's judgement of that prompt: the match, read off the gold it shows
     assert '"stand_in_match": 1' in str(answers.judge_reply(prompt, answers.JudgedGold([])))
@@ -150,6 +151,7 @@ def test_the_stand_in_only_under_an_offline_grader() -> None:
     assert '"stand_in_match": 0' in str(answers.judge_reply(other, answers.JudgedGold([])))
     unread = asyncio.run(judge_row(task_type, gold, fields, {}, asking("a match"), stand_in=True))
     assert (unread.status, unread.accuracy) == ("judge_unreadable", None)
+    assert "names no stand_in_match" in unread.note and len(unread.calls) == 1
 
 
 def test_the_offline_writer_writes_the_days_activity_into_the_memory() -> None:
