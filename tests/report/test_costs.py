@@ -5,16 +5,26 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
+from inspect_ai.event import ModelEvent
 from inspect_ai.log import read_eval_log, write_eval_log
-from inspect_ai.model import get_model
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
 from support.reports import (
     QUESTIONS,
     Logs,
     close,
     counting_model,
     expected_from_log,
+    hashed_answer,
     mean,
     png_size,
     read_csv,
@@ -146,3 +156,102 @@ def test_a_cost_not_logged_is_computed_and_says_so(logs: Logs, tmp_path: Path) -
     assert partly.dollars == pytest.approx(computed.dollars + (1.0 - first) / len(questions))
     unpriced = run_cost(summary, table)  # mockllm/model-a: no price
     assert unpriced.source == "none" and math.isnan(unpriced.dollars)
+
+
+def sized_model(input_tokens: int) -> Model:
+    """model-a's answers, each call's usage `input_tokens` of input and one output token."""
+
+    def output(
+        messages: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig
+    ) -> ModelOutput:
+        result = ModelOutput.from_content("model-a", hashed_answer("a", messages))
+        result.usage = ModelUsage(
+            input_tokens=input_tokens, output_tokens=1, total_tokens=input_tokens + 1
+        )
+        return result
+
+    return get_model("mockllm/model-a", custom_outputs=output)
+
+
+TIERED = "anthropic/claude-sonnet-4"
+"""A model with a long-context tier in the shipped table (over 200k input tokens)."""
+
+
+def tiered_log(
+    logs: Logs, folder: Path, input_tokens: int, calls: int = 1, events: bool = True
+) -> str:
+    """A run of `sized_model(input_tokens)`, recorded as `TIERED`: its samples' one call
+    each, or, made `calls` calls of that size (the call's model event repeated, the
+    sample's usage and turns to match), their events logged or not."""
+    location = run(sized_model(input_tokens), folder, logs.data, limit=4)
+    log = read_eval_log(location)
+    log.eval.model = TIERED
+    for sample in log.samples or []:
+        [call] = [e for e in sample.events if isinstance(e, ModelEvent)]
+        at = sample.events.index(call)
+        sample.events[at:at] = [call.model_copy(deep=True) for _ in range(calls - 1)]
+        sample.turn_count = calls
+        for usage in sample.model_usage.values():
+            usage.input_tokens *= calls
+            usage.output_tokens *= calls
+        if not events:
+            sample.events = []
+    path = str(folder / f"{input_tokens}x{calls}{'' if events else '-no-events'}.json")
+    write_eval_log(log, path)
+    return path
+
+
+def test_a_call_over_the_long_context_threshold_is_priced_at_the_tier(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """Claude Sonnet 4 prices a request over 200k input tokens whole at $6 / $22.50 a
+    million (its standard $3 / $15): a question of one 250k-token call at the tier, of
+    one 150k-token call at the standard price, and of two 150k-token calls (300k in all,
+    neither call over) at the standard price, each call read from the log's events."""
+    table = load_prices()
+    tier = table.tier(TIERED)
+    assert tier is not None and tier.above == 200_000
+    cases = {
+        "over": (250_000, 1, tier.price, "computed; 4 at the long-context tier"),
+        "under": (150_000, 1, table.price(TIERED), "computed"),
+        "split": (150_000, 2, table.price(TIERED), "computed"),
+    }
+    for name, (size, calls, price, says) in cases.items():
+        location = tiered_log(logs, tmp_path / name, size, calls)
+        report = build_report([location], tmp_path / f"out-{name}")
+        (summary,) = report.summaries
+        cost = run_cost(summary, table)
+        expected = tokens_cost(price, size * calls, 0, 0, calls)
+        assert cost.dollars == pytest.approx(expected), name
+        assert cost.says == says and cost.tier_unknown == 0
+        [row] = read_csv(tmp_path / f"out-{name}", "cost")
+        assert row["USD from"] == says
+
+
+def test_calls_that_cannot_be_told_apart_are_priced_standard_and_said_so(
+    logs: Logs, tmp_path: Path
+) -> None:
+    """Two calls a question, 300k input tokens in all, without their events in the log:
+    which of them the tier prices is unknown, so the question is priced at the
+    standard rate (the least it cost) and the run says so beside the figure (its
+    table's `USD from`); a run Inspect priced says its logged figure is the standard
+    rate for the questions over the threshold."""
+    table = load_prices()
+    location = tiered_log(logs, tmp_path / "blind", 150_000, calls=2, events=False)
+    report = build_report([location], tmp_path / "out")
+    (summary,) = report.summaries
+    cost = run_cost(summary, table)
+    assert cost.dollars == pytest.approx(tokens_cost(table.price(TIERED), 300_000, 0, 0, 2))
+    assert (cost.tier_unknown, cost.tiered) == (4, 0)
+    assert cost.says == "computed; tier unknown for 4 (standard rate)"
+    [row] = read_csv(tmp_path / "out", "cost")
+    assert row["USD from"] == cost.says
+    over = read_eval_log(tiered_log(logs, tmp_path / "logged", 250_000))
+    for sample in over.samples or []:
+        for usage in sample.model_usage.values():
+            usage.total_cost = 0.75  # as Inspect logs it: the standard rate
+    write_eval_log(over, str(tmp_path / "logged.json"))
+    (logged,) = build_report([tmp_path / "logged.json"], tmp_path / "out-logged").summaries
+    priced = run_cost(logged, table)
+    assert priced.dollars == pytest.approx(0.75)
+    assert priced.says == "logged; Inspect's standard rate for 4 with input over the tier"

@@ -17,6 +17,8 @@ from typing import Literal
 
 from inspect_ai.model import GenerateConfig, ModelCost
 
+from inspect_personamem.cost.prices import LongContext
+
 CacheReadInBatch = Literal["discounted", "standard", "uncached"]
 """What a token read from the prompt cache costs in a batch: the cached rate with the
 batch discount (`discounted`), the cached rate without it (`standard`), or no cache
@@ -55,6 +57,10 @@ class BatchTerms:
             input_cache_read=reads[self.cache_read],
             input_cache_write=standard.input_cache_write * self.share,
         )
+
+    def tier(self, standard: LongContext) -> LongContext:
+        """The batch price of a long-context tier whose standard price is `standard`."""
+        return LongContext(standard.above, self.price(standard.price))
 
     def pages(self) -> list[str]:
         """The pages that state the terms."""

@@ -407,14 +407,13 @@ def _batch_rows(
     """The run's cost under `--batch`, without caching and with the share simulated
     above (cache hits in a batch are best-effort), by the provider's batch terms."""
     from inspect_personamem.cost.batch import batch_terms
-    from inspect_personamem.cost.prices import LongContext
 
     provider = model.split("/", 1)[0]
     terms = batch_terms(model)
     if terms is None:
         return [("batch cost", f"no batch terms known for {provider}")]
     batch = terms.price(price)
-    batch_tier = None if tier is None else LongContext(tier.above, terms.price(tier.price))
+    batch_tier = None if tier is None else terms.tier(tier)
     without = result.cost(batch, caching=False, tier=batch_tier)
     cached = result.cost(batch, caching=True, tier=batch_tier)
     return [

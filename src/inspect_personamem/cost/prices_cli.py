@@ -33,8 +33,8 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from inspect_personamem.cost.batch import BATCH_TERMS, batch_table
-    from inspect_personamem.cost.prices import LongContext, config_text, load_prices, prices_path
+    from inspect_personamem.cost.batch import BATCH_TERMS, batch_table, batch_terms
+    from inspect_personamem.cost.prices import config_text, load_prices, prices_path
 
     if args.path:
         print(prices_path())
@@ -48,9 +48,9 @@ def run(args: argparse.Namespace) -> int:
     )
     batch = batch_table(table.prices)
     tiers = {
-        name: LongContext(tier.above, batch_table({name: tier.price})[name])
+        name: found.tier(tier)
         for name, tier in table.tiers.items()
-        if name in batch
+        if (found := batch_terms(name)) is not None
     }
     print(
         config_text(

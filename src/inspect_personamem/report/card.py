@@ -199,7 +199,7 @@ def _cost(cost: RunCost | None, prices: PriceTable) -> dict[str, Any]:
         "usd": None if per_question is None else per_question * n,
         "prices": None
         if cost.source == "none"
-        else f"{cost.source} ({prices.note(cost.summary.run.model)})",
+        else f"{cost.says} ({prices.note(cost.summary.run.model)})",
     }
 
 

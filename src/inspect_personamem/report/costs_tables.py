@@ -42,7 +42,7 @@ def cost_table(
                 t.memory_input or math.nan,
                 t.memory_output or math.nan,
                 c.dollars,
-                c.source,
+                c.says,
                 c.summary.overall.accuracy,
                 gain,
                 extra,
@@ -61,7 +61,12 @@ def cost_table(
         "run's at its provider's batch prices; blank: neither logged nor priced there; "
         "the memory system's tokens are not priced); `USD from` says which: `logged`, "
         "`computed`, `batch, computed`, `partly computed` (a run retried by `inspect "
-        "eval-retry`, which takes no cost configuration) or `none`. Inspect logs a "
+        "eval-retry`, which takes no cost configuration) or `none`, and where the model "
+        "has a long-context tier (a request over its threshold priced whole at higher "
+        "rates), how many questions a computed figure prices a call at the tier, for how "
+        "many it cannot tell the calls apart (priced at the standard rate: `tier "
+        "unknown`), and for how many a logged figure is Inspect's standard rate (Inspect "
+        "knows no tiers). Inspect logs a "
         "batched run's cost at the prices it was given, which know no batch discount: "
         "give it `inspect-personamem prices --batch`'s for a batch. `gain`: accuracy over "
         "the run's no-history run (see `gain`); `USD per point`: the extra dollars per "

@@ -13,6 +13,7 @@ from typing import Any
 from inspect_ai.log import EvalSampleSummary, read_eval_log_samples
 from inspect_ai.scorer import Score, Value, value_to_float
 
+from inspect_personamem.cost.calls import answering
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.report.errors import ReportError
 from inspect_personamem.report.read.tool_use import RECORDED
@@ -253,18 +254,17 @@ def _recorded(metadata: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return {key: value for key in RECORDS if isinstance(value := metadata.get(key), dict)}
 
 
+_ANSWERING = ("uncached_input", "cache_read", "cache_write", "output")
+"""The `Tokens` of the answering model's counts (`cost.calls.Counts`), in their order."""
+
+
 def _tokens(summaries: Sequence[EvalSampleSummary], records: Records) -> Tokens:
     """The mean tokens of a question's scored epochs."""
     totals: Counter[str] = Counter()
     for summary in summaries:
-        # every model's usage, less that of the models bound to roles (a grader's)
-        usages = [(1, used) for used in summary.model_usage.values()]
-        usages += [(-1, used) for used in summary.role_usage.values()]
-        for sign, used in usages:
-            totals["uncached_input"] += sign * used.input_tokens
-            totals["cache_read"] += sign * (used.input_tokens_cache_read or 0)
-            totals["cache_write"] += sign * (used.input_tokens_cache_write or 0)
-            totals["output"] += sign * used.output_tokens
+        used = answering(summary.model_usage, summary.role_usage)  # less a grader's
+        for name, count in zip(_ANSWERING, used, strict=True):
+            totals[name] += count
         memory = records[str(summary.id), summary.epoch].get("memory", {})
         for key, count in (memory.get("memory_usage") or {}).items():
             for side in ("input", "output"):
