@@ -11,7 +11,8 @@ An entry may say more than Inspect reads (Inspect's `ModelCost` ignores other ke
 `SHIPPED_AS_OF` and the provider's `PRICING_PAGES`), and `long_context`, the prices a
 provider charges for a whole request whose input is over `above` tokens (its
 long-context tier: `LongContext`). Inspect knows no tiers, so the cost it logs for such
-a request is the standard one; the estimate prices the tier (`PriceTable.tier`).
+a request is the standard one; the estimate and the report price the tier
+(`PriceTable.tier`; the report call by call, `calls.py`).
 """
 
 from __future__ import annotations
