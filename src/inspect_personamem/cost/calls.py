@@ -12,8 +12,10 @@ off its summary; a sample of several has its calls read from its model events
 where they add up to the sample's usage. Where they do not (events not logged, or not
 all of them) which calls the tier prices is unknown, and the split says so.
 
-The log is read with Inspect's public readers: the sample summaries, and the samples
-that need their events one at a time, streamed without their messages.
+The log is read with Inspect's public readers: the sample summaries, and only the
+samples that need their events, without their messages, a few at a time
+(`read_eval_log_samples_by_id`: several read from one reading of the log's directory,
+where `read_eval_log_samples` reads it again for each sample).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from inspect_ai.event import ModelEvent
-from inspect_ai.log import read_eval_log_sample_summaries, read_eval_log_samples
+from inspect_ai.log import read_eval_log_sample_summaries, read_eval_log_samples_by_id
 from inspect_ai.model import ModelCost, ModelUsage
 
 from inspect_personamem.cost.prices import LongContext, tokens_cost
@@ -35,6 +37,9 @@ Counts = tuple[int, int, int, int]
 
 _UNREAD = {"messages", "attachments", "store", "events_data", "output", "scores"}
 """What a sample read for its model events leaves out (the events keep their usage)."""
+_AT_ONCE = 64
+"""Samples read for their events at a time (Inspect reads them concurrently, from one
+reading of the log's directory): the memory held is that many samples' events."""
 
 
 def counts(usage: ModelUsage) -> Counts:
@@ -93,7 +98,7 @@ def tier_split(location: str, price: ModelCost, tier: LongContext) -> TierSplit:
     """The tier's addition to each sample of the log at `location` whose answering
     calls go over `tier.above` input tokens, `price` being the standard price."""
     extra: dict[Key, float] = {}
-    several: dict[Key, Counts] = {}
+    several: dict[Key, tuple[str | int, Counts]] = {}  # -> its id as logged, its tokens
     for summary in read_eval_log_sample_summaries(location):
         key = (str(summary.id), summary.epoch)
         tokens = answering(summary.model_usage, summary.role_usage)
@@ -102,16 +107,13 @@ def tier_split(location: str, price: ModelCost, tier: LongContext) -> TierSplit:
         if summary.turn_count == 1:
             extra[key] = _added(price, tier, [tokens])
         else:
-            several[key] = tokens
+            several[key] = (summary.id, tokens)
     unknown = set(several)
-    if several:
-        samples = read_eval_log_samples(
-            location, all_samples_required=False, exclude_fields=_UNREAD
-        )
-        for sample in samples:
+    keys = [(id, epoch) for (_, epoch), (id, _) in several.items()]
+    for start in range(0, len(keys), _AT_ONCE):
+        chunk = keys[start : start + _AT_ONCE]
+        for sample in read_eval_log_samples_by_id(location, chunk, exclude_fields=_UNREAD):
             key = (str(sample.id), sample.epoch)
-            if key not in several:
-                continue
             calls = [
                 counts(event.output.usage)
                 for event in sample.events
@@ -120,13 +122,10 @@ def tier_split(location: str, price: ModelCost, tier: LongContext) -> TierSplit:
                 and event.cache != "read"
                 and event.output.usage is not None
             ]
-            if calls and tuple(map(sum, zip(*calls, strict=True))) == several[key]:
+            if calls and tuple(map(sum, zip(*calls, strict=True))) == several[key][1]:
                 unknown.discard(key)
                 if added := _added(price, tier, calls):
                     extra[key] = added
-            del several[key]
-            if not several:
-                break
     return TierSplit(extra, frozenset(unknown))
 
 
