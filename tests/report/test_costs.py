@@ -207,7 +207,8 @@ def test_a_call_over_the_long_context_threshold_is_priced_at_the_tier(
     """Claude Sonnet 4 prices a request over 200k input tokens whole at $6 / $22.50 a
     million (its standard $3 / $15): a question of one 250k-token call at the tier, of
     one 150k-token call at the standard price, and of two 150k-token calls (300k in all,
-    neither call over) at the standard price, each call read from the log's events."""
+    neither call over) at the standard price, each call read from the log's events; a
+    batched run's tier at its provider's batch terms."""
     table = load_prices()
     tier = table.tier(TIERED)
     assert tier is not None and tier.above == 200_000
@@ -226,6 +227,9 @@ def test_a_call_over_the_long_context_threshold_is_priced_at_the_tier(
         assert cost.says == says and cost.tier_unknown == 0
         [row] = read_csv(tmp_path / f"out-{name}", "cost")
         assert row["USD from"] == says
+        if name == "over":  # batched: the tier at the provider's batch terms (half)
+            batched = run_cost(replace(summary, run=replace(summary.run, batched=True)), table)
+            assert batched.dollars == pytest.approx(expected / 2) and batched.tiered == 4
 
 
 def test_calls_that_cannot_be_told_apart_are_priced_standard_and_said_so(
