@@ -376,10 +376,10 @@ class PersonaMemV3(DatasetVersion[V3Question]):
                     f"{question.path}: query {question.question_id} "
                     f"({question.query.task_type}): {missing}, which its scorer reads"
                 )
-            metadata[ASKED_KEY] = {
-                **metadata[ASKED_KEY],
-                "cache_prefix_ends": ends[question.question_id],
-            }
+            marks = contexts.cache_ends(
+                question.query.user_id, question.end_index, ends[question.question_id]
+            )
+            metadata[ASKED_KEY] = {**metadata[ASKED_KEY], "cache_prefix_ends": marks}
             sample.metadata = metadata
             samples.append(sample)
         if settings.point.history is APPS:
