@@ -89,7 +89,8 @@ OPTIONS: Final = (
     ToolOption(
         "--history-layout",
         "history=full: authors (one text a query; a cache shares nothing) or events "
-        "(one message an event; a persona's queries share their prefix); default authors",
+        "(the events in time order, in blocks; a persona's queries share their prefix); "
+        "default authors",
         choices=LAYOUTS,
     ),
     ToolOption(

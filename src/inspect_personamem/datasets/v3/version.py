@@ -187,8 +187,8 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "authors",
             str,
             "history=full: authors (their long-context text at the query's time, one "
-            "message) or events (one message per event in time order, which a prompt cache "
-            "shares across a persona's queries).",
+            "message) or events (the events in time order, in blocks of consecutive events "
+            "a message, which a prompt cache shares across a persona's queries).",
             choices=LAYOUTS,
         ),
         Parameter(
