@@ -154,7 +154,16 @@ def test_an_end_between_events_of_one_time_is_refused_in_the_authors_layout(
     with pytest.raises(ValueError, match="outside 0 to 3"):
         contexts.history("8", 4)
     assert contexts.history("8", 0) == ()
-    assert len(PersonaContexts(contexts.streams, layout="events").history("8", 2)) == 2
+    timeline = PersonaContexts(contexts.streams, layout="events")
+    assert [len(timeline.history("8", end)) for end in (0, 1, 2, 3)] == [0, 1, 2, 2]
+
+
+def test_a_persona_without_events_is_its_profile_card_in_our_layout(tmp_path: Path) -> None:
+    write_persona(tmp_path / "9", {"user_id": "9"}, {})
+    timeline = PersonaContexts(PersonaStreams(tmp_path), layout="events")
+    [card] = timeline.history("9", 1)
+    assert card.role == "system" and timeline.complete_at("9", 1) == 1
+    assert timeline.cache_ends("9", 1, (1,)) == [1]
 
 
 def test_a_query_is_asked_after_its_persona_up_to_its_time(tmp_path: Path) -> None:

@@ -129,10 +129,9 @@ class PersonaContexts:
                     size = len(line)
                 else:
                     size += 1 + len(line)
-            stops = [*starts[1:], len(lines)]
             whole = tuple(
                 ChatMessageUser(content="\n".join(lines[a:b]))
-                for a, b in zip(starts, stops, strict=True)
+                for a, b in zip(starts, _stops(starts, len(lines)), strict=True)
             )
             found = self._blocks[user_id] = (tuple(starts), whole)
         return found
@@ -144,8 +143,7 @@ class PersonaContexts:
         if end_index == 0:
             return 0
         starts, _ = self.blocks(user_id)
-        stops = [*starts[1:], len(self.events(user_id))]
-        return 1 + bisect.bisect_right(stops, end_index - 1)
+        return 1 + bisect.bisect_right(_stops(starts, len(self.events(user_id))), end_index - 1)
 
     def history(self, context_id: str, end_index: int) -> Sequence[ChatMessage]:
         events = self.events(context_id)
@@ -196,6 +194,11 @@ class PersonaContexts:
 
 def _time(event: Event) -> int:
     return event.source_timestamp
+
+
+def _stops(starts: Sequence[int], count: int) -> list[int]:
+    """Where each block of `count` events that start at `starts` stops (exclusive)."""
+    return [*starts[1:], count] if starts else []
 
 
 def _after(events: Sequence[Event]) -> int:
