@@ -4,6 +4,7 @@ folder, and what needs a folder refused in one line."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -114,12 +115,22 @@ def test_a_folders_queries_are_counted_as_each_setting_sends_them(folder: V3Fold
         prompt = alone.input_tokens
         # the authors' text opens with an app's block, which grows: nothing shared
         assert whole.prefix_tokens == 0 < whole.input_tokens - prompt
-        shown = sum(text_tokens(m.text) for m in timeline.history(user, end))
-        assert extended == Request(user, shown, shown + prompt, end)
+        # the timeline: shared, the messages every later query sends again (its blocks
+        # before the one its time cuts)
+        history = timeline.history(user, end)
+        shown = sum(text_tokens(m.text) for m in history)
+        complete = timeline.complete_at(user, end)
+        shared = sum(text_tokens(m.text) for m in history[:complete])
+        assert extended == Request(user, shared, shown + prompt, end)
+        assert complete >= len(history) - 1 and len(history) < end  # events in blocks
     for uid in folder.personas:  # a persona's timeline grows with its queries' times
-        prefixes = [r.prefix_tokens for r in sorted(events, key=lambda r: r.end_index)
-                    if r.context_id == uid]  # fmt: skip
+        mine = sorted((r for r in events if r.context_id == uid), key=lambda r: r.end_index)
+        prefixes = [r.prefix_tokens for r in mine]
         assert prefixes == sorted(prefixes) and prefixes[0] < prefixes[-1]
+        for early, late in pairwise(mine):  # what is priced as shared is sent again
+            complete = timeline.complete_at(uid, early.end_index)
+            again = timeline.history(uid, late.end_index)[:complete]
+            assert again == timeline.history(uid, early.end_index)[:complete]
 
 
 def test_the_command_prices_a_folder_and_names_it_synthetic(

@@ -15,6 +15,7 @@ from support.v3_backend import T, persona_folder, query_row, write_persona, writ
 
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.contexts import Contexts, sample_history
+from inspect_personamem.datasets.v3.persona import histories
 from inspect_personamem.datasets.v3.persona.histories import (
     HistoryLayout,
     PersonaContexts,
@@ -83,14 +84,61 @@ def test_the_authors_layout_is_the_long_context_text_at_the_querys_time(tmp_path
     assert "Ada Example" not in message.content and "LEAK-profile" not in message.content
 
 
-def test_our_layout_is_the_timeline_and_earlier_histories_are_prefixes(tmp_path: Path) -> None:
-    contexts, _, _ = contexts_at(tmp_path, 4, "events")
+def test_our_layout_is_the_timeline_in_blocks_and_earlier_histories_are_prefixes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(histories, "BLOCK_CHARS", 1_200)  # three events a block
+    contexts, _, _ = contexts_at(tmp_path, 4, "events", APPS)
     messages = contexts.messages("7")
     assert messages[0].role == "system" and "LEAK-profile" not in str(messages[0].content)
     assert all(str(m.content).startswith("[") for m in messages[1:])
-    early, late = contexts.end_index_at("7", T - 1), contexts.end_index_at("7", T + 2)
-    assert contexts.history("7", late)[:early] == contexts.history("7", early)
-    assert list(contexts.history("7", late)) == list(messages[:late])
+    lines = [m.text for m in messages[1:]]
+    ends = range(len(messages) + 1)
+    sent = {end: contexts.history("7", end) for end in ends}
+    starts, whole = contexts.blocks("7")
+    assert 2 < len(whole) < len(lines)
+    assert "\n".join(m.text for m in whole) == "\n".join(lines)
+    for start, block in zip(starts, whole, strict=True):
+        one = block.text.count("\n") == 0
+        assert len(block.text) <= 1_200 or one  # only a line longer alone passes the bound
+        assert block.text.startswith(lines[start])
+    for end, history in sent.items():
+        # the card, then exactly the events before the end, in time order, a line each
+        assert list(history[:1]) == list(messages[:1][:end])
+        assert [line for m in history[1:] for line in m.text.split("\n")] == lines[
+            : max(end - 1, 0)
+        ]
+        assert all(m.role == "user" for m in history[1:])
+        complete = contexts.complete_at("7", end)
+        assert complete in (len(history), len(history) - 1)
+        for later in ends[end:]:  # every later history extends it
+            after = sent[later]
+            assert list(after[:complete]) == list(history[:complete])
+            if complete < len(history):
+                assert after[complete].text.startswith(history[complete].text)
+    # the whole timeline is every block, none of them cut
+    assert contexts.complete_at("7", len(messages)) == len(sent[len(messages)]) == 1 + len(whole)
+    # a history ending where a block starts has no cut block
+    assert sent[1 + starts[1]] == (messages[0], whole[0])
+
+
+def test_a_querys_cache_breakpoints_are_where_later_histories_share_its_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(histories, "BLOCK_CHARS", 1_200)
+    contexts, _, _ = contexts_at(tmp_path, 4, "events", APPS)
+    starts, _ = contexts.blocks("7")
+    own = 2 + starts[2]  # one event into the third block
+    earlier = (own - 1, 1 + starts[1], 2)
+    marks = contexts.cache_ends("7", own, (own, *earlier))
+    # its whole history (a query of the same time shares it), its cut, and the earlier
+    # queries' cuts (each once), longest first
+    assert marks == [4, 3, 2, 1]
+    assert [contexts.complete_at("7", end) for end in (own, *earlier)] == [3, 3, 2, 1]
+    assert len(contexts.history("7", own)) == 4
+    assert contexts.cache_ends("7", 1, (1,)) == [1]
+    authors, _, _ = contexts_at(tmp_path / "a", 4, "authors", APPS)
+    assert authors.cache_ends("7", own, (own, *earlier)) == [own, *earlier]
 
 
 def test_an_end_between_events_of_one_time_is_refused_in_the_authors_layout(
@@ -106,7 +154,16 @@ def test_an_end_between_events_of_one_time_is_refused_in_the_authors_layout(
     with pytest.raises(ValueError, match="outside 0 to 3"):
         contexts.history("8", 4)
     assert contexts.history("8", 0) == ()
-    assert len(PersonaContexts(contexts.streams, layout="events").history("8", 2)) == 2
+    timeline = PersonaContexts(contexts.streams, layout="events")
+    assert [len(timeline.history("8", end)) for end in (0, 1, 2, 3)] == [0, 1, 2, 2]
+
+
+def test_a_persona_without_events_is_its_profile_card_in_our_layout(tmp_path: Path) -> None:
+    write_persona(tmp_path / "9", {"user_id": "9"}, {})
+    timeline = PersonaContexts(PersonaStreams(tmp_path), layout="events")
+    [card] = timeline.history("9", 1)
+    assert card.role == "system" and timeline.complete_at("9", 1) == 1
+    assert timeline.cache_ends("9", 1, (1,)) == [1]
 
 
 def test_a_query_is_asked_after_its_persona_up_to_its_time(tmp_path: Path) -> None:

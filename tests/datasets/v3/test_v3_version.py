@@ -246,6 +246,28 @@ def test_a_family_selects_its_queries(folder: V3Folder) -> None:
     assert families == {"recommendation"}
 
 
+def test_a_query_marks_cache_breakpoints_where_its_layout_shares_its_history(
+    folder: V3Folder,
+) -> None:
+    """The `events` layout sends a persona's events in blocks: a query marks its whole
+    history and the cuts (`complete_at`) of its own and its persona's three longest
+    shorter histories (`data.order.prefix_ends`), which later histories send again, as
+    positions in the history it sends."""
+    streams = PersonaStreams(folder.root / "backend")
+    timeline = PersonaContexts(streams, "events")
+    samples = list(personamem_v3(data_dir=str(folder.root), history_layout="events").dataset)
+    asked = [AskedAt.of(sample.metadata or {}) for sample in samples]
+    ends: dict[str, set[int]] = defaultdict(set)
+    for query in asked:
+        ends[query.history].add(query.end_index)
+    for query in asked:
+        user, end = query.history, query.end_index
+        shorter = sorted((e for e in ends[user] if e < end), reverse=True)[:3]
+        cuts = {timeline.complete_at(user, e) for e in (end, *shorter)}
+        expected = sorted({len(timeline.history(user, end)), *cuts}, reverse=True)[:4]
+        assert list(query.cache_prefix_ends) == expected
+
+
 def test_evidence_is_located_only_where_the_generator_says_and_before_the_query(
     folder: V3Folder,
 ) -> None:

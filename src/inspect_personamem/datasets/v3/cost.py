@@ -9,8 +9,11 @@ characters a token (the authors' own fallback count):
 - `history=full`, `authors` layout: the long-context text at the query's time and the
   task prompt; a prompt cache shares nothing with the persona's other queries (the text
   opens with the first app's block, which grows in the middle: `histories`);
-- `history=full`, `events` layout: the timeline's messages before the query's time,
-  all of them a prefix its later queries extend;
+- `history=full`, `events` layout: the timeline's messages before the query's time;
+  shared, the messages its later queries send unchanged (`histories.complete_at`: all
+  but the block cut at its time, whose cut part a later query's own block extends, so
+  a cache keyed on whole messages does not hold it; for a later query at the same time
+  it does, which this leaves out);
 - `history=none`: the task prompt alone, nothing shared;
 - `history=memory`: `MEMORY_TOKENS` a query, the authors' figure for their memory
   settings (a memory's size is the memory system's, not the data's), nothing shared;
@@ -86,7 +89,8 @@ OPTIONS: Final = (
     ToolOption(
         "--history-layout",
         "history=full: authors (one text a query; a cache shares nothing) or events "
-        "(one message an event; a persona's queries share their prefix); default authors",
+        "(the events in time order, in blocks; a persona's queries share their prefix); "
+        "default authors",
         choices=LAYOUTS,
     ),
     ToolOption(
@@ -147,9 +151,12 @@ def question_requests(
         elif history == "none":
             requests.append(Request(query.user_id, 0, prompt, end))
         else:
-            shown = sum(text_tokens(m.text) for m in contexts.history(query.user_id, end))
-            shared = shown if layout == "events" else 0  # the authors' text: no shared prefix
-            requests.append(Request(query.user_id, min(shared, shown), shown + prompt, end))
+            tokens = [text_tokens(m.text) for m in contexts.history(query.user_id, end)]
+            shown = sum(tokens)
+            # the authors' text: no shared prefix; the timeline: up to its cut block
+            shared = sum(tokens[: contexts.complete_at(query.user_id, end)])
+            shared = shared if layout == "events" else 0
+            requests.append(Request(query.user_id, shared, shown + prompt, end))
     metadata = loaded.metadata
     return QuestionRequests(
         label,

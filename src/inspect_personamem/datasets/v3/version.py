@@ -187,8 +187,8 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             "authors",
             str,
             "history=full: authors (their long-context text at the query's time, one "
-            "message) or events (one message per event in time order, which a prompt cache "
-            "shares across a persona's queries).",
+            "message) or events (the events in time order, in blocks of consecutive events "
+            "a message, which a prompt cache shares across a persona's queries).",
             choices=LAYOUTS,
         ),
         Parameter(
@@ -376,10 +376,10 @@ class PersonaMemV3(DatasetVersion[V3Question]):
                     f"{question.path}: query {question.question_id} "
                     f"({question.query.task_type}): {missing}, which its scorer reads"
                 )
-            metadata[ASKED_KEY] = {
-                **metadata[ASKED_KEY],
-                "cache_prefix_ends": ends[question.question_id],
-            }
+            marks = contexts.cache_ends(
+                question.query.user_id, question.end_index, ends[question.question_id]
+            )
+            metadata[ASKED_KEY] = {**metadata[ASKED_KEY], "cache_prefix_ends": marks}
             sample.metadata = metadata
             samples.append(sample)
         if settings.point.history is APPS:

@@ -85,7 +85,7 @@ from inspect_personamem.datasets.v3.task_types.base import JUDGE_CHOICES, TaskTy
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES, TaskTypes
 from inspect_personamem.datasets.v3.task_types.samples import query_prompt
 from inspect_personamem.errors import PersonaMemArgumentError
-from inspect_personamem.history.memory.interface import HistoryMessage, MemoryComponentError
+from inspect_personamem.history.memory.interface import HistoryMessage
 
 QUERIES_FILE: Final = "queries.csv"
 """A persona's query file's name in a checkout (`spec.CHECKOUT`)."""
@@ -270,25 +270,22 @@ class V3Questions(KnownQuestions):
     def _by_last_seen(
         self, prompt: str, found: list[tuple[V3Query, Known]]
     ) -> dict[str, tuple[V3Query, Known]]:
-        """The queries sharing `prompt`, by the time of the last event of the history
-        each is sent after (either layout), as the offline writer dates the memory it
-        writes of it (`writer.last_seen`; computed once per prompt)."""
+        """The queries sharing `prompt`, by the time of the last event before each (the
+        last of the timeline's messages before its end, which a memory is fed), as the
+        offline writer dates the memory it writes of it (`writer.last_seen`; computed
+        once per prompt)."""
         key = f"last seen\x00{prompt}"
         table = self._histories.get(key)
         if table is None:
             table = {}
+            timeline = self.contexts[LAYOUTS[0]]
             for query, known in found:
-                for contexts in self.contexts.values():
-                    events = [
-                        m
-                        for m in contexts.history(query.user_id, known.end_index or 0)
-                        if m.role != "system"
-                    ]
-                    try:  # a layout whose messages are no `[app] {event}` is no memory's
-                        event = read_event(HistoryMessage(0, events[-1].role, events[-1].text))
-                    except (IndexError, MemoryComponentError):
-                        continue
-                    table.setdefault(activity_time(event_line(event)), (query, known))
+                end = known.end_index or 0
+                if end < 2:  # the profile card alone: no event
+                    continue
+                last = timeline.messages(query.user_id)[end - 1]
+                event = read_event(HistoryMessage(end - 1, last.role, last.text))
+                table.setdefault(activity_time(event_line(event)), (query, known))
             self._histories[key] = table
         return table
 

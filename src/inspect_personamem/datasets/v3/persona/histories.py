@@ -4,10 +4,10 @@ and what a query fills of `data.asked.AskedAt`.
 A context is a persona (its id the `user_id`). Its messages are its timeline: message 0
 the profile's safe slice (`longctx.profile_card`, a system message, as v2's persona card
 is), then one message per event of `apps` (the authors' four by default) in time order,
-each its compact line (`longctx.event_line`, prefixed with its app): the
-same events, fields and masking as `streams.visible`, read once (`PersonaStreams`),
-less the DM thread entries (`Event.is_dm`), which the authors' long-context text leaves
-out (`longctx`).
+each its compact line (`longctx.event_line`, prefixed with its app), as the tools and
+memories read them and the end index counts them: the same events, fields and masking
+as `streams.visible`, read once (`PersonaStreams`), less the DM thread entries
+(`Event.is_dm`), which the authors' long-context text leaves out (`longctx`).
 
 A query at time T is asked after `end_index = 1 + (events of apps with
 source_timestamp < T)` (`end_index_at`): its point in the persona's history is its time,
@@ -24,10 +24,18 @@ the events before T, and a persona's queries by ascending end index are in time 
   events, grouped by app as theirs are, and no profile. It is not a prefix of
   `messages`, and the text at a later T is not an extension of the text at an earlier
   one (each app's block grows in the middle), so a prompt cache shares next to nothing;
-- `events`: `messages[:end_index]`, the timeline itself (ours: time order, one event a
-  message, after the profile card the authors' newest text no longer sends), whose
-  histories extend one another, so a persona's queries in time order share their
-  prefix.
+- `events` (ours): the timeline itself, in time order, after the profile card the
+  authors' newest text no longer sends: the card, then the events' lines in blocks
+  (`blocks`), each block one user message of consecutive events' lines, one a line. A
+  block closes once its text would pass `BLOCK_CHARS` with the next line, so its
+  bounds follow from the events before it alone and never move as time advances: a
+  query's history is the card, the blocks whole before its time, and the block in
+  progress cut at its time (`complete_at` counts the messages before that cut). A
+  later query's history extends an earlier one's: the same messages up to the cut, and
+  the cut block's text a prefix of its own, so a persona's queries in time order share
+  their prefix and a prompt cache reuses it, at the cut (`cache_ends`). Blocks, not one
+  message an event: a release-sized history is thousands of events, and Inspect's work
+  on a request (its transcript, log and pools) grows with its messages, not its text.
 
 The calendar and trending tags are in neither (the authors' long-context text has
 neither).
@@ -42,6 +50,7 @@ from typing import Final, Literal
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
 from inspect_personamem.data.asked import AskedAt
+from inspect_personamem.data.order import MAX_BREAKPOINTS
 from inspect_personamem.datasets.v3.persona.longctx import event_line, history_text, profile_card
 from inspect_personamem.datasets.v3.persona.streams import Event, PersonaStreams
 from inspect_personamem.datasets.v3.release.records import V3Query
@@ -49,6 +58,11 @@ from inspect_personamem.datasets.v3.release.spec import AUTHORS_APPS, App
 
 HistoryLayout = Literal["authors", "events"]
 LAYOUTS: Final[tuple[HistoryLayout, ...]] = ("authors", "events")
+BLOCK_CHARS: Final = 16_000
+"""The most characters of a block of the `events` layout (about 4,000 tokens at
+`data.requests.CHARS_PER_TOKEN`), unless one event's line alone is longer (a block of its
+own): a release-sized history (~416k tokens) is then about a hundred messages, and the
+cut block a later query cannot read from the cache about 1% of it at most."""
 
 
 class PersonaContexts:
@@ -69,6 +83,7 @@ class PersonaContexts:
         self.apps = tuple(apps)
         self._events: dict[str, tuple[Event, ...]] = {}
         self._messages: dict[str, tuple[ChatMessage, ...]] = {}
+        self._blocks: dict[str, tuple[tuple[int, ...], tuple[ChatMessage, ...]]] = {}
 
     def events(self, user_id: str) -> tuple[Event, ...]:
         """The persona's events of `apps`, DMs left out, in time order: `messages[1:]`."""
@@ -98,14 +113,48 @@ class PersonaContexts:
             self._messages[context_id] = messages
         return messages
 
+    def blocks(self, user_id: str) -> tuple[tuple[int, ...], tuple[ChatMessage, ...]]:
+        """The persona's blocks (`events` layout): where each starts (a position in
+        `events`), and each whole, as one user message of its events' lines. A block takes
+        the next event's line while its text, lines joined by newlines, stays within
+        `BLOCK_CHARS`; so where a block ends depends on the events before it alone."""
+        found = self._blocks.get(user_id)
+        if found is None:
+            lines = [m.text for m in self.messages(user_id)[1:]]
+            starts: list[int] = []
+            size = 0
+            for index, line in enumerate(lines):
+                if not starts or size + 1 + len(line) > BLOCK_CHARS:
+                    starts.append(index)
+                    size = len(line)
+                else:
+                    size += 1 + len(line)
+            whole = tuple(
+                ChatMessageUser(content="\n".join(lines[a:b]))
+                for a, b in zip(starts, _stops(starts, len(lines)), strict=True)
+            )
+            found = self._blocks[user_id] = (tuple(starts), whole)
+        return found
+
+    def complete_at(self, user_id: str, end_index: int) -> int:
+        """The messages of the `events` layout's history at `end_index` that every later
+        history of the persona sends unchanged: the card and the blocks whole before the
+        cut (all of them where the history is the persona's whole timeline)."""
+        if end_index == 0:
+            return 0
+        starts, _ = self.blocks(user_id)
+        return 1 + bisect.bisect_right(_stops(starts, len(self.events(user_id))), end_index - 1)
+
     def history(self, context_id: str, end_index: int) -> Sequence[ChatMessage]:
         events = self.events(context_id)
         if not 0 <= end_index <= 1 + len(events):
             raise ValueError(
                 f"history end {end_index} of persona {context_id} is outside 0 to {1 + len(events)}"
             )
-        if self.layout == "events" or end_index == 0:
-            return self.messages(context_id)[:end_index]
+        if end_index == 0:
+            return ()
+        if self.layout == "events":
+            return self._timeline(context_id, end_index)
         shown = end_index - 1
         t = events[shown].source_timestamp if shown < len(events) else _after(events)
         view = self.streams.visible(context_id, t)
@@ -116,9 +165,40 @@ class PersonaContexts:
             )
         return (ChatMessageUser(content=history_text(view, self.apps)),)
 
+    def _timeline(self, user_id: str, end_index: int) -> tuple[ChatMessage, ...]:
+        """The `events` layout's history: the card, the whole blocks before the cut, and
+        the block the cut falls in, up to it (none where the cut is a block's end)."""
+        starts, whole = self.blocks(user_id)
+        done = self.complete_at(user_id, end_index) - 1
+        messages = self.messages(user_id)
+        head = (messages[0], *whole[:done])
+        if done == len(starts) or starts[done] >= end_index - 1:
+            return head
+        lines = (m.text for m in messages[1 + starts[done] : end_index])
+        return (*head, ChatMessageUser(content="\n".join(lines)))
+
+    def cache_ends(self, user_id: str, own: int, ends: Sequence[int]) -> list[int]:
+        """The prompt-cache breakpoints of a query whose history ends at `own`, from the
+        history ends `data.order.prefix_ends` chose for it (`ends`: its own and earlier
+        queries'), as positions in the history sent. In the `events` layout a later
+        query shares an earlier one's history up to its cut (`complete_at`), so: the
+        whole history (for a later query of the same time) and each end's cut, longest
+        first, `MAX_BREAKPOINTS` at most. In the authors' layout, `ends` as given."""
+        if self.layout != "events":
+            return list(ends)
+        marks = {self.complete_at(user_id, end) for end in ends}
+        if own in ends:
+            marks.add(len(self.history(user_id, own)))
+        return sorted((m for m in marks if m > 0), reverse=True)[:MAX_BREAKPOINTS]
+
 
 def _time(event: Event) -> int:
     return event.source_timestamp
+
+
+def _stops(starts: Sequence[int], count: int) -> list[int]:
+    """Where each block of `count` events that start at `starts` stops (exclusive)."""
+    return [*starts[1:], count] if starts else []
 
 
 def _after(events: Sequence[Event]) -> int:
