@@ -6,8 +6,9 @@ tells a row's gold apart is only the history before it. The authors' rules:
 
 - a sensitive-life-event window overrides every trigger: silence (EVAL.md@8e2a111f,
   subtlety constraint 5; the trending builder drops act candidates inside it at gather
-  time; the idle moments of `proactive_overactive_check` are gathered outside it,
-  scripts' `_gather_idle_moments(..., sensitive_periods)`);
+  time; the idle moments of `proactive_overactive_check`, "where no other trigger
+  fires", are gathered given the sensitive periods, `_gather_idle_moments(...,
+  sensitive_periods)` in scripts/append_overactive_check.py@846bb49a: here outside);
 - `restraint_sensitive_event_silence` restrains inside the window and adds an act
   companion a day after it closes, `t_test = active_window_end + 86400`
   (proactive_actions.py@8e2a111f `build_restraint_sensitive_event_silence`,
@@ -20,7 +21,8 @@ a day after it (`companion`). Two rows whose gold differs are never within `GAP`
 other, and each row's trigger event lies within `GAP` before it (`trigger`): an event a
 model sees always lies between them. (The authors' release does not hold this: 115's
 close-friend rows seq 35 and 36, act and restrain, share their second; 105's restraint
-rows and its companion all fall after its last event.)"""
+rows (04-12, 04-15) and its companion (04-19) all fall after its events as
+PERSONAMEM_V3.md section 2 dates them, 04-02 to 04-11.)"""
 
 from __future__ import annotations
 
