@@ -173,7 +173,7 @@ def restraint_sensitive_event_silence(world: World) -> list[Built]:
                 "reason": "window_closed_action_appropriate",
             }
             summary = "the sensitive-event window closed a day ago"
-            flaw = {"sensitive_topic": world.sensitive[0], "days_into_window": None}
+            flaw: dict[str, Any] = {"sensitive_topic": world.sensitive[0], "days_into_window": None}
             return "act", ref, summary, evidence, flaw
         topic = world.sensitive_topic()
         ref = world.ev(q, "threads", topic, ts=at, self_authored=True)
