@@ -8,7 +8,11 @@ authors' grids over the window from the hidden-persona rows (its opening) to the
 context-shift rows (its `t_probe`), one time per batch; the other types at any second
 of the query window, not on whole hours (`test_v3_generator_size`); a DM digest's gold
 runs longer (its filler: 160 characters, not 60), so that it always holds the 25
-distinct content words the authors' verifier asks."""
+distinct content words the authors' verifier asks. Updated again on purpose for issue 52
+(proactive placement, `synthetic.moments`): the sensitive window lies inside the query
+window at any second, the proactive rows fall outside it but the restraint rows, with
+the restraint type's act companion a day after it closes, and each row's trigger within
+2 hours before it, no two rows of different gold within 2 hours."""
 
 from __future__ import annotations
 
@@ -22,12 +26,12 @@ from inspect_personamem.datasets.v3.release.spec import LayoutName
 
 PINNED: dict[tuple[LayoutName, int, int, int], tuple[int, str]] = {
     # (layout, personas, queries_per_type, seed): (files, digest)
-    ("checkout", 2, 2, 3): (25, "ee1e97707b12b10edb151a9881427f870c0ebd55e092cffe5ec442a26628b699"),
-    ("hub", 2, 1, 7): (19, "01d4593c889495146a485dd46611d4a92716492839029304cdce1cd51a7d2842"),
-    ("checkout", 3, 2, 0): (37, "8a13a1bce86fcdc14b98a1274a6db057c5ad5c2e192b90ff2fcbc4d922eb9b58"),
+    ("checkout", 2, 2, 3): (25, "296d54fcedabd2e19f50f9e3caef2bd0c0359db483115bac2af0461d92f199b9"),
+    ("hub", 2, 1, 7): (19, "290c26fa5b3b6e6c48050f1e5d8d92fcc4f25274c4035ce5e435203d2a891f30"),
+    ("checkout", 3, 2, 0): (37, "28bfd588ce8ee5a3adc609c78f9ecbcb2f49ffd93e80ad5999b930ba6a7fef0f"),
     ("checkout", 1, 3, 11): (
         13,
-        "5cb9d6328e8080185358c610a5848e62efa8cd9193f1cf842db92ff451dc1987",
+        "a9ae1db702d330c6ab0c95eafc26472b153b36d67e845a03e98d0c3dca3c5d68",
     ),
 }
 """`test_v3_generator`'s folder (2 personas, 2 queries a type, seed 3); the hub layout as

@@ -1,7 +1,9 @@
 """The agentic-proactiveness family's instance builders (`instance.InstanceBuilder`), one
 per task type: a moment to act on or to stay silent through (a close friend's update, a
-sensitive event, a friend's post, a trending hashtag, a request for fewer pings), and
-warn/foil pairs of a calendar entry in a city the persona will or will not be in."""
+sensitive event and the day after it closes, a friend's post, a trending hashtag, a
+request for fewer pings), and warn/foil pairs of a calendar entry in a city the persona
+will or will not be in. The proactive rows fall where the authors place them, outside
+the sensitive window but its restraint rows, each just after its trigger (`moments`)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from inspect_personamem.datasets.v3.synthetic import moments
 from inspect_personamem.datasets.v3.synthetic.instance import (
     Built,
     Cells,
@@ -28,6 +31,7 @@ from inspect_personamem.datasets.v3.synthetic.world import (
 )
 
 FAMILY: Final = "proactive_actions"
+RESTRAINT: Final = "restraint_sensitive_event_silence"
 """The rows' `task_family` code, but the mistake-prevention pairs' (`e_followup`)."""
 Behavior = tuple[str, Ref, str, dict[str, Any], dict[str, Any]]
 """What a proactive row expects (`act` or `restrain`), its trigger event, in words, the
@@ -39,13 +43,13 @@ def _proactive(
     prefix: str,
     task: str,
     behavior: Callable[[Query], Behavior],
-    times: Sequence[int] | None = None,
+    times: Sequence[int],
 ) -> list[Built]:
     """A proactive type's rows, as persona 115's rows hold them (the test's id, tier and
     trigger type, its time, the trigger's evidence, the JITAI card, the rules; no user
     state summary, which the authors' runner builds from the profile): the expected
     decision and its trigger (`behavior`), the gold reply acting on it or staying
-    silent, the inferior one the other way."""
+    silent, the inferior one the other way; each row at its time in `times`."""
 
     def make(q: Query) -> Made:
         expected, ref, summary, evidence, flaw = behavior(q)
@@ -67,7 +71,11 @@ def _proactive(
             "t_test": q.t,
             "t_test_iso": iso(q.t),
             "tier": "tier_1",
-            "trigger_type": prefix,
+            "trigger_type": (
+                ("sensitive_event_act_companion" if act else "sensitive_event_silence")
+                if task == RESTRAINT
+                else prefix
+            ),
             "expected_behavior": expected,
             "trigger_evidence": evidence,
             "jitai_card": {
@@ -84,8 +92,8 @@ def _proactive(
             "tool_call_rules": ["count('__any_write__') == 0"],
             "rubric_tags": ["(+) Acts only when the trigger warrants it."],
         }
-        if task == "restraint_sensitive_event_silence":
-            made["polarity_imbalanced"] = False
+        if task == RESTRAINT:  # one act companion at most: fewer than 2 act rows
+            made["polarity_imbalanced"] = True  # (`_split_by_polarity_for_quota`)
         elif not act:
             made["_restrain_reason"] = summary
         return {
@@ -97,7 +105,7 @@ def _proactive(
                 "wrong_polarity",
                 flaw,
                 checked=False,
-                marked=task == "restraint_sensitive_event_silence",
+                marked=task == RESTRAINT,
             ),
         }, Cells(
             FAMILY,
@@ -119,6 +127,7 @@ def proactive_close_friend_update(world: World) -> list[Built]:
             q,
             "facebook",
             topic,
+            ts=moments.trigger(world, q.t),
             author=friend["friend_id"],
             relationship="close_friend",
             action="friend_posted",
@@ -141,17 +150,34 @@ def proactive_close_friend_update(world: World) -> list[Built]:
         return "act", ref, f"{name} posted about {topic[0]}", evidence, flaw
 
     task = "proactive_close_friend_update"
-    return _proactive(world, "close_friend", task, behavior)
+    times = [moments.outside(world, act=True) for _ in range(world.k)]
+    return _proactive(world, "close_friend", task, behavior, times)
 
 
 def restraint_sensitive_event_silence(world: World) -> list[Built]:
-    """A post of the persona's inside its sensitive event's window: stay silent."""
+    """A post of the persona's inside its sensitive event's window: stay silent; and,
+    from two rows on, its first the authors' act companion, a day after the window
+    closes (a post of the persona's on a liked topic again): act (`moments`)."""
+    start, end = world.sensitive_window
 
     def behavior(q: Query) -> Behavior:
+        at = moments.trigger(world, q.t)
+        if q.t > end:
+            topic = world.rng.choice(world.liked)
+            ref = world.ev(q, "threads", topic, ts=at, self_authored=True)
+            world.decoy(q, "threads", topic, self_authored=True)
+            evidence = {
+                "episode_topic": world.sensitive[0],
+                "window_end": end,
+                "days_after_window": 1,
+                "reason": "window_closed_action_appropriate",
+            }
+            summary = "the sensitive-event window closed a day ago"
+            flaw: dict[str, Any] = {"sensitive_topic": world.sensitive[0], "days_into_window": None}
+            return "act", ref, summary, evidence, flaw
         topic = world.sensitive_topic()
-        ref = world.ev(q, "threads", topic, self_authored=True)
+        ref = world.ev(q, "threads", topic, ts=at, self_authored=True)
         world.decoy(q, "threads", topic, self_authored=True)
-        start, end = world.sensitive_window
         days = (q.t - start) // DAY
         evidence = {
             "episode_topic": world.sensitive[0],
@@ -166,9 +192,11 @@ def restraint_sensitive_event_silence(world: World) -> list[Built]:
         flaw = {"sensitive_topic": world.sensitive[0], "days_into_window": days}
         return "restrain", ref, summary, evidence, flaw
 
-    times = world.sensitive_times()
-    task = "restraint_sensitive_event_silence"
-    return _proactive(world, "restraint", task, behavior, times)
+    times = [
+        moments.companion(world) if k == 0 and world.k > 1 else moments.inside(world)
+        for k in range(world.k)
+    ]
+    return _proactive(world, "restraint", RESTRAINT, behavior, times)
 
 
 def proactive_friend_feed_react(world: World) -> list[Built]:
@@ -181,6 +209,7 @@ def proactive_friend_feed_react(world: World) -> list[Built]:
             q,
             "instagram",
             topic,
+            ts=moments.trigger(world, q.t),
             author=friend["friend_id"],
             relationship=friend["relationship_depth"],
             action="friend_posted",
@@ -206,7 +235,8 @@ def proactive_friend_feed_react(world: World) -> list[Built]:
         }
         return "act", ref, f"{name} shared {topic[0]}", evidence, flaw
 
-    return _proactive(world, "friend_feed", "proactive_friend_feed_react", behavior)
+    times = [moments.outside(world, act=True) for _ in range(world.k)]
+    return _proactive(world, "friend_feed", "proactive_friend_feed_react", behavior, times)
 
 
 def proactive_trending_feed_react(world: World) -> list[Built]:
@@ -216,7 +246,7 @@ def proactive_trending_feed_react(world: World) -> list[Built]:
     def behavior(q: Query) -> Behavior:
         aligned = q.k % 2 == 0
         topic = world.rng.choice(world.liked if aligned else world.others)
-        ref = world.ev(q, "threads", topic, kind="implicit_positive")
+        ref = world.ev(q, "threads", topic, moments.trigger(world, q.t), kind="implicit_positive")
         world.decoy(q, "threads", topic)
         what = f"{topic[2][0]} is trending"
         expected = "act" if aligned else "restrain"
@@ -228,7 +258,8 @@ def proactive_trending_feed_react(world: World) -> list[Built]:
         }
         return expected, ref, what, evidence, {"expected_behavior": expected}
 
-    return _proactive(world, "trending_feed", "proactive_trending_feed_react", behavior)
+    times = [moments.outside(world, act=k % 2 == 0) for k in range(world.k)]
+    return _proactive(world, "trending_feed", "proactive_trending_feed_react", behavior, times)
 
 
 def proactive_overactive_check(world: World) -> list[Built]:
@@ -236,13 +267,15 @@ def proactive_overactive_check(world: World) -> list[Built]:
 
     def behavior(q: Query) -> Behavior:
         topic = world.rng.choice(world.liked)
-        ref = world.ev(q, "chatbot", topic, message="please stop pinging me so much today")
+        at = moments.trigger(world, q.t)
+        ref = world.ev(q, "chatbot", topic, at, message="please stop pinging me so much today")
         world.decoy(q, "chatbot", topic, message="ok you can send me updates again")
         evidence = {"app": ref["app"], "source_object_id": ref["id"], "ts": ref["ts"]}
         summary = "the user asked for fewer notifications today"
         return "restrain", ref, summary, evidence, {"expected_behavior": "restrain"}
 
-    return _proactive(world, "overactive", "proactive_overactive_check", behavior)
+    times = [moments.outside(world, act=False) for _ in range(world.k)]
+    return _proactive(world, "overactive", "proactive_overactive_check", behavior, times)
 
 
 def active_mistake_prevention(world: World) -> list[Built]:

@@ -132,7 +132,14 @@ class World:
         self.cities = cities[:4]
         self.name = f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}"
         self.sensitive = rng.choice(SENSITIVE)
-        self.sensitive_window = (START + DAY, END - DAY // 2)
+        at = rng.randrange(1, DAY // 2)
+        self.sensitive_window = (FIRST_QUERY + DAY + at, LAST_QUERY - 2 * DAY + at)
+        """The sensitive event's active window, its ends at any second (105's:
+        1775247611-1776543611): inside the query window, with a day of queries or more
+        before it and a day and a half or more after it (the act rows go there,
+        `moments`)."""
+        self.moments: list[tuple[int, bool]] = []
+        """The proactive rows placed so far: their time and whether they act."""
         self.friends: list[dict[str, Any]] = [
             {
                 "friend_id": f"friend_{i}",
