@@ -70,6 +70,7 @@ def test_the_declared_events_layout_reads_all_but_each_personas_first_from_the_c
 def test_the_declared_memory_run_is_the_authors_few_thousand_tokens_a_query() -> None:
     result = v3("memory")
     assert result.cache.input_tokens == 22_000 * 4_000 and result.prefix_tokens == 0
+    assert result.grader is not None and not result.grader.counted  # as at `--limit`
 
 
 @pytest.mark.parametrize(
