@@ -45,27 +45,47 @@ def silent_inspect_console() -> None:
     rich.reconfigure(quiet=True)
 
 
-@pytest.fixture
-def small_split(tmp_path: Path) -> Path:
-    """A folder with a small synthetic 32k split: 3 contexts, 24 questions."""
+def fresh_copy(made: Path, folder: Path) -> Path:
+    """A copy of the generated folder `made` at `folder`, its files new (not their times
+    copied), for one test to read or change: the generators write the same bytes on each
+    call, and copying costs a thirtieth of generating again."""
+    shutil.copytree(made, folder, copy_function=shutil.copyfile)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def small_split_made(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`small_split`'s data, generated once a session (each test gets a copy)."""
     from inspect_personamem.datasets.v1.generator import generate_split
 
-    folder = tmp_path / "data"
+    folder = tmp_path_factory.mktemp("small_split") / "data"
     generate_split(folder, "32k", contexts=3, min_messages=30, max_messages=60, questions=24)
     return folder
 
 
 @pytest.fixture
-def small_v2(tmp_path: Path) -> Path:
-    """A folder with a small synthetic PersonaMem-v2 benchmark subset in the released
-    layout (`SMALL_V2`)."""
+def small_split(tmp_path: Path, small_split_made: Path) -> Path:
+    """A folder with a small synthetic 32k split: 3 contexts, 24 questions."""
+    return fresh_copy(small_split_made, tmp_path / "data")
+
+
+@pytest.fixture(scope="session")
+def small_v2_made(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`small_v2`'s subset, generated once a session (each test gets a copy)."""
     from support.helpers import SMALL_V2
 
     from inspect_personamem.datasets.v2.generator import generate_v2
 
-    folder = tmp_path / "v2"
+    folder = tmp_path_factory.mktemp("small_v2") / "v2"
     generate_v2(folder, shape=SMALL_V2)
     return folder
+
+
+@pytest.fixture
+def small_v2(tmp_path: Path, small_v2_made: Path) -> Path:
+    """A folder with a small synthetic PersonaMem-v2 benchmark subset in the released
+    layout (`SMALL_V2`)."""
+    return fresh_copy(small_v2_made, tmp_path / "v2")
 
 
 @pytest.fixture

@@ -164,14 +164,24 @@ def bare_persona(user_id: str) -> Persona:
     return Persona(user_id, {"user_id": user_id}, (), (), ())
 
 
-def built_prompt(query: V3Query, path: Path) -> tuple[Shown, Prompt]:
+def checkout_streams(path: Path) -> PersonaStreams:
+    """The personas of the checkout of the query file `path` (`benchmark/{uid}/queries.csv`
+    beside `backend/`), each read once: a test that reads many queries of one folder
+    shares one (reading a persona's files again for each query costs more than the test)."""
+    return PersonaStreams(path.parent.parent.parent / "backend")
+
+
+def built_prompt(
+    query: V3Query, path: Path, streams: PersonaStreams | None = None
+) -> tuple[Shown, Prompt]:
     """`query`'s prompt as its sample has it (its ground-truth block included) and the
-    fields it read, its persona read from the checkout of `path`
-    (`benchmark/{uid}/queries.csv` beside `backend/`)."""
-    streams = PersonaStreams(path.parent.parent.parent / "backend")
+    fields it read, its persona read from `streams`, else from the checkout of `path`
+    (`checkout_streams`)."""
+    if streams is None:
+        streams = checkout_streams(path)
     return query_prompt(query, streams, path, TASK_TYPES[query.task_type].prompt)
 
 
-def prompt_text(query: V3Query, path: Path) -> str:
+def prompt_text(query: V3Query, path: Path, streams: PersonaStreams | None = None) -> str:
     """`query`'s prompt text as its sample has it (`built_prompt`)."""
-    return built_prompt(query, path)[1].text
+    return built_prompt(query, path, streams)[1].text

@@ -59,11 +59,14 @@ SOCIAL = ("instagram", "facebook", "threads")
 
 
 class Marked:
-    """The marked persona: its folder, and each marker's time."""
+    """The marked persona: its folder, and each marker's time; its files read once, at
+    the first session (after the fixture marks them), and shared by every session as a
+    run shares them across its samples."""
 
     def __init__(self, root: Path, uid: str) -> None:
         self.root, self.uid = root, uid
         self.backend = root / "backend"
+        self.streams = PersonaStreams(self.backend)
         self.queries: list[V3Query] = read_queries(root / f"benchmark/{uid}/queries.csv")
         self.events: dict[int, int] = {}
         self.ids: dict[str, list[tuple[str, int]]] = {app: [] for app in APPS}
@@ -75,7 +78,7 @@ class Marked:
         return next(q for q in self.queries if q.task_type == task_type)
 
     def session(self, query: V3Query, allowed: str = "", policy: str = "") -> AppSession:
-        view = PersonaStreams(self.backend).visible(self.uid, query.ts)
+        view = self.streams.visible(self.uid, query.ts)
         return AppSession(
             view,
             mcp_tools_allowed=allowed or query.mcp_tools_allowed,

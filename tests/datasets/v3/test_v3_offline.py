@@ -151,6 +151,12 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> V3Folder:
     return generate(tmp_path_factory.mktemp("v3"), personas=2, queries_per_type=2, seed=11)
 
 
+@pytest.fixture(scope="module")
+def streams(folder: V3Folder) -> PersonaStreams:
+    """The folder's personas, each read once for all the module's prompts."""
+    return PersonaStreams(folder.root / "backend")
+
+
 def queries(folder: V3Folder) -> list[tuple[V3Query, Path]]:
     return [
         (query, folder.queries_file(uid))
@@ -178,9 +184,10 @@ def test_every_generated_rule_scored_query_scores_top_with_the_best_reply(
         assert lifecycle_score(pair["pre"][1], pair["post"][1]) == pytest.approx(-1.0)
 
 
-def test_the_oracle_finds_each_query_by_its_prompt_and_history(folder: V3Folder) -> None:
+def test_the_oracle_finds_each_query_by_its_prompt_and_history(
+    folder: V3Folder, streams: PersonaStreams
+) -> None:
     known = V3Questions(folder.queries_file(folder.personas[0]))
-    streams = PersonaStreams(folder.root / "backend")
     told_apart = alike = 0
     for layout in LAYOUTS:
         contexts = PersonaContexts(streams, layout)
@@ -189,7 +196,7 @@ def test_the_oracle_finds_each_query_by_its_prompt_and_history(folder: V3Folder)
             end = contexts.end_index_at(query.user_id, query.ts)
             sent = [
                 *contexts.history(query.user_id, end),
-                ChatMessageUser(content=prompt_text(query, path)),
+                ChatMessageUser(content=prompt_text(query, path, streams)),
             ]
             asked_after.setdefault(tuple(m.text for m in sent), []).append((query, sent))
         for same in asked_after.values():
@@ -224,21 +231,21 @@ def test_a_prompt_of_no_query_is_a_one_line_error(folder: V3Folder) -> None:
 
 
 def test_the_floor_reads_a_slate_as_a_choice_and_any_other_prompt_as_itself(
-    folder: V3Folder,
+    folder: V3Folder, streams: PersonaStreams
 ) -> None:
     by_type = {query.task_type: (query, path) for query, path in queries(folder)}
     for task, key in (("personalized_recommendation", "ranked_indexes"),
                       ("at_ai_directive_followup", "ranked_indices")):  # fmt: skip
         query, path = by_type[task]
         slate = TASK_TYPES[task].prompt.build(Shown(query, path)).slate
-        asked = choice_prompt([ChatMessageUser(content=prompt_text(query, path))])
+        asked = choice_prompt([ChatMessageUser(content=prompt_text(query, path, streams))])
         assert asked is not None and asked.messages == 1
         assert len(asked.options) == len(slate) == len(query.instance["candidates"])
         for i, reply in enumerate(asked.replies):
             ranked = json.loads(reply)[key]
             assert ranked[0] == i and sorted(ranked) == list(range(len(slate)))
     query, path = by_type["personal_qa_hallucination"]
-    text = prompt_text(query, path)
+    text = prompt_text(query, path, streams)
     asked = choice_prompt([ChatMessageUser(content=text)])
     assert asked is not None and asked.options == asked.replies == (text,)
     others: list[ChatMessage] = [ChatMessageUser(content="Which option? (a) x (b) y")]
@@ -284,11 +291,16 @@ TOP_AND_LOW = {
 
 
 def judge_calls(
-    query: V3Query, path: Path, reply: str, known: V3Questions, choice: JudgeChoice
+    query: V3Query,
+    path: Path,
+    streams: PersonaStreams,
+    reply: str,
+    known: V3Questions,
+    choice: JudgeChoice,
 ) -> list[Call]:
     """The judge calls the v3 scorer makes on `reply` under `-T judge=choice`, the
     oracle's offline judge answering each (none where a rule scores the row first)."""
-    shown, _ = built_prompt(query, path)
+    shown, _ = built_prompt(query, path, streams)
 
     async def ask(prompt: str) -> str:
         judgement = judge_reply(prompt, known)
@@ -312,7 +324,7 @@ def judge_calls(
     ("choice", "rubric"), [("unified", "unified"), ("per_dimension", "rubric")]
 )
 def test_the_offline_judge_scores_the_gold_top_and_any_other_reply_lowest(
-    folder: V3Folder, choice: JudgeChoice, rubric: str
+    folder: V3Folder, streams: PersonaStreams, choice: JudgeChoice, rubric: str
 ) -> None:
     known = V3Questions(folder.queries_file(folder.personas[0]))
     judged: dict[str, set[str]] = {}
@@ -325,9 +337,9 @@ def test_the_offline_judge_scores_the_gold_top_and_any_other_reply_lowest(
         for reply, value in (
             (gold, TOP_AND_LOW[kind][0]),
             (inferior, TOP_AND_LOW[kind][1]),
-            (prompt_text(query, path), TOP_AND_LOW[kind][1]),  # the floor's echo
+            (prompt_text(query, path, streams), TOP_AND_LOW[kind][1]),  # the floor's echo
         ):
-            for call in judge_calls(query, path, reply, known, choice):
+            for call in judge_calls(query, path, streams, reply, known, choice):
                 # the reply sits where its template puts it, as the prompt shows it
                 assert scorer.shown(reply) in call.prompt
                 headline = HEADLINE[kind](call.reply, query.task_type)
@@ -337,10 +349,12 @@ def test_the_offline_judge_scores_the_gold_top_and_any_other_reply_lowest(
     assert sum(len(types) for types in judged.values()) >= 10
 
 
-def test_the_offline_judge_reads_only_v3_judge_prompts(folder: V3Folder) -> None:
+def test_the_offline_judge_reads_only_v3_judge_prompts(
+    folder: V3Folder, streams: PersonaStreams
+) -> None:
     known = V3Questions(folder.queries_file(folder.personas[0]))
     query, path = queries(folder)[0]
-    assert judge_reply(prompt_text(query, path), known) is None
+    assert judge_reply(prompt_text(query, path, streams), known) is None
     assert judge_reply("You are an expert judge evaluating nothing.", known) is None
 
 

@@ -22,7 +22,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolDef, ToolInfo, ToolParam, ToolParams
 from support.helpers import run_task
-from support.v3_backend import prompt_text, query_row, write_queries
+from support.v3_backend import checkout_streams, prompt_text, query_row, write_queries
 
 from inspect_personamem.datasets.v3.agent.catalogue import (
     READ_TOOLS,
@@ -169,8 +169,10 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[V3Qu
     return path, read_queries(path)
 
 
-def session_of(path: Path, query: V3Query) -> AppSession:
-    view = PersonaStreams(path.parent.parent.parent / "backend").visible(query.user_id, query.ts)
+def session_of(path: Path, query: V3Query, streams: PersonaStreams | None = None) -> AppSession:
+    """A fresh session of `query` over its persona, read from `streams`, else from the
+    checkout of `path`."""
+    view = (streams or checkout_streams(path)).visible(query.user_id, query.ts)
     return AppSession(
         view,
         mcp_tools_allowed=query.mcp_tools_allowed,
@@ -313,9 +315,12 @@ def test_the_oracle_tells_apart_proactive_rows_a_first_read_does_not(tmp_path: P
     )
     path = written.queries_file(written.personas[0])
     queries = read_queries(path)
+    streams = checkout_streams(path)  # the persona read once, a fresh session a read
     oracle = OracleModel("personamem/oracle", questions=str(path), accuracy=1.0)
     reads = [name for app in sorted({TOOLS[n].app for n in READ_TOOLS}) for name in listing(app)]
-    views = {q.query_id: [session_of(path, q).call(name, {}) for name in reads] for q in queries}
+    views = {
+        q.query_id: [session_of(path, q, streams).call(name, {}) for name in reads] for q in queries
+    }
     # the read the oracle made first before: the listing of the first row's first app
     first = reads.index(listing(read_apps(queries[0])[0])[0])
     separable = shared_first = 0
@@ -326,9 +331,10 @@ def test_the_oracle_tells_apart_proactive_rows_a_first_read_does_not(tmp_path: P
             continue  # no read tells them apart: no agent could answer both right
         separable += 1
         prompt: list[ChatMessage] = [
-            ChatMessageUser(content=AGENT_FRAMING + prompt_text(query, path))
+            ChatMessageUser(content=AGENT_FRAMING + prompt_text(query, path, streams))
         ]
-        assert run_agent(oracle, prompt, session_of(path, query))[1] == gold, query.query_id
+        session = session_of(path, query, streams)
+        assert run_agent(oracle, prompt, session)[1] == gold, query.query_id
         shared_first += any(
             views[o.query_id][first] == views[query.query_id][first] for o in others
         )
