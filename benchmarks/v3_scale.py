@@ -170,10 +170,12 @@ def starts(record: Path) -> dict[str, Any]:
     }
 
 
-def worker(root: Path, setting: str, logs: Path) -> dict[str, Any]:
+def worker(root: Path, setting: str, logs: Path, max_samples: int | None) -> dict[str, Any]:
     """One run of `setting` on the personas in `root`; its figures."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import get_model
+
+    from inspect_personamem.answer.garbage import COLLECTOR
 
     record = logs / "server-starts.jsonl"
     if SETTINGS[setting].get("apps_transport") == "mcp":
@@ -191,6 +193,7 @@ def worker(root: Path, setting: str, logs: Path) -> dict[str, Any]:
         display="none",
         log_dir=str(logs),
         log_header_only=True,
+        max_samples=max_samples,
     )
     wall = time.perf_counter() - start
     own = resource.getrusage(resource.RUSAGE_SELF)
@@ -203,6 +206,8 @@ def worker(root: Path, setting: str, logs: Path) -> dict[str, Any]:
         "children_cpu_s": round(children.ru_utime + children.ru_stime, 1),
         "wall_s": round(wall, 1),
         "peak_rss_mb": round(own.ru_maxrss / 1024),
+        "collections": COLLECTOR.collections,
+        "collection_cpu_s": round(COLLECTOR.seconds, 1),
         "log_mb": round(sum(p.stat().st_size for p in logs.glob("*.eval")) / 1e6, 1),
         **(starts(record) if SETTINGS[setting].get("apps_transport") == "mcp" else {}),
     }
@@ -223,11 +228,14 @@ def main() -> None:
     parser.add_argument("--settings", nargs="+", default=["authors", "events", "bare"])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--max-samples", type=int, help="samples in flight (Inspect's `--max-samples`)"
+    )
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         root, setting, logs = args.worker
-        print(json.dumps(worker(Path(root), setting, Path(logs))))
+        print(json.dumps(worker(Path(root), setting, Path(logs), args.max_samples)))
         return
 
     from inspect_personamem.datasets.v3.generator import generate
@@ -246,7 +254,15 @@ def main() -> None:
             for setting in args.settings:
                 logs = Path(tmp, f"logs-k{k}-{setting}")
                 done = subprocess.run(
-                    [sys.executable, __file__, "--worker", str(root), setting, str(logs)],
+                    [
+                        sys.executable,
+                        __file__,
+                        "--worker",
+                        str(root),
+                        setting,
+                        str(logs),
+                        *(["--max-samples", str(args.max_samples)] if args.max_samples else []),
+                    ],
                     capture_output=True,
                     text=True,
                     env=os.environ,

@@ -21,6 +21,7 @@ from inspect_ai.model import ChatMessage
 from inspect_ai.solver import Generate, Solver, TaskState
 
 from inspect_personamem.answer.cache_breakpoints import with_cache_breakpoints
+from inspect_personamem.answer.garbage import COLLECTOR
 from inspect_personamem.answer.tool_loop import generate_answer
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.history.seen import See
@@ -64,6 +65,7 @@ def replying_solver(
                 history = with_cache_breakpoints(history, ends)
             state.messages = conversation(history, asked, system_messages)
         sent = len(state.messages)
+        COLLECTOR.sent(sum(len(message.text) for message in state.messages))
         state = await generate_answer(state, generate, seen)
         if not keep_history_in_log and seen.agent is None:  # an agent's are its own
             state.messages = asked + state.messages[sent:]
