@@ -5,6 +5,7 @@ telling it each prompt's size."""
 from __future__ import annotations
 
 import gc
+import sys
 import weakref
 from collections.abc import Iterator
 
@@ -69,3 +70,26 @@ def test_the_answering_solver_counts_the_prompt_it_sends(
     history = [ChatMessageUser(content="h" * 5000)]
     answered(Seen(history, prefix=True))
     assert collector.since == 5000 + len(QUESTION[0].text)
+
+
+@pytest.mark.usefixtures("no_automatic_collection")
+def test_the_default_collection_frees_cycles_then_hands_pages_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    trimmed: list[int] = []
+
+    def trim(pad: int) -> int:
+        trimmed.append(pad)
+        return 1
+
+    monkeypatch.setattr(garbage, "TRIM", trim)
+    dead = cyclic_garbage()
+    Collector(budget=1, small=0).sent(1)
+    assert dead() is None
+    assert trimmed == [0]
+
+
+def test_glibcs_trim_is_found_on_linux() -> None:
+    if sys.platform != "linux":
+        pytest.skip("malloc_trim is glibc's")
+    assert garbage.TRIM is not None

@@ -38,8 +38,11 @@ SMALL: Final = 100_000
 def _malloc_trim() -> Callable[[int], int] | None:
     """glibc's `malloc_trim`, where the C library is glibc (Linux); else None."""
     name = ctypes.util.find_library("c")
+    if name is None:
+        return None
     try:
-        return ctypes.CDLL(name).malloc_trim if name else None  # type: ignore[no-any-return]
+        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
+        return trim
     except (OSError, AttributeError):
         return None
 
