@@ -28,13 +28,16 @@ is bound), and `bare`: an
 Inspect `Task` whose samples carry, in `Sample.input`, the history the `authors` layout
 sends and the task prompt, solved by `generate()` with the same model and scorer (what
 a task that attaches its history eagerly costs). Inspect's defaults otherwise (adaptive
-concurrency, realtime log), as `inspect eval` runs.
+concurrency, realtime log), as `inspect eval` runs, unless `--max-samples` fixes the
+samples in flight. Each run also reports the package's full collections of finished
+prompts (`answer/garbage.py`): how many, and their CPU.
 
 The machine this runs on may be shared: read CPU seconds and peak memory, which load
 distorts little, before wall seconds.
 
     PYTHONPATH=src python benchmarks/v3_scale.py [--k 1 7 14] [--personas 1]
-        [--history-tokens 416000] [--settings authors events bare] [--json OUT]
+        [--history-tokens 416000] [--settings authors events bare] [--max-samples N]
+        [--json OUT]
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from inspect_personamem.run.viewer import HEADLINE, viewer_config
 
 logger = logging.getLogger(__name__)
 
-TASK_VERSION: Final = "2.4.0"
+TASK_VERSION: Final = "2.5.0"
 """Version of the tasks (`Task(version=...)`, in every log): bumped when what is scored
 or how can change; see docs/changelog.md."""
 
