@@ -11,11 +11,11 @@ from collections.abc import Iterator
 
 import pytest
 from inspect_ai.model import ChatMessageUser
+from support.reply import QUESTION, answered
 
 from inspect_personamem.answer import garbage
 from inspect_personamem.answer.garbage import Collector
 from inspect_personamem.history.seen import Seen
-from tests.answer.test_reply import QUESTION, answered
 
 
 class Node:

@@ -5,9 +5,7 @@ prompt-cache breakpoints only on Anthropic models, on a prefix history, not merg
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
-from typing import Any
 
 from inspect_ai.model import (
     ChatMessage,
@@ -15,15 +13,10 @@ from inspect_ai.model import (
     ChatMessageSystem,
     ChatMessageUser,
     ContentText,
-    ModelName,
-    ModelOutput,
 )
-from inspect_ai.solver import TaskState
+from support.reply import answered
 
-from inspect_personamem.answer.reply import replying_solver
-from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.history.seen import Seen
-from inspect_personamem.types import SystemMessagePolicy
 
 HISTORY: list[ChatMessage] = [
     ChatMessageSystem(content="persona"),
@@ -31,40 +24,6 @@ HISTORY: list[ChatMessage] = [
     ChatMessageAssistant(content="a1"),
     ChatMessageUser(content="u2"),
 ]
-QUESTION: list[ChatMessage] = [ChatMessageUser(content="which one?")]
-
-
-def answered(
-    seen: Seen,
-    *,
-    policy: SystemMessagePolicy = "keep",
-    keep: bool = False,
-    breakpoints: bool = True,
-    model: str = "mockllm/model",
-) -> tuple[list[ChatMessage], list[ChatMessage]]:
-    """Run the solver once: (what the model was sent, `state.messages` after)."""
-    sent: list[ChatMessage] = []
-
-    async def see(state: TaskState) -> Seen:
-        return seen
-
-    async def generate(state: TaskState, **kwargs: Any) -> TaskState:
-        sent.extend(state.messages)
-        state.output = ModelOutput.from_content(model, "(b)")
-        state.messages.append(state.output.message)
-        return state
-
-    solve = replying_solver(see, lambda state: QUESTION, policy, keep, breakpoints)
-    state = TaskState(
-        model=ModelName(model),
-        sample_id=1,
-        epoch=1,
-        input="which one?",
-        messages=[],
-        metadata=AskedAt("c1", 4, "which one?", cache_prefix_ends=(2, 4)).metadata(),
-    )
-    state = asyncio.run(solve(state, generate))  # type: ignore[arg-type]
-    return sent, state.messages
 
 
 def texts(messages: Sequence[ChatMessage]) -> list[tuple[str, str]]:
