@@ -154,17 +154,10 @@ def run_agent(
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[V3Query]]:
-    # one proactive type: their prompts read no field of the row (no real row carries a
-    # user-state summary), so the oracle could not tell two of them apart by the prompt
-    types = {
-        name: task
-        for name, task in TASK_TYPES.items()
-        if not task.prompt.source.endswith("proactive")
-        or name == "restraint_sensitive_event_silence"
-    }
-    written = generate(
-        tmp_path_factory.mktemp("v3"), personas=1, queries_per_type=1, seed=3, task_types=types
-    )
+    # every type, the five proactive ones included: they share one prompt a persona
+    # (no real row carries a user-state summary), and the oracle tells their rows apart
+    # by the reads it makes first (`test_the_oracle_tells_apart_proactive_rows...`)
+    written = generate(tmp_path_factory.mktemp("v3"), personas=1, queries_per_type=1, seed=3)
     path = written.queries_file(written.personas[0])
     return path, read_queries(path)
 
