@@ -11,15 +11,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from inspect_ai.model import ChatMessage
-
-if TYPE_CHECKING:
-    from inspect_ai.dataset import Sample
-
-    from inspect_personamem.datasets.base import DatasetVersion
-    from inspect_personamem.parameters import TaskSettings
 
 
 @dataclass(frozen=True)
@@ -76,24 +69,3 @@ class ChoicePrompt:
     options: tuple[str, ...]
     messages: int
     replies: tuple[str, ...]
-
-
-class OfflineModel(ABC):
-    """An offline model of the package (`personamem/oracle`, `personamem/floor`): it
-    checks, as each task is built (`run.build`), that it can serve the role it is bound
-    to there with what it was given, and raises a one-line error naming the fix where it
-    cannot, before any sample runs. A version's scorer may send such a grader an offline
-    stand-in's prompt where no faithful judge exists (PersonaMem-v3's
-    `judges.stand_in`), which no real grader is ever sent."""
-
-    @abstractmethod
-    def check_task(
-        self,
-        role: str | None,
-        version: DatasetVersion[Any],
-        settings: TaskSettings,
-        samples: Sequence[Sample],
-    ) -> None:
-        """Raise where this model cannot serve `role` (None: the model under evaluation)
-        in the task of `version` with `settings` over `samples`; it may keep what it
-        reads of them (the oracle as a grader: the gold of the judged replies)."""

@@ -37,8 +37,9 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from inspect_personamem.data.known import ChoicePrompt, OfflineModel
+from inspect_personamem.data.known import ChoicePrompt
 from inspect_personamem.datasets.base import DatasetVersion
+from inspect_personamem.datasets.offline_model import OfflineModel
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.memory.interface import HistoryMessage

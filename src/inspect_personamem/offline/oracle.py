@@ -15,7 +15,7 @@ samples (`Offline.gold`, read as the task is built). It answers a version's own 
 writer's prompt as that version's offline writer (`Offline.write`: PersonaMem-v3's
 Markdown memory), under evaluation or bound to the `memory` role.
 
-As each task is built it checks its role there (`data.known.OfflineModel`,
+As each task is built it checks its role there (`datasets.offline_model.OfflineModel`,
 `check_task`): under evaluation it needs the task's own question file, and says which
 (`Offline.question_file`) in one line where it has none or another version's. Inspect
 finds it by its provider name, `personamem` (registered in `_registry.py`):
@@ -73,9 +73,10 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from inspect_personamem.data.known import Known, KnownQuestions, OfflineModel
+from inspect_personamem.data.known import Known, KnownQuestions
 from inspect_personamem.datasets.base import DatasetVersion
 from inspect_personamem.datasets.declared import Agentic, Offline
+from inspect_personamem.datasets.offline_model import OfflineModel
 from inspect_personamem.datasets.registry import VERSIONS
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.tools import READ, SEARCH, shown_positions

@@ -15,9 +15,9 @@ from inspect_ai import Task
 from inspect_ai.dataset import Dataset
 from inspect_ai.model import Model, get_model, model_roles
 
-from inspect_personamem.data.known import OfflineModel
 from inspect_personamem.data.order import order_records
 from inspect_personamem.datasets.base import DatasetVersion
+from inspect_personamem.datasets.offline_model import OfflineModel
 from inspect_personamem.errors import PersonaMemArgumentError
 from inspect_personamem.history.seen import Past
 from inspect_personamem.parameters import TaskSettings
@@ -121,7 +121,7 @@ def _check_offline_models(
     version: DatasetVersion[Any], settings: TaskSettings, dataset: Dataset
 ) -> None:
     """Each offline model the eval building this task binds (the model under evaluation,
-    or one bound to a role) checks it can serve there (`data.known.OfflineModel`), so a
+    or one bound to a role) checks it can serve there (`datasets.offline_model.OfflineModel`), so a
     recipe missing what it needs stops here in one line, before any sample runs. A task
     built outside an eval (a `Task` made in Python) has no model yet: nothing to check."""
     bound: list[tuple[str | None, Model | None]] = [(None, _evaluated())]

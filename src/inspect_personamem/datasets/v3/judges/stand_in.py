@@ -1,6 +1,6 @@
 """The offline stand-in judge: what scores a type no faithful judge scores
 (`base.NotBuilt`, the repetition types) where, and only where, the grader is one of the
-package's offline models (`data.known.OfflineModel`), so that an offline run (`try
+package's offline models (`datasets.offline_model.OfflineModel`), so that an offline run (`try
 --dataset v3`) scores every query it asks. It is no judge of the authors': its prompt
 shows the row's gold (`example_response`) beside the reply, and the offline oracle
 answers it with a match (1) where the reply is the gold, else 0 (`STAND_IN.gold_field`);

@@ -9,7 +9,7 @@ type is `gated` (its runner applies it or was not read; issue 38: such replies s
 a shorter text scores 0 without a call (`gated`). Elsewhere the reply is judged whatever
 its length. A type no readable judge scores (`judges.base.NotBuilt`: the
 `NO_FAITHFUL_JUDGE` types) is unscored with its reason, but where the grader is one of
-the package's offline models (`data.known.OfflineModel`): it is then scored by the
+the package's offline models (`datasets.offline_model.OfflineModel`): it is then scored by the
 offline stand-in (`judges.stand_in`: the gold or not, 100 or 0, no gate), named so.
 
 An agent run (`actions` in the sample's metadata) of an agentic or proactive row is
@@ -37,7 +37,7 @@ from inspect_ai.model import Model
 from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
 
-from inspect_personamem.data.known import OfflineModel
+from inspect_personamem.datasets.offline_model import OfflineModel
 from inspect_personamem.datasets.v3.judges.base import Ask, Judge, JudgedRow, Judging
 from inspect_personamem.datasets.v3.judges.stand_in import StandIn
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY, SHOWN_KEY
