@@ -11,15 +11,18 @@ import random
 from pathlib import Path
 from typing import Any
 
+from inspect_ai.log import EvalLog
+from inspect_ai.model import get_model
+
 from inspect_personamem.datasets.v3.generator import write_persona as write_persona
 from inspect_personamem.datasets.v3.generator import write_queries as write_queries
 from inspect_personamem.datasets.v3.persona.streams import Persona, PersonaStreams
 from inspect_personamem.datasets.v3.prompts.shown import Prompt, Shown
 from inspect_personamem.datasets.v3.release.records import V3Query
-from inspect_personamem.datasets.v3.release.spec import APPS
+from inspect_personamem.datasets.v3.release.spec import APPS, V3Folder
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.task_types.samples import query_prompt
-from support.helpers import SHARED_DATA, require
+from support.helpers import SHARED_DATA, require, run_task
 
 V3_EXCERPTS = SHARED_DATA / "personamem_v3"
 
@@ -185,3 +188,21 @@ def built_prompt(
 def prompt_text(query: V3Query, path: Path, streams: PersonaStreams | None = None) -> str:
     """`query`'s prompt text as its sample has it (`built_prompt`)."""
     return built_prompt(query, path, streams)[1].text
+
+
+def proactive_oracle_run(written: V3Folder, logs: Path, **settings: str) -> EvalLog:
+    """The proactive family of `written`'s first persona answered by the always-right
+    oracle (`personamem/oracle -M accuracy=1.0`), bound as the grader too, under
+    `settings` (the task's other arguments)."""
+    oracle = get_model(
+        "personamem/oracle",
+        questions=str(written.queries_file(written.personas[0])),
+        accuracy=1.0,
+    )
+    return run_task(
+        "inspect_personamem/personamem_v3",
+        oracle,
+        logs,
+        {"data_dir": str(written.root), "family": "agentic_proactiveness", **settings},
+        model_roles={"grader": oracle},
+    )

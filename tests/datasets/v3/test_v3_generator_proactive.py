@@ -12,8 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from inspect_ai.model import get_model
-from support.helpers import run_task
+from support.v3_backend import proactive_oracle_run
 
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
@@ -99,23 +98,7 @@ def test_the_oracle_scores_every_proactive_row_top_with_the_whole_history(
     1 on each only where no two rows of different gold are sent the same history (a
     restrain row answered as an act one scores at most 0.3)."""
     written = generate(tmp_path / "data", personas=1, queries_per_type=4, seed=4)
-    oracle = get_model(
-        "personamem/oracle",
-        questions=str(written.queries_file(written.personas[0])),
-        accuracy=1.0,
-    )
-    log = run_task(
-        "inspect_personamem/personamem_v3",
-        oracle,
-        tmp_path / "logs",
-        {
-            "data_dir": str(tmp_path / "data"),
-            "family": "agentic_proactiveness",
-            "history": "full",
-            "history_layout": layout,
-        },
-        model_roles={"grader": oracle},
-    )
+    log = proactive_oracle_run(written, tmp_path / "logs", history="full", history_layout=layout)
     assert log.status == "success"
     scores: dict[str, dict[str, float]] = {}
     for sample in log.samples or []:

@@ -14,11 +14,11 @@ from typing import Any
 
 import anyio
 import pytest
-from inspect_ai.model import ChatMessage, ChatMessageUser, get_model
-from support.helpers import run_task
+from inspect_ai.model import ChatMessage, ChatMessageUser
 from support.v3_backend import (
     bare_persona,
     built_prompt,
+    proactive_oracle_run,
     prompt_text,
     query_row,
     write_queries,
@@ -368,23 +368,7 @@ def test_the_oracle_tells_apart_proactive_rows_by_the_memory_it_wrote(tmp_path: 
     written = generate(
         tmp_path / "data", personas=1, queries_per_type=3, seed=1, history_tokens=20_000
     )
-    oracle = get_model(
-        "personamem/oracle",
-        questions=str(written.queries_file(written.personas[0])),
-        accuracy=1.0,
-    )
-    log = run_task(
-        "inspect_personamem/personamem_v3",
-        oracle,
-        tmp_path / "logs",
-        {
-            "data_dir": str(tmp_path / "data"),
-            "family": "agentic_proactiveness",
-            "history": "memory",
-            "memory": MARKDOWN_MEMORY,
-        },
-        model_roles={"grader": oracle},
-    )
+    log = proactive_oracle_run(written, tmp_path / "logs", history="memory", memory=MARKDOWN_MEMORY)
     assert log.status == "success"
     scores = {
         sample.id: next(iter((sample.scores or {}).values())).value for sample in log.samples or []
