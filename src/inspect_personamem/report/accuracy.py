@@ -32,7 +32,7 @@ from inspect_personamem.scoring.grader.correction import (
     corrected_by_trials,
 )
 from inspect_personamem.scoring.intervals import Clustered, interval
-from inspect_personamem.scoring.metrics import group_order
+from inspect_personamem.scoring.metrics import NO_VALUE, group_order
 
 OPTION_SCORINGS: Final = frozenset({*(a.scored_as for a in ANSWERS.values()), JUDGED})
 """How a run's answers are scored where an answer is read as one option (the answers'
@@ -84,9 +84,9 @@ def accuracy_of(samples: Sequence[SampleResult]) -> Accuracy:
     )
 
 
-NOT_GIVEN = frozenset({"None", ""})
+NOT_GIVEN = frozenset({NO_VALUE, "None", ""})
 """A group's value where the question has none (PersonaMem-v3's queries without an app
-context), as the samples record it."""
+context), as the samples are read (`group_value`: `NO_VALUE`) or were recorded."""
 
 
 def title_of(group: Group, value: str) -> str:
