@@ -49,7 +49,7 @@ from typing import Any, Final
 from inspect_ai.dataset import Sample
 
 from inspect_personamem.data.requests import GraderCalls, Request, text_tokens
-from inspect_personamem.datasets.base import Loaded
+from inspect_personamem.datasets.base import Loaded, one_of
 from inspect_personamem.datasets.declared import QuestionRequests, ToolOption, Where
 from inspect_personamem.datasets.v3.agent.setting import AgentSetting
 from inspect_personamem.datasets.v3.judges.base import Ask, Judge
@@ -57,7 +57,11 @@ from inspect_personamem.datasets.v3.persona.histories import LAYOUTS, PersonaCon
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY, SHOWN_KEY
 from inspect_personamem.datasets.v3.release.records import V3Query
 from inspect_personamem.datasets.v3.release.spec import DATA_DIR_ENV
-from inspect_personamem.datasets.v3.scoring.judged import DEFAULT_JUDGE, judge_row
+from inspect_personamem.datasets.v3.scoring.judged import (
+    DEFAULT_JUDGE,
+    judge_row,
+    no_faithful_judge,
+)
 from inspect_personamem.datasets.v3.task_types.base import JUDGE_CHOICES, JudgeChoice
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.task_types.samples import query_to_sample
@@ -116,7 +120,7 @@ def question_requests(
     history = selected.get("history") or "full"
     layout = selected.get("history_layout") or "authors"
     family = selected.get("family") or "all"
-    choice = _choice(selected.get("judge"))
+    choice = one_of("judge", selected.get("judge") or DEFAULT_JUDGE, JUDGE_CHOICES)
     if layout != "authors" and history != "full":
         raise PersonaMemArgumentError(
             f"--history-layout {layout} lays out history=full; leave it out with "
@@ -154,8 +158,9 @@ def question_requests(
             tokens = [text_tokens(m.text) for m in contexts.history(query.user_id, end)]
             shown = sum(tokens)
             # the authors' text: no shared prefix; the timeline: up to its cut block
-            shared = sum(tokens[: contexts.complete_at(query.user_id, end)])
-            shared = shared if layout == "events" else 0
+            shared = (
+                sum(tokens[: contexts.complete_at(query.user_id, end)]) if layout == "events" else 0
+            )
             requests.append(Request(query.user_id, shared, shown + prompt, end))
     metadata = loaded.metadata
     return QuestionRequests(
@@ -167,23 +172,12 @@ def question_requests(
     )
 
 
-def _choice(judge: Any) -> JudgeChoice:
-    for choice in JUDGE_CHOICES:
-        if judge == choice:
-            return choice
-    return DEFAULT_JUDGE
-
-
 def judge_calls(queries: Sequence[tuple[V3Query, Sample]], choice: JudgeChoice) -> GraderCalls:
     """The judge calls the run makes of each query under `-T judge=choice` (module
     docstring), in the order of `queries`."""
     prompts = asyncio.run(_prompts(queries, choice))
     judged = {q.task_type for (q, _), calls in zip(queries, prompts, strict=True) if calls}
-    unbuilt = sorted(
-        name
-        for name, task in TASK_TYPES.items()
-        if isinstance(judge := task.scorer_for(choice), Judge) and not judge.built
-    )
+    unbuilt = sorted(no_faithful_judge(choice))
     words = (
         f"{len(judged)} judged types' queries, judge={choice} ("
         + ("one call a query" if choice == "unified" else "one call a rubric dimension")
