@@ -84,10 +84,8 @@ def outside(world: World, act: bool) -> int:
 
 
 def inside(world: World) -> int:
-    """A restraint row's time inside the sensitive window, a day into it at least (as
-    `World.sensitive_times`), so the event's own posts precede it."""
-    start, end = world.sensitive_window
-    return _draw(world, [(max(start + DAY, FIRST_QUERY), min(end, LAST_QUERY))], False)
+    """A restraint row's time inside the sensitive window (`World.sensitive_span`)."""
+    return _draw(world, [world.sensitive_span()], False)
 
 
 def companion(world: World) -> int:

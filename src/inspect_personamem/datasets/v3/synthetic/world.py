@@ -401,8 +401,13 @@ class World:
         topic, label, tags = self.sensitive
         return (label, f"sensitive:{topic}", tags)
 
-    def sensitive_times(self) -> list[int]:
-        """`k` query times (any second) inside the sensitive event's active window."""
+    def sensitive_span(self) -> tuple[int, int]:
+        """The query times (half-open) inside the sensitive event's active window, a day
+        into it at least, so the event's own posts precede them."""
         lo, hi = self.sensitive_window
-        lo, hi = max(lo + DAY, FIRST_QUERY), min(hi, LAST_QUERY)
+        return max(lo + DAY, FIRST_QUERY), min(hi, LAST_QUERY)
+
+    def sensitive_times(self) -> list[int]:
+        """`k` query times (any second) of `sensitive_span`."""
+        lo, hi = self.sensitive_span()
         return [self.rng.randrange(lo, hi) for _ in range(self.k)]
