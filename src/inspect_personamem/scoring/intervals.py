@@ -126,6 +126,7 @@ def interval(rows: Sequence[Clustered]) -> Interval:
             middle = (p + t * t / (2.0 * n)) / (1.0 + t * t / n)
             half = t * math.sqrt(p * (1.0 - p) / n + t * t / (4.0 * n * n)) / (1.0 + t * t / n)
             low, high = max(middle - half, 0.0), min(middle + half, 1.0)
-        elif mean.stderr:
-            low, high = p - t * mean.stderr, p + t * mean.stderr
+        else:
+            half = mean.half_width()
+            low, high = p - half, p + half
     return Interval(mean.value, low, high, mean.stderr, mean.rows, mean.clusters)
