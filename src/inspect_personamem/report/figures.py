@@ -310,7 +310,7 @@ def lines_axis(axes: Axes, along: str) -> None:
     axes.set_xlabel(along)
     axes.set_ylabel("accuracy")
     axes.set_ylim(0, TOP)
-    axes.axhline(CHANCE, color="grey", linestyle=":", linewidth=1, label="chance (4 options)")
+    chance_line(axes, CHANCE)
     axes.grid(alpha=0.3)
     axes.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
 
