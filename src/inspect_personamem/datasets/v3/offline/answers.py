@@ -200,6 +200,7 @@ class V3Questions(KnownQuestions):
                 for judge in _judges(task):
                     self.top_shown.add(judge.shown(replies[0]))
         self._histories: dict[str, dict[str, tuple[V3Query, Known]]] = {}
+        self._last_seen: dict[str, dict[str, tuple[V3Query, Known]]] = {}
         self._answers: dict[tuple[str, str, str], str | None] = {}
 
     def find(self, input: Sequence[ChatMessage]) -> Asked:
@@ -274,8 +275,7 @@ class V3Questions(KnownQuestions):
         last of the timeline's messages before its end, which a memory is fed), as the
         offline writer dates the memory it writes of it (`writer.last_seen`; computed
         once per prompt)."""
-        key = f"last seen\x00{prompt}"
-        table = self._histories.get(key)
+        table = self._last_seen.get(prompt)
         if table is None:
             table = {}
             timeline = self.contexts[LAYOUTS[0]]
@@ -286,7 +286,7 @@ class V3Questions(KnownQuestions):
                 last = timeline.messages(query.user_id)[end - 1]
                 event = read_event(HistoryMessage(end - 1, last.role, last.text))
                 table.setdefault(activity_time(event_line(event)), (query, known))
-            self._histories[key] = table
+            self._last_seen[prompt] = table
         return table
 
     def _by_history(
