@@ -12,7 +12,10 @@ distinct content words the authors' verifier asks. Updated again on purpose for 
 (proactive placement, `synthetic.moments`): the sensitive window lies inside the query
 window at any second, the proactive rows fall outside it but the restraint rows, with
 the restraint type's act companion a day after it closes, and each row's trigger within
-2 hours before it, no two rows of different gold within 2 hours."""
+2 hours before it, no two rows of different gold within 2 hours. And again on purpose:
+each hidden-persona QA row of a persona asks its own surface query
+(`synthetic.personalization.surface_query`), as persona 115's real rows at one time do:
+rows sent at one time with one history had the same prompt and different gold."""
 
 from __future__ import annotations
 
@@ -26,12 +29,12 @@ from inspect_personamem.datasets.v3.release.spec import LayoutName
 
 PINNED: dict[tuple[LayoutName, int, int, int], tuple[int, str]] = {
     # (layout, personas, queries_per_type, seed): (files, digest)
-    ("checkout", 2, 2, 3): (25, "296d54fcedabd2e19f50f9e3caef2bd0c0359db483115bac2af0461d92f199b9"),
-    ("hub", 2, 1, 7): (19, "290c26fa5b3b6e6c48050f1e5d8d92fcc4f25274c4035ce5e435203d2a891f30"),
-    ("checkout", 3, 2, 0): (37, "28bfd588ce8ee5a3adc609c78f9ecbcb2f49ffd93e80ad5999b930ba6a7fef0f"),
+    ("checkout", 2, 2, 3): (25, "3ce9a15cc7749da1a97a57d41490546be3577fdeb9a0de1a8d153c53c039572d"),
+    ("hub", 2, 1, 7): (19, "265e1a2b42ea561b386a98dfe45a0bb83d31ef61abae9d2cf5f63e2a35822aad"),
+    ("checkout", 3, 2, 0): (37, "ae9f26c82f9f911b9abf166e0298569dcf0764823e3f67797ad5a74e5e6beddd"),
     ("checkout", 1, 3, 11): (
         13,
-        "a9ae1db702d330c6ab0c95eafc26472b153b36d67e845a03e98d0c3dca3c5d68",
+        "e318805f5d9af7c819f65fa836f32153c32ca777deb0802790eac34fbe51b855",
     ),
 }
 """`test_v3_generator`'s folder (2 personas, 2 queries a type, seed 3); the hub layout as

@@ -136,10 +136,32 @@ def personal_qa_hallucination(world: World) -> list[Built]:
     return each(world, "pqa", make)
 
 
+SURFACE_ASKS: Final = (
+    "any good clips to unwind with",
+    "any book or podcast recs for",
+    "something new to try",
+    "a weekend plan for",
+    "a gift idea for myself for",
+)
+SURFACE_WHEN: Final = ("tonight", "a quiet evening in", "this weekend", "after work")
+"""The surface queries of the hidden-persona QA rows, ask x when (real rows of persona
+115 at one time ask "any good clips to unwind with tonight" and "any book or podcast recs
+for a quiet evening in"): each row of a persona its own, so that rows sent at one time
+with one history are told apart by what they ask."""
+
+
+def surface_query(k: int) -> str:
+    """The `k`th row's surface query (distinct for the first 20 rows)."""
+    ask = SURFACE_ASKS[k % len(SURFACE_ASKS)]
+    when = SURFACE_WHEN[(k // len(SURFACE_ASKS)) % len(SURFACE_WHEN)]
+    return f"{ask} {when}"
+
+
 def hidden_persona_implicit_qa(world: World) -> list[Built]:
     """Why the persona keeps lingering on a hidden persona's posts: the gold names the
     deeper motive. Every row at the agentic window's opening, one anchor for all, as
-    the authors build them (`world` module docstring)."""
+    the authors build them (`world` module docstring), each asking its own surface
+    query (`surface_query`)."""
 
     def make(q: Query) -> Made:
         topic = world.rng.choice(world.hidden)
@@ -151,7 +173,7 @@ def hidden_persona_implicit_qa(world: World) -> list[Built]:
             **task_head(q, "hidden_persona_implicit_qa"),
             "task_type": "hidden_persona_implicit_qa",
             "flavor": "why_question",
-            "user_query": "why do I keep ending up down the same rabbit holes online?",
+            "user_query": surface_query(q.k),
             "example_response": (
                 f"It may be that {topic[0]} speaks to something deeper: {world.text.about(60)}"
             ),
