@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from inspect_ai.log import EvalLog
-from inspect_ai.model import get_model
+from inspect_ai.model import ChatMessage, get_model
 
 from inspect_personamem.datasets.v3.generator import write_persona as write_persona
 from inspect_personamem.datasets.v3.generator import write_queries as write_queries
-from inspect_personamem.datasets.v3.persona.streams import Persona, PersonaStreams
+from inspect_personamem.datasets.v3.persona.streams import Event, Persona, PersonaStreams
 from inspect_personamem.datasets.v3.prompts.shown import Prompt, Shown
 from inspect_personamem.datasets.v3.release.records import V3Query
-from inspect_personamem.datasets.v3.release.spec import APPS, V3Folder
+from inspect_personamem.datasets.v3.release.spec import APPS, AUTHORS_APPS, V3Folder
 from inspect_personamem.datasets.v3.task_types.registry import TASK_TYPES
 from inspect_personamem.datasets.v3.task_types.samples import query_prompt
 from support.helpers import SHARED_DATA, require, run_task
@@ -165,6 +166,18 @@ def persona_folder(tmp_path: Path, seed: int | None) -> tuple[Path, set[int], se
 def bare_persona(user_id: str) -> Persona:
     """A persona with a profile and no event (for a row whose scorer reads none)."""
     return Persona(user_id, {"user_id": user_id}, (), (), ())
+
+
+def shape(messages: Sequence[ChatMessage]) -> list[tuple[str, str]]:
+    """Each message's role and text: what a history sends (its messages are made anew for
+    each query, each with an id of its own)."""
+    return [(message.role, message.text) for message in messages]
+
+
+def timeline_events(streams: PersonaStreams, user_id: str) -> list[Event]:
+    """The persona's events a history shows (the authors' apps, DMs left out), as read:
+    what the timeline (`PersonaContexts.timeline`) keeps a line of, in its order."""
+    return [e for e in streams.persona(user_id).events if e.app in AUTHORS_APPS and not e.is_dm]
 
 
 def checkout_streams(path: Path) -> PersonaStreams:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.model import ModelCost
+from support.v3_backend import shape
 
 from inspect_personamem.cli import main
 from inspect_personamem.cost.estimate import CostEstimate, Plan, estimate
@@ -131,8 +132,8 @@ def test_a_folders_queries_are_counted_as_each_setting_sends_them(folder: V3Fold
         assert prefixes == sorted(prefixes) and prefixes[0] < prefixes[-1]
         for early, late in pairwise(mine):  # what is priced as shared is sent again
             complete = timeline.complete_at(uid, early.end_index)
-            again = timeline.history(uid, late.end_index)[:complete]
-            assert again == timeline.history(uid, early.end_index)[:complete]
+            again = shape(timeline.history(uid, late.end_index)[:complete])
+            assert again == shape(timeline.history(uid, early.end_index)[:complete])
 
 
 def test_the_command_prices_a_folder_and_names_it_synthetic(

@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.model import ChatMessage
-from support.v3_backend import T, persona_folder, query_row, write_persona, write_queries
+from support.v3_backend import (
+    T,
+    persona_folder,
+    query_row,
+    shape,
+    write_persona,
+    write_queries,
+)
 
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.contexts import Contexts, sample_history
@@ -94,8 +101,9 @@ def test_our_layout_is_the_timeline_in_blocks_and_earlier_histories_are_prefixes
     assert all(str(m.content).startswith("[") for m in messages[1:])
     lines = [m.text for m in messages[1:]]
     ends = range(len(messages) + 1)
-    sent = {end: contexts.history("7", end) for end in ends}
-    starts, whole = contexts.blocks("7")
+    sent = {end: shape(contexts.history("7", end)) for end in ends}
+    starts = contexts.block_starts("7")
+    whole = contexts.history("7", len(messages))[1:]
     assert 2 < len(whole) < len(lines)
     assert "\n".join(m.text for m in whole) == "\n".join(lines)
     for start, block in zip(starts, whole, strict=True):
@@ -104,22 +112,22 @@ def test_our_layout_is_the_timeline_in_blocks_and_earlier_histories_are_prefixes
         assert block.text.startswith(lines[start])
     for end, history in sent.items():
         # the card, then exactly the events before the end, in time order, a line each
-        assert list(history[:1]) == list(messages[:1][:end])
-        assert [line for m in history[1:] for line in m.text.split("\n")] == lines[
+        assert history[:1] == shape(messages[:1][:end])
+        assert [line for _, text in history[1:] for line in text.split("\n")] == lines[
             : max(end - 1, 0)
         ]
-        assert all(m.role == "user" for m in history[1:])
+        assert all(role == "user" for role, _ in history[1:])
         complete = contexts.complete_at("7", end)
         assert complete in (len(history), len(history) - 1)
         for later in ends[end:]:  # every later history extends it
             after = sent[later]
-            assert list(after[:complete]) == list(history[:complete])
+            assert after[:complete] == history[:complete]
             if complete < len(history):
-                assert after[complete].text.startswith(history[complete].text)
+                assert after[complete][1].startswith(history[complete][1])
     # the whole timeline is every block, none of them cut
     assert contexts.complete_at("7", len(messages)) == len(sent[len(messages)]) == 1 + len(whole)
     # a history ending where a block starts has no cut block
-    assert sent[1 + starts[1]] == (messages[0], whole[0])
+    assert sent[1 + starts[1]] == shape((messages[0], whole[0]))
 
 
 def test_a_querys_cache_breakpoints_are_where_later_histories_share_its_messages(
@@ -127,7 +135,7 @@ def test_a_querys_cache_breakpoints_are_where_later_histories_share_its_messages
 ) -> None:
     monkeypatch.setattr(histories, "BLOCK_CHARS", 1_200)
     contexts, _, _ = contexts_at(tmp_path, 4, "events", APPS)
-    starts, _ = contexts.blocks("7")
+    starts = contexts.block_starts("7")
     own = 2 + starts[2]  # one event into the third block
     earlier = (own - 1, 1 + starts[1], 2)
     marks = contexts.cache_ends("7", own, (own, *earlier))

@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 import pytest
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, get_model
+from support.v3_backend import timeline_events
 
 from inspect_personamem.datasets.v3 import memory_writer
 from inspect_personamem.datasets.v3.generator import generate
@@ -319,7 +320,7 @@ def test_a_generated_persona_takes_one_call_per_day_and_nothing_from_its_query_t
 ) -> None:
     contexts = PersonaContexts(PersonaStreams(folder.root / "backend"))
     uid = folder.personas[0]
-    events = contexts.events(uid)
+    events = timeline_events(contexts.streams, uid)
     days = sorted({event.source_timestamp // DAY_SECONDS for event in events})
     assert len(days) >= 3
     messages = [HistoryMessage(i, m.role, m.text) for i, m in enumerate(contexts.messages(uid))]

@@ -20,6 +20,7 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
 from support.doc_commands import printed
+from support.v3_backend import timeline_events
 
 from inspect_personamem.cli import main
 from inspect_personamem.datasets.v3.judges.proactive import Proactive
@@ -259,7 +260,7 @@ def test_nothing_at_or_after_a_query_and_no_answer_reaches_the_models_try_runs(
             prompt = sample.input if isinstance(sample.input, str) else texts(sample.input)
             assert received in sent, sample.id  # the log holds what the model was sent
             user, t = str(meta["user_id"]), int(meta["ts"])
-            events = contexts.events(user)
+            events = timeline_events(contexts.streams, user)
             before = {event_line(e.visible_fields) for e in events if e.source_timestamp < t}
             for event in events:
                 line = event_line(event.visible_fields)

@@ -21,6 +21,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessage
 from inspect_ai.model._model import init_model_roles
 from support.helpers import mock_model
+from support.v3_backend import timeline_events
 
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.datasets.registry import VERSIONS, version_of_task
@@ -105,7 +106,7 @@ def _lines(folder: V3Folder) -> dict[str, list[tuple[int, str, str]]]:
     return {
         uid: [
             (e.source_timestamp, f"{e.app}:{e.source_object_id}", event_line(e.visible_fields))
-            for e in contexts.events(uid)
+            for e in timeline_events(contexts.streams, uid)
         ]
         for uid in folder.personas
     }

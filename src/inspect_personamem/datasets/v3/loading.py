@@ -92,7 +92,11 @@ class V3Settings:
 
 
 def load(
-    source: V3Source, own: V3Settings, reads_history: bool, history: str | None
+    source: V3Source,
+    own: V3Settings,
+    reads_history: bool,
+    history: str | None,
+    reads_apps: bool = False,
 ) -> Loaded[V3Question]:
     """Every persona's queries of the folder (of `family`, unless all), each with its
     point in its persona's history; the streams are read in any case (a query's point
@@ -100,12 +104,16 @@ def load(
     not said, as by the cost estimate). A persona whose files cannot be read (a file
     missing, empty, unreadable, not UTF-8 or malformed) stops the load in one line
     naming it, or, with `skip_bad_personas`, is left out, warned of and named in the
-    metadata (`skipped_personas`), which the log and the report keep."""
+    metadata (`skipped_personas`), which the log and the report keep.
+
+    A persona as read is kept only while its samples are built (`PersonaStreams(keep=1)`;
+    the histories keep its `Timeline`), unless the run `reads_apps`: an agent over the
+    apps reads its persona at each query's time, as the run goes."""
     folder, where, snapshot = _folder(source, own.skip_bad_personas)
     root = folder.root
     family = one_of("family", own.family, FAMILY_CHOICES)
     contexts = PersonaContexts(
-        PersonaStreams(root / "backend"),
+        PersonaStreams(root / "backend", keep=None if reads_apps else 1),
         layout=one_of("history_layout", own.history_layout, LAYOUTS),
     )
     questions: list[V3Question] = []

@@ -51,7 +51,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
-from inspect_ai.dataset import Dataset, MemoryDataset
+from inspect_ai.dataset import Dataset, MemoryDataset, Sample
 from inspect_ai.model import model_roles
 from inspect_ai.scorer import Metric, Scorer
 
@@ -338,7 +338,8 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         """Every persona's queries of the folder (of `family`, unless all), each with its
         point in its persona's history (`loading.load`)."""
         own: V3Settings = self.own_settings(arguments)
-        return load(self._source(arguments), own, reads_history, arguments.get("history"))
+        history = arguments.get("history")
+        return load(self._source(arguments), own, reads_history, history, history == APPS.name)
 
     def _source(self, arguments: Settings) -> V3Source:
         """Where the files are (a seam: a test serves a stand-in hub through it)."""
@@ -366,8 +367,10 @@ class PersonaMemV3(DatasetVersion[V3Question]):
         contexts = loaded.contexts
         assert isinstance(contexts, PersonaContexts)
         ends = prefix_ends(questions)
-        samples = []
-        for question in questions:
+        built: dict[int, Sample] = {}
+        # persona by persona: the loader keeps one persona as read at a time (`load`)
+        for at in sorted(range(len(questions)), key=lambda i: questions[i].query.user_id):
+            question = questions[at]
             sample = query_to_sample(question.query, contexts, question.path)
             metadata = dict(sample.metadata or {})
             missing = missing_field(question.query.task_type, metadata[SCORER_KEY])
@@ -381,7 +384,8 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             )
             metadata[ASKED_KEY] = {**metadata[ASKED_KEY], "cache_prefix_ends": marks}
             sample.metadata = metadata
-            samples.append(sample)
+            built[at] = sample
+        samples = [built[at] for at in range(len(questions))]
         if settings.point.history is APPS:
             check_first(contexts, samples, settings.typed(AgentSetting))
         name = f"{self.task}_{settings.typed(V3Settings).family}"
@@ -396,7 +400,8 @@ class PersonaMemV3(DatasetVersion[V3Question]):
             return Evidence((), (), NOT_LOCATED)
         user = str(metadata["user_id"])
         end = int(metadata[ASKED_KEY]["end_index"])
-        at = {(e.app, e.source_object_id): 1 + i for i, e in enumerate(contexts.events(user))}
+        timeline = contexts.timeline(user)
+        at = {pair: 1 + i for i, pair in enumerate(zip(timeline.apps, timeline.ids, strict=True))}
         positions = [p for ref in refs if (p := at.get((ref["app"], ref["id"]), end)) < end]
         if not positions:
             return Evidence((), (), "generated evidence: none of its events is in the history")

@@ -185,7 +185,9 @@ class V3Questions(KnownQuestions):
 
     def __init__(self, source: Path, task_types: TaskTypes = TASK_TYPES) -> None:
         super().__init__(source)
-        self.streams = PersonaStreams(source.parent.parent.parent / "backend")
+        # one persona as read at a time (its histories keep timelines): what an agent's
+        # reads ask of another persona is read again
+        self.streams = PersonaStreams(source.parent.parent.parent / "backend", keep=1)
         self.contexts = {layout: PersonaContexts(self.streams, layout) for layout in LAYOUTS}
         self.by_prompt: dict[str, list[tuple[V3Query, Known]]] = {}
         self.top_shown: set[str] = set()

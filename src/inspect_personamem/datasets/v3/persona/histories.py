@@ -6,8 +6,9 @@ the profile's safe slice (`longctx.profile_card`, a system message, as v2's pers
 is), then one message per event of `apps` (the authors' four by default) in time order,
 each its compact line (`longctx.event_line`, prefixed with its app), as the tools and
 memories read them and the end index counts them: the same events, fields and masking
-as `streams.visible`, read once (`PersonaStreams`), less the DM thread entries
-(`Event.is_dm`), which the authors' long-context text leaves out (`longctx`).
+as `streams.visible`, less the DM thread entries (`Event.is_dm`), which the authors'
+long-context text leaves out (`longctx`). A persona is read once (`PersonaStreams`) and
+kept as its `timeline.Timeline` (its card, and each event's time, app, id and line).
 
 A query at time T is asked after `end_index = 1 + (events of apps with
 source_timestamp < T)` (`end_index_at`): its point in the persona's history is its time,
@@ -20,13 +21,14 @@ the events before T, and a persona's queries by ascending end index are in time 
 `history(user_id, end_index)`, which `history=full` reads, has two layouts:
 
 - `authors`: one user message, the authors' long-context text (`longctx.history_text`)
-  of `streams.visible(persona, T)`, T the time of the first event not shown: the same
-  events, grouped by app as theirs are, and no profile. It is not a prefix of
+  of `streams.visible(persona, T)`, T the time of the first event not shown (written
+  from the timeline's lines, `longctx.sections_text`): the same events, grouped by app
+  as theirs are, and no profile. It is not a prefix of
   `messages`, and the text at a later T is not an extension of the text at an earlier
   one (each app's block grows in the middle), so a prompt cache shares next to nothing;
 - `events` (ours): the timeline itself, in time order, after the profile card the
   authors' newest text no longer sends: the card, then the events' lines in blocks
-  (`blocks`), each block one user message of consecutive events' lines, one a line. A
+  (`block_starts`), each block one user message of consecutive events' lines, one a line. A
   block closes once its text would pass `BLOCK_CHARS` with the next line, so its
   bounds follow from the events before it alone and never move as time advances: a
   query's history is the card, the blocks whole before its time, and the block in
@@ -51,8 +53,9 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
 from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.data.order import MAX_BREAKPOINTS
-from inspect_personamem.datasets.v3.persona.longctx import event_line, history_text, profile_card
-from inspect_personamem.datasets.v3.persona.streams import Event, PersonaStreams
+from inspect_personamem.datasets.v3.persona.longctx import sections_text
+from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.persona.timeline import Timeline
 from inspect_personamem.datasets.v3.release.records import V3Query
 from inspect_personamem.datasets.v3.release.spec import AUTHORS_APPS, App
 
@@ -68,7 +71,9 @@ cut block a later query cannot read from the cache about 1% of it at most."""
 class PersonaContexts:
     """The personas of a `PersonaStreams` under the interface history sources read: a
     context is a persona, its messages its timeline, a query's history all of it
-    before the query's time (`end_index_at`)."""
+    before the query's time (`end_index_at`). What it keeps of a persona is its
+    `Timeline`, read once; the messages one an event (which the tools and memories read)
+    are made the first time they are asked for."""
 
     def __init__(
         self,
@@ -81,59 +86,54 @@ class PersonaContexts:
         self.streams = streams
         self.layout = layout
         self.apps = tuple(apps)
-        self._events: dict[str, tuple[Event, ...]] = {}
+        self._timelines: dict[str, Timeline] = {}
         self._messages: dict[str, tuple[ChatMessage, ...]] = {}
-        self._blocks: dict[str, tuple[tuple[int, ...], tuple[ChatMessage, ...]]] = {}
+        self._starts: dict[str, tuple[int, ...]] = {}
 
-    def events(self, user_id: str) -> tuple[Event, ...]:
+    def timeline(self, user_id: str) -> Timeline:
         """The persona's events of `apps`, DMs left out, in time order: `messages[1:]`."""
-        events = self._events.get(user_id)
-        if events is None:
-            persona = self.streams.persona(user_id)
-            events = tuple(e for e in persona.events if e.app in self.apps and not e.is_dm)
-            self._events[user_id] = events
-        return events
+        timeline = self._timelines.get(user_id)
+        if timeline is None:
+            timeline = Timeline.of(self.streams.persona(user_id), self.apps)
+            self._timelines[user_id] = timeline
+        return timeline
 
     def end_index_at(self, user_id: str, t: int) -> int:
         """The history end of a query at `t` (unix seconds): the profile, and the events
         strictly before `t`."""
-        return 1 + bisect.bisect_left(self.events(user_id), t, key=_time)
+        return 1 + bisect.bisect_left(self.timeline(user_id).times, t)
 
     def messages(self, context_id: str) -> tuple[ChatMessage, ...]:
         messages = self._messages.get(context_id)
         if messages is None:
-            card = profile_card(self.streams.visible(context_id, 0).profile)
+            timeline = self.timeline(context_id)
             messages = (
-                ChatMessageSystem(content=card),
+                ChatMessageSystem(content=timeline.card),
                 *(
-                    ChatMessageUser(content=f"[{e.app}] {event_line(e.visible_fields)}")
-                    for e in self.events(context_id)
+                    ChatMessageUser(content=line)
+                    for line in _tagged(timeline, timeline.lines(len(timeline)))
                 ),
             )
             self._messages[context_id] = messages
         return messages
 
-    def blocks(self, user_id: str) -> tuple[tuple[int, ...], tuple[ChatMessage, ...]]:
-        """The persona's blocks (`events` layout): where each starts (a position in
-        `events`), and each whole, as one user message of its events' lines. A block takes
-        the next event's line while its text, lines joined by newlines, stays within
-        `BLOCK_CHARS`; so where a block ends depends on the events before it alone."""
-        found = self._blocks.get(user_id)
+    def block_starts(self, user_id: str) -> tuple[int, ...]:
+        """Where each of the persona's blocks (`events` layout) starts, as a position in
+        its events. A block takes the next event's line while its text, lines joined by
+        newlines, stays within `BLOCK_CHARS`; so where a block ends depends on the events
+        before it alone."""
+        found = self._starts.get(user_id)
         if found is None:
-            lines = [m.text for m in self.messages(user_id)[1:]]
+            timeline = self.timeline(user_id)
             starts: list[int] = []
             size = 0
-            for index, line in enumerate(lines):
+            for index, line in enumerate(_tagged(timeline, timeline.lines(len(timeline)))):
                 if not starts or size + 1 + len(line) > BLOCK_CHARS:
                     starts.append(index)
                     size = len(line)
                 else:
                     size += 1 + len(line)
-            whole = tuple(
-                ChatMessageUser(content="\n".join(lines[a:b]))
-                for a, b in zip(starts, _stops(starts, len(lines)), strict=True)
-            )
-            found = self._blocks[user_id] = (tuple(starts), whole)
+            found = self._starts[user_id] = tuple(starts)
         return found
 
     def complete_at(self, user_id: str, end_index: int) -> int:
@@ -142,40 +142,52 @@ class PersonaContexts:
         cut (all of them where the history is the persona's whole timeline)."""
         if end_index == 0:
             return 0
-        starts, _ = self.blocks(user_id)
-        return 1 + bisect.bisect_right(_stops(starts, len(self.events(user_id))), end_index - 1)
+        stops = _stops(self.block_starts(user_id), len(self.timeline(user_id)))
+        return 1 + bisect.bisect_right(stops, end_index - 1)
 
     def history(self, context_id: str, end_index: int) -> Sequence[ChatMessage]:
-        events = self.events(context_id)
-        if not 0 <= end_index <= 1 + len(events):
+        timeline = self.timeline(context_id)
+        if not 0 <= end_index <= 1 + len(timeline):
             raise ValueError(
-                f"history end {end_index} of persona {context_id} is outside 0 to {1 + len(events)}"
+                f"history end {end_index} of persona {context_id} is outside 0 to "
+                f"{1 + len(timeline)}"
             )
         if end_index == 0:
             return ()
         if self.layout == "events":
-            return self._timeline(context_id, end_index)
+            return self._blocks(context_id, end_index)
         shown = end_index - 1
-        t = events[shown].source_timestamp if shown < len(events) else _after(events)
-        view = self.streams.visible(context_id, t)
-        if sum(e.app in self.apps and not e.is_dm for e in view.events) != shown:
+        times = timeline.times
+        if 0 < shown < len(times) and times[shown - 1] == times[shown]:
             raise ValueError(
                 f"history end {end_index} of persona {context_id} falls between events of "
-                f"one time ({t}): no query's time ends there"
+                f"one time ({times[shown]}): no query's time ends there"
             )
-        return (ChatMessageUser(content=history_text(view, self.apps)),)
+        lines = timeline.lines(shown)
+        sections = [
+            (app, [line for line, of in zip(lines, timeline.apps, strict=False) if of == app])
+            for app in self.apps
+        ]
+        return (ChatMessageUser(content=sections_text(sections)),)
 
-    def _timeline(self, user_id: str, end_index: int) -> tuple[ChatMessage, ...]:
+    def _blocks(self, user_id: str, end_index: int) -> tuple[ChatMessage, ...]:
         """The `events` layout's history: the card, the whole blocks before the cut, and
         the block the cut falls in, up to it (none where the cut is a block's end)."""
-        starts, whole = self.blocks(user_id)
-        done = self.complete_at(user_id, end_index) - 1
-        messages = self.messages(user_id)
-        head = (messages[0], *whole[:done])
-        if done == len(starts) or starts[done] >= end_index - 1:
-            return head
-        lines = (m.text for m in messages[1 + starts[done] : end_index])
-        return (*head, ChatMessageUser(content="\n".join(lines)))
+        timeline = self.timeline(user_id)
+        lines = _tagged(timeline, timeline.lines(end_index - 1))
+        starts = self.block_starts(user_id)[: self._sent(user_id, end_index) - 1]
+        return (
+            ChatMessageSystem(content=timeline.card),
+            *(
+                ChatMessageUser(content="\n".join(lines[a:b]))
+                for a, b in zip(starts, _stops(starts, len(lines)), strict=True)
+            ),
+        )
+
+    def _sent(self, user_id: str, end_index: int) -> int:
+        """How many messages the `events` layout's history at `end_index` (above 0) is:
+        the card, and each block that starts before the cut."""
+        return 1 + bisect.bisect_left(self.block_starts(user_id), end_index - 1)
 
     def cache_ends(self, user_id: str, own: int, ends: Sequence[int]) -> list[int]:
         """The prompt-cache breakpoints of a query whose history ends at `own`, from the
@@ -188,22 +200,18 @@ class PersonaContexts:
             return list(ends)
         marks = {self.complete_at(user_id, end) for end in ends}
         if own in ends:
-            marks.add(len(self.history(user_id, own)))
+            marks.add(self._sent(user_id, own) if own else 0)
         return sorted((m for m in marks if m > 0), reverse=True)[:MAX_BREAKPOINTS]
 
 
-def _time(event: Event) -> int:
-    return event.source_timestamp
+def _tagged(timeline: Timeline, lines: Sequence[str]) -> list[str]:
+    """Event lines as the timeline's messages hold them: each prefixed with its app."""
+    return [f"[{app}] {line}" for app, line in zip(timeline.apps, lines, strict=False)]
 
 
 def _stops(starts: Sequence[int], count: int) -> list[int]:
     """Where each block of `count` events that start at `starts` stops (exclusive)."""
     return [*starts[1:], count] if starts else []
-
-
-def _after(events: Sequence[Event]) -> int:
-    """A time after every event (the history end that shows them all)."""
-    return events[-1].source_timestamp + 1 if events else 0
 
 
 def asked_at(query: V3Query, contexts: PersonaContexts) -> AskedAt:

@@ -90,10 +90,22 @@ def history_text(
     count_tokens: Callable[[str], int] | None = None,
 ) -> str:
     """The long-context history of `view`, as the authors lay it out."""
+    shown = [e for e in view.events if not e.is_dm]
+    return sections_text(
+        [(app, [event_line(e.visible_fields) for e in shown if e.app == app]) for app in apps],
+        count_tokens,
+    )
+
+
+def sections_text(
+    sections_of: Sequence[tuple[App, Sequence[str]]],
+    count_tokens: Callable[[str], int] | None = None,
+) -> str:
+    """The long-context text of each app's event lines (`event_line`), in the order
+    given: what `history_text` writes, from lines already made (`timeline.Timeline`)."""
     running = 0
     sections = []
-    for app in apps:
-        lines = [event_line(e.visible_fields) for e in view.events if e.app == app and not e.is_dm]
+    for app, lines in sections_of:
         body = "\n".join(lines)
         header = f"\n# App: {app} — {len(lines)} events"
         if count_tokens:

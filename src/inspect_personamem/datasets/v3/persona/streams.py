@@ -169,16 +169,26 @@ def visible(persona: Persona, t: int) -> PersonaView:
 
 class PersonaStreams:
     """The personas under a release's `backend/` folder, each read the first time it is
-    asked for and shared by all its queries."""
+    asked for and shared by all its queries; with `keep`, only the `keep` last asked for
+    are kept, and one asked for again is read again (a persona as read is ~25 MB at the
+    release's size: a run that needs it only to build its samples keeps one at a time,
+    `loading.load`)."""
 
-    def __init__(self, backend: Path) -> None:
+    def __init__(self, backend: Path, keep: int | None = None) -> None:
+        if keep is not None and keep < 1:
+            raise ValueError(f"keep is a number of personas, at least 1; found {keep}")
         self.backend = backend
+        self.keep = keep
         self._read: dict[str, Persona] = {}
+        """The personas kept, the last asked for last."""
 
     def persona(self, user_id: str) -> Persona:
-        persona = self._read.get(user_id)
+        persona = self._read.pop(user_id, None)
         if persona is None:
-            persona = self._read[user_id] = read_persona(self.backend / user_id, user_id)
+            while self.keep is not None and len(self._read) >= self.keep:
+                del self._read[next(iter(self._read))]  # before reading: one at a time
+            persona = read_persona(self.backend / user_id, user_id)
+        self._read[user_id] = persona
         return persona
 
     def visible(self, user_id: str, t: int) -> PersonaView:
