@@ -20,11 +20,13 @@ from support.v3_backend import (
     write_persona,
 )
 
+from inspect_personamem.datasets.v3.persona import streams as streams_module
 from inspect_personamem.datasets.v3.persona.longctx import history_text
 from inspect_personamem.datasets.v3.persona.streams import (
     LEAK_FIELDS_EVENT,
     LEAK_FIELDS_PREFERENCE,
     PROFILE_VISIBLE,
+    Persona,
     PersonaStreams,
     PersonaView,
     read_persona,
@@ -111,6 +113,32 @@ def test_a_persona_is_read_once(tmp_path: Path) -> None:
     (tmp_path / "7" / "chatbot.json").write_text("[]", encoding="utf-8")
     assert streams.persona("7") is streams.persona("7")
     assert streams.visible("7", 6).events == first.events != ()
+
+
+def test_with_keep_only_the_last_personas_asked_for_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for uid in ("7", "8", "9"):
+        write_persona(tmp_path / uid, {**PROFILE, "user_id": uid}, {"chatbot": []})
+    read: list[str] = []
+
+    def counted(folder: Path, user_id: str) -> Persona:
+        read.append(user_id)
+        return read_persona(folder, user_id)
+
+    monkeypatch.setattr(streams_module, "read_persona", counted)
+    kept = PersonaStreams(tmp_path, keep=2)
+    for uid in ("7", "8", "7", "9", "7", "8"):
+        assert kept.persona(uid).user_id == uid
+    # 7 stays (asked for again before 9 came); 8 went when 9 was read, so it is read again
+    assert read == ["7", "8", "9", "8"]
+    read.clear()
+    every = PersonaStreams(tmp_path)
+    for uid in ("7", "8", "9", "7", "8", "9"):
+        every.persona(uid)
+    assert read == ["7", "8", "9"]
+    with pytest.raises(ValueError, match="at least 1"):
+        PersonaStreams(tmp_path, keep=0)
 
 
 def bad(**changes: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
@@ -27,9 +27,10 @@ from inspect_personamem.data.asked import AskedAt
 from inspect_personamem.datasets.registry import VERSIONS, version_of_task
 from inspect_personamem.datasets.v3.generator import generate
 from inspect_personamem.datasets.v3.judges.texts import JUDGE_TEXTS
+from inspect_personamem.datasets.v3.persona import streams as streams_module
 from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.longctx import event_line
-from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
+from inspect_personamem.datasets.v3.persona.streams import Persona, PersonaStreams, read_persona
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
 from inspect_personamem.datasets.v3.release.spec import V3Folder
 from inspect_personamem.datasets.v3.scoring.judged import NO_FAITHFUL_JUDGE
@@ -239,6 +240,27 @@ def test_without_a_grader_it_is_refused_in_one_line(folder: V3Folder) -> None:
     with pytest.raises(PersonaMemArgumentError, match="--model-role grader=") as raised:
         personamem_v3(data_dir=str(folder.root))
     assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize(("history", "reads"), [("full", 2), ("apps", 1)])
+def test_a_persona_as_read_is_kept_only_while_its_samples_are_built(
+    folder: V3Folder, monkeypatch: pytest.MonkeyPatch, history: str, reads: int
+) -> None:
+    """A run that sends histories keeps each persona's timeline, and a persona as read
+    only while its queries' samples are built, persona by persona: each one is read at
+    its load and again at its samples, however the samples are interleaved. An agent
+    over the apps reads its persona as the run goes: every persona is kept."""
+    read: Counter[str] = Counter()
+
+    def counted(path: Path, user_id: str) -> Persona:
+        read[user_id] += 1
+        return read_persona(path, user_id)
+
+    monkeypatch.setattr(streams_module, "read_persona", counted)
+    task = personamem_v3(data_dir=str(folder.root), history=history)
+    users = [str((s.metadata or {})["user_id"]) for s in task.dataset]
+    assert users[0] != users[1]  # interleaved
+    assert read == {uid: reads for uid in folder.personas}
 
 
 def test_a_family_selects_its_queries(folder: V3Folder) -> None:

@@ -5,10 +5,11 @@ as Python objects) is about 25 MB at the release's size (~416k tokens at a query
 time), for 6 MB of JSON. A history source needs far less of it: the profile card, and,
 for each event of the timeline's apps (DMs left out), its time, its app, its id and its
 line (`longctx.event_line`), which both layouts' histories are made of. `Timeline` keeps
-just that, the lines compressed together (zlib: about a tenth of their size), and
-unpacks them for a query (a few ms, against the ~0.3 s of writing every event's line
-again). So a run of many personas keeps about 1 MB a persona past the build, however
-they are interleaved, where it kept each persona as read (`benchmarks/v3_scale.py`).
+just that, the lines compressed together (zlib: 0.7 MB for the 3 MB of lines of a
+generated release-sized persona), and unpacks them for a query (~17 ms for all of them,
+against the ~0.3 s of writing every event's line again). So a run of many personas
+keeps under 1 MB a persona past the build, however they are interleaved, where it kept
+each persona as read (`benchmarks/v3_scale.py`).
 """
 
 from __future__ import annotations
