@@ -25,9 +25,10 @@ Settings (`--settings`): `authors` and `events` (`history=full` in each
 (`history=memory` with the authors' Markdown memory, `memory_writer:MarkdownMemory`,
 written by the oracle as the offline writer: the evaluated model, as no `memory` role
 is bound), and `bare`: an
-Inspect `Task` whose samples carry, in `Sample.input`, the history the `authors` layout
-sends and the task prompt, solved by `generate()` with the same model and scorer (what
-a task that attaches its history eagerly costs). Inspect's defaults otherwise (adaptive
+Inspect `Task` of the same samples, each solved by `generate()` after the history the
+`authors` layout sends, read from a file of its own as it starts (written as the task
+is built), with the same model and scorer: Inspect alone, given the same prompts, with
+no history held but the samples' in flight. Inspect's defaults otherwise (adaptive
 concurrency, realtime log), as `inspect eval` runs, unless `--max-samples` fixes the
 samples in flight. Each run also reports the package's full collections of finished
 prompts (`answer/garbage.py`): how many, and their CPU.
@@ -54,6 +55,8 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
+from inspect_ai.model import ChatMessageUser
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 SETTINGS: dict[str, dict[str, str]] = {
     "authors": {"history": "full", "history_layout": "authors"},
@@ -76,12 +79,12 @@ def _queries_file(root: Path) -> Path:
 
 
 @task
-def bare(data_dir: str) -> Task:
-    """The package's samples with the `authors` history copied into each input, solved by
-    `generate()`: the same prompts and scorer, no history source. A task function, so
-    that Inspect builds it with the grader bound (as v3's task needs)."""
-    from inspect_ai.dataset import MemoryDataset
-    from inspect_ai.model import ChatMessageUser
+def bare(data_dir: str, histories: str) -> Task:
+    """The package's samples solved by `generate()` after the `authors` history, read
+    for each sample from its own file under `histories` (written here, one at a time, as
+    the task is built): the same prompts and scorer, with no history source, and no
+    history held in memory but the samples' in flight. A task function, so that Inspect
+    builds it with the grader bound (as v3's task needs)."""
     from inspect_ai.solver import generate
 
     from inspect_personamem.data.contexts import sample_history
@@ -92,13 +95,33 @@ def bare(data_dir: str) -> Task:
     task = TASKS["personamem_v3"](data_dir=data_dir, **SETTINGS["authors"])
     arguments = all_arguments({"data_dir": data_dir, **SETTINGS["authors"]}, {}, VERSION)
     loaded = VERSION.load(arguments, True)
-    samples = []
-    for sample in task.dataset:
-        asked = sample.input
-        question = [ChatMessageUser(content=asked)] if isinstance(asked, str) else list(asked)
-        history = list(sample_history(loaded.contexts, sample.metadata or {}))
-        samples.append(sample.model_copy(update={"input": [*history, *question]}))
-    return Task(dataset=MemoryDataset(samples), solver=generate(), scorer=task.scorer)
+    folder = Path(histories)
+    folder.mkdir(parents=True, exist_ok=True)
+    for index, sample in enumerate(task.dataset):
+        (history,) = sample_history(loaded.contexts, sample.metadata or {})
+        Path(folder, f"{index}.txt").write_text(history.text, encoding="utf-8")
+        sample.metadata = {**(sample.metadata or {}), BARE_KEY: index}
+    return Task(
+        dataset=task.dataset,
+        solver=[attached(histories), generate()],
+        scorer=task.scorer,
+    )
+
+
+BARE_KEY = "bare_history"
+"""The sample metadata naming a `bare` sample's history file."""
+
+
+@solver
+def attached(histories: str) -> Solver:
+    """The sample's `authors` history (its file under `histories`) put before its prompt."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        text = Path(histories, f"{state.metadata[BARE_KEY]}.txt").read_text(encoding="utf-8")
+        state.messages.insert(0, ChatMessageUser(content=text))
+        return state
+
+    return solve
 
 
 RECORDER = """
@@ -188,7 +211,7 @@ def worker(root: Path, setting: str, logs: Path, max_samples: int | None) -> dic
     start = time.perf_counter()
     (log,) = inspect_eval(
         bare if setting == "bare" else "inspect_personamem/personamem_v3",
-        task_args={"data_dir": str(root)}
+        task_args={"data_dir": str(root), "histories": str(logs / "histories")}
         if setting == "bare"
         else {"data_dir": str(root), **SETTINGS[setting]},
         model=oracle,

@@ -128,6 +128,9 @@ def test_our_layout_is_the_timeline_in_blocks_and_earlier_histories_are_prefixes
     assert contexts.complete_at("7", len(messages)) == len(sent[len(messages)]) == 1 + len(whole)
     # a history ending where a block starts has no cut block
     assert sent[1 + starts[1]] == shape((messages[0], whole[0]))
+    # the whole blocks are one copy, shared by every history that sends them
+    early, late = contexts.history("7", 2 + starts[1]), contexts.history("7", len(messages))
+    assert early[0] is late[0] and early[1] is late[1]
 
 
 def test_a_querys_cache_breakpoints_are_where_later_histories_share_its_messages(

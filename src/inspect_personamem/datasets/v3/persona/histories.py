@@ -52,7 +52,7 @@ from typing import Final, Literal
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
 from inspect_personamem.data.asked import AskedAt
-from inspect_personamem.data.order import MAX_BREAKPOINTS
+from inspect_personamem.data.order import INTERLEAVE_BLOCK, MAX_BREAKPOINTS
 from inspect_personamem.datasets.v3.persona.longctx import sections_text
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.persona.timeline import Timeline
@@ -66,6 +66,11 @@ BLOCK_CHARS: Final = 16_000
 `data.requests.CHARS_PER_TOKEN`), unless one event's line alone is longer (a block of its
 own): a release-sized history (~416k tokens) is then about a hundred messages, and the
 cut block a later query cannot read from the cache about 1% of it at most."""
+
+
+WHOLE_KEPT: Final = INTERLEAVE_BLOCK
+"""The personas whose whole blocks (`events` layout) are kept: as many as the default
+order has in flight together (`data.order`), ~3.4 MB each at the release's size."""
 
 
 class PersonaContexts:
@@ -89,6 +94,8 @@ class PersonaContexts:
         self._timelines: dict[str, Timeline] = {}
         self._messages: dict[str, tuple[ChatMessage, ...]] = {}
         self._starts: dict[str, tuple[int, ...]] = {}
+        self._kept: dict[str, tuple[ChatMessage, ...]] = {}
+        """`_whole`'s, the last asked for last."""
 
     def timeline(self, user_id: str) -> Timeline:
         """The persona's events of `apps`, DMs left out, in time order: `messages[1:]`."""
@@ -111,7 +118,7 @@ class PersonaContexts:
                 ChatMessageSystem(content=timeline.card),
                 *(
                     ChatMessageUser(content=line)
-                    for line in _tagged(timeline, timeline.lines(len(timeline)))
+                    for line in _tagged(timeline.apps, timeline.lines(len(timeline)))
                 ),
             )
             self._messages[context_id] = messages
@@ -127,7 +134,7 @@ class PersonaContexts:
             timeline = self.timeline(user_id)
             starts: list[int] = []
             size = 0
-            for index, line in enumerate(_tagged(timeline, timeline.lines(len(timeline)))):
+            for index, line in enumerate(_tagged(timeline.apps, timeline.lines(len(timeline)))):
                 if not starts or size + 1 + len(line) > BLOCK_CHARS:
                     starts.append(index)
                     size = len(line)
@@ -173,16 +180,35 @@ class PersonaContexts:
     def _blocks(self, user_id: str, end_index: int) -> tuple[ChatMessage, ...]:
         """The `events` layout's history: the card, the whole blocks before the cut, and
         the block the cut falls in, up to it (none where the cut is a block's end)."""
+        whole = self._whole(user_id)
+        done, sent = self.complete_at(user_id, end_index), self._sent(user_id, end_index)
+        if done == sent:
+            return whole[:done]
         timeline = self.timeline(user_id)
-        lines = _tagged(timeline, timeline.lines(end_index - 1))
-        starts = self.block_starts(user_id)[: self._sent(user_id, end_index) - 1]
-        return (
-            ChatMessageSystem(content=timeline.card),
-            *(
-                ChatMessageUser(content="\n".join(lines[a:b]))
-                for a, b in zip(starts, _stops(starts, len(lines)), strict=True)
-            ),
-        )
+        start = self.block_starts(user_id)[sent - 2]
+        cut = _tagged(timeline.apps[start:], timeline.lines(end_index - 1)[start:])
+        return (*whole[:done], ChatMessageUser(content="\n".join(cut)))
+
+    def _whole(self, user_id: str) -> tuple[ChatMessage, ...]:
+        """The persona's card and each of its blocks whole, as messages: one copy shared
+        by all its queries in flight (its histories' messages before their cut), kept
+        for the last `WHOLE_KEPT` personas asked for."""
+        found = self._kept.pop(user_id, None)
+        if found is None:
+            while len(self._kept) >= WHOLE_KEPT:
+                del self._kept[next(iter(self._kept))]
+            timeline = self.timeline(user_id)
+            lines = _tagged(timeline.apps, timeline.lines(len(timeline)))
+            starts = self.block_starts(user_id)
+            found = (
+                ChatMessageSystem(content=timeline.card),
+                *(
+                    ChatMessageUser(content="\n".join(lines[a:b]))
+                    for a, b in zip(starts, _stops(starts, len(lines)), strict=True)
+                ),
+            )
+        self._kept[user_id] = found
+        return found
 
     def _sent(self, user_id: str, end_index: int) -> int:
         """How many messages the `events` layout's history at `end_index` (above 0) is:
@@ -204,9 +230,9 @@ class PersonaContexts:
         return sorted((m for m in marks if m > 0), reverse=True)[:MAX_BREAKPOINTS]
 
 
-def _tagged(timeline: Timeline, lines: Sequence[str]) -> list[str]:
+def _tagged(apps: Sequence[App], lines: Sequence[str]) -> list[str]:
     """Event lines as the timeline's messages hold them: each prefixed with its app."""
-    return [f"[{app}] {line}" for app, line in zip(timeline.apps, lines, strict=False)]
+    return [f"[{app}] {line}" for app, line in zip(apps, lines, strict=False)]
 
 
 def _stops(starts: Sequence[int], count: int) -> list[int]:
