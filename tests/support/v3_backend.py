@@ -174,10 +174,12 @@ def shape(messages: Sequence[ChatMessage]) -> list[tuple[str, str]]:
     return [(message.role, message.text) for message in messages]
 
 
-def timeline_events(streams: PersonaStreams, user_id: str) -> list[Event]:
-    """The persona's events a history shows (the authors' apps, DMs left out), as read:
-    what the timeline (`PersonaContexts.timeline`) keeps a line of, in its order."""
-    return [e for e in streams.persona(user_id).events if e.app in AUTHORS_APPS and not e.is_dm]
+def timeline_events(
+    streams: PersonaStreams, user_id: str, apps: Sequence[str] = AUTHORS_APPS
+) -> list[Event]:
+    """The persona's events a history of `apps` shows (DMs left out), as read: what the
+    timeline (`PersonaContexts.timeline`) keeps a line of, in its order."""
+    return [e for e in streams.persona(user_id).events if e.app in apps and not e.is_dm]
 
 
 def checkout_streams(path: Path) -> PersonaStreams:

@@ -5,6 +5,7 @@ timeline, a query's end counted from its time, both layouts masked strictly befo
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from inspect_ai.model import ChatMessage
 from support.v3_backend import (
     T,
+    event,
     persona_folder,
     query_row,
     shape,
@@ -91,6 +93,30 @@ def test_the_authors_layout_is_the_long_context_text_at_the_querys_time(tmp_path
     assert "Ada Example" not in message.content and "LEAK-profile" not in message.content
 
 
+@pytest.mark.parametrize("apps", [AUTHORS_APPS, APPS])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_authors_layout_is_the_long_context_text_at_every_end(
+    tmp_path: Path, seed: int | None, apps: Sequence[App]
+) -> None:
+    """Written from the timeline's lines, the text is `history_text` of the persona as
+    read and masked, at every end a query's time can give (events of one time and DM
+    entries among them); the other ends are refused."""
+    contexts, _, _ = contexts_at(tmp_path, seed, "authors", apps)
+    posts = contexts.streams.backend / "7" / "instagram.json"
+    dm = {**event("instagram", 99, T - 1), "is_dm": True}  # tied with two posts
+    posts.write_text(json.dumps([*json.loads(posts.read_text()), dm]), encoding="utf-8")
+    persona = contexts.streams.persona("7")
+    assert any(e.is_dm for e in persona.events)
+    times = sorted({e.source_timestamp for e in persona.events})
+    ends = {contexts.end_index_at("7", t): t for t in [*times, times[-1] + 1]}
+    for end, t in ends.items():
+        [message] = contexts.history("7", end)
+        assert message.text == history_text(contexts.streams.visible("7", t), apps)
+    for end in set(range(1, 2 + len(contexts.timeline("7")))) - set(ends):
+        with pytest.raises(ValueError, match="falls between events of one time"):
+            contexts.history("7", end)
+
+
 def test_our_layout_is_the_timeline_in_blocks_and_earlier_histories_are_prefixes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -131,6 +157,21 @@ def test_our_layout_is_the_timeline_in_blocks_and_earlier_histories_are_prefixes
     # the whole blocks are one copy, shared by every history that sends them
     early, late = contexts.history("7", 2 + starts[1]), contexts.history("7", len(messages))
     assert early[0] is late[0] and early[1] is late[1]
+
+
+def test_the_whole_blocks_of_the_last_personas_asked_for_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(histories, "BLOCK_CHARS", 1_200)
+    monkeypatch.setattr(histories, "WHOLE_KEPT", 1)
+    contexts, _, _ = contexts_at(tmp_path, 4, "events", APPS)
+    write_persona(tmp_path / "8", {"user_id": "8"}, {})
+    end = len(contexts.messages("7"))
+    first = contexts.history("7", end)
+    assert contexts.history("7", end)[1] is first[1]  # kept
+    contexts.history("8", 1)  # another persona asked for: 7's blocks are let go
+    again = contexts.history("7", end)
+    assert again[1] is not first[1] and shape(again) == shape(first)
 
 
 def test_a_querys_cache_breakpoints_are_where_later_histories_share_its_messages(

@@ -4,12 +4,14 @@ compressed and given back as written."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from support.v3_backend import PROFILE, event, timeline_events, write_persona
 
 from inspect_personamem.datasets.v3.generator import generate
-from inspect_personamem.datasets.v3.persona.longctx import event_line, profile_card
-from inspect_personamem.datasets.v3.persona.streams import PersonaStreams, visible
+from inspect_personamem.datasets.v3.persona.longctx import event_line
+from inspect_personamem.datasets.v3.persona.streams import PROFILE_VISIBLE, PersonaStreams
 from inspect_personamem.datasets.v3.persona.timeline import Timeline
 from inspect_personamem.datasets.v3.release.spec import AUTHORS_APPS
 
@@ -29,7 +31,10 @@ def test_it_holds_each_shown_events_time_app_id_and_line(streams: PersonaStreams
     assert list(timeline.times) == [e.source_timestamp for e in events]
     assert timeline.apps == tuple(e.app for e in events)
     assert timeline.ids == tuple(e.source_object_id for e in events)
-    assert timeline.card == profile_card(visible(persona, 0).profile)
+    heading, card = timeline.card.split("\n", 1)
+    assert heading == "# User profile"  # the profile's safe slice alone
+    assert json.loads(card) == {key: persona.profile.get(key) for key in PROFILE_VISIBLE}
+    assert "hidden_personas" in persona.profile
     lines = [event_line(e.visible_fields) for e in events]
     assert timeline.lines(len(events)) == lines
     assert timeline.lines(len(events) + 5) == lines
@@ -47,5 +52,10 @@ def test_dm_entries_and_other_apps_are_left_out(tmp_path_factory: pytest.TempPat
     persona = PersonaStreams(root).persona("7")
     timeline = Timeline.of(persona, AUTHORS_APPS)
     assert timeline.apps == ("instagram",) and list(timeline.times) == [10]
+    lone = {**event("instagram", 4, 30), "caption": "\ud83d"}  # JSON may escape one
+    write_persona(root / "8", {**PROFILE, "user_id": "8"}, {"instagram": [lone]})
+    assert Timeline.of(PersonaStreams(root).persona("8"), AUTHORS_APPS).lines(1) == [
+        event_line(lone)
+    ]
     empty = Timeline.of(persona, ("chatbot",))
     assert len(empty) == 0 and empty.lines(3) == []

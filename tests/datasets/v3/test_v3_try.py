@@ -26,7 +26,6 @@ from inspect_personamem.cli import main
 from inspect_personamem.datasets.v3.judges.proactive import Proactive
 from inspect_personamem.datasets.v3.judges.task_judge import foil_text
 from inspect_personamem.datasets.v3.offline import answers as offline
-from inspect_personamem.datasets.v3.persona.histories import PersonaContexts
 from inspect_personamem.datasets.v3.persona.longctx import event_line
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
 from inspect_personamem.datasets.v3.prompts.shown import SCORER_KEY
@@ -243,7 +242,7 @@ def test_nothing_at_or_after_a_query_and_no_answer_reaches_the_models_try_runs(
     tried: tuple[Path, list[str], list[EvalLog]],
 ) -> None:
     out, sent, logs = tried
-    contexts = PersonaContexts(PersonaStreams(out / "data" / "backend"))
+    streams = PersonaStreams(out / "data" / "backend")
     hidden_profile = {}
     for profile in (out / "data" / "backend").glob("*/profile.json"):
         values = json.loads(profile.read_text(encoding="utf-8"))
@@ -260,7 +259,7 @@ def test_nothing_at_or_after_a_query_and_no_answer_reaches_the_models_try_runs(
             prompt = sample.input if isinstance(sample.input, str) else texts(sample.input)
             assert received in sent, sample.id  # the log holds what the model was sent
             user, t = str(meta["user_id"]), int(meta["ts"])
-            events = timeline_events(contexts.streams, user)
+            events = timeline_events(streams, user)
             before = {event_line(e.visible_fields) for e in events if e.source_timestamp < t}
             for event in events:
                 line = event_line(event.visible_fields)

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import ChatMessage
+from inspect_ai.model import ChatMessage, get_model
 from inspect_ai.model._model import init_model_roles
 from support.helpers import mock_model
 from support.v3_backend import timeline_events
@@ -103,11 +103,11 @@ def _texts(messages: list[ChatMessage]) -> str:
 def _lines(folder: V3Folder) -> dict[str, list[tuple[int, str, str]]]:
     """Per persona, each event of the history's apps: its time, `app:id` and the line a
     history would show it as."""
-    contexts = PersonaContexts(PersonaStreams(folder.root / "backend"))
+    streams = PersonaStreams(folder.root / "backend")
     return {
         uid: [
             (e.source_timestamp, f"{e.app}:{e.source_object_id}", event_line(e.visible_fields))
-            for e in timeline_events(contexts.streams, uid)
+            for e in timeline_events(streams, uid)
         ]
         for uid in folder.personas
     }
@@ -261,6 +261,39 @@ def test_a_persona_as_read_is_kept_only_while_its_samples_are_built(
     users = [str((s.metadata or {})["user_id"]) for s in task.dataset]
     assert users[0] != users[1]  # interleaved
     assert read == {uid: reads for uid in folder.personas}
+
+
+@pytest.mark.parametrize(
+    "setting", [{"history_layout": "authors"}, {"history_layout": "events"}, {"history": "apps"}]
+)
+def test_once_built_a_run_reads_a_persona_again_only_for_an_agents_reads(
+    folder: V3Folder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setting: dict[str, Any]
+) -> None:
+    """Histories are sent from the timelines alone: a run reads no persona from disk once
+    its task is built. An agent's reads (here the oracle's, answering them) read each
+    persona once."""
+    questions = str(folder.queries_file(folder.personas[0]))
+    oracle = get_model("personamem/oracle", questions=questions, accuracy=1.0)
+    task = personamem_v3(data_dir=str(folder.root), family="recommendation", **setting)
+    read: Counter[str] = Counter()
+
+    def counted(path: Path, user_id: str) -> Persona:
+        read[user_id] += 1
+        return read_persona(path, user_id)
+
+    monkeypatch.setattr(streams_module, "read_persona", counted)
+    (log,) = inspect_eval(
+        task,
+        model=oracle,
+        model_roles={"grader": oracle},
+        log_dir=str(tmp_path),
+        display="none",
+        log_realtime=False,
+    )
+    assert log.status == "success" and log.results is not None
+    assert log.results.scores[0].metrics["accuracy"].value == 1.0
+    agent = setting.get("history") == "apps"
+    assert read == (Counter(folder.personas) if agent else Counter())
 
 
 def test_a_family_selects_its_queries(folder: V3Folder) -> None:

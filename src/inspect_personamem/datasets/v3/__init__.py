@@ -9,10 +9,11 @@ the authors' harness). Its folders, from the bottom up:
   `families`: the paper's families, the 31 task types each holds, the pipeline's
   `task_family` codes); `records`, `testjson`: the query rows of `queries.csv` and of
   the hub's `test.json`, each bad cell a one-line error.
-- `persona/`: a persona at a time (`streams`: read once, `visible(persona, T)`, the
-  authors' mask; `longctx`: the long-context text after the authors'
-  `serialize_history_for_context`; `histories`: the streams as `data.contexts.Contexts`
-  and the `AskedAt` a query fills).
+- `persona/`: a persona at a time (`streams`: its files read, `visible(persona, T)`,
+  the authors' mask; `longctx`: the long-context text after the authors'
+  `serialize_history_for_context`; `timeline`: what a run keeps of a persona once its
+  samples are built; `histories`: the timelines as `data.contexts.Contexts` and the
+  `AskedAt` a query fills).
 - `reading/`: how a reply is read (`reply`: its JSON, the text a rule or a judge reads,
   the substantive gate, a judge's object; a reply that gives no score is `Unreadable`,
   never 0) and the authors' 0-100 (`scale`).

@@ -185,10 +185,14 @@ class V3Questions(KnownQuestions):
 
     def __init__(self, source: Path, task_types: TaskTypes = TASK_TYPES) -> None:
         super().__init__(source)
-        # one persona as read at a time (its histories keep timelines): what an agent's
-        # reads ask of another persona is read again
-        self.streams = PersonaStreams(source.parent.parent.parent / "backend", keep=1)
-        self.contexts = {layout: PersonaContexts(self.streams, layout) for layout in LAYOUTS}
+        backend = source.parent.parent.parent / "backend"
+        # one persona as read at a time, while its queries are read (both layouts'
+        # histories share its timeline); an agent's reads get their own, kept whole
+        self.streams = PersonaStreams(backend, keep=1)
+        timelines = PersonaContexts(self.streams, LAYOUTS[0])
+        self.contexts = {layout: timelines.with_layout(layout) for layout in LAYOUTS}
+        self.app_streams = PersonaStreams(backend)
+        """The personas an agent's reads are answered from (`answer`), read as asked."""
         self.by_prompt: dict[str, list[tuple[V3Query, Known]]] = {}
         self.top_shown: set[str] = set()
         """The judged queries' top replies, as their judge prompts show them."""
@@ -256,7 +260,7 @@ class V3Questions(KnownQuestions):
 
     def _answer(self, query: V3Query, tool: str, arguments: Mapping[str, Any]) -> str | None:
         session = AppSession(
-            self.streams.visible(query.user_id, query.ts),
+            self.app_streams.visible(query.user_id, query.ts),
             mcp_tools_allowed=query.mcp_tools_allowed,
             state_write_policy=query.state_write_policy,
             query_id=query.query_id,

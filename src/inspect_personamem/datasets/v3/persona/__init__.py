@@ -1,1 +1,2 @@
-"""A persona at a query's time: its streams read once, masked at T, and the long-context text."""
+"""A persona at a query's time: its streams read, masked at T, kept as a timeline, and the
+long-context text."""

@@ -7,8 +7,8 @@ is), then one message per event of `apps` (the authors' four by default) in time
 each its compact line (`longctx.event_line`, prefixed with its app), as the tools and
 memories read them and the end index counts them: the same events, fields and masking
 as `streams.visible`, less the DM thread entries (`Event.is_dm`), which the authors'
-long-context text leaves out (`longctx`). A persona is read once (`PersonaStreams`) and
-kept as its `timeline.Timeline` (its card, and each event's time, app, id and line).
+long-context text leaves out (`longctx`). A persona is read (`PersonaStreams`) and kept
+as its `timeline.Timeline` (its card, and each event's time, app, id and line).
 
 A query at time T is asked after `end_index = 1 + (events of apps with
 source_timestamp < T)` (`end_index_at`): its point in the persona's history is its time,
@@ -70,15 +70,19 @@ cut block a later query cannot read from the cache about 1% of it at most."""
 
 WHOLE_KEPT: Final = INTERLEAVE_BLOCK
 """The personas whose whole blocks (`events` layout) are kept: as many as the default
-order has in flight together (`data.order`), ~3.4 MB each at the release's size."""
+order has in flight together (`data.order`), ~3.4 MB each at the release's size. An
+order with more personas in flight (`interleave_block` above it or 0, `order=random`,
+`--sample-shuffle`) builds them again for a query: the same text, in a copy of the
+query's own while it is in flight."""
 
 
 class PersonaContexts:
     """The personas of a `PersonaStreams` under the interface history sources read: a
     context is a persona, its messages its timeline, a query's history all of it
-    before the query's time (`end_index_at`). What it keeps of a persona is its
-    `Timeline`, read once; the messages one an event (which the tools and memories read)
-    are made the first time they are asked for."""
+    before the query's time (`end_index_at`). What it keeps of every persona is its
+    `Timeline`; of the last `WHOLE_KEPT` asked for in the `events` layout, their whole
+    blocks; and, where the tools, memories or evidence ask for them, the messages one an
+    event (made the first time they are asked for, and kept)."""
 
     def __init__(
         self,
@@ -96,6 +100,12 @@ class PersonaContexts:
         self._starts: dict[str, tuple[int, ...]] = {}
         self._kept: dict[str, tuple[ChatMessage, ...]] = {}
         """`_whole`'s, the last asked for last."""
+
+    def with_layout(self, layout: HistoryLayout) -> PersonaContexts:
+        """The same personas in `layout`, sharing the timelines read."""
+        other = PersonaContexts(self.streams, layout, self.apps)
+        other._timelines = self._timelines
+        return other
 
     def timeline(self, user_id: str) -> Timeline:
         """The persona's events of `apps`, DMs left out, in time order: `messages[1:]`."""
@@ -116,10 +126,7 @@ class PersonaContexts:
             timeline = self.timeline(context_id)
             messages = (
                 ChatMessageSystem(content=timeline.card),
-                *(
-                    ChatMessageUser(content=line)
-                    for line in _tagged(timeline.apps, timeline.lines(len(timeline)))
-                ),
+                *(ChatMessageUser(content=line) for line in timeline.tagged()),
             )
             self._messages[context_id] = messages
         return messages
@@ -134,7 +141,7 @@ class PersonaContexts:
             timeline = self.timeline(user_id)
             starts: list[int] = []
             size = 0
-            for index, line in enumerate(_tagged(timeline.apps, timeline.lines(len(timeline)))):
+            for index, line in enumerate(timeline.tagged()):
                 if not starts or size + 1 + len(line) > BLOCK_CHARS:
                     starts.append(index)
                     size = len(line)
@@ -170,12 +177,8 @@ class PersonaContexts:
                 f"history end {end_index} of persona {context_id} falls between events of "
                 f"one time ({times[shown]}): no query's time ends there"
             )
-        lines = timeline.lines(shown)
-        sections = [
-            (app, [line for line, of in zip(lines, timeline.apps, strict=False) if of == app])
-            for app in self.apps
-        ]
-        return (ChatMessageUser(content=sections_text(sections)),)
+        lines = list(zip(timeline.apps, timeline.lines(shown), strict=False))
+        return (ChatMessageUser(content=sections_text(lines, self.apps)),)
 
     def _blocks(self, user_id: str, end_index: int) -> tuple[ChatMessage, ...]:
         """The `events` layout's history: the card, the whole blocks before the cut, and
@@ -186,7 +189,7 @@ class PersonaContexts:
             return whole[:done]
         timeline = self.timeline(user_id)
         start = self.block_starts(user_id)[sent - 2]
-        cut = _tagged(timeline.apps[start:], timeline.lines(end_index - 1)[start:])
+        cut = timeline.tagged(end_index - 1)[start:]
         return (*whole[:done], ChatMessageUser(content="\n".join(cut)))
 
     def _whole(self, user_id: str) -> tuple[ChatMessage, ...]:
@@ -198,7 +201,7 @@ class PersonaContexts:
             while len(self._kept) >= WHOLE_KEPT:
                 del self._kept[next(iter(self._kept))]
             timeline = self.timeline(user_id)
-            lines = _tagged(timeline.apps, timeline.lines(len(timeline)))
+            lines = timeline.tagged()
             starts = self.block_starts(user_id)
             found = (
                 ChatMessageSystem(content=timeline.card),
@@ -228,11 +231,6 @@ class PersonaContexts:
         if own in ends:
             marks.add(self._sent(user_id, own) if own else 0)
         return sorted((m for m in marks if m > 0), reverse=True)[:MAX_BREAKPOINTS]
-
-
-def _tagged(apps: Sequence[App], lines: Sequence[str]) -> list[str]:
-    """Event lines as the timeline's messages hold them: each prefixed with its app."""
-    return [f"[{app}] {line}" for app, line in zip(apps, lines, strict=False)]
 
 
 def _stops(starts: Sequence[int], count: int) -> list[int]:

@@ -18,8 +18,9 @@ released) and `inferred_prefs` (each preference's `persona_item` and `category`:
 authors show the model these, superseded ones too: only `get_preferences` drops a
 superseded stance, and the text is built from `get_events`), dropping values that are
 None, "" or []. JSON is written as theirs is (`ensure_ascii=False`, default
-separators). It is built from `streams.visible`, so it holds nothing at or after the
-query's time and no leak field.
+separators). It is built from `streams.visible` (`history_text`), or from the same
+lines of the events before the query's time kept in a persona's timeline
+(`sections_text`), so it holds nothing at or after the query's time and no leak field.
 
 Where ours differs, and why:
 - token annotations (`~N tokens (running total before: ...)`, `[After {app}: running
@@ -90,24 +91,26 @@ def history_text(
     count_tokens: Callable[[str], int] | None = None,
 ) -> str:
     """The long-context history of `view`, as the authors lay it out."""
-    shown = [e for e in view.events if not e.is_dm]
-    return sections_text(
-        [(app, [event_line(e.visible_fields) for e in shown if e.app == app]) for app in apps],
-        count_tokens,
-    )
+    lines = [(e.app, event_line(e.visible_fields)) for e in view.events if not e.is_dm]
+    return sections_text(lines, apps, count_tokens)
 
 
 def sections_text(
-    sections_of: Sequence[tuple[App, Sequence[str]]],
+    lines: Sequence[tuple[App, str]],
+    apps: Sequence[App] = AUTHORS_APPS,
     count_tokens: Callable[[str], int] | None = None,
 ) -> str:
-    """The long-context text of each app's event lines (`event_line`), in the order
-    given: what `history_text` writes, from lines already made (`timeline.Timeline`)."""
+    """The long-context text of events given as their app and line (`event_line`), in
+    time order: each app of `apps` in turn, its events' lines. What `history_text`
+    writes of a view, from lines already made (`timeline.Timeline`): it holds nothing at
+    or after the query's time only where `lines` holds none (`histories` gives it the
+    events before it)."""
     running = 0
     sections = []
-    for app, lines in sections_of:
-        body = "\n".join(lines)
-        header = f"\n# App: {app} — {len(lines)} events"
+    for app in apps:
+        body = "\n".join(line for of, line in lines if of == app)
+        count = sum(of == app for of, _ in lines)
+        header = f"\n# App: {app} — {count} events"
         if count_tokens:
             tokens = count_tokens(body)
             header += f", ~{tokens} tokens (running total before: {running})"

@@ -1,5 +1,5 @@
-"""A PersonaMem-v3 persona's history: its event streams read once, and what a model may
-see of them at a query's time.
+"""A PersonaMem-v3 persona's history: its event streams read, and what a model may see of
+them at a query's time.
 
 A persona is a folder `backend/{uid}/`: `profile.json` (an object; scorer-side ground
 truth but for a few keys), the apps' event lists `instagram.json`, `facebook.json`,
@@ -117,7 +117,7 @@ class TrendingTag:
 
 @dataclass(frozen=True)
 class Persona:
-    """A persona's files, read once: every event of every app in time order."""
+    """A persona's files, read: every event of every app in time order."""
 
     user_id: str
     profile: Mapping[str, Any]

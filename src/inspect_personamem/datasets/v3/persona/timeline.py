@@ -7,9 +7,10 @@ for each event of the timeline's apps (DMs left out), its time, its app, its id 
 line (`longctx.event_line`), which both layouts' histories are made of. `Timeline` keeps
 just that, the lines compressed together (zlib: 0.7 MB for the 3 MB of lines of a
 generated release-sized persona), and unpacks them for a query (~17 ms for all of them,
-against the ~0.3 s of writing every event's line again). So a run of many personas
-keeps under 1 MB a persona past the build, however they are interleaved, where it kept
-each persona as read (`benchmarks/v3_scale.py`).
+against the ~0.3 s of writing every event's line again). So a run that sends histories
+keeps under 1 MB a persona past the build (and, in the `events` layout, the whole
+blocks of the personas in flight: `histories.WHOLE_KEPT`), where it kept each persona
+as read (`benchmarks/v3_scale.py`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import zlib
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from inspect_personamem.datasets.v3.persona.longctx import event_line, profile_card
 from inspect_personamem.datasets.v3.persona.streams import Persona, visible
@@ -48,7 +50,7 @@ class Timeline:
             times=array("q", (e.source_timestamp for e in events)),
             apps=tuple(e.app for e in events),
             ids=tuple(e.source_object_id for e in events),
-            packed=zlib.compress(text.encode()),
+            packed=zlib.compress(text.encode(*_UTF8)),
         )
 
     def __len__(self) -> int:
@@ -58,4 +60,15 @@ class Timeline:
         """The lines of the first `stop` events."""
         if stop <= 0 or not self.times:
             return []
-        return zlib.decompress(self.packed).decode().split("\n", stop)[:stop]
+        return zlib.decompress(self.packed).decode(*_UTF8).split("\n", stop)[:stop]
+
+    def tagged(self, stop: int | None = None) -> list[str]:
+        """The lines of the first `stop` events (all of them by default) as the timeline's
+        messages hold them: each prefixed with its app (`[app] {line}`)."""
+        lines = self.lines(len(self) if stop is None else stop)
+        return [f"[{app}] {line}" for app, line in zip(self.apps, lines, strict=False)]
+
+
+_UTF8: Final = ("utf-8", "surrogatepass")
+"""How the lines are packed: a lone surrogate, which JSON may escape and `json.loads`
+reads, is kept as the text holds it."""
