@@ -38,7 +38,13 @@ distorts little, before wall seconds.
 
     PYTHONPATH=src python benchmarks/v3_scale.py [--k 1 7 14] [--personas 1]
         [--history-tokens 416000] [--settings authors events bare] [--max-samples N]
-        [--json OUT]
+        [--model oracle|floor] [--json OUT]
+
+`--model floor` answers with `personamem/floor` (the prompt's last message alone, `-M
+rule=question`), graded by the oracle without a question file (it knows the judged
+gold from the task's samples): the oracle finds each query by its history, work that
+grows with the personas (on ten personas it computed a history of every query sharing a
+prompt, in both layouts), so the floor is the model to read the harness's memory with.
 """
 
 from __future__ import annotations
@@ -196,8 +202,10 @@ def starts(record: Path) -> dict[str, Any]:
     }
 
 
-def worker(root: Path, setting: str, logs: Path, max_samples: int | None) -> dict[str, Any]:
-    """One run of `setting` on the personas in `root`; its figures."""
+def worker(
+    root: Path, setting: str, logs: Path, max_samples: int | None, answerer: str = "oracle"
+) -> dict[str, Any]:
+    """One run of `setting` on the personas in `root`, answered by `answerer`; its figures."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import get_model
 
@@ -207,15 +215,21 @@ def worker(root: Path, setting: str, logs: Path, max_samples: int | None) -> dic
     if SETTINGS[setting].get("apps_transport") == "mcp":
         logs.mkdir(parents=True, exist_ok=True)
         count_starts(record)
-    oracle = get_model("personamem/oracle", questions=str(_queries_file(root)), accuracy=1.0)
+    if answerer == "oracle":
+        model = grader = get_model(
+            "personamem/oracle", questions=str(_queries_file(root)), accuracy=1.0
+        )
+    else:  # reads nothing but the prompt; the grader knows the judged gold alone
+        model = get_model("personamem/floor", rule="question")
+        grader = get_model("personamem/oracle")
     start = time.perf_counter()
     (log,) = inspect_eval(
         bare if setting == "bare" else "inspect_personamem/personamem_v3",
         task_args={"data_dir": str(root), "histories": str(logs / "histories")}
         if setting == "bare"
         else {"data_dir": str(root), **SETTINGS[setting]},
-        model=oracle,
-        model_roles={"grader": oracle},
+        model=model,
+        model_roles={"grader": grader},
         display="none",
         log_dir=str(logs),
         log_header_only=True,
@@ -257,11 +271,19 @@ def main() -> None:
     parser.add_argument(
         "--max-samples", type=int, help="samples in flight (Inspect's `--max-samples`)"
     )
+    parser.add_argument(
+        "--model",
+        choices=["oracle", "floor"],
+        default="oracle",
+        help="oracle: always right, which finds each query by its history (its own work "
+        "grows with the personas); floor: reads the prompt alone, so that a run's figures "
+        "are the harness's and Inspect's",
+    )
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         root, setting, logs = args.worker
-        print(json.dumps(worker(Path(root), setting, Path(logs), args.max_samples)))
+        print(json.dumps(worker(Path(root), setting, Path(logs), args.max_samples, args.model)))
         return
 
     from inspect_personamem.datasets.v3.generator import generate
@@ -288,6 +310,8 @@ def main() -> None:
                         setting,
                         str(logs),
                         *(["--max-samples", str(args.max_samples)] if args.max_samples else []),
+                        "--model",
+                        args.model,
                     ],
                     capture_output=True,
                     text=True,
@@ -299,6 +323,7 @@ def main() -> None:
                     "k": k,
                     "personas": args.personas,
                     "setting": setting,
+                    "model": args.model,
                     **json.loads(done.stdout.strip().splitlines()[-1]),
                 }
                 print(json.dumps(row), flush=True)
