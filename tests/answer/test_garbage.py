@@ -89,25 +89,7 @@ def test_the_default_collection_frees_cycles_then_hands_pages_back(
     assert trimmed == [0]
 
 
-def test_large_blocks_are_mapped_from_the_first_long_prompt_on(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    calls: list[tuple[int, int]] = []
-
-    def mallopt(parameter: int, value: int) -> int:
-        calls.append((parameter, value))
-        return 1
-
-    monkeypatch.setattr(garbage, "MALLOPT", mallopt)
-    collector = Collector(budget=10**9, small=100)
-    collector.sent(99)  # a short prompt: the allocator is left as it is
-    assert calls == []
-    collector.sent(100)
-    collector.sent(100)
-    assert calls == [(garbage.M_MMAP_THRESHOLD, garbage.MAPPED_FROM)]
-
-
-def test_glibcs_trim_and_mallopt_are_found_on_linux() -> None:
+def test_glibcs_trim_is_found_on_linux() -> None:
     if sys.platform != "linux":
-        pytest.skip("malloc_trim and mallopt are glibc's")
-    assert garbage.TRIM is not None and garbage.MALLOPT is not None
+        pytest.skip("malloc_trim is glibc's")
+    assert garbage.TRIM is not None

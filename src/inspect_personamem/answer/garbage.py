@@ -11,9 +11,7 @@ and its peak memory grew with its number of questions (`benchmarks/v3_scale.py`:
 
 The answering solver tells `COLLECTOR` the size of each prompt it sends; once `BUDGET`
 characters have been sent since the last full collection, it runs one, so a run holds
-at most about `BUDGET` characters' worth of finished prompts, however long it is. At
-the first long prompt it also has glibc map large blocks on their own
-(`map_large_blocks`), so that a freed prompt's memory goes back at once.
+at most about `BUDGET` characters' worth of finished prompts, however long it is.
 Prompts under `SMALL` characters are not counted: a run of short prompts (v1's 32k
 split, `history=none`) keeps Python's own schedule and pays nothing. A full
 collection costs a few hundred ms of CPU on a loaded persona (`collection_cpu_s` in
@@ -37,35 +35,19 @@ SMALL: Final = 100_000
 """Prompts shorter than this (about 25k tokens) are not counted."""
 
 
-def _glibc(function: str) -> Callable[..., int] | None:
-    """A function of glibc's allocator, where the C library is glibc (Linux); else None."""
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, where the C library is glibc (Linux); else None."""
     name = ctypes.util.find_library("c")
     if name is None:
         return None
     try:
-        found: Callable[..., int] = getattr(ctypes.CDLL(name), function)
-        return found
+        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
+        return trim
     except (OSError, AttributeError):
         return None
 
 
-TRIM: Final = _glibc("malloc_trim")
-MALLOPT: Final = _glibc("mallopt")
-M_MMAP_THRESHOLD: Final = -3
-"""`mallopt`'s parameter number for the size from which a block is mapped on its own."""
-MAPPED_FROM: Final = 1 << 20
-"""Blocks of 1 MiB and more (a history, its logged JSON) are mapped on their own."""
-
-
-def map_large_blocks() -> None:
-    """Have glibc map each block of `MAPPED_FROM` bytes or more on its own, and unmap it
-    when it is freed. By default glibc raises that threshold to the largest block freed
-    so far (up to 32 MB), so multi-MB prompts and their JSON went into the heap, whose
-    freed pages it keeps until a trim: at the peak of a ten-persona run (2,170 queries)
-    it held 1,173 MB free and 260 MB in use (`mallinfo2`). Setting the threshold turns
-    that adjustment off."""
-    if MALLOPT is not None:
-        MALLOPT(M_MMAP_THRESHOLD, MAPPED_FROM)
+TRIM: Final = _malloc_trim()
 
 
 def collect_and_trim() -> int:
@@ -86,10 +68,7 @@ class Collector:
     budget: int = BUDGET
     small: int = SMALL
     collect: Callable[[], int] = collect_and_trim
-    prepare: Callable[[], None] = map_large_blocks
-    """Run once, at the first long prompt (`map_large_blocks`)."""
     since: int = 0
-    prepared: bool = False
     collections: int = 0
     seconds: float = 0.0
 
@@ -97,9 +76,6 @@ class Collector:
         """A prompt of `chars` characters is about to be sent."""
         if chars < self.small:
             return
-        if not self.prepared:
-            self.prepared = True
-            self.prepare()
         self.since += chars
         if self.since >= self.budget:
             self.since = 0
