@@ -108,9 +108,9 @@ def sections_text(
     running = 0
     sections = []
     for app in apps:
-        body = "\n".join(line for of, line in lines if of == app)
-        count = sum(of == app for of, _ in lines)
-        header = f"\n# App: {app} — {count} events"
+        mine = [line for of, line in lines if of == app]
+        body = "\n".join(mine)
+        header = f"\n# App: {app} — {len(mine)} events"
         if count_tokens:
             tokens = count_tokens(body)
             header += f", ~{tokens} tokens (running total before: {running})"
