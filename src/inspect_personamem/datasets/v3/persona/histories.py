@@ -52,6 +52,7 @@ from typing import Final, Literal
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
 from inspect_personamem.data.asked import AskedAt
+from inspect_personamem.data.last_used import LastUsed
 from inspect_personamem.data.order import INTERLEAVE_BLOCK, MAX_BREAKPOINTS
 from inspect_personamem.datasets.v3.persona.longctx import sections_text
 from inspect_personamem.datasets.v3.persona.streams import PersonaStreams
@@ -98,8 +99,7 @@ class PersonaContexts:
         self._timelines: dict[str, Timeline] = {}
         self._messages: dict[str, tuple[ChatMessage, ...]] = {}
         self._starts: dict[str, tuple[int, ...]] = {}
-        self._kept: dict[str, tuple[ChatMessage, ...]] = {}
-        """`_whole`'s, the last asked for last."""
+        self._whole_kept: LastUsed[str, tuple[ChatMessage, ...]] = LastUsed(WHOLE_KEPT)
 
     def with_layout(self, layout: HistoryLayout) -> PersonaContexts:
         """The same personas in `layout`, sharing the timelines read."""
@@ -196,22 +196,19 @@ class PersonaContexts:
         """The persona's card and each of its blocks whole, as messages: one copy shared
         by all its queries in flight (its histories' messages before their cut), kept
         for the last `WHOLE_KEPT` personas asked for."""
-        found = self._kept.pop(user_id, None)
-        if found is None:
-            while len(self._kept) >= WHOLE_KEPT:
-                del self._kept[next(iter(self._kept))]
-            timeline = self.timeline(user_id)
-            lines = timeline.tagged()
-            starts = self.block_starts(user_id)
-            found = (
-                ChatMessageSystem(content=timeline.card),
-                *(
-                    ChatMessageUser(content="\n".join(lines[a:b]))
-                    for a, b in zip(starts, _stops(starts, len(lines)), strict=True)
-                ),
-            )
-        self._kept[user_id] = found
-        return found
+        return self._whole_kept.get(user_id, lambda: self._made_whole(user_id))
+
+    def _made_whole(self, user_id: str) -> tuple[ChatMessage, ...]:
+        timeline = self.timeline(user_id)
+        lines = timeline.tagged()
+        starts = self.block_starts(user_id)
+        return (
+            ChatMessageSystem(content=timeline.card),
+            *(
+                ChatMessageUser(content="\n".join(lines[a:b]))
+                for a, b in zip(starts, _stops(starts, len(lines)), strict=True)
+            ),
+        )
 
     def _sent(self, user_id: str, end_index: int) -> int:
         """How many messages the `events` layout's history at `end_index` (above 0) is:

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from inspect_personamem.data.last_used import LastUsed
 from inspect_personamem.datasets.v3.release.spec import APPS, AUTHORS_APPS, App
 from inspect_personamem.errors import PersonaMemDataError
 
@@ -175,21 +176,11 @@ class PersonaStreams:
     `loading.load`)."""
 
     def __init__(self, backend: Path, keep: int | None = None) -> None:
-        if keep is not None and keep < 1:
-            raise ValueError(f"keep is a number of personas, at least 1; found {keep}")
         self.backend = backend
-        self.keep = keep
-        self._read: dict[str, Persona] = {}
-        """The personas kept, the last asked for last."""
+        self._read: LastUsed[str, Persona] = LastUsed(keep)
 
     def persona(self, user_id: str) -> Persona:
-        persona = self._read.pop(user_id, None)
-        if persona is None:
-            while self.keep is not None and len(self._read) >= self.keep:
-                del self._read[next(iter(self._read))]  # before reading: one at a time
-            persona = read_persona(self.backend / user_id, user_id)
-        self._read[user_id] = persona
-        return persona
+        return self._read.get(user_id, lambda: read_persona(self.backend / user_id, user_id))
 
     def visible(self, user_id: str, t: int) -> PersonaView:
         return visible(self.persona(user_id), t)
